@@ -1,0 +1,121 @@
+# unperturb - build, test, demo, install, bench.
+#
+#   make            build build/bin/unperturb (installs missing Debian packages as root)
+#   make test       sanitizer build (ASan + UBSan) and every test
+#   make demo       compensate a bundled real trace and print the summary
+#   make install PREFIX=$$HOME/.local
+#   make bench      throughput and memory figures (not a test)
+#
+# Variables: CC, PREFIX, WERROR=1 (warnings are errors, as in CI).
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+BUILD   ?= build
+SAN     := $(BUILD)/san
+
+OTF2_CFLAGS := $(shell pkg-config --cflags otf2 2>/dev/null)
+OTF2_LIBS   := $(shell pkg-config --libs otf2 2>/dev/null || echo -lopen-trace-format2)
+DEP_CFLAGS  := $(OTF2_CFLAGS) $(shell pkg-config --cflags jansson inih 2>/dev/null)
+DEP_LIBS    := $(OTF2_LIBS) $(shell pkg-config --libs jansson inih 2>/dev/null || echo -ljansson -linih) -lm
+
+WARN    := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
+           -Wno-sign-conversion
+ifeq ($(WERROR),1)
+WARN    += -Werror
+endif
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(WARN) $(DEP_CFLAGS) -MMD -MP
+CFLAGS  ?= -O2 -g
+SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+LIB_SRC  := $(wildcard src/util/*.c src/trace/*.c src/replay/*.c src/model/*.c src/report/*.c)
+TOOL_SRC := $(wildcard tools/*.c)
+TEST_SRC := $(wildcard tests/*.c)
+BENCH_SRC := bench/gen.c bench/copy.c bench/measure.c
+
+LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+TOOL_OBJ     := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
+SAN_LIB_OBJ  := $(LIB_SRC:%.c=$(SAN)/obj/%.o)
+SAN_TOOL_OBJ := $(TOOL_SRC:%.c=$(SAN)/obj/%.o)
+SAN_TEST_OBJ := $(TEST_SRC:%.c=$(SAN)/obj/%.o)
+
+.PHONY: all deps test unit cli check-generated demo install uninstall bench clean
+
+all: deps $(BUILD)/bin/unperturb
+
+deps:
+	@scripts/deps.sh build
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(SAN)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(SAN_CFLAGS) -c $< -o $@
+
+$(BUILD)/lib/libunperturb.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(SAN)/lib/libunperturb.a: $(SAN_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/bin/unperturb: $(TOOL_OBJ) $(BUILD)/lib/libunperturb.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(TOOL_OBJ) $(BUILD)/lib/libunperturb.a $(DEP_LIBS)
+
+$(SAN)/bin/unperturb: $(SAN_TOOL_OBJ) $(SAN)/lib/libunperturb.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_CFLAGS) -o $@ $(SAN_TOOL_OBJ) $(SAN)/lib/libunperturb.a $(DEP_LIBS)
+
+$(SAN)/bin/unperturb-tests: $(SAN_TEST_OBJ) $(SAN)/lib/libunperturb.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_CFLAGS) -o $@ $(SAN_TEST_OBJ) $(SAN)/lib/libunperturb.a $(DEP_LIBS)
+
+# ---- tests -------------------------------------------------------------------
+test: export ASAN_OPTIONS = detect_leaks=1:abort_on_error=1
+test: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
+test:
+	@scripts/deps.sh test
+	$(MAKE) --no-print-directory check-generated
+	$(MAKE) --no-print-directory $(SAN)/bin/unperturb $(SAN)/bin/unperturb-tests
+	$(SAN)/bin/unperturb-tests
+	UNPERTURB=$(SAN)/bin/unperturb tests/cli.sh
+	@echo "make test: all tests passed"
+
+check-generated:
+	@tools/dev/gen-otf2-records.sh > $(BUILD)/otf2_records.h.new 2>/dev/null || { mkdir -p $(BUILD) && tools/dev/gen-otf2-records.sh > $(BUILD)/otf2_records.h.new; }
+	@cmp -s $(BUILD)/otf2_records.h.new include/unperturb/otf2_records.h || \
+	  { echo "include/unperturb/otf2_records.h is out of date with the installed OTF2:"; \
+	    echo "  run tools/dev/gen-otf2-records.sh > include/unperturb/otf2_records.h"; exit 1; }
+
+# ---- demo --------------------------------------------------------------------
+demo: all
+	@scripts/demo.sh $(BUILD)/bin/unperturb
+
+# ---- install -----------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/bin/unperturb $(DESTDIR)$(PREFIX)/bin/unperturb
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/unperturb
+
+# ---- benchmark ---------------------------------------------------------------
+BENCH_BIN := $(BUILD)/bin/up-bench-gen $(BUILD)/bin/up-bench-copy $(BUILD)/bin/up-bench-measure
+
+$(BUILD)/bin/up-bench-gen: $(BUILD)/obj/bench/gen.o $(BUILD)/lib/libunperturb.a
+	$(CC) $(CFLAGS) -o $@ $^ $(DEP_LIBS)
+$(BUILD)/bin/up-bench-copy: $(BUILD)/obj/bench/copy.o $(BUILD)/lib/libunperturb.a
+	$(CC) $(CFLAGS) -o $@ $^ $(DEP_LIBS)
+$(BUILD)/bin/up-bench-measure: $(BUILD)/obj/bench/measure.o
+	$(CC) $(CFLAGS) -o $@ $^
+
+bench: all $(BENCH_BIN)
+	bench/run.sh $(BUILD)/bin
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

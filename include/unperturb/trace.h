@@ -1,0 +1,199 @@
+/*
+ * trace.h - OTF2 archives in and out: definitions, per-location event streams
+ * with lookahead, and a writer that carries every record over.
+ *
+ * Place in the data flow:
+ *   OTF2 archive --up_trace_open--> definitions + one up_stream per location
+ *   replay engine --up_writer_event--> new OTF2 archive (same records, new
+ *   timestamps), closed by up_writer_close, which copies every global
+ *   definition of the input and writes fresh ClockProperties.
+ *
+ * Memory: a stream holds a ring of decoded records (grown only as far as a
+ * model looks ahead) plus OTF2's own chunk buffers; the writer holds at most
+ * two OTF2 chunks per location.  Nothing holds a whole trace.
+ *
+ * Clock offsets and mapping tables of the local definitions are applied once,
+ * by OTF2's reader; the records a stream delivers carry global ids and
+ * synchronised timestamps, so the writer writes no mapping tables and no
+ * clock offsets.
+ */
+#ifndef UNPERTURB_TRACE_H
+#define UNPERTURB_TRACE_H
+
+#include <otf2/otf2.h>
+
+#include "unperturb/otf2_records.h"
+#include "unperturb/util.h"
+
+/* ---- event records ------------------------------------------------------ */
+
+typedef enum up_ev_kind {
+#define UP_X_(K) UP_EV_##K,
+    UP_OTF2_EVENTS(UP_X_)
+#undef UP_X_
+    UP_EV_COUNT_
+} up_ev_kind;
+
+/* One struct per kind, fields named as in the OTF2 API.  Array fields point
+ * into storage owned by the stream slot. (unused_ keeps field-less kinds
+ * legal C.) */
+#define UP_FIELD_(t, n) t n;
+#define UP_ARRAY_(t, n, c) t *n;
+#define UP_X_(K) struct up_evf_##K { char unused_; UP_EVF_##K(UP_FIELD_, UP_ARRAY_) };
+UP_OTF2_EVENTS(UP_X_)
+#undef UP_X_
+#undef UP_FIELD_
+#undef UP_ARRAY_
+
+typedef struct up_attr {
+    OTF2_AttributeRef id;
+    OTF2_Type type;
+    OTF2_AttributeValue value;
+} up_attr;
+
+typedef struct up_event {
+    uint64_t time;      /* measured timestamp (clock offsets applied), ticks */
+    uint64_t t_out;     /* timestamp to write, set by the replay model */
+    up_attr *attrs;     /* attribute list of the record, nattrs entries */
+    uint32_t nattrs;
+    uint16_t kind;      /* up_ev_kind */
+    union {
+#define UP_X_(K) struct up_evf_##K K;
+        UP_OTF2_EVENTS(UP_X_)
+#undef UP_X_
+    } u;
+    /* storage for attrs and array fields; owned by the ring slot */
+    unsigned char *xbuf;
+    size_t xcap;
+} up_event;
+
+/* "MpiSend", "Enter", ... */
+const char *up_ev_kind_name(unsigned kind);
+
+/* ---- definitions -------------------------------------------------------- */
+
+enum {
+    UP_REGION_MPI_INIT = 1u << 0,     /* MPI_Init, MPI_Init_thread */
+    UP_REGION_MPI_FINALIZE = 1u << 1, /* MPI_Finalize */
+    UP_REGION_OVERHEAD = 1u << 2      /* measurement overhead: removed whole */
+};
+
+typedef struct up_region_def {
+    const char *name;
+    OTF2_RegionRole role;
+    OTF2_Paradigm paradigm;
+    unsigned flags; /* UP_REGION_* */
+} up_region_def;
+
+#define UP_NO_RANK (-1)
+
+typedef struct up_loc_def {
+    OTF2_LocationRef id;     /* sparse 64-bit OTF2 id */
+    const char *name;
+    OTF2_LocationType type;
+    OTF2_LocationGroupRef group;
+    uint64_t nevents;        /* as declared by the Location definition */
+    long rank;               /* MPI rank of its process, or UP_NO_RANK */
+    uint32_t node;           /* system-tree node of its process (hop model) */
+} up_loc_def;
+
+typedef struct up_comm_def {
+    OTF2_CommRef id;
+    const char *name;
+    bool self;               /* MPI_COMM_SELF-like: rank 0 is the caller */
+    bool resolved;           /* members known */
+    uint32_t size;
+    uint32_t *members;       /* rank -> location index */
+    bool global_ranks;       /* event ranks index the COMM_LOCATIONS group */
+    uint32_t *world;         /* COMM_LOCATIONS of its paradigm (global_ranks) */
+    uint32_t world_size;
+} up_comm_def;
+
+typedef struct up_defs {
+    uint64_t resolution;     /* ticks per second */
+    uint64_t global_offset, trace_length, realtime;
+    size_t nlocs;
+    up_loc_def *locs;        /* dense location index 0..nlocs-1 */
+    up_map loc_index;        /* OTF2 location id -> index */
+    size_t nregions, ncomms;
+    up_region_def *regions;  /* indexed through region_index */
+    up_comm_def *comms;
+    up_map region_index, comm_index, strings, groups;
+    /* what was read, for the report (nothing is dropped silently) */
+    uint64_t n_global_defs, n_unknown_global_defs;
+    uint64_t n_local_defs, n_clock_offsets, n_mapping_tables;
+    char *creator;
+} up_defs;
+
+const up_region_def *up_defs_region(const up_defs *d, OTF2_RegionRef r);
+const up_comm_def *up_defs_comm(const up_defs *d, OTF2_CommRef c);
+/* Location index of `rank` in communicator `c`, as seen from location
+ * `self` (needed for self-like communicators).  Returns false if unknown. */
+bool up_defs_rank_loc(const up_defs *d, OTF2_CommRef c, uint32_t rank,
+                      uint32_t self, uint32_t *loc);
+/* Location index of an OTF2 location id, or false. */
+bool up_defs_loc_index(const up_defs *d, OTF2_LocationRef id, uint32_t *idx);
+
+/* ---- input archive and streams ------------------------------------------ */
+
+typedef struct up_trace up_trace;
+typedef struct up_stream up_stream;
+
+/* Opens `path`: an OTF2 anchor file or a directory holding traces.otf2.
+ * Reads all global and local definitions and opens one stream per location.
+ * Errors name the file and the problem. */
+up_status up_trace_open(const char *path, up_trace **out, up_err *err);
+void up_trace_close(up_trace *t);
+const up_defs *up_trace_defs(const up_trace *t);
+const char *up_trace_anchor(const up_trace *t);  /* resolved anchor path */
+up_stream *up_trace_stream(up_trace *t, size_t loc);
+
+/* The i-th buffered record of the stream (0 = next to process), reading
+ * ahead as needed; *ev = NULL when the stream ends before it.  Pointers
+ * stay valid until the next peek or pop on this stream. */
+up_status up_stream_peek(up_stream *s, size_t i, up_event **ev, up_err *err);
+void up_stream_pop(up_stream *s);
+uint64_t up_stream_records(const up_stream *s); /* popped so far */
+/* Records the OTF2 reader could not decode (newer OTF2 than ours). */
+uint64_t up_trace_unknown_records(const up_trace *t);
+
+/* Lookahead limit: a model never needs more records than this ahead. */
+#define UP_STREAM_MAX_LOOKAHEAD 65536
+
+/* ---- output archive ------------------------------------------------------ */
+
+typedef struct up_writer up_writer;
+
+/* Creates a new archive `dir`/traces.otf2 (`dir` must not exist yet) for the
+ * locations of `in`. */
+up_status up_writer_open(const char *dir, const up_trace *in, up_writer **out,
+                         up_err *err);
+/* Writes `ev` on location index `loc` with timestamp ev->t_out (raised to the
+ * previous one written on that location if it would decrease). */
+up_status up_writer_event(up_writer *w, size_t loc, up_event *ev, up_err *err);
+/* Finishes the archive: closes event files, writes local definition files,
+ * copies every global definition of `in` (ClockProperties replaced by
+ * [t_min, t_max]), sets creator/description/properties.  `description`
+ * and `property` (NAME=VALUE, may be NULL) describe what was done. */
+up_status up_writer_close(up_writer *w, const up_trace *in, uint64_t t_min,
+                          uint64_t t_max, const char *description,
+                          const char *prop_name, const char *prop_value,
+                          up_err *err);
+/* Frees a writer after an error (the caller removes the directory). */
+void up_writer_abort(up_writer *w);
+uint64_t up_writer_clamped(const up_writer *w); /* timestamps raised */
+
+/* ---- plain copy (the benchmark baseline, and the definition copy) -------- */
+
+/* Callbacks that write each record straight to the OTF2_EvtWriter* given as
+ * user data, and global definitions to the OTF2_GlobalDefWriter* given as
+ * user data (ClockProperties included). */
+void up_copy_evt_callbacks(OTF2_EvtReaderCallbacks *cb);
+void up_copy_def_callbacks(OTF2_GlobalDefReaderCallbacks *cb);
+
+/* The last message OTF2 reported through its error callback ("" if none). */
+const char *up_otf2_last_error(void);
+/* Installs the error callback that keeps OTF2 from printing to stderr. */
+void up_otf2_quiet(void);
+
+#endif /* UNPERTURB_TRACE_H */

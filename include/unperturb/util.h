@@ -1,0 +1,96 @@
+/*
+ * util.h - status codes, error context, allocation and a small hash map.
+ *
+ * The bottom of the dependency chain (util <- trace <- replay <- model <-
+ * report <- tools).  Libraries never print and never exit: a fallible
+ * function returns an up_status and leaves its message in an up_err, which
+ * the command prints as `unperturb <cmd>: <message>`.
+ */
+#ifndef UNPERTURB_UTIL_H
+#define UNPERTURB_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#define UP_VERSION "0.1.0"
+
+typedef enum up_status {
+    UP_OK = 0,
+    UP_ENOMEM,    /* allocation failed or a size overflowed */
+    UP_EIO,       /* file system error (open, write, rename, ...) */
+    UP_EFORMAT,   /* input is not what it claims to be (not OTF2, bad INI) */
+    UP_EUSAGE,    /* bad argument or option value */
+    UP_EEXIST,    /* refusing to overwrite something */
+    UP_EOTF2,     /* the OTF2 library reported an error */
+    UP_EINTERNAL  /* broken invariant: a bug in unperturb */
+} up_status;
+
+/* Last error of an operation: status plus a human-readable message and the
+ * source position that raised it (for bug reports; not shown to users). */
+typedef struct up_err {
+    up_status status;
+    const char *file;
+    int line;
+    char msg[1024];
+} up_err;
+
+const char *up_status_str(up_status s);
+
+/* Sets *e (if not NULL) and returns s.  printf-style message. */
+up_status up_err_set(up_err *e, up_status s, const char *file, int line,
+                     const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+#define UP_ERR(e, s, ...) up_err_set((e), (s), __FILE__, __LINE__, __VA_ARGS__)
+
+/* ---- memory ------------------------------------------------------------
+ * Every allocation of the library goes through these, so tests can inject
+ * failures with up_alloc_set_fail_after().  Sizes are overflow-checked:
+ * up_calloc/up_reallocarray return NULL when n*size overflows. */
+void *up_malloc(size_t size);
+void *up_calloc(size_t n, size_t size);
+void *up_reallocarray(void *p, size_t n, size_t size);
+void up_free(void *p);
+char *up_strdup(const char *s);
+/* Test hook: the next `n` allocations succeed, then all fail (n < 0: never). */
+void up_alloc_set_fail_after(long n);
+
+/* Grows *buf (of *cap elements of size `elem`) to hold at least `need`
+ * elements, doubling.  Returns false on overflow or allocation failure
+ * (the old buffer stays valid). */
+bool up_grow(void **buf, size_t *cap, size_t need, size_t elem);
+
+/* ---- hash map: two 64-bit words of key -> 64-bit value -----------------
+ * Open addressing with linear probing and backward-shift deletion, so the
+ * table never fills with tombstones; sized to stay below 50% load.  Used for
+ * sparse OTF2 ids (locations are 64-bit and sparse), message queues keyed by
+ * (communicator, sender, receiver, tag) and collective instances. */
+typedef struct up_map {
+    struct up_map_slot *slots;
+    size_t cap;   /* power of two, or 0 */
+    size_t len;
+} up_map;
+
+void up_map_init(up_map *m);
+void up_map_free(up_map *m);
+/* Returns a pointer to the value of (k0,k1), or NULL. */
+uint64_t *up_map_get(const up_map *m, uint64_t k0, uint64_t k1);
+/* Inserts or overwrites.  Returns false on allocation failure. */
+bool up_map_put(up_map *m, uint64_t k0, uint64_t k1, uint64_t v);
+/* Removes (k0,k1) if present; returns whether it was. */
+bool up_map_del(up_map *m, uint64_t k0, uint64_t k1);
+/* Iteration: for i in [0, m->cap), returns true and the entry if slot i is
+ * in use.  The map must not change during the iteration. */
+bool up_map_at(const up_map *m, size_t i, uint64_t *k0, uint64_t *k1, uint64_t *v);
+
+/* ---- files -------------------------------------------------------------- */
+/* Removes a directory tree that this process created (temporary outputs). */
+void up_rmtree(const char *path);
+/* Writes `len` bytes to `path` through `path.tmp.<pid>` and rename(). */
+up_status up_write_file_atomic(const char *path, const char *data, size_t len,
+                               up_err *err);
+
+#endif /* UNPERTURB_UTIL_H */

@@ -1,0 +1,466 @@
+/*
+ * defs.c - the global definitions a model needs: clock, locations and their
+ * MPI ranks, regions (with the window and overhead flags), communicators
+ * resolved to location indices.  Place in the data flow: trace reading, before
+ * any event is read.  Every other definition kind is counted here and copied
+ * verbatim by the writer (records.c, writer.c).
+ */
+#include <string.h>
+
+#include "trace_int.h"
+
+typedef struct group_def {
+    OTF2_GroupType type;
+    OTF2_Paradigm paradigm;
+    OTF2_GroupFlag flags;
+    uint32_t n;
+    uint64_t *members;
+} group_def;
+
+typedef struct lgroup_def {
+    OTF2_SystemTreeNodeRef parent;
+} lgroup_def;
+
+typedef struct comm_raw {
+    OTF2_CommRef self;
+    OTF2_StringRef name;
+    OTF2_GroupRef group;
+    bool inter;
+} comm_raw;
+
+typedef struct reading {
+    up_defs *d;
+    bool nomem;
+    up_map lgroups;          /* id -> lgroup_def* */
+    comm_raw *craw;
+    size_t ncraw, craw_cap;
+    size_t regions_cap, locs_cap;
+} reading;
+
+static const char *str_of(const up_defs *d, OTF2_StringRef s)
+{
+    uint64_t *v = up_map_get(&d->strings, s, 0);
+    return v ? (const char *)(uintptr_t)*v : "";
+}
+
+#define P_F(t, n) , t n
+#define P_A(t, n, c) , const t *n
+#define UNUSED_F(t, n) (void)n;
+#define UNUSED_A(t, n, c) (void)n;
+
+/* counting callbacks for the kinds a model does not need */
+#define X(K)                                                              \
+    static OTF2_CallbackCode count_##K(void *ud UP_DEFF_##K(P_F, P_A))    \
+    {                                                                     \
+        UP_DEFF_##K(UNUSED_F, UNUSED_A)((reading *)ud)->d->n_global_defs++; \
+        return OTF2_CALLBACK_SUCCESS;                                     \
+    }
+UP_OTF2_DEFS(X)
+#undef X
+
+static OTF2_CallbackCode on_unknown(void *ud)
+{
+    ((reading *)ud)->d->n_unknown_global_defs++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_clock(void *ud, uint64_t res, uint64_t off,
+                                  uint64_t len, uint64_t real)
+{
+    up_defs *d = ((reading *)ud)->d;
+    d->n_global_defs++;
+    d->resolution = res;
+    d->global_offset = off;
+    d->trace_length = len;
+    d->realtime = real;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_string(void *ud, OTF2_StringRef self, const char *s)
+{
+    reading *r = ud;
+    char *c = up_strdup(s);
+    uint64_t *old;
+    r->d->n_global_defs++;
+    if (!c) {
+        r->nomem = true;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    if ((old = up_map_get(&r->d->strings, self, 0)) != NULL)
+        up_free((void *)(uintptr_t)*old);
+    if (!up_map_put(&r->d->strings, self, 0, (uint64_t)(uintptr_t)c)) {
+        up_free(c);
+        r->nomem = true;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_region(void *ud, OTF2_RegionRef self,
+                                   OTF2_StringRef name, OTF2_StringRef canon,
+                                   OTF2_StringRef desc, OTF2_RegionRole role,
+                                   OTF2_Paradigm paradigm, OTF2_RegionFlag rflags,
+                                   OTF2_StringRef file, uint32_t b, uint32_t e)
+{
+    reading *r = ud;
+    up_defs *d = r->d;
+    up_region_def *rg;
+    (void)canon, (void)desc, (void)rflags, (void)file, (void)b, (void)e;
+    d->n_global_defs++;
+    if (!up_grow((void **)&d->regions, &r->regions_cap, d->nregions + 1, sizeof *d->regions) ||
+        !up_map_put(&d->region_index, self, 0, d->nregions)) {
+        r->nomem = true;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    rg = &d->regions[d->nregions++];
+    memset(rg, 0, sizeof *rg);
+    rg->name = str_of(d, name); /* strings precede regions in OTF2 order */
+    rg->role = role;
+    rg->paradigm = paradigm;
+    if (!strcmp(rg->name, "MPI_Init") || !strcmp(rg->name, "MPI_Init_thread"))
+        rg->flags |= UP_REGION_MPI_INIT;
+    if (!strcmp(rg->name, "MPI_Finalize"))
+        rg->flags |= UP_REGION_MPI_FINALIZE;
+    /* Score-P encloses buffer flushes in "TRACE BUFFER FLUSH"; our tracer
+     * names every overhead region "UNPERTURB <what>" (docs/models.md). */
+    if (!strcmp(rg->name, "TRACE BUFFER FLUSH") || !strncmp(rg->name, "UNPERTURB ", 10))
+        rg->flags |= UP_REGION_OVERHEAD;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_lgroup(void *ud, OTF2_LocationGroupRef self,
+                                   OTF2_StringRef name, OTF2_LocationGroupType type,
+                                   OTF2_SystemTreeNodeRef parent,
+                                   OTF2_LocationGroupRef creator)
+{
+    reading *r = ud;
+    lgroup_def *g = up_calloc(1, sizeof *g);
+    (void)name, (void)type, (void)creator;
+    r->d->n_global_defs++;
+    if (!g || !up_map_put(&r->lgroups, self, 0, (uint64_t)(uintptr_t)g)) {
+        up_free(g);
+        r->nomem = true;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    g->parent = parent;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_location(void *ud, OTF2_LocationRef self,
+                                     OTF2_StringRef name, OTF2_LocationType type,
+                                     uint64_t nevents, OTF2_LocationGroupRef group)
+{
+    reading *r = ud;
+    up_defs *d = r->d;
+    up_loc_def *l;
+    d->n_global_defs++;
+    if (up_map_get(&d->loc_index, self, 0))
+        return OTF2_CALLBACK_SUCCESS; /* duplicate definition: keep the first */
+    if (!up_grow((void **)&d->locs, &r->locs_cap, d->nlocs + 1, sizeof *d->locs) ||
+        !up_map_put(&d->loc_index, self, 0, d->nlocs)) {
+        r->nomem = true;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    l = &d->locs[d->nlocs++];
+    memset(l, 0, sizeof *l);
+    l->id = self;
+    l->name = str_of(d, name);
+    l->type = type;
+    l->nevents = nevents;
+    l->group = group;
+    l->rank = UP_NO_RANK;
+    l->node = OTF2_UNDEFINED_SYSTEM_TREE_NODE;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name,
+                                  OTF2_GroupType type, OTF2_Paradigm paradigm,
+                                  OTF2_GroupFlag flags, uint32_t n,
+                                  const uint64_t *members)
+{
+    reading *r = ud;
+    group_def *g = up_calloc(1, sizeof *g);
+    (void)name;
+    r->d->n_global_defs++;
+    if (!g || (n && !(g->members = up_calloc(n, sizeof *members))) ||
+        !up_map_put(&r->d->groups, self, 0, (uint64_t)(uintptr_t)g)) {
+        if (g)
+            up_free(g->members);
+        up_free(g);
+        r->nomem = true;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    g->type = type;
+    g->paradigm = paradigm;
+    g->flags = flags;
+    g->n = n;
+    if (n)
+        memcpy(g->members, members, n * sizeof *members);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode add_comm(reading *r, OTF2_CommRef self, OTF2_StringRef name,
+                                  OTF2_GroupRef group, bool inter)
+{
+    r->d->n_global_defs++;
+    if (!up_grow((void **)&r->craw, &r->craw_cap, r->ncraw + 1, sizeof *r->craw)) {
+        r->nomem = true;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    r->craw[r->ncraw].self = self;
+    r->craw[r->ncraw].name = name;
+    r->craw[r->ncraw].group = group;
+    r->craw[r->ncraw].inter = inter;
+    r->ncraw++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name,
+                                 OTF2_GroupRef group, OTF2_CommRef parent,
+                                 OTF2_CommFlag flags)
+{
+    (void)parent, (void)flags;
+    return add_comm(ud, self, name, group, false);
+}
+
+static OTF2_CallbackCode on_intercomm(void *ud, OTF2_CommRef self, OTF2_StringRef name,
+                                      OTF2_GroupRef a, OTF2_GroupRef b,
+                                      OTF2_CommRef common, OTF2_CommFlag flags)
+{
+    (void)a, (void)b, (void)common, (void)flags;
+    /* Inter-communicators are kept unresolved: their messages are reported
+     * as unmatched instead of being guessed (docs/models.md). */
+    return add_comm(ud, self, name, OTF2_UNDEFINED_GROUP, true);
+}
+
+static const group_def *group_of(const up_defs *d, OTF2_GroupRef g)
+{
+    uint64_t *v = up_map_get(&d->groups, g, 0);
+    return v ? (const group_def *)(uintptr_t)*v : NULL;
+}
+
+static bool resolve(reading *r)
+{
+    up_defs *d = r->d;
+    size_t i;
+    /* collect group ids (the map has no iterator): groups are few */
+    const group_def *mpi_world = NULL;
+    const group_def *worlds[256];
+    OTF2_Paradigm world_par[256];
+    size_t nworlds = 0;
+
+    for (i = 0; i < d->groups.cap; i++) {
+        uint64_t k0, k1, v;
+        if (!up_map_at(&d->groups, i, &k0, &k1, &v))
+            continue;
+        {
+            const group_def *g = (const group_def *)(uintptr_t)v;
+            if (g->type == OTF2_GROUP_TYPE_COMM_LOCATIONS && nworlds < 256) {
+                worlds[nworlds] = g;
+                world_par[nworlds++] = g->paradigm;
+                if (g->paradigm == OTF2_PARADIGM_MPI)
+                    mpi_world = g;
+            }
+        }
+    }
+
+    /* system-tree node of every location (for the hop count) */
+    for (i = 0; i < d->nlocs; i++) {
+        uint64_t *v = up_map_get(&r->lgroups, d->locs[i].group, 0);
+        if (v)
+            d->locs[i].node = ((const lgroup_def *)(uintptr_t)*v)->parent;
+    }
+    /* MPI rank: index in MPI's COMM_LOCATIONS; threads share their process' */
+    if (mpi_world) {
+        uint32_t rk;
+        for (rk = 0; rk < mpi_world->n; rk++) {
+            uint32_t li;
+            size_t j;
+            if (!up_defs_loc_index(d, mpi_world->members[rk], &li))
+                continue;
+            for (j = 0; j < d->nlocs; j++)
+                if (d->locs[j].group == d->locs[li].group)
+                    d->locs[j].rank = (long)rk;
+        }
+    }
+
+    d->comms = up_calloc(r->ncraw, sizeof *d->comms);
+    if (r->ncraw && !d->comms)
+        return false;
+    for (i = 0; i < r->ncraw; i++) {
+        up_comm_def *c = &d->comms[d->ncomms];
+        const group_def *g = group_of(d, r->craw[i].group), *w = NULL;
+        size_t k;
+        c->id = r->craw[i].self;
+        c->name = str_of(d, r->craw[i].name);
+        if (!up_map_put(&d->comm_index, c->id, 0, d->ncomms))
+            return false;
+        d->ncomms++;
+        if (r->craw[i].inter || !g)
+            continue;
+        if (g->type == OTF2_GROUP_TYPE_COMM_SELF) {
+            c->self = c->resolved = true;
+            c->size = 1;
+            continue;
+        }
+        if (g->type == OTF2_GROUP_TYPE_COMM_LOCATIONS) {
+            w = g; /* members are locations themselves */
+        } else if (g->type == OTF2_GROUP_TYPE_COMM_GROUP) {
+            for (k = 0; k < nworlds; k++)
+                if (world_par[k] == g->paradigm)
+                    w = worlds[k];
+        }
+        if (!w)
+            continue;
+        c->members = up_calloc(g->n, sizeof *c->members);
+        if (g->n && !c->members)
+            return false;
+        c->size = g->n;
+        c->resolved = true;
+        for (k = 0; k < g->n; k++) {
+            uint64_t locid = g == w ? g->members[k]
+                                    : (g->members[k] < w->n ? w->members[g->members[k]] : OTF2_UNDEFINED_LOCATION);
+            if (!up_defs_loc_index(d, locid, &c->members[k]))
+                c->resolved = false;
+        }
+        if (g != w && (g->flags & OTF2_GROUP_FLAG_GLOBAL_MEMBERS)) {
+            c->global_ranks = true;
+            c->world_size = w->n;
+            c->world = up_calloc(w->n, sizeof *c->world);
+            if (w->n && !c->world)
+                return false;
+            for (k = 0; k < w->n; k++)
+                if (!up_defs_loc_index(d, w->members[k], &c->world[k]))
+                    c->world[k] = UINT32_MAX;
+        }
+    }
+    return true;
+}
+
+up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor, up_err *err)
+{
+    reading r;
+    OTF2_GlobalDefReader *gr;
+    OTF2_GlobalDefReaderCallbacks *cb;
+    OTF2_ErrorCode rc;
+    uint64_t n = 0;
+    size_t i;
+    up_status st = UP_OK;
+
+    memset(&r, 0, sizeof r);
+    r.d = d;
+    up_map_init(&r.lgroups);
+    gr = OTF2_Reader_GetGlobalDefReader(rd);
+    if (!gr)
+        return UP_ERR(err, UP_EFORMAT, "cannot read '%s': no global definitions (%s)",
+                      anchor, up_otf2_last_error());
+    cb = OTF2_GlobalDefReaderCallbacks_New();
+    if (!cb)
+        return UP_ERR(err, UP_ENOMEM, "out of memory reading '%s'", anchor);
+#define X(K) OTF2_GlobalDefReaderCallbacks_Set##K##Callback(cb, count_##K);
+    UP_OTF2_DEFS(X)
+#undef X
+    OTF2_GlobalDefReaderCallbacks_SetUnknownCallback(cb, on_unknown);
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, on_clock);
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, on_string);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, on_region);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, on_lgroup);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, on_location);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
+    OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
+    OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, on_intercomm);
+    rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cb, &r);
+    OTF2_GlobalDefReaderCallbacks_Delete(cb);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n);
+    if (r.nomem)
+        st = UP_ERR(err, UP_ENOMEM, "out of memory reading the definitions of '%s'", anchor);
+    else if (rc != OTF2_SUCCESS)
+        st = UP_ERR(err, UP_EFORMAT, "cannot read the definitions of '%s': %s",
+                    anchor, up_otf2_last_error()[0] ? up_otf2_last_error() : OTF2_Error_GetDescription(rc));
+    else if (d->resolution == 0)
+        st = UP_ERR(err, UP_EFORMAT, "'%s' has no clock properties (timer resolution 0)", anchor);
+    else if (!resolve(&r))
+        st = UP_ERR(err, UP_ENOMEM, "out of memory resolving the communicators of '%s'", anchor);
+
+    for (i = 0; i < r.lgroups.cap; i++) {
+        uint64_t k0, k1, v;
+        if (up_map_at(&r.lgroups, i, &k0, &k1, &v))
+            up_free((void *)(uintptr_t)v);
+    }
+    up_map_free(&r.lgroups);
+    up_free(r.craw);
+    return st;
+}
+
+void up_defs_free_(up_defs *d)
+{
+    size_t i;
+    uint64_t k0, k1, v;
+    for (i = 0; i < d->strings.cap; i++)
+        if (up_map_at(&d->strings, i, &k0, &k1, &v))
+            up_free((void *)(uintptr_t)v);
+    for (i = 0; i < d->groups.cap; i++)
+        if (up_map_at(&d->groups, i, &k0, &k1, &v)) {
+            group_def *g = (group_def *)(uintptr_t)v;
+            up_free(g->members);
+            up_free(g);
+        }
+    for (i = 0; i < d->ncomms; i++) {
+        up_free(d->comms[i].members);
+        up_free(d->comms[i].world);
+    }
+    up_free(d->comms);
+    up_free(d->regions);
+    up_free(d->locs);
+    up_free(d->creator);
+    up_map_free(&d->strings);
+    up_map_free(&d->groups);
+    up_map_free(&d->loc_index);
+    up_map_free(&d->region_index);
+    up_map_free(&d->comm_index);
+    memset(d, 0, sizeof *d);
+}
+
+const up_region_def *up_defs_region(const up_defs *d, OTF2_RegionRef r)
+{
+    uint64_t *v = up_map_get(&d->region_index, r, 0);
+    return v ? &d->regions[*v] : NULL;
+}
+
+const up_comm_def *up_defs_comm(const up_defs *d, OTF2_CommRef c)
+{
+    uint64_t *v = up_map_get(&d->comm_index, c, 0);
+    return v ? &d->comms[*v] : NULL;
+}
+
+bool up_defs_loc_index(const up_defs *d, OTF2_LocationRef id, uint32_t *idx)
+{
+    uint64_t *v = up_map_get(&d->loc_index, id, 0);
+    if (!v)
+        return false;
+    *idx = (uint32_t)*v;
+    return true;
+}
+
+bool up_defs_rank_loc(const up_defs *d, OTF2_CommRef c, uint32_t rank,
+                      uint32_t self, uint32_t *loc)
+{
+    const up_comm_def *cd = up_defs_comm(d, c);
+    if (!cd || !cd->resolved)
+        return false;
+    if (cd->self) {
+        *loc = self;
+        return rank == 0;
+    }
+    if (cd->global_ranks) {
+        if (rank >= cd->world_size || cd->world[rank] == UINT32_MAX)
+            return false;
+        *loc = cd->world[rank];
+        return true;
+    }
+    if (rank >= cd->size)
+        return false;
+    *loc = cd->members[rank];
+    return true;
+}

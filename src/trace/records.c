@@ -1,0 +1,142 @@
+/*
+ * records.c - every OTF2 event kind, expanded from the generated field lists
+ * of otf2_records.h: the reader callbacks that store a record into a stream
+ * slot, the writer dispatch, the plain-copy callbacks and the kind names.
+ * Place in the data flow: trace reading and writing.  Because all of these
+ * come from one list, no record kind can be read but not written (or the
+ * reverse), and none is skipped silently by OTF2 for want of a callback.
+ */
+#include <string.h>
+
+#include "trace_int.h"
+
+/* Old archives may hold the deprecated OmpFork/OmpJoin/... records; they are
+ * written back as they came, so their deprecation does not concern us. */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+/* ---- names ------------------------------------------------------------- */
+
+static const char *const kind_names[] = {
+#define X(K) #K,
+    UP_OTF2_EVENTS(X)
+#undef X
+};
+
+const char *up_ev_kind_name(unsigned kind)
+{
+    return kind < UP_EV_COUNT_ ? kind_names[kind] : "?";
+}
+
+/* ---- parameter-list building blocks ------------------------------------ */
+
+#define P_F(t, n) , t n
+#define P_A(t, n, c) , const t *n
+#define NEED_F(t, n)
+#define NEED_A(t, n, c) +(sizeof(t) * (size_t)(c) + 7u) / 8u * 8u
+#define SET_F(t, n) f->n = n;
+#define SET_A(t, n, c)                                                \
+    f->n = (t *)(void *)xp;                                           \
+    if ((size_t)(c))                                                  \
+        memcpy(xp, n, sizeof(t) * (size_t)(c));                       \
+    xp += (sizeof(t) * (size_t)(c) + 7u) / 8u * 8u;
+#define ARG_F(t, n) , f->n
+#define ARG_A(t, n, c) , f->n
+#define PASS_F(t, n) , n
+#define PASS_A(t, n, c) , n
+
+/* ---- store into a stream slot ------------------------------------------ */
+
+#define X(K)                                                                  \
+    static OTF2_CallbackCode store_##K(OTF2_LocationRef loc, OTF2_TimeStamp t, \
+                                       uint64_t pos, void *ud,                \
+                                       OTF2_AttributeList *al UP_EVF_##K(P_F, P_A)) \
+    {                                                                         \
+        size_t need = 0 UP_EVF_##K(NEED_F, NEED_A);                           \
+        unsigned char *xp;                                                    \
+        up_event *e;                                                          \
+        (void)loc;                                                            \
+        (void)pos;                                                            \
+        e = up_stream_slot_(ud, UP_EV_##K, t, al, need, &xp);                 \
+        if (!e)                                                               \
+            return OTF2_CALLBACK_INTERRUPT;                                   \
+        {                                                                     \
+            struct up_evf_##K *f = &e->u.K;                                   \
+            (void)f;                                                          \
+            UP_EVF_##K(SET_F, SET_A)                                          \
+        }                                                                     \
+        (void)xp;                                                             \
+        return OTF2_CALLBACK_SUCCESS;                                         \
+    }
+UP_OTF2_EVENTS(X)
+#undef X
+
+void up_store_evt_callbacks_(OTF2_EvtReaderCallbacks *cb)
+{
+#define X(K) OTF2_EvtReaderCallbacks_Set##K##Callback(cb, store_##K);
+    UP_OTF2_EVENTS(X)
+#undef X
+}
+
+/* ---- write a stored record --------------------------------------------- */
+
+OTF2_ErrorCode up_write_event_(OTF2_EvtWriter *w, OTF2_AttributeList *al,
+                               uint64_t t, const up_event *e)
+{
+    switch (e->kind) {
+#define X(K)                                                          \
+    case UP_EV_##K: {                                                 \
+        const struct up_evf_##K *f = &e->u.K;                         \
+        (void)f;                                                      \
+        return OTF2_EvtWriter_##K(w, al, t UP_EVF_##K(ARG_F, ARG_A)); \
+    }
+        UP_OTF2_EVENTS(X)
+#undef X
+    default:
+        return OTF2_ERROR_INVALID_ARGUMENT;
+    }
+}
+
+/* ---- plain copy: reader callback -> writer, nothing stored ------------- */
+
+#define X(K)                                                                  \
+    static OTF2_CallbackCode copy_##K(OTF2_LocationRef loc, OTF2_TimeStamp t, \
+                                      uint64_t pos, void *ud,                 \
+                                      OTF2_AttributeList *al UP_EVF_##K(P_F, P_A)) \
+    {                                                                         \
+        (void)loc;                                                            \
+        (void)pos;                                                            \
+        return OTF2_EvtWriter_##K((OTF2_EvtWriter *)ud, al, t                 \
+                                  UP_EVF_##K(PASS_F, PASS_A)) == OTF2_SUCCESS \
+                   ? OTF2_CALLBACK_SUCCESS                                    \
+                   : OTF2_CALLBACK_ERROR;                                     \
+    }
+UP_OTF2_EVENTS(X)
+#undef X
+
+void up_copy_evt_callbacks(OTF2_EvtReaderCallbacks *cb)
+{
+#define X(K) OTF2_EvtReaderCallbacks_Set##K##Callback(cb, copy_##K);
+    UP_OTF2_EVENTS(X)
+#undef X
+}
+
+/* ---- global definitions: reader callback -> writer --------------------- */
+
+#define X(K)                                                                    \
+    static OTF2_CallbackCode defcopy_##K(void *ud UP_DEFF_##K(P_F, P_A))        \
+    {                                                                           \
+        return OTF2_GlobalDefWriter_Write##K((OTF2_GlobalDefWriter *)ud         \
+                                             UP_DEFF_##K(PASS_F, PASS_A)) ==    \
+                       OTF2_SUCCESS                                             \
+                   ? OTF2_CALLBACK_SUCCESS                                      \
+                   : OTF2_CALLBACK_ERROR;                                       \
+    }
+UP_OTF2_DEFS(X)
+#undef X
+
+void up_copy_def_callbacks(OTF2_GlobalDefReaderCallbacks *cb)
+{
+#define X(K) OTF2_GlobalDefReaderCallbacks_Set##K##Callback(cb, defcopy_##K);
+    UP_OTF2_DEFS(X)
+#undef X
+}

@@ -1,0 +1,306 @@
+/*
+ * writer.c - the output archive: every record of the input with the replay's
+ * timestamps, every global definition copied, fresh ClockProperties.
+ *
+ * Place in the data flow: last stage of compensate/simulate.  Memory is bounded
+ * by OTF2 memory callbacks that hand each event buffer at most
+ * WRITER_CHUNKS chunks; when a buffer wants another, OTF2 flushes it to disk.
+ * There is deliberately no post-flush callback: OTF2 would answer it by
+ * inserting BufferFlush records of its own into the output.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_int.h"
+
+#define WRITER_CHUNK_SIZE (1024 * 1024)
+#define WRITER_DEF_CHUNK_SIZE (4 * 1024 * 1024)
+#define WRITER_CHUNKS 2
+
+struct up_writer {
+    OTF2_Archive *ar;
+    size_t nlocs;
+    OTF2_EvtWriter **ew;
+    uint64_t *last_t;
+    OTF2_AttributeList *al;
+    uint64_t clamped;
+    bool evt_open;
+};
+
+/* ---- OTF2 memory and flush callbacks ------------------------------------- */
+
+typedef struct chunk_list {
+    size_t n, cap;
+    void **chunks;
+} chunk_list;
+
+static void *mem_allocate(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
+                          void **per_buffer, uint64_t size)
+{
+    chunk_list *cl = *per_buffer;
+    void *c;
+    (void)ud, (void)loc;
+    if (!cl) {
+        if (!(cl = up_calloc(1, sizeof *cl)))
+            return NULL;
+        *per_buffer = cl;
+    }
+    if (type == OTF2_FILETYPE_EVENTS && cl->n >= WRITER_CHUNKS)
+        return NULL; /* makes OTF2 flush this buffer and start over */
+    if (!up_grow((void **)&cl->chunks, &cl->cap, cl->n + 1, sizeof *cl->chunks))
+        return NULL;
+    if (!(c = up_malloc((size_t)size)))
+        return NULL;
+    cl->chunks[cl->n++] = c;
+    return c;
+}
+
+static void mem_free_all(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
+                         void **per_buffer, bool final)
+{
+    chunk_list *cl = *per_buffer;
+    size_t i;
+    (void)ud, (void)type, (void)loc;
+    if (!cl)
+        return;
+    for (i = 0; i < cl->n; i++)
+        up_free(cl->chunks[i]);
+    cl->n = 0;
+    if (final) {
+        up_free(cl->chunks);
+        up_free(cl);
+        *per_buffer = NULL;
+    }
+}
+
+static const OTF2_MemoryCallbacks mem_callbacks = {mem_allocate, mem_free_all};
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
+                                void *caller, bool final)
+{
+    (void)ud, (void)type, (void)loc, (void)caller, (void)final;
+    return OTF2_FLUSH;
+}
+
+static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, NULL};
+
+/* ---- open / write ---------------------------------------------------------- */
+
+up_status up_writer_open(const char *dir, const up_trace *in, up_writer **out,
+                         up_err *err)
+{
+    const up_defs *d = up_trace_defs(in);
+    up_writer *w;
+    OTF2_ErrorCode rc;
+    size_t i;
+
+    *out = NULL;
+    up_otf2_quiet();
+    if (!(w = up_calloc(1, sizeof *w)))
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    w->nlocs = d->nlocs;
+    w->ew = up_calloc(d->nlocs, sizeof *w->ew);
+    w->last_t = up_calloc(d->nlocs, sizeof *w->last_t);
+    w->al = OTF2_AttributeList_New();
+    if (!w->ew || !w->last_t || !w->al) {
+        up_writer_abort(w);
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    }
+    w->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, WRITER_CHUNK_SIZE,
+                              WRITER_DEF_CHUNK_SIZE, OTF2_SUBSTRATE_POSIX,
+                              OTF2_COMPRESSION_NONE);
+    if (!w->ar) {
+        up_writer_abort(w);
+        return UP_ERR(err, UP_EIO, "cannot create the archive '%s': %s", dir,
+                      up_otf2_last_error()[0] ? up_otf2_last_error() : "OTF2_Archive_Open failed");
+    }
+    if ((rc = OTF2_Archive_SetFlushCallbacks(w->ar, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_SetMemoryCallbacks(w->ar, &mem_callbacks, NULL)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_SetSerialCollectiveCallbacks(w->ar)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_OpenEvtFiles(w->ar)) != OTF2_SUCCESS) {
+        up_writer_abort(w);
+        return up_otf2_err_(err, rc, "cannot set up the output archive");
+    }
+    w->evt_open = true;
+    for (i = 0; i < d->nlocs; i++) {
+        if (!(w->ew[i] = OTF2_Archive_GetEvtWriter(w->ar, d->locs[i].id))) {
+            up_writer_abort(w);
+            return UP_ERR(err, UP_EOTF2, "cannot create the event writer of location %llu: %s",
+                          (unsigned long long)d->locs[i].id, up_otf2_last_error());
+        }
+    }
+    *out = w;
+    return UP_OK;
+}
+
+up_status up_writer_event(up_writer *w, size_t loc, up_event *ev, up_err *err)
+{
+    uint64_t t = ev->t_out;
+    OTF2_ErrorCode rc;
+    uint32_t i;
+    if (t < w->last_t[loc]) {
+        t = w->last_t[loc];
+        w->clamped++;
+    }
+    w->last_t[loc] = t;
+    for (i = 0; i < ev->nattrs; i++)
+        OTF2_AttributeList_AddAttribute(w->al, ev->attrs[i].id, ev->attrs[i].type,
+                                        ev->attrs[i].value);
+    rc = up_write_event_(w->ew[loc], ev->nattrs ? w->al : NULL, t, ev);
+    if (rc != OTF2_SUCCESS)
+        return up_otf2_err_(err, rc, "cannot write an event");
+    return UP_OK;
+}
+
+uint64_t up_writer_clamped(const up_writer *w) { return w->clamped; }
+
+/* ---- close --------------------------------------------------------------- */
+
+static OTF2_CallbackCode skip_clock(void *ud, uint64_t res, uint64_t off,
+                                    uint64_t len, uint64_t real)
+{
+    (void)ud, (void)res, (void)off, (void)len, (void)real;
+    return OTF2_CALLBACK_SUCCESS; /* replaced by fresh ClockProperties */
+}
+
+static up_status copy_global_defs(OTF2_GlobalDefWriter *gw, const char *anchor,
+                                  up_err *err)
+{
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    OTF2_GlobalDefReader *gr;
+    OTF2_GlobalDefReaderCallbacks *cb;
+    OTF2_ErrorCode rc = OTF2_ERROR_MEM_FAULT;
+    uint64_t n = 0;
+    if (!rd)
+        return UP_ERR(err, UP_EFORMAT, "cannot reopen '%s': %s", anchor, up_otf2_last_error());
+    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    gr = OTF2_Reader_GetGlobalDefReader(rd);
+    cb = OTF2_GlobalDefReaderCallbacks_New();
+    if (gr && cb) {
+        up_copy_def_callbacks(cb);
+        OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, skip_clock);
+        rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cb, gw);
+        if (rc == OTF2_SUCCESS)
+            rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n);
+    }
+    if (cb)
+        OTF2_GlobalDefReaderCallbacks_Delete(cb);
+    OTF2_Reader_Close(rd);
+    if (rc != OTF2_SUCCESS)
+        return up_otf2_err_(err, rc, "cannot copy the global definitions");
+    return UP_OK;
+}
+
+static void copy_anchor_info(OTF2_Archive *ar, const up_trace *in,
+                             const char *description)
+{
+    OTF2_Reader *rd = OTF2_Reader_Open(up_trace_anchor(in));
+    char *s = NULL, *creator = NULL, **names = NULL;
+    uint32_t n = 0, i;
+    char buf[1024];
+    if (!rd)
+        return;
+    if (OTF2_Reader_GetMachineName(rd, &s) == OTF2_SUCCESS && s && *s)
+        OTF2_Archive_SetMachineName(ar, s);
+    free(s);
+    s = NULL;
+    OTF2_Reader_GetCreator(rd, &creator);
+    snprintf(buf, sizeof buf, "unperturb %s (input created by %s)", UP_VERSION,
+             creator && *creator ? creator : "an unknown tool");
+    OTF2_Archive_SetCreator(ar, buf);
+    free(creator);
+    if (OTF2_Reader_GetDescription(rd, &s) == OTF2_SUCCESS && s && *s)
+        snprintf(buf, sizeof buf, "%s; %s", s, description);
+    else
+        snprintf(buf, sizeof buf, "%s", description);
+    OTF2_Archive_SetDescription(ar, buf);
+    free(s);
+    if (OTF2_Reader_GetPropertyNames(rd, &n, &names) == OTF2_SUCCESS) {
+        for (i = 0; i < n; i++) {
+            char *v = NULL;
+            if (OTF2_Reader_GetProperty(rd, names[i], &v) == OTF2_SUCCESS && v)
+                OTF2_Archive_SetProperty(ar, names[i], v, true);
+            free(v);
+        }
+        free(names);
+    }
+    OTF2_Reader_Close(rd);
+}
+
+up_status up_writer_close(up_writer *w, const up_trace *in, uint64_t t_min,
+                          uint64_t t_max, const char *description,
+                          const char *prop_name, const char *prop_value,
+                          up_err *err)
+{
+    const up_defs *d = up_trace_defs(in);
+    OTF2_GlobalDefWriter *gw;
+    OTF2_ErrorCode rc;
+    up_status st = UP_OK;
+    uint64_t off;
+    size_t i;
+
+    for (i = 0; i < w->nlocs; i++) {
+        if (w->ew[i] && (rc = OTF2_Archive_CloseEvtWriter(w->ar, w->ew[i])) != OTF2_SUCCESS && st == UP_OK)
+            st = up_otf2_err_(err, rc, "cannot write the events");
+        w->ew[i] = NULL;
+    }
+    if ((rc = OTF2_Archive_CloseEvtFiles(w->ar)) != OTF2_SUCCESS && st == UP_OK)
+        st = up_otf2_err_(err, rc, "cannot close the event files");
+    w->evt_open = false;
+    if (st != UP_OK)
+        return st;
+    /* Empty local definitions: events carry global ids already (the reader
+     * applied the mapping tables) and synchronised times (the reader applied
+     * the clock offsets), so neither may be written again. */
+    if ((rc = OTF2_Archive_OpenDefFiles(w->ar)) != OTF2_SUCCESS)
+        return up_otf2_err_(err, rc, "cannot open the definition files");
+    for (i = 0; i < w->nlocs; i++) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(w->ar, d->locs[i].id);
+        if (!dw || OTF2_Archive_CloseDefWriter(w->ar, dw) != OTF2_SUCCESS)
+            return UP_ERR(err, UP_EOTF2, "cannot write the local definitions: %s",
+                          up_otf2_last_error());
+    }
+    if ((rc = OTF2_Archive_CloseDefFiles(w->ar)) != OTF2_SUCCESS)
+        return up_otf2_err_(err, rc, "cannot close the definition files");
+
+    if (!(gw = OTF2_Archive_GetGlobalDefWriter(w->ar)))
+        return UP_ERR(err, UP_EOTF2, "cannot create the global definition writer: %s",
+                      up_otf2_last_error());
+    off = d->global_offset < t_min ? d->global_offset : t_min;
+    if ((rc = OTF2_GlobalDefWriter_WriteClockProperties(gw, d->resolution, off,
+                                                        t_max > off ? t_max - off : 0,
+                                                        d->realtime)) != OTF2_SUCCESS)
+        return up_otf2_err_(err, rc, "cannot write the clock properties");
+    if ((st = copy_global_defs(gw, up_trace_anchor(in), err)) != UP_OK)
+        return st;
+    copy_anchor_info(w->ar, in, description);
+    if (prop_name)
+        OTF2_Archive_SetProperty(w->ar, prop_name, prop_value, true);
+    rc = OTF2_Archive_Close(w->ar);
+    w->ar = NULL;
+    up_writer_abort(w);
+    if (rc != OTF2_SUCCESS)
+        return up_otf2_err_(err, rc, "cannot finish the output archive");
+    return UP_OK;
+}
+
+void up_writer_abort(up_writer *w)
+{
+    size_t i;
+    if (!w)
+        return;
+    if (w->ar) {
+        for (i = 0; i < w->nlocs; i++)
+            if (w->ew && w->ew[i])
+                OTF2_Archive_CloseEvtWriter(w->ar, w->ew[i]);
+        if (w->evt_open)
+            OTF2_Archive_CloseEvtFiles(w->ar);
+        OTF2_Archive_Close(w->ar);
+    }
+    if (w->al)
+        OTF2_AttributeList_Delete(w->al);
+    up_free(w->ew);
+    up_free(w->last_t);
+    up_free(w);
+}
