@@ -154,6 +154,8 @@ up_stream *up_trace_stream(up_trace *t, size_t loc);
 up_status up_stream_peek(up_stream *s, size_t i, up_event **ev, up_err *err);
 void up_stream_pop(up_stream *s);
 uint64_t up_stream_records(const up_stream *s); /* popped so far */
+/* Value of an archive property ("NAMESPACE::NAME"), or NULL; free with up_free. */
+char *up_trace_property(const up_trace *t, const char *name);
 /* Records the OTF2 reader could not decode (newer OTF2 than ours). */
 uint64_t up_trace_unknown_records(const up_trace *t);
 

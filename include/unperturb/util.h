@@ -93,4 +93,21 @@ void up_rmtree(const char *path);
 up_status up_write_file_atomic(const char *path, const char *data, size_t len,
                                up_err *err);
 
+/* ---- output folders ------------------------------------------------------
+ * Outputs are written under a temporary name next to the final one and
+ * renamed on success; an existing output is replaced only with `force`, and
+ * never when it is, or contains, the input. */
+typedef struct up_outdir {
+    char *final;   /* as given, without trailing slashes */
+    char *tmp;     /* <final>.tmp-<pid>: write here */
+    bool replace;  /* final exists and will be replaced */
+} up_outdir;
+
+up_status up_outdir_begin(up_outdir *o, const char *final, const char *input,
+                          bool force, up_err *err);
+/* Renames tmp to final (replacing the old one if allowed). */
+up_status up_outdir_commit(up_outdir *o, up_err *err);
+/* Removes tmp (if created) and frees; also after commit. */
+void up_outdir_end(up_outdir *o);
+
 #endif /* UNPERTURB_UTIL_H */

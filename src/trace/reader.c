@@ -363,3 +363,12 @@ const up_defs *up_trace_defs(const up_trace *t) { return &t->defs; }
 const char *up_trace_anchor(const up_trace *t) { return t->anchor; }
 up_stream *up_trace_stream(up_trace *t, size_t loc) { return &t->streams[loc]; }
 uint64_t up_trace_unknown_records(const up_trace *t) { return t->unknown_records; }
+
+char *up_trace_property(const up_trace *t, const char *name)
+{
+    char *v = NULL, *r = NULL;
+    if (OTF2_Reader_GetProperty(t->rd, name, &v) == OTF2_SUCCESS && v)
+        r = up_strdup(v);
+    free(v); /* allocated by OTF2 with malloc */
+    return r;
+}

@@ -1,0 +1,84 @@
+/*
+ * model.h - the overhead compensation model of Wolf, Malony, Shende and Morris
+ * (trace-overhead-compensation-kojak.md, Section 3) with the communication
+ * model of Sarukkai and Malony (spmd-perturbation-analysis.md, Section 3.3),
+ * as a replay model (replay.h), and its parameters.
+ *
+ * Place in the data flow: the engine asks it for the approximated time of
+ * every record.  Every formula, its source and every choice the papers leave
+ * open are documented in docs/models.md.
+ */
+#ifndef UNPERTURB_MODEL_H
+#define UNPERTURB_MODEL_H
+
+#include "unperturb/replay.h"
+
+typedef enum up_mode {
+    UP_MODE_LOWER,   /* eq. (9): communication no faster than two copies */
+    UP_MODE_UPPER,   /* eq. (10): measured send-to-receive time */
+    UP_MODE_NETWORK  /* Sarukkai: C_a = S + n*gamma + h*H, MAX of both cases */
+} up_mode;
+
+typedef enum up_collective {
+    UP_COLLECTIVE_INDIVIDUAL, /* eq. (13) */
+    UP_COLLECTIVE_SHARED      /* eq. (12) */
+} up_collective;
+
+/* Record kinds with their own per-record overhead O. */
+typedef enum up_rk {
+    UP_RK_ENTER,
+    UP_RK_LEAVE,
+    UP_RK_SEND,
+    UP_RK_RECV,
+    UP_RK_COLL_BEGIN,
+    UP_RK_COLL_END,
+    UP_RK_OTHER,
+    UP_RK_COUNT
+} up_rk;
+
+const char *up_rk_name(unsigned rk);             /* "enter", "leave", ... */
+bool up_rk_parse(const char *name, up_rk *out);
+up_rk up_rk_of(unsigned ev_kind);                /* record kind -> O class */
+const char *up_mode_name(up_mode m);
+const char *up_collective_name(up_collective c);
+
+#define UP_COPY_POINTS 64
+
+typedef struct up_comp_params {
+    up_mode mode;
+    up_collective collective;
+    double overhead_ns[UP_RK_COUNT];   /* O per record kind */
+    /* C(size): per-byte copy time as a table over message size (linear
+     * interpolation, constant beyond the ends); one point = constant. */
+    size_t ncopy;
+    uint64_t copy_bytes[UP_COPY_POINTS];
+    double copy_ns_per_byte[UP_COPY_POINTS];
+    /* network mode, Sarukkai's C_a = S + n*gamma + h*H */
+    double latency_ns;       /* S */
+    double ns_per_byte;      /* gamma */
+    double per_hop_ns;       /* H; h = 0 within a node, 1 between nodes */
+    bool network_set;        /* any of the three given */
+    bool overhead_set;       /* any O given */
+    bool copy_set;
+} up_comp_params;
+
+void up_comp_params_init(up_comp_params *p);
+/* Reads a calibration file (INI, docs/calibration.md) into *p; values it
+ * holds replace those in *p.  Errors name the file, line and key. */
+up_status up_calibration_load(const char *path, up_comp_params *p, up_err *err);
+/* Same, from INI text (an archive property); `what` names it in errors. */
+up_status up_calibration_parse(const char *text, const char *what,
+                               up_comp_params *p, up_err *err);
+/* Copy time C(size(msg)) * size(msg) in ns. */
+double up_copy_ns(const up_comp_params *p, uint64_t bytes);
+
+typedef struct up_comp up_comp;
+
+up_status up_comp_new(const up_comp_params *p, const up_defs *d, up_comp **out,
+                      up_err *err);
+void up_comp_free(up_comp *c);
+const up_model_ops *up_comp_ops(void);
+/* Overhead removed on location `loc`, ticks. */
+uint64_t up_comp_removed(const up_comp *c, size_t loc);
+
+#endif /* UNPERTURB_MODEL_H */

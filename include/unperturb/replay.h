@@ -1,0 +1,157 @@
+/*
+ * replay.h - the replay engine: advances every location in dataflow order and
+ * asks a model for the new timestamp of each record.
+ *
+ * Place in the data flow: between the reader streams (trace.h) and the writer.
+ * A location runs until a record depends on another location: a receive waits
+ * for the approximated time of its matching send (MPI non-overtaking order on
+ * communicator, sender, receiver and tag), a collective's end for the members
+ * its class needs (all for n-to-n, the root for 1-to-n, all for the root of
+ * n-to-1).  Runnable locations are taken in order of the measured time of
+ * their next record, so a sender never runs far ahead of its receivers and the
+ * queues of messages in flight stay as short as they were in the measured run.
+ * Per-location record order never changes and output times never decrease.
+ *
+ * When every unfinished location waits (an inconsistent trace: a receive
+ * without a send, a collective a member never reaches), the engine releases
+ * the waiting record with the earliest measured time, lets the model time it
+ * as a local record, and counts the repair.  It never aborts on a trace.
+ */
+#ifndef UNPERTURB_REPLAY_H
+#define UNPERTURB_REPLAY_H
+
+#include "unperturb/trace.h"
+
+/* ---- repairs: what the replay had to fix or could not use ----------------- */
+#define UP_REPAIRS(X)                                                                       \
+    X(clock_condition, "messages received (measured) before send + minimum transfer time")  \
+    X(min_transfer, "approximated receives raised to send + minimum transfer time")        \
+    X(unmatched_recv, "receives without a matching send (timed as local records)")         \
+    X(unmatched_send, "sends never received")                                               \
+    X(late_send, "sends that came after their receive had been released")                   \
+    X(unresolved_peer, "messages whose peer rank maps to no location")                     \
+    X(collective_incomplete, "collectives released before all members arrived")            \
+    X(collective_unpaired, "collective begin/end records without their partner")           \
+    X(collective_clock, "collective exits measured before the last member entered")        \
+    X(decreasing_time, "input timestamps that went backwards on a location")               \
+    X(overhead_clamped, "gaps shorter than the overhead to remove from them")              \
+    X(output_clamped, "output timestamps raised to keep a location monotonic")
+
+typedef enum up_repair {
+#define UP_X_(name, text) UP_REPAIR_##name,
+    UP_REPAIRS(UP_X_)
+#undef UP_X_
+    UP_REPAIR_COUNT
+} up_repair;
+
+const char *up_repair_name(unsigned r);
+const char *up_repair_text(unsigned r);
+
+/* ---- what a model is given --------------------------------------------------- */
+
+/* The engine's view of one location, for the model's formulas (ticks). */
+typedef struct up_loc_state {
+    bool started;               /* a record has been processed */
+    uint64_t prev_m, prev_a;    /* previous record: measured / approximated */
+    uint64_t enter_m, enter_a;  /* most recent Enter (enter.recv of the paper) */
+    unsigned prev_kind;         /* up_ev_kind of the previous record */
+} up_loc_state;
+
+/* A message in flight: posted by the send, consumed by its receive. */
+typedef struct up_msg {
+    uint64_t send_m, send_a;    /* the send record */
+    uint64_t exit_m;            /* Leave ending the send call (exit.send_m) */
+    uint64_t ovh_path;          /* overhead between the send and the transfer */
+    uint64_t bytes;
+    uint32_t src, dst;          /* location indices */
+    struct up_msg *next;
+} up_msg;
+
+typedef enum up_coll_class {
+    UP_COLL_N_TO_N,  /* barrier, allreduce, allgather(v), alltoall(v/w), ... */
+    UP_COLL_ONE_TO_N,/* bcast, scatter(v) */
+    UP_COLL_N_TO_ONE /* reduce, gather(v) */
+} up_coll_class;
+
+up_coll_class up_coll_class_of(OTF2_CollectiveOp op);
+
+/* One member of a collective instance. */
+typedef struct up_member {
+    uint64_t begin_m, begin_a;  /* MpiCollectiveBegin */
+    uint64_t end_m;             /* MpiCollectiveEnd (measured) */
+    uint64_t ovh_in;            /* overhead of its records in [begin, end) */
+    uint64_t sent, recvd;       /* bytes, from MpiCollectiveEnd */
+    uint32_t loc;
+    bool arrived;
+} up_member;
+
+/* One execution of a collective on a communicator (k-th on that comm). */
+typedef struct up_coll {
+    OTF2_CommRef comm;
+    uint64_t seq;
+    OTF2_CollectiveOp op;
+    up_coll_class cls;
+    uint32_t root;              /* member index of the root, or UINT32_MAX */
+    uint32_t n, arrived, done;
+    bool forced;                /* released before all members arrived */
+    /* aggregates over arrived members (eqs. 12, 13) */
+    uint32_t j_last_m;          /* latest measured begin */
+    uint32_t l_first_end_m;     /* earliest measured end */
+    uint64_t max_begin_a;       /* latest approximated begin (process k) */
+    up_member *m;               /* n members, in communicator rank order */
+} up_coll;
+
+/* A model computes ev->t_out (and may rewrite time-valued fields such as
+ * BufferFlush.stopTime).  All times are ticks of the archive's clock. */
+typedef struct up_model_ops {
+    const char *name;
+    /* overhead a record adds after its timestamp (for sums over lookahead) */
+    uint64_t (*record_ovh)(void *m, const up_event *ev);
+    /* a record that depends only on its own location (eq. 1) */
+    void (*local)(void *m, uint32_t loc, const up_loc_state *ls, up_event *ev);
+    /* a send: times it and fills the model's fields of *msg (ovh_path) */
+    void (*send)(void *m, uint32_t loc, const up_loc_state *ls, up_event *ev, up_msg *msg);
+    /* a receive of *msg (msg NULL: released without a send, time it locally) */
+    void (*recv)(void *m, uint32_t loc, const up_loc_state *ls, up_event *ev, const up_msg *msg);
+    /* the end of collective *c for member *self */
+    void (*coll_end)(void *m, uint32_t loc, const up_loc_state *ls, up_event *ev,
+                     const up_coll *c, const up_member *self);
+    /* counters of the model's own repairs (UP_REPAIR_*), may be NULL */
+    const uint64_t *(*repairs)(void *m);
+} up_model_ops;
+
+/* ---- results ---------------------------------------------------------------- */
+
+typedef struct up_loc_result {
+    OTF2_LocationRef id;
+    long rank;                 /* UP_NO_RANK if none */
+    const char *name;          /* points into the definitions */
+    uint64_t records;
+    uint64_t end_m, end_a;     /* ticks: end of this location in the window */
+    bool has_window_end;       /* ended by MPI_Finalize's Enter */
+} up_loc_result;
+
+typedef struct up_replay_result {
+    uint64_t resolution;       /* ticks per second */
+    bool window_marked;        /* MPI_Init / MPI_Finalize found */
+    uint64_t start_m, end_m;   /* measured window */
+    uint64_t start_a, end_a;   /* approximated window */
+    uint64_t t_min_a, t_max_a; /* extreme output timestamps */
+    uint64_t events;
+    size_t nlocs;
+    up_loc_result *locs;
+    uint64_t repairs[UP_REPAIR_COUNT];
+    uint64_t unknown_records;
+} up_replay_result;
+
+/* Replays every record of `in`, timing it with `ops`/`model`, and writes it to
+ * `out` (may be NULL: analysis only).  Fills *res (free with
+ * up_replay_result_free). */
+up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
+                        void *model, up_replay_result *res, up_err *err);
+void up_replay_result_free(up_replay_result *res);
+
+/* Helpers for reports: seconds of a tick difference. */
+double up_ticks_s(const up_replay_result *r, uint64_t ticks);
+
+#endif /* UNPERTURB_REPLAY_H */

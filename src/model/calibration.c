@@ -1,0 +1,257 @@
+/*
+ * calibration.c - the calibration INI format (docs/calibration.md): per-record
+ * overheads O, the copy-time table C(size) and the network constants.
+ * Written by `unperturb calibrate`, stored in archives by the tracer, read by
+ * `unperturb compensate --calibration`.  Parsing uses inih.
+ */
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unperturb/model.h"
+
+static const char *const rk_names[UP_RK_COUNT] = {
+    "enter", "leave", "send", "recv", "coll_begin", "coll_end", "other",
+};
+
+const char *up_rk_name(unsigned rk) { return rk < UP_RK_COUNT ? rk_names[rk] : "?"; }
+
+bool up_rk_parse(const char *name, up_rk *out)
+{
+    unsigned i;
+    for (i = 0; i < UP_RK_COUNT; i++)
+        if (!strcmp(name, rk_names[i])) {
+            *out = (up_rk)i;
+            return true;
+        }
+    return false;
+}
+
+up_rk up_rk_of(unsigned k)
+{
+    switch (k) {
+    case UP_EV_Enter:
+    case UP_EV_CallingContextEnter:
+        return UP_RK_ENTER;
+    case UP_EV_Leave:
+    case UP_EV_CallingContextLeave:
+        return UP_RK_LEAVE;
+    case UP_EV_MpiSend:
+    case UP_EV_MpiIsend:
+        return UP_RK_SEND;
+    case UP_EV_MpiRecv:
+    case UP_EV_MpiIrecv:
+        return UP_RK_RECV;
+    case UP_EV_MpiCollectiveBegin:
+        return UP_RK_COLL_BEGIN;
+    case UP_EV_MpiCollectiveEnd:
+        return UP_RK_COLL_END;
+    default:
+        return UP_RK_OTHER;
+    }
+}
+
+const char *up_mode_name(up_mode m)
+{
+    return m == UP_MODE_LOWER ? "lower" : m == UP_MODE_UPPER ? "upper" : "network";
+}
+
+const char *up_collective_name(up_collective c)
+{
+    return c == UP_COLLECTIVE_SHARED ? "shared" : "individual";
+}
+
+void up_comp_params_init(up_comp_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->mode = UP_MODE_NETWORK;
+    p->collective = UP_COLLECTIVE_INDIVIDUAL;
+}
+
+double up_copy_ns(const up_comp_params *p, uint64_t bytes)
+{
+    size_t i;
+    double per_byte;
+    if (p->ncopy == 0 || bytes == 0)
+        return 0.0;
+    if (p->ncopy == 1 || bytes <= p->copy_bytes[0]) {
+        per_byte = p->copy_ns_per_byte[0];
+    } else if (bytes >= p->copy_bytes[p->ncopy - 1]) {
+        per_byte = p->copy_ns_per_byte[p->ncopy - 1];
+    } else {
+        for (i = 1; bytes > p->copy_bytes[i]; i++)
+            ;
+        {
+            double x0 = (double)p->copy_bytes[i - 1], x1 = (double)p->copy_bytes[i];
+            double y0 = p->copy_ns_per_byte[i - 1], y1 = p->copy_ns_per_byte[i];
+            per_byte = y0 + (y1 - y0) * ((double)bytes - x0) / (x1 - x0);
+        }
+    }
+    return per_byte * (double)bytes;
+}
+
+/* ---- INI ------------------------------------------------------------------ */
+
+typedef struct parse_ctx {
+    up_comp_params *p;
+    const char *what;
+    up_err *err;
+    bool failed;
+    double all;          /* [overhead] all = N, applied to kinds not named */
+    bool all_set;
+    bool named[UP_RK_COUNT];
+    double onamed[UP_RK_COUNT];
+    size_t ncopy;
+    uint64_t cbytes[UP_COPY_POINTS];
+    double cnpb[UP_COPY_POINTS];
+} parse_ctx;
+
+static bool number(const char *s, double *out)
+{
+    char *end;
+    double v;
+    errno = 0;
+    v = strtod(s, &end);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (end == s || *end || errno || !isfinite(v) || v < 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int fail(parse_ctx *c, const char *section, const char *fmt,
+                const char *a, const char *b)
+{
+    char msg[512];
+    if (!c->failed) {
+        snprintf(msg, sizeof msg, fmt, a, b);
+        UP_ERR(c->err, UP_EFORMAT, "%s: [%s]: %s", c->what, section, msg);
+        c->failed = true;
+    }
+    return 0;
+}
+
+static int on_kv(void *user, const char *section, const char *name,
+                 const char *value)
+{
+    parse_ctx *c = user;
+    double v;
+    up_rk rk;
+
+    if (!strcmp(section, "info") || !strcmp(section, "unperturb"))
+        return 1; /* free-form provenance written by `unperturb calibrate` */
+    if (!number(value, &v))
+        return fail(c, section, "'%s = %s' is not a non-negative number", name, value);
+    if (!strcmp(section, "overhead")) {
+        if (!strcmp(name, "all")) {
+            c->all = v;
+            c->all_set = true;
+        } else if (up_rk_parse(name, &rk)) {
+            c->named[rk] = true;
+            c->onamed[rk] = v;
+        } else {
+            return fail(c, section, "unknown key '%s' (expected all, enter, leave, send, recv, coll_begin, coll_end, other)%s", name, "");
+        }
+        return 1;
+    }
+    if (!strcmp(section, "copy")) {
+        char *end;
+        unsigned long long b;
+        if (!strcmp(name, "ns_per_byte")) {
+            b = 0;
+        } else {
+            errno = 0;
+            b = strtoull(name, &end, 10);
+            if (end == name || *end || errno || b == 0)
+                return fail(c, section, "unknown key '%s' (expected ns_per_byte or a message size in bytes)%s", name, "");
+        }
+        if (c->ncopy == UP_COPY_POINTS)
+            return fail(c, section, "too many points (at most 64)%s%s", "", "");
+        c->cbytes[c->ncopy] = (uint64_t)b;
+        c->cnpb[c->ncopy++] = v;
+        return 1;
+    }
+    if (!strcmp(section, "network")) {
+        if (!strcmp(name, "latency_ns"))
+            c->p->latency_ns = v;
+        else if (!strcmp(name, "ns_per_byte"))
+            c->p->ns_per_byte = v;
+        else if (!strcmp(name, "per_hop_ns"))
+            c->p->per_hop_ns = v;
+        else if (!strcmp(name, "eager_limit"))
+            ; /* used by the synchronous-send model (docs/calibration.md) */
+        else
+            return fail(c, section, "unknown key '%s' (expected latency_ns, ns_per_byte, per_hop_ns, eager_limit)%s", name, "");
+        c->p->network_set = true;
+        return 1;
+    }
+    return fail(c, section, "unknown section (expected [overhead], [copy], [network] or [info])%s%s", "", "");
+}
+
+static up_status finish_parse(parse_ctx *c, int rc)
+{
+    size_t i, j;
+    up_comp_params *p = c->p;
+    if (c->failed)
+        return c->err ? c->err->status : UP_EFORMAT;
+    if (rc > 0)
+        return UP_ERR(c->err, UP_EFORMAT, "%s:%d: not an INI line", c->what, rc);
+    if (rc < 0)
+        return UP_ERR(c->err, UP_EIO, "cannot read '%s': %s", c->what, strerror(errno));
+    for (i = 0; i < UP_RK_COUNT; i++) {
+        if (c->named[i])
+            p->overhead_ns[i] = c->onamed[i], p->overhead_set = true;
+        else if (c->all_set)
+            p->overhead_ns[i] = c->all, p->overhead_set = true;
+    }
+    if (c->ncopy) {
+        /* a lone ns_per_byte is a constant; otherwise sort the table by size */
+        for (i = 1; i < c->ncopy; i++)
+            for (j = i; j > 0 && c->cbytes[j] < c->cbytes[j - 1]; j--) {
+                uint64_t tb = c->cbytes[j];
+                double tv = c->cnpb[j];
+                c->cbytes[j] = c->cbytes[j - 1], c->cnpb[j] = c->cnpb[j - 1];
+                c->cbytes[j - 1] = tb, c->cnpb[j - 1] = tv;
+            }
+        for (i = 1; i < c->ncopy; i++)
+            if (c->cbytes[i] == c->cbytes[i - 1])
+                return UP_ERR(c->err, UP_EFORMAT, "%s: [copy] names size %llu twice",
+                              c->what, (unsigned long long)c->cbytes[i]);
+        p->ncopy = c->ncopy;
+        memcpy(p->copy_bytes, c->cbytes, sizeof c->cbytes);
+        memcpy(p->copy_ns_per_byte, c->cnpb, sizeof c->cnpb);
+        p->copy_set = true;
+    }
+    return UP_OK;
+}
+
+up_status up_calibration_load(const char *path, up_comp_params *p, up_err *err)
+{
+    parse_ctx c;
+    FILE *f;
+    int rc;
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    c.what = path;
+    c.err = err;
+    if (!(f = fopen(path, "r")))
+        return UP_ERR(err, UP_EIO, "cannot open '%s': %s", path, strerror(errno));
+    rc = ini_parse_file(f, on_kv, &c);
+    fclose(f);
+    return finish_parse(&c, rc);
+}
+
+up_status up_calibration_parse(const char *text, const char *what,
+                               up_comp_params *p, up_err *err)
+{
+    parse_ctx c;
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    c.what = what;
+    c.err = err;
+    return finish_parse(&c, ini_parse_string(text, on_kv, &c));
+}

@@ -1,0 +1,345 @@
+/*
+ * compensate.c - overhead compensation as a replay model.
+ *
+ * Place in the data flow: called by the replay engine for every record.
+ * Sources (docs/models.md has the full derivation and every choice made):
+ *   Wolf et al., trace-overhead-compensation-kojak.md Section 3:
+ *     eq. (1) independent events; eqs. (2)-(11) send/receive in cases
+ *     (m.1)/(m.2) and (a.1)/(a.2); eqs. (12)/(13) n-to-n collectives;
+ *     1-to-n through the point-to-point translation.
+ *   Sarukkai & Malony, spmd-perturbation-analysis.md Section 3.3:
+ *     C_a = S + n*gamma + h*H and t_a^r(E) = MAX{t_a^s(B) + C_a + 2c,
+ *     t_a^r(B) + c} (network mode).
+ * Units: ticks of the archive's clock throughout; ns parameters are converted
+ * once (or per message, for sizes) and rounded to the nearest tick.
+ *
+ * The overhead O of a record is spent right after its timestamp is taken
+ * (the tracer reads the clock, then writes the record), so it lies in the
+ * gap between that record and the next one on its location.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "unperturb/model.h"
+
+#define HIST 32 /* recent records remembered for overhead sums over intervals */
+
+typedef struct hist_ent {
+    uint64_t t_m;        /* measured time of a record */
+    uint64_t cum_before; /* overhead of all earlier records of the location */
+} hist_ent;
+
+typedef struct cloc {
+    uint64_t pend;       /* overhead to remove from the next gap (eq. 1) */
+    unsigned depth;      /* open overhead regions (BUFFER FLUSH, ...) */
+    uint64_t cum;        /* overhead of all records so far */
+    uint64_t removed;    /* time actually removed */
+    hist_ent h[HIST];
+    unsigned hn, hpos;
+} cloc;
+
+struct up_comp {
+    up_comp_params p;
+    const up_defs *d;
+    double ticks_per_ns;
+    uint64_t o[UP_RK_COUNT];
+    cloc *L;
+    size_t n;
+    uint64_t repairs[UP_REPAIR_COUNT];
+};
+
+static uint64_t ns_ticks(const up_comp *M, double ns)
+{
+    double t = ns * M->ticks_per_ns;
+    return t <= 0 ? 0 : (uint64_t)llround(t);
+}
+
+static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+static uint64_t max2(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+static uint64_t flush_ticks(const up_event *ev)
+{
+    return sub0(ev->u.BufferFlush.stopTime, ev->time);
+}
+
+static bool is_overhead_region(const up_comp *M, const up_event *ev, OTF2_RegionRef r)
+{
+    const up_region_def *rg = up_defs_region(M->d, r);
+    (void)ev;
+    return rg && (rg->flags & UP_REGION_OVERHEAD);
+}
+
+/* Overhead a record adds after its timestamp: O of its kind; a BufferFlush
+ * costs its whole duration instead (the flush record's own writing is part
+ * of that duration). */
+static uint64_t c_record_ovh(void *mp, const up_event *ev)
+{
+    const up_comp *M = mp;
+    if (ev->kind == UP_EV_BufferFlush)
+        return flush_ticks(ev);
+    return M->o[up_rk_of(ev->kind)];
+}
+
+/* Overhead of the location's records with timestamps in [t0, now): the
+ * interval's share that a model must not reuse.  Older than the remembered
+ * records, only those are counted (removes less: bounds stay bounds). */
+static uint64_t ovh_since(const cloc *c, uint64_t t0)
+{
+    uint64_t found = c->cum;
+    unsigned i;
+    for (i = 0; i < c->hn; i++) {
+        const hist_ent *e = &c->h[(c->hpos + HIST - 1 - i) % HIST];
+        if (e->t_m < t0)
+            break;
+        found = e->cum_before;
+    }
+    return c->cum - found;
+}
+
+/* Bookkeeping after a record got its time: its overhead is pending for the
+ * next gap, overhead regions open and close, flushes shrink to nothing. */
+static void account(up_comp *M, cloc *c, up_event *ev)
+{
+    uint64_t o = c_record_ovh(M, ev);
+    c->h[c->hpos].t_m = ev->time;
+    c->h[c->hpos].cum_before = c->cum;
+    c->hpos = (c->hpos + 1) % HIST;
+    if (c->hn < HIST)
+        c->hn++;
+    c->cum += o;
+    c->pend = o;
+    if (ev->kind == UP_EV_BufferFlush)
+        ev->u.BufferFlush.stopTime = ev->t_out; /* its duration is removed */
+    else if (ev->kind == UP_EV_Enter && is_overhead_region(M, ev, ev->u.Enter.region))
+        c->depth++;
+    else if (ev->kind == UP_EV_Leave && c->depth && is_overhead_region(M, ev, ev->u.Leave.region))
+        c->depth--;
+}
+
+/* Eq. (1): event_a^i = event_a^{i-1} + (event_m^i - event_m^{i-1}) - O,
+ * with O the overhead of record i-1 (or the whole gap inside an overhead
+ * region).  A location's first record keeps its measured time. */
+static uint64_t local_time(up_comp *M, cloc *c, const up_loc_state *ls, const up_event *ev)
+{
+    uint64_t gap, rem;
+    if (!ls->started)
+        return ev->time;
+    gap = sub0(ev->time, ls->prev_m);
+    if (c->depth) {
+        rem = gap;
+        c->cum += gap; /* time inside an overhead region is overhead too */
+    } else {
+        rem = c->pend;
+        if (rem > gap) {
+            rem = gap;
+            M->repairs[UP_REPAIR_overhead_clamped]++;
+        }
+    }
+    c->removed += rem;
+    return ls->prev_a + gap - rem;
+}
+
+static void c_local(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev)
+{
+    up_comp *M = mp;
+    cloc *c = &M->L[loc];
+    ev->t_out = local_time(M, c, ls, ev);
+    account(M, c, ev);
+}
+
+static void c_send(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev, up_msg *msg)
+{
+    up_comp *M = mp;
+    c_local(mp, loc, ls, ev);
+    /* the tracer writes the send record before calling MPI: its overhead
+     * delays the transfer and is inside the measured send-to-receive time */
+    msg->ovh_path = M->o[UP_RK_SEND];
+}
+
+static unsigned hops(const up_comp *M, uint32_t a, uint32_t b)
+{
+    uint32_t na = M->d->locs[a].node, nb = M->d->locs[b].node;
+    if (a == b || (na == nb && na != OTF2_UNDEFINED_SYSTEM_TREE_NODE))
+        return 0;
+    return 1;
+}
+
+/* The receiving end of one transfer: Wolf eqs. (2)-(11), Sarukkai Fig. 4.
+ *   send_m/send_a  the send event (send := enter.send for collectives)
+ *   exit_m         measured end of the send call (exit.send)
+ *   ovh_path       overhead between the send event and the transfer
+ *   recv_m         measured receive event (recv := exit.recv)
+ *   enter_m        measured enter.recv
+ *   ready_a        approximated time of the receiver's previous record; it is
+ *                  >= enter.recv_a and the receive cannot complete before it */
+static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
+                    uint64_t exit_m, uint64_t ovh_path, uint64_t bytes,
+                    uint64_t recv_m, uint64_t enter_m, uint64_t ready_a, unsigned h)
+{
+    uint64_t cp = ns_ticks(M, up_copy_ns(&M->p, bytes)); /* C(size(msg)) * size(msg) */
+    uint64_t net = 0, t, tmin;
+
+    if (M->p.mode == UP_MODE_NETWORK) /* C_a = S + n*gamma + h*H */
+        net = ns_ticks(M, M->p.latency_ns + (double)bytes * M->p.ns_per_byte +
+                              (double)h * M->p.per_hop_ns);
+    if (recv_m < send_m + 2 * cp)
+        M->repairs[UP_REPAIR_clock_condition]++; /* measured trace violates it */
+
+    if (enter_m <= exit_m) {
+        /* (m.1): eq. (2) Comm_m = recv_m - send_m, less the overhead on the
+         * transfer's path; (a.1) eq. (3) send_a + Comm_m, (a.2) eq. (4)
+         * enter.recv_a + C, as one MAX (docs/models.md) */
+        uint64_t comm = sub0(recv_m, send_m + ovh_path);
+        t = max2(send_a + comm, ready_a + cp);
+    } else if (M->p.mode == UP_MODE_LOWER) {
+        /* (m.2) eqs. (6), (8), (9), (11): max(2C, Comm^min) */
+        t = max2(send_a + 2 * cp, ready_a + cp);
+    } else if (M->p.mode == UP_MODE_UPPER) {
+        /* (m.2) eqs. (5), (8), (10), (11): the receiver was late, so its own
+         * records since the send lie on the measured interval */
+        uint64_t up = sub0(recv_m, send_m + ovh_since(c, send_m));
+        t = max2(send_a + up, ready_a + cp);
+    } else {
+        /* Sarukkai, Fig. 4: MAX{t_a^s(B) + C_a + 2c, t_a^r(B) + c} */
+        t = max2(send_a + net + 2 * cp, ready_a + cp);
+    }
+    /* never before the send plus the modelled minimum transfer time */
+    tmin = 2 * cp + net;
+    if (t < send_a + tmin) {
+        t = send_a + tmin;
+        M->repairs[UP_REPAIR_min_transfer]++;
+    }
+    return max2(t, ready_a);
+}
+
+/* The receive's own eq.-(1) bookkeeping: its predecessor's overhead is not
+ * part of the receive's time (the formulas start from ready_a). */
+static void consume_pending(cloc *c, const up_loc_state *ls, const up_event *ev)
+{
+    if (ls->started)
+        c->removed += c->pend < sub0(ev->time, ls->prev_m) ? c->pend : sub0(ev->time, ls->prev_m);
+}
+
+static void c_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
+                   const up_msg *msg)
+{
+    up_comp *M = mp;
+    cloc *c = &M->L[loc];
+    uint64_t bytes;
+    if (!msg || !ls->started) {
+        c_local(mp, loc, ls, ev);
+        return;
+    }
+    bytes = ev->kind == UP_EV_MpiRecv ? ev->u.MpiRecv.msgLength : ev->u.MpiIrecv.msgLength;
+    consume_pending(c, ls, ev);
+    ev->t_out = p2p(M, c, msg->send_m, msg->send_a, msg->exit_m, msg->ovh_path, bytes,
+                    ev->time, ls->enter_m, ls->prev_a, hops(M, msg->src, loc));
+    account(M, c, ev);
+}
+
+static void c_coll_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
+                       const up_coll *co, const up_member *self)
+{
+    up_comp *M = mp;
+    cloc *c = &M->L[loc];
+    uint32_t me = (uint32_t)(self - co->m), i;
+    uint64_t t = 0;
+    bool any = false;
+
+    if (!ls->started) {
+        c_local(mp, loc, ls, ev);
+        return;
+    }
+    switch (co->cls) {
+    case UP_COLL_N_TO_N: {
+        /* j: latest measured enter, k: latest approximated enter, l: earliest
+         * measured exit.  eq. (12): exit_a = enter_a^k + (exit_m^l - enter_m^j)
+         * eq. (13): exit_a^i = enter_a^k + (exit_m^i - enter_m^j); the
+         * synchronisation time first loses the overhead of j's records inside
+         * the operation. */
+        const up_member *j = &co->m[co->j_last_m], *l = &co->m[co->l_first_end_m];
+        uint64_t exit_ref = M->p.collective == UP_COLLECTIVE_SHARED ? l->end_m : self->end_m;
+        if (self->end_m < j->begin_m)
+            M->repairs[UP_REPAIR_collective_clock]++;
+        t = co->max_begin_a + sub0(exit_ref, j->begin_m + j->ovh_in);
+        any = true;
+        break;
+    }
+    case UP_COLL_ONE_TO_N: {
+        /* send := enter.send of the root, recv := exit.recv of the member;
+         * the size is what this member received */
+        const up_member *r = &co->m[co->root];
+        if (me == co->root || !r->arrived)
+            break;
+        t = p2p(M, c, r->begin_m, r->begin_a, r->end_m, r->ovh_in, self->recvd,
+                ev->time, self->begin_m, ls->prev_a, hops(M, r->loc, loc));
+        any = true;
+        break;
+    }
+    case UP_COLL_N_TO_ONE:
+        /* the mirror image (docs/models.md): the root receives from every
+         * member, send := enter.send of that member, and leaves after the
+         * last of these transfers */
+        if (me != co->root)
+            break;
+        for (i = 0; i < co->n; i++) {
+            const up_member *s = &co->m[i];
+            uint64_t ts;
+            if (i == me || !s->arrived)
+                continue;
+            ts = p2p(M, c, s->begin_m, s->begin_a, s->end_m, s->ovh_in, s->sent,
+                     ev->time, self->begin_m, ls->prev_a, hops(M, s->loc, loc));
+            t = any ? max2(t, ts) : ts;
+            any = true;
+        }
+        break;
+    }
+    if (!any) {
+        c_local(mp, loc, ls, ev);
+        return;
+    }
+    consume_pending(c, ls, ev);
+    ev->t_out = max2(t, ls->prev_a);
+    account(M, c, ev);
+}
+
+static const uint64_t *c_repairs(void *mp) { return ((up_comp *)mp)->repairs; }
+
+static const up_model_ops comp_ops = {
+    "compensate", c_record_ovh, c_local, c_send, c_recv, c_coll_end, c_repairs,
+};
+
+const up_model_ops *up_comp_ops(void) { return &comp_ops; }
+
+up_status up_comp_new(const up_comp_params *p, const up_defs *d, up_comp **out,
+                      up_err *err)
+{
+    up_comp *M;
+    unsigned i;
+    *out = NULL;
+    if (!(M = up_calloc(1, sizeof *M)) || !(M->L = up_calloc(d->nlocs, sizeof *M->L))) {
+        up_free(M);
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    }
+    M->p = *p;
+    M->d = d;
+    M->n = d->nlocs;
+    M->ticks_per_ns = (double)d->resolution / 1e9;
+    for (i = 0; i < UP_RK_COUNT; i++)
+        M->o[i] = ns_ticks(M, p->overhead_ns[i]);
+    *out = M;
+    return UP_OK;
+}
+
+void up_comp_free(up_comp *M)
+{
+    if (M) {
+        up_free(M->L);
+        up_free(M);
+    }
+}
+
+uint64_t up_comp_removed(const up_comp *M, size_t loc)
+{
+    return loc < M->n ? M->L[loc].removed : 0;
+}

@@ -1,0 +1,872 @@
+/*
+ * engine.c - the replay engine (see include/unperturb/replay.h).
+ *
+ * Place in the data flow: reader streams -> [engine + model] -> writer.
+ * The engine owns the dependencies between locations (message queues,
+ * collective instances, waiting and waking, deadlock release); the model owns
+ * the formulas.  One location is advanced at a time; which one is decided by
+ * a min-heap on the measured time of its next record.
+ */
+#include <string.h>
+
+#include "unperturb/replay.h"
+
+#define SLICE_MIN 64 /* records a location may run before yielding the CPU */
+
+enum { S_RUN, S_WAIT, S_DONE };
+enum { W_NONE, W_MSG, W_COLL };
+enum { STEP_OK, STEP_BLOCKED, STEP_END, STEP_ERROR };
+
+typedef struct msgq {
+    up_msg *head, *tail;
+    uint32_t skip;   /* receives released without this key's next sends */
+    bool waiting;    /* the receiver waits on this key */
+} msgq;
+
+typedef struct rloc {
+    up_stream *s;
+    up_loc_state ls;
+    int state;
+    bool force;      /* release the waiting record without its dependency */
+    int wait;
+    uint64_t wk0, wk1;
+    up_coll *cur;    /* open collective (between its begin and its end) */
+    uint32_t cur_member;
+    uint64_t first_m, first_a, last_m, last_a;
+    uint64_t init_m, init_a, fin_m, fin_a;
+    bool has_init, has_fin;
+    uint64_t records;
+} rloc;
+
+typedef struct hent {
+    uint64_t key;
+    uint32_t loc;
+} hent;
+
+typedef struct engine {
+    up_trace *in;
+    up_writer *out;
+    const up_defs *d;
+    const up_model_ops *ops;
+    void *model;
+    size_t n;
+    rloc *L;
+    hent *heap;
+    size_t hn;
+    up_map msgq, colls, collseq, rankof;
+    up_msg *free_msgs;
+    size_t nwait;
+    uint64_t repairs[UP_REPAIR_COUNT];
+    uint64_t events;
+    uint64_t t_min_a, t_max_a;
+    up_err *err;
+} engine;
+
+/* ---- names ------------------------------------------------------------- */
+
+static const char *const repair_names[] = {
+#define X(name, text) #name,
+    UP_REPAIRS(X)
+#undef X
+};
+static const char *const repair_texts[] = {
+#define X(name, text) text,
+    UP_REPAIRS(X)
+#undef X
+};
+
+const char *up_repair_name(unsigned r) { return r < UP_REPAIR_COUNT ? repair_names[r] : "?"; }
+const char *up_repair_text(unsigned r) { return r < UP_REPAIR_COUNT ? repair_texts[r] : "?"; }
+
+double up_ticks_s(const up_replay_result *r, uint64_t ticks)
+{
+    return (double)ticks / (double)r->resolution;
+}
+
+up_coll_class up_coll_class_of(OTF2_CollectiveOp op)
+{
+    switch (op) {
+    case OTF2_COLLECTIVE_OP_BCAST:
+    case OTF2_COLLECTIVE_OP_SCATTER:
+    case OTF2_COLLECTIVE_OP_SCATTERV:
+        return UP_COLL_ONE_TO_N;
+    case OTF2_COLLECTIVE_OP_REDUCE:
+    case OTF2_COLLECTIVE_OP_GATHER:
+    case OTF2_COLLECTIVE_OP_GATHERV:
+        return UP_COLL_N_TO_ONE;
+    default:
+        return UP_COLL_N_TO_N;
+    }
+}
+
+/* ---- heap of runnable locations ------------------------------------------ */
+
+static void heap_push(engine *E, uint32_t loc, uint64_t key)
+{
+    size_t i = E->hn++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (E->heap[p].key < key || (E->heap[p].key == key && E->heap[p].loc < loc))
+            break;
+        E->heap[i] = E->heap[p];
+        i = p;
+    }
+    E->heap[i].key = key;
+    E->heap[i].loc = loc;
+}
+
+static uint32_t heap_pop(engine *E)
+{
+    uint32_t top = E->heap[0].loc;
+    hent last = E->heap[--E->hn];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= E->hn)
+            break;
+        if (c + 1 < E->hn && (E->heap[c + 1].key < E->heap[c].key ||
+                              (E->heap[c + 1].key == E->heap[c].key && E->heap[c + 1].loc < E->heap[c].loc)))
+            c++;
+        if (last.key < E->heap[c].key || (last.key == E->heap[c].key && last.loc < E->heap[c].loc))
+            break;
+        E->heap[i] = E->heap[c];
+        i = c;
+    }
+    E->heap[i] = last;
+    return top;
+}
+
+/* Makes a location runnable (its head record decides its place). */
+static int make_runnable(engine *E, uint32_t li)
+{
+    rloc *L = &E->L[li];
+    up_event *ev;
+    if (L->state == S_WAIT)
+        E->nwait--;
+    L->state = S_RUN;
+    L->wait = W_NONE;
+    if (up_stream_peek(L->s, 0, &ev, E->err) != UP_OK)
+        return -1;
+    heap_push(E, li, ev ? ev->time : UINT64_MAX);
+    return 0;
+}
+
+/* ---- messages ------------------------------------------------------------ */
+
+static up_msg *msg_new(engine *E)
+{
+    up_msg *m = E->free_msgs;
+    if (m)
+        E->free_msgs = m->next;
+    else
+        m = up_malloc(sizeof *m);
+    if (m)
+        memset(m, 0, sizeof *m);
+    return m;
+}
+
+static void msg_free(engine *E, up_msg *m)
+{
+    m->next = E->free_msgs;
+    E->free_msgs = m;
+}
+
+static msgq *queue_get(engine *E, uint64_t k0, uint64_t k1, bool create)
+{
+    uint64_t *v = up_map_get(&E->msgq, k0, k1);
+    msgq *q;
+    if (v)
+        return (msgq *)(uintptr_t)*v;
+    if (!create)
+        return NULL;
+    if (!(q = up_calloc(1, sizeof *q)))
+        return NULL;
+    if (!up_map_put(&E->msgq, k0, k1, (uint64_t)(uintptr_t)q)) {
+        up_free(q);
+        return NULL;
+    }
+    return q;
+}
+
+static void queue_maybe_drop(engine *E, msgq *q, uint64_t k0, uint64_t k1)
+{
+    if (!q->head && !q->skip && !q->waiting) {
+        up_map_del(&E->msgq, k0, k1);
+        up_free(q);
+    }
+}
+
+static void msg_key(uint32_t src, uint32_t dst, OTF2_CommRef comm, uint32_t tag,
+                    uint64_t *k0, uint64_t *k1)
+{
+    *k0 = (uint64_t)src << 32 | dst;
+    *k1 = (uint64_t)comm << 32 | tag;
+}
+
+/* ---- lookahead -------------------------------------------------------------- */
+
+/* Measured time of the first Leave after the head record (the end of the send
+ * call), or the head's own time when there is none within reach. */
+static int exit_time(engine *E, rloc *L, uint64_t head_t, uint64_t *exit_m)
+{
+    size_t i;
+    *exit_m = head_t;
+    for (i = 1; i < UP_STREAM_MAX_LOOKAHEAD; i++) {
+        up_event *e;
+        if (up_stream_peek(L->s, i, &e, E->err) != UP_OK)
+            return -1;
+        if (!e)
+            break;
+        if (e->kind == UP_EV_Leave) {
+            *exit_m = e->time;
+            break;
+        }
+    }
+    return 0;
+}
+
+static int rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank)
+{
+    const up_comm_def *c = up_defs_comm(E->d, comm);
+    uint64_t *v;
+    uint32_t r;
+    if (!c || !c->resolved)
+        return 0;
+    if (c->self) {
+        *rank = 0;
+        return 1;
+    }
+    if (!up_map_get(&E->rankof, comm, UINT64_MAX)) {
+        /* first use of this communicator: index all its members */
+        for (r = 0; r < c->size; r++)
+            if (!up_map_put(&E->rankof, comm, c->members[r], r))
+                return -1;
+        if (!up_map_put(&E->rankof, comm, UINT64_MAX, 0))
+            return -1;
+    }
+    v = up_map_get(&E->rankof, comm, li);
+    if (!v)
+        return 0;
+    *rank = (uint32_t)*v;
+    return 1;
+}
+
+/* ---- record handlers ---------------------------------------------------------- */
+
+static int do_send(engine *E, uint32_t li, up_event **evp)
+{
+    rloc *L = &E->L[li];
+    up_event *ev = *evp;
+    uint32_t rank, tag, dst;
+    OTF2_CommRef comm;
+    uint64_t bytes, exit_m, k0, k1, t;
+    up_msg *m;
+    msgq *q;
+
+    if (ev->kind == UP_EV_MpiSend) {
+        rank = ev->u.MpiSend.receiver, comm = ev->u.MpiSend.communicator;
+        tag = ev->u.MpiSend.msgTag, bytes = ev->u.MpiSend.msgLength;
+    } else {
+        rank = ev->u.MpiIsend.receiver, comm = ev->u.MpiIsend.communicator;
+        tag = ev->u.MpiIsend.msgTag, bytes = ev->u.MpiIsend.msgLength;
+    }
+    if (!up_defs_rank_loc(E->d, comm, rank, li, &dst)) {
+        E->repairs[UP_REPAIR_unresolved_peer]++;
+        E->ops->local(E->model, li, &L->ls, ev);
+        return STEP_OK;
+    }
+    t = ev->time;
+    if (exit_time(E, L, t, &exit_m) != 0 || up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
+        return STEP_ERROR;
+    ev = *evp;
+    if (!(m = msg_new(E))) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+        return STEP_ERROR;
+    }
+    m->send_m = ev->time;
+    m->exit_m = exit_m;
+    m->bytes = bytes;
+    m->src = li;
+    m->dst = dst;
+    E->ops->send(E->model, li, &L->ls, ev, m);
+    m->send_a = ev->t_out;
+
+    msg_key(li, dst, comm, tag, &k0, &k1);
+    if (!(q = queue_get(E, k0, k1, true))) {
+        msg_free(E, m);
+        UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+        return STEP_ERROR;
+    }
+    if (q->skip) { /* its receive was released already (inconsistent trace) */
+        q->skip--;
+        E->repairs[UP_REPAIR_late_send]++;
+        msg_free(E, m);
+        queue_maybe_drop(E, q, k0, k1);
+        return STEP_OK;
+    }
+    if (q->tail)
+        q->tail->next = m;
+    else
+        q->head = m;
+    q->tail = m;
+    if (q->waiting) {
+        q->waiting = false;
+        if (make_runnable(E, dst) != 0)
+            return STEP_ERROR;
+    }
+    return STEP_OK;
+}
+
+static int do_recv(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    uint32_t rank, tag, src;
+    OTF2_CommRef comm;
+    uint64_t k0, k1;
+    msgq *q;
+    up_msg *m;
+
+    if (ev->kind == UP_EV_MpiRecv) {
+        rank = ev->u.MpiRecv.sender, comm = ev->u.MpiRecv.communicator, tag = ev->u.MpiRecv.msgTag;
+    } else {
+        rank = ev->u.MpiIrecv.sender, comm = ev->u.MpiIrecv.communicator, tag = ev->u.MpiIrecv.msgTag;
+    }
+    if (!up_defs_rank_loc(E->d, comm, rank, li, &src)) {
+        E->repairs[UP_REPAIR_unresolved_peer]++;
+        E->ops->recv(E->model, li, &L->ls, ev, NULL);
+        return STEP_OK;
+    }
+    msg_key(src, li, comm, tag, &k0, &k1);
+    q = queue_get(E, k0, k1, false);
+    if (q && q->head) {
+        m = q->head;
+        q->head = m->next;
+        if (!q->head)
+            q->tail = NULL;
+        q->waiting = false;
+        E->ops->recv(E->model, li, &L->ls, ev, m);
+        msg_free(E, m);
+        queue_maybe_drop(E, q, k0, k1);
+        return STEP_OK;
+    }
+    if (!(q = queue_get(E, k0, k1, true))) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory waiting for a message");
+        return STEP_ERROR;
+    }
+    if (L->force) { /* released: no send will ever come before it */
+        L->force = false;
+        q->waiting = false;
+        q->skip++;
+        E->repairs[UP_REPAIR_unmatched_recv]++;
+        E->ops->recv(E->model, li, &L->ls, ev, NULL);
+        return STEP_OK;
+    }
+    q->waiting = true;
+    L->wait = W_MSG;
+    L->wk0 = k0;
+    L->wk1 = k1;
+    return STEP_BLOCKED;
+}
+
+static bool coll_ready(const up_coll *c, uint32_t me)
+{
+    if (c->forced)
+        return true;
+    switch (c->cls) {
+    case UP_COLL_ONE_TO_N:
+        return me == c->root || c->m[c->root].arrived;
+    case UP_COLL_N_TO_ONE:
+        return me != c->root || c->arrived == c->n;
+    default:
+        return c->arrived == c->n;
+    }
+}
+
+static int wake_coll(engine *E, up_coll *c)
+{
+    uint32_t i;
+    for (i = 0; i < c->n; i++) {
+        rloc *L;
+        if (!c->m[i].arrived)
+            continue;
+        L = &E->L[c->m[i].loc];
+        if (L->state == S_WAIT && L->wait == W_COLL && L->cur == c &&
+            coll_ready(c, L->cur_member) && make_runnable(E, c->m[i].loc) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void coll_free(up_coll *c)
+{
+    if (c) {
+        up_free(c->m);
+        up_free(c);
+    }
+}
+
+static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
+{
+    rloc *L = &E->L[li];
+    up_event *e = NULL;
+    size_t i, end_i = 0;
+    uint64_t ovh = 0, *seqp, seq, end_m;
+    uint32_t rank;
+    struct up_evf_MpiCollectiveEnd end;
+    const up_comm_def *cd;
+    up_coll *c;
+    up_member *me;
+    int r;
+
+    for (i = 1; i < UP_STREAM_MAX_LOOKAHEAD; i++) {
+        if (up_stream_peek(L->s, i, &e, E->err) != UP_OK)
+            return STEP_ERROR;
+        if (!e || e->kind == UP_EV_MpiCollectiveBegin)
+            break;
+        if (e->kind == UP_EV_MpiCollectiveEnd) {
+            end_i = i;
+            break;
+        }
+    }
+    if (up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
+        return STEP_ERROR;
+    if (!end_i) {
+        E->repairs[UP_REPAIR_collective_unpaired]++;
+        E->ops->local(E->model, li, &L->ls, *evp);
+        return STEP_OK;
+    }
+    for (i = 0; i < end_i; i++) { /* all buffered now: no growth, no error */
+        up_stream_peek(L->s, i, &e, E->err);
+        ovh += E->ops->record_ovh(E->model, e);
+    }
+    up_stream_peek(L->s, end_i, &e, E->err);
+    end = e->u.MpiCollectiveEnd;
+    end_m = e->time;
+    up_stream_peek(L->s, 0, evp, E->err);
+
+    r = rank_of(E, end.communicator, li, &rank);
+    if (r < 0) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory indexing a communicator");
+        return STEP_ERROR;
+    }
+    if (r == 0) {
+        E->repairs[UP_REPAIR_unresolved_peer]++;
+        E->ops->local(E->model, li, &L->ls, *evp);
+        return STEP_OK; /* its end finds no open collective: timed locally */
+    }
+    cd = up_defs_comm(E->d, end.communicator);
+    if (!(seqp = up_map_get(&E->collseq, li, end.communicator))) {
+        if (!up_map_put(&E->collseq, li, end.communicator, 0) ||
+            !(seqp = up_map_get(&E->collseq, li, end.communicator)))
+            goto nomem;
+    }
+    seq = (*seqp)++;
+    {
+        uint64_t *v = up_map_get(&E->colls, end.communicator, seq);
+        if (v) {
+            c = (up_coll *)(uintptr_t)*v;
+        } else {
+            uint32_t n = cd->self ? 1 : cd->size;
+            if (!(c = up_calloc(1, sizeof *c)) || !(c->m = up_calloc(n, sizeof *c->m))) {
+                coll_free(c);
+                goto nomem;
+            }
+            c->comm = end.communicator;
+            c->seq = seq;
+            c->op = end.collectiveOp;
+            c->cls = up_coll_class_of(end.collectiveOp);
+            c->n = n;
+            c->root = UINT32_MAX;
+            if (c->cls != UP_COLL_N_TO_N) {
+                if (end.root < n)
+                    c->root = end.root;
+                else
+                    c->cls = UP_COLL_N_TO_N; /* rooted op without a valid root */
+            }
+            if (!up_map_put(&E->colls, c->comm, seq, (uint64_t)(uintptr_t)c)) {
+                coll_free(c);
+                goto nomem;
+            }
+        }
+    }
+    E->ops->local(E->model, li, &L->ls, *evp);
+    me = &c->m[rank];
+    if (!me->arrived) {
+        me->arrived = true;
+        c->arrived++;
+    }
+    me->loc = li;
+    me->begin_m = (*evp)->time;
+    me->begin_a = (*evp)->t_out;
+    me->end_m = end_m;
+    me->ovh_in = ovh;
+    me->sent = end.sizeSent;
+    me->recvd = end.sizeReceived;
+    if (c->arrived == 1 || me->begin_m > c->m[c->j_last_m].begin_m)
+        c->j_last_m = rank;
+    if (c->arrived == 1 || me->end_m < c->m[c->l_first_end_m].end_m)
+        c->l_first_end_m = rank;
+    if (c->arrived == 1 || me->begin_a > c->max_begin_a)
+        c->max_begin_a = me->begin_a;
+    L->cur = c;
+    L->cur_member = rank;
+    if ((c->arrived == c->n || (c->cls == UP_COLL_ONE_TO_N && rank == c->root)) &&
+        wake_coll(E, c) != 0)
+        return STEP_ERROR;
+    return STEP_OK;
+nomem:
+    UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
+    return STEP_ERROR;
+}
+
+static int do_coll_end(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    up_coll *c = L->cur;
+    if (!c) {
+        E->repairs[UP_REPAIR_collective_unpaired]++;
+        E->ops->local(E->model, li, &L->ls, ev);
+        return STEP_OK;
+    }
+    if (!coll_ready(c, L->cur_member)) {
+        if (!L->force) {
+            L->wait = W_COLL;
+            return STEP_BLOCKED;
+        }
+        L->force = false;
+        c->forced = true;
+        E->repairs[UP_REPAIR_collective_incomplete]++;
+        if (wake_coll(E, c) != 0)
+            return STEP_ERROR;
+    }
+    E->ops->coll_end(E->model, li, &L->ls, ev, c, &c->m[L->cur_member]);
+    L->cur = NULL;
+    if (++c->done == c->n) {
+        up_map_del(&E->colls, c->comm, c->seq);
+        coll_free(c);
+    }
+    return STEP_OK;
+}
+
+/* ---- one record ------------------------------------------------------------ */
+
+static int step(engine *E, uint32_t li)
+{
+    rloc *L = &E->L[li];
+    up_event *ev;
+    int r;
+
+    if (up_stream_peek(L->s, 0, &ev, E->err) != UP_OK)
+        return STEP_ERROR;
+    if (!ev)
+        return STEP_END;
+    switch (ev->kind) {
+    case UP_EV_MpiSend:
+    case UP_EV_MpiIsend:
+        r = do_send(E, li, &ev);
+        break;
+    case UP_EV_MpiRecv:
+    case UP_EV_MpiIrecv:
+        r = do_recv(E, li, ev);
+        break;
+    case UP_EV_MpiCollectiveBegin:
+        r = do_coll_begin(E, li, &ev);
+        break;
+    case UP_EV_MpiCollectiveEnd:
+        r = do_coll_end(E, li, ev);
+        break;
+    default:
+        E->ops->local(E->model, li, &L->ls, ev);
+        r = STEP_OK;
+    }
+    if (r != STEP_OK)
+        return r;
+    L->wait = W_NONE;
+    if (L->ls.started && ev->time < L->ls.prev_m)
+        E->repairs[UP_REPAIR_decreasing_time]++;
+
+    /* the model may not move a location backwards */
+    if (L->ls.started && ev->t_out < L->ls.prev_a) {
+        ev->t_out = L->ls.prev_a;
+        E->repairs[UP_REPAIR_output_clamped]++;
+    }
+    if (ev->kind == UP_EV_Enter || ev->kind == UP_EV_Leave) {
+        const up_region_def *rg = up_defs_region(E->d, ev->kind == UP_EV_Enter
+                                                          ? ev->u.Enter.region
+                                                          : ev->u.Leave.region);
+        if (ev->kind == UP_EV_Enter) {
+            L->ls.enter_m = ev->time;
+            L->ls.enter_a = ev->t_out;
+            if (rg && (rg->flags & UP_REGION_MPI_FINALIZE) && !L->has_fin) {
+                L->has_fin = true;
+                L->fin_m = ev->time;
+                L->fin_a = ev->t_out;
+            }
+        } else if (rg && (rg->flags & UP_REGION_MPI_INIT)) {
+            L->has_init = true;
+            L->init_m = ev->time;
+            L->init_a = ev->t_out;
+        }
+    }
+    if (!L->records) {
+        L->first_m = ev->time;
+        L->first_a = ev->t_out;
+    }
+    L->last_m = ev->time > L->last_m ? ev->time : L->last_m;
+    L->last_a = ev->t_out;
+    L->records++;
+    E->events++;
+    if (ev->t_out < E->t_min_a)
+        E->t_min_a = ev->t_out;
+    if (ev->t_out > E->t_max_a)
+        E->t_max_a = ev->t_out;
+    if (!L->ls.started) { /* before the first Enter, enter.recv is the first record */
+        L->ls.enter_m = ev->time;
+        L->ls.enter_a = ev->t_out;
+    }
+    L->ls.started = true;
+    L->ls.prev_m = ev->time > L->ls.prev_m ? ev->time : L->ls.prev_m;
+    L->ls.prev_a = ev->t_out;
+    L->ls.prev_kind = ev->kind;
+    if (E->out && up_writer_event(E->out, li, ev, E->err) != UP_OK)
+        return STEP_ERROR;
+    up_stream_pop(L->s);
+    return STEP_OK;
+}
+
+/* ---- the loop ---------------------------------------------------------------- */
+
+/* Every unfinished location waits: release the one whose waiting record has
+ * the earliest measured time. */
+static int release_one(engine *E)
+{
+    size_t i;
+    uint32_t best = UINT32_MAX;
+    uint64_t best_t = UINT64_MAX;
+    for (i = 0; i < E->n; i++) {
+        up_event *ev;
+        if (E->L[i].state != S_WAIT)
+            continue;
+        if (up_stream_peek(E->L[i].s, 0, &ev, E->err) != UP_OK)
+            return -1;
+        if (ev && (best == UINT32_MAX || ev->time < best_t)) {
+            best = (uint32_t)i;
+            best_t = ev->time;
+        }
+    }
+    if (best == UINT32_MAX) {
+        UP_ERR(E->err, UP_EINTERNAL, "replay stalled with no waiting record");
+        return -1;
+    }
+    if (E->L[best].wait == W_MSG) {
+        msgq *q = queue_get(E, E->L[best].wk0, E->L[best].wk1, false);
+        if (q)
+            q->waiting = false;
+    }
+    E->L[best].force = true;
+    return make_runnable(E, best);
+}
+
+static int run(engine *E)
+{
+    for (;;) {
+        uint32_t li;
+        rloc *L;
+        unsigned slice = 0;
+        if (E->hn == 0) {
+            if (E->nwait == 0)
+                return 0;
+            if (release_one(E) != 0)
+                return -1;
+            continue;
+        }
+        li = heap_pop(E);
+        L = &E->L[li];
+        for (;;) {
+            int r = step(E, li);
+            if (r == STEP_ERROR)
+                return -1;
+            if (r == STEP_BLOCKED) {
+                L->state = S_WAIT;
+                E->nwait++;
+                break;
+            }
+            if (r == STEP_END) {
+                L->state = S_DONE;
+                break;
+            }
+            if (++slice >= SLICE_MIN && E->hn) {
+                up_event *ev;
+                if (up_stream_peek(L->s, 0, &ev, E->err) != UP_OK)
+                    return -1;
+                if (!ev || ev->time > E->heap[0].key) {
+                    heap_push(E, li, ev ? ev->time : UINT64_MAX);
+                    break;
+                }
+            }
+        }
+    }
+}
+
+static void finish(engine *E, up_replay_result *res)
+{
+    size_t i;
+    uint64_t k0, k1, v;
+    bool any_init = false, any_fin = false;
+
+    /* what is left in flight was never matched */
+    for (i = 0; i < E->msgq.cap; i++) {
+        if (up_map_at(&E->msgq, i, &k0, &k1, &v)) {
+            msgq *q = (msgq *)(uintptr_t)v;
+            while (q->head) {
+                up_msg *m = q->head;
+                q->head = m->next;
+                E->repairs[UP_REPAIR_unmatched_send]++;
+                up_free(m);
+            }
+            up_free(q);
+        }
+    }
+    for (i = 0; i < E->colls.cap; i++) {
+        if (up_map_at(&E->colls, i, &k0, &k1, &v)) {
+            up_coll *c = (up_coll *)(uintptr_t)v;
+            if (!c->forced && c->arrived < c->n)
+                E->repairs[UP_REPAIR_collective_incomplete]++;
+            coll_free(c);
+        }
+    }
+
+    res->resolution = E->d->resolution;
+    res->events = E->events;
+    res->t_min_a = E->t_min_a;
+    res->t_max_a = E->t_max_a;
+    res->unknown_records = up_trace_unknown_records(E->in);
+    res->start_m = res->start_a = UINT64_MAX;
+    res->end_m = res->end_a = 0;
+    for (i = 0; i < E->n; i++) {
+        any_init |= E->L[i].has_init;
+        any_fin |= E->L[i].has_fin;
+    }
+    /* The window (docs/models.md): from the earliest end of MPI_Init to the
+     * latest start of MPI_Finalize when the trace marks them, else from the
+     * first to the last record over all locations. */
+    for (i = 0; i < E->n; i++) {
+        rloc *L = &E->L[i];
+        up_loc_result *lr = &res->locs[i];
+        uint64_t s_m, s_a;
+        lr->id = E->d->locs[i].id;
+        lr->rank = E->d->locs[i].rank;
+        lr->name = E->d->locs[i].name;
+        lr->records = L->records;
+        if (!L->records)
+            continue;
+        s_m = any_init ? (L->has_init ? L->init_m : UINT64_MAX) : L->first_m;
+        s_a = any_init ? (L->has_init ? L->init_a : UINT64_MAX) : L->first_a;
+        res->start_m = s_m < res->start_m ? s_m : res->start_m;
+        res->start_a = s_a < res->start_a ? s_a : res->start_a;
+        lr->has_window_end = any_fin && L->has_fin;
+        lr->end_m = lr->has_window_end ? L->fin_m : L->last_m;
+        lr->end_a = lr->has_window_end ? L->fin_a : L->last_a;
+        if (!any_fin || L->has_fin) {
+            res->end_m = lr->end_m > res->end_m ? lr->end_m : res->end_m;
+            res->end_a = lr->end_a > res->end_a ? lr->end_a : res->end_a;
+        }
+    }
+    if (res->start_m == UINT64_MAX)
+        res->start_m = res->start_a = res->end_m = res->end_a = 0;
+    res->window_marked = any_init && any_fin;
+    for (i = 0; i < UP_REPAIR_COUNT; i++)
+        res->repairs[i] = E->repairs[i];
+    if (E->ops->repairs) {
+        const uint64_t *mr = E->ops->repairs(E->model);
+        for (i = 0; i < UP_REPAIR_COUNT; i++)
+            res->repairs[i] += mr[i];
+    }
+    if (E->out)
+        res->repairs[UP_REPAIR_output_clamped] += up_writer_clamped(E->out);
+}
+
+up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
+                        void *model, up_replay_result *res, up_err *err)
+{
+    engine E;
+    up_status st = UP_OK;
+    size_t i;
+    up_err local_err;
+
+    memset(res, 0, sizeof *res);
+    memset(&E, 0, sizeof E);
+    if (!err)
+        err = &local_err;
+    E.in = in;
+    E.out = out;
+    E.d = up_trace_defs(in);
+    E.ops = ops;
+    E.model = model;
+    E.n = E.d->nlocs;
+    E.err = err;
+    E.t_min_a = UINT64_MAX;
+    up_map_init(&E.msgq);
+    up_map_init(&E.colls);
+    up_map_init(&E.collseq);
+    up_map_init(&E.rankof);
+    E.L = up_calloc(E.n, sizeof *E.L);
+    E.heap = up_calloc(E.n, sizeof *E.heap);
+    res->locs = up_calloc(E.n, sizeof *res->locs);
+    res->nlocs = E.n;
+    if (!E.L || !E.heap || !res->locs) {
+        st = UP_ERR(err, UP_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (i = 0; i < E.n; i++) {
+        E.L[i].s = up_trace_stream(in, i);
+        E.L[i].state = S_WAIT; /* make_runnable counts it out again */
+        E.nwait++;
+        if (make_runnable(&E, (uint32_t)i) != 0) {
+            st = err->status;
+            goto done;
+        }
+    }
+    if (run(&E) != 0) {
+        st = err->status;
+        goto done;
+    }
+    finish(&E, res);
+done:
+    if (st != UP_OK) {
+        uint64_t k0, k1, v;
+        for (i = 0; i < E.msgq.cap; i++)
+            if (up_map_at(&E.msgq, i, &k0, &k1, &v)) {
+                msgq *q = (msgq *)(uintptr_t)v;
+                while (q->head) {
+                    up_msg *m = q->head;
+                    q->head = m->next;
+                    up_free(m);
+                }
+                up_free(q);
+            }
+        for (i = 0; i < E.colls.cap; i++)
+            if (up_map_at(&E.colls, i, &k0, &k1, &v))
+                coll_free((up_coll *)(uintptr_t)v);
+        up_replay_result_free(res);
+    }
+    while (E.free_msgs) {
+        up_msg *m = E.free_msgs;
+        E.free_msgs = m->next;
+        up_free(m);
+    }
+    up_map_free(&E.msgq);
+    up_map_free(&E.colls);
+    up_map_free(&E.collseq);
+    up_map_free(&E.rankof);
+    up_free(E.L);
+    up_free(E.heap);
+    return st;
+}
+
+void up_replay_result_free(up_replay_result *res)
+{
+    up_free(res->locs);
+    res->locs = NULL;
+    res->nlocs = 0;
+}

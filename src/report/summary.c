@@ -1,0 +1,171 @@
+/*
+ * summary.c - text and JSON summaries of a compensation run.
+ * Place in the data flow: after the replay; reads up_replay_result only.
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unperturb/report.h"
+
+/* Seconds from the window start to t (0 when t lies before it). */
+static double rel_s(const up_replay_result *r, uint64_t t, uint64_t start)
+{
+    return t > start ? up_ticks_s(r, t - start) : 0.0;
+}
+
+static uint64_t total_removed(const up_comp_report *rp)
+{
+    uint64_t s = 0;
+    size_t i;
+    for (i = 0; i < rp->res->nlocs; i++)
+        s += rp->removed[i];
+    return s;
+}
+
+static const char *window_text(const up_replay_result *r)
+{
+    return r->window_marked ? "end of MPI_Init .. start of MPI_Finalize (marked in the trace)"
+                            : "first .. last record over all locations (no MPI_Init/MPI_Finalize marks)";
+}
+
+void up_report_compensate_text(FILE *f, const up_comp_report *rp)
+{
+    const up_replay_result *r = rp->res;
+    const up_comp_params *p = rp->params;
+    double tm = up_ticks_s(r, r->end_m - r->start_m);
+    double ta = up_ticks_s(r, r->end_a > r->start_a ? r->end_a - r->start_a : 0);
+    size_t i, shown = r->nlocs <= 32 ? r->nlocs : 16;
+    unsigned k;
+    bool any = false;
+
+    fprintf(f, "unperturb compensate: %s -> %s\n", rp->input, rp->output);
+    fprintf(f, "  model        mode %s, collectives %s; overhead per record (ns):",
+            up_mode_name(p->mode), up_collective_name(p->collective));
+    for (k = 0; k < UP_RK_COUNT; k++)
+        fprintf(f, " %s %g", up_rk_name(k), p->overhead_ns[k]);
+    fprintf(f, " [%s]\n", rp->params_source);
+    if (p->mode == UP_MODE_NETWORK)
+        fprintf(f, "  network      latency %g ns, %g ns/byte, %g ns/hop%s\n", p->latency_ns,
+                p->ns_per_byte, p->per_hop_ns,
+                p->network_set ? "" : " (no network parameters given: same as --mode lower)");
+    fprintf(f, "  window       %s\n", window_text(r));
+    fprintf(f, "  run time     measured %.9f s, approximated %.9f s (%+.2f%%)\n", tm, ta,
+            tm > 0 ? 100.0 * (ta - tm) / tm : 0.0);
+    fprintf(f, "  records      %llu on %zu locations; overhead removed %.9f s\n",
+            (unsigned long long)r->events, r->nlocs, up_ticks_s(r, total_removed(rp)));
+    fprintf(f, "  repairs     ");
+    for (k = 0; k < UP_REPAIR_COUNT; k++)
+        if (r->repairs[k]) {
+            fprintf(f, "%s %s %llu", any ? "," : "", up_repair_name(k),
+                    (unsigned long long)r->repairs[k]);
+            any = true;
+        }
+    fprintf(f, "%s\n", any ? "" : " none");
+    if (r->unknown_records)
+        fprintf(f, "  WARNING      %llu records of a newer OTF2 version could not be read and are missing from the output\n",
+                (unsigned long long)r->unknown_records);
+    fprintf(f, "  %-12s %5s  %-20s %16s %16s %14s\n", "location", "rank", "name",
+            "measured end s", "approx. end s", "removed s");
+    for (i = 0; i < shown; i++) {
+        const up_loc_result *l = &r->locs[i];
+        char rank[24];
+        if (l->rank == UP_NO_RANK)
+            snprintf(rank, sizeof rank, "-");
+        else
+            snprintf(rank, sizeof rank, "%ld", l->rank);
+        fprintf(f, "  %-12llu %5s  %-20.20s %16.9f %16.9f %14.9f\n", (unsigned long long)l->id,
+                rank, l->name, rel_s(r, l->end_m, r->start_m), rel_s(r, l->end_a, r->start_a),
+                up_ticks_s(r, rp->removed[i]));
+    }
+    if (shown < r->nlocs)
+        fprintf(f, "  ... %zu more locations (all of them in --json)\n", r->nlocs - shown);
+}
+
+static int put(json_t *o, const char *k, json_t *v) { return json_object_set_new(o, k, v); }
+
+/* Attaches a new child object/array to `parent` under `key` and returns it
+ * (a borrowed reference), or NULL if either allocation failed. */
+static json_t *child(json_t *parent, const char *key, json_t *v)
+{
+    if (!v || json_object_set_new(parent, key, v) != 0)
+        return NULL;
+    return v;
+}
+
+up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
+                                    up_err *err)
+{
+    const up_replay_result *r = rp->res;
+    const up_comp_params *p = rp->params;
+    json_t *root = json_object(), *rep, *locs, *par, *ovh, *copy, *win;
+    char *text;
+    up_status st;
+    size_t i;
+    unsigned k;
+
+    if (!root)
+        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
+    rep = child(root, "repairs", json_object());
+    win = child(root, "window", json_object());
+    par = child(root, "parameters", json_object());
+    locs = child(root, "per_location", json_array());
+    ovh = par ? child(par, "overhead_ns", json_object()) : NULL;
+    copy = par ? child(par, "copy", json_array()) : NULL;
+    if (!rep || !win || !par || !locs || !ovh || !copy)
+        goto nomem;
+    put(root, "tool", json_string("unperturb compensate"));
+    put(root, "version", json_string(UP_VERSION));
+    put(root, "input", json_string(rp->input));
+    put(root, "output", json_string(rp->output));
+    put(root, "mode", json_string(up_mode_name(p->mode)));
+    put(root, "collective", json_string(up_collective_name(p->collective)));
+    put(root, "measured_time_s", json_real(up_ticks_s(r, r->end_m - r->start_m)));
+    put(root, "approximated_time_s",
+        json_real(up_ticks_s(r, r->end_a > r->start_a ? r->end_a - r->start_a : 0)));
+    put(root, "overhead_removed_s", json_real(up_ticks_s(r, total_removed(rp))));
+    put(root, "locations", json_integer((json_int_t)r->nlocs));
+    put(root, "events", json_integer((json_int_t)r->events));
+    put(root, "unknown_records", json_integer((json_int_t)r->unknown_records));
+    put(win, "marked", json_boolean(r->window_marked));
+    put(win, "description", json_string(window_text(r)));
+    put(win, "resolution_ticks_per_s", json_integer((json_int_t)r->resolution));
+    for (k = 0; k < UP_REPAIR_COUNT; k++)
+        put(rep, up_repair_name(k), json_integer((json_int_t)r->repairs[k]));
+    for (k = 0; k < UP_RK_COUNT; k++)
+        put(ovh, up_rk_name(k), json_real(p->overhead_ns[k]));
+    for (i = 0; i < p->ncopy; i++) {
+        json_t *pt = json_object();
+        if (!pt || json_array_append_new(copy, pt) != 0)
+            goto nomem;
+        put(pt, "bytes", json_integer((json_int_t)p->copy_bytes[i]));
+        put(pt, "ns_per_byte", json_real(p->copy_ns_per_byte[i]));
+    }
+    put(par, "latency_ns", json_real(p->latency_ns));
+    put(par, "ns_per_byte", json_real(p->ns_per_byte));
+    put(par, "per_hop_ns", json_real(p->per_hop_ns));
+    put(par, "source", json_string(rp->params_source));
+    for (i = 0; i < r->nlocs; i++) {
+        const up_loc_result *l = &r->locs[i];
+        json_t *o = json_object();
+        if (!o || json_array_append_new(locs, o) != 0)
+            goto nomem;
+        put(o, "location", json_integer((json_int_t)l->id));
+        put(o, "rank", l->rank == UP_NO_RANK ? json_null() : json_integer((json_int_t)l->rank));
+        put(o, "name", json_string(l->name));
+        put(o, "records", json_integer((json_int_t)l->records));
+        put(o, "measured_end_s", json_real(rel_s(r, l->end_m, r->start_m)));
+        put(o, "approximated_end_s", json_real(rel_s(r, l->end_a, r->start_a)));
+        put(o, "overhead_removed_s", json_real(up_ticks_s(r, rp->removed[i])));
+    }
+    text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+    json_decref(root);
+    if (!text)
+        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
+    st = up_write_file_atomic(path, text, strlen(text), err);
+    free(text);
+    return st;
+nomem:
+    json_decref(root);
+    return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
+}

@@ -1,0 +1,298 @@
+/*
+ * cmd_compensate.c - `unperturb compensate`: OTF2 trace in, overhead
+ * compensation replay, OTF2 trace out, summary (text and JSON).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "unperturb/report.h"
+
+#define MAX_OVH_ARGS 32
+
+static const char usage_text[] =
+    "usage: unperturb compensate INPUT -o DIR [options]\n"
+    "\n"
+    "Removes the measurement overhead from an OTF2 trace and writes the\n"
+    "approximated trace as a new OTF2 archive DIR/traces.otf2.  INPUT is an\n"
+    "anchor file (traces.otf2) or the experiment folder holding it.\n"
+    "\n"
+    "  -o, --output DIR           output folder (must not exist, see --force)\n"
+    "  -m, --mode MODE            lower | upper | network (default network)\n"
+    "      --collective MODEL     individual (eq. 13, default) | shared (eq. 12)\n"
+    "      --overhead-ns [KIND=]N overhead per trace record in ns, for all kinds or\n"
+    "                             one of enter leave send recv coll_begin coll_end\n"
+    "                             other; repeatable, later ones win\n"
+    "      --calibration FILE     calibration file (docs/calibration.md)\n"
+    "      --copy-ns-per-byte C   buffer copy time per byte, ns\n"
+    "      --latency-ns S         network mode: message start-up time, ns\n"
+    "      --ns-per-byte G        network mode: transfer time per byte, ns\n"
+    "      --per-hop-ns H         network mode: time per hop between nodes, ns\n"
+    "      --json FILE            also write the summary as JSON\n"
+    "  -f, --force                replace DIR if it exists\n"
+    "  -q, --quiet                print nothing on success\n"
+    "  -h, --help                 this text\n"
+    "\n"
+    "Precedence: values stored in the archive by the unperturb tracer, then\n"
+    "--calibration, then the options on the command line.\n";
+
+typedef struct ovh_arg {
+    bool all;
+    up_rk rk;
+    double ns;
+} ovh_arg;
+
+static bool parse_ns(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    return end != s && !*end && !errno && isfinite(*v) && *v >= 0;
+}
+
+static int usage_fail(const char *fmt, const char *arg)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, arg);
+    fprintf(stderr, "unperturb compensate: %s\n(try 'unperturb compensate --help')\n", msg);
+    return 2;
+}
+
+int cmd_compensate(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"mode", required_argument, NULL, 'm'},
+        {"collective", required_argument, NULL, 'c'},
+        {"overhead-ns", required_argument, NULL, 'O'},
+        {"calibration", required_argument, NULL, 'C'},
+        {"copy-ns-per-byte", required_argument, NULL, 'y'},
+        {"latency-ns", required_argument, NULL, 'S'},
+        {"ns-per-byte", required_argument, NULL, 'G'},
+        {"per-hop-ns", required_argument, NULL, 'H'},
+        {"json", required_argument, NULL, 'j'},
+        {"force", no_argument, NULL, 'f'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = NULL, *calib = NULL, *json = NULL, *input;
+    bool force = false, quiet = false, mode_set = false, coll_set = false;
+    up_mode mode = UP_MODE_NETWORK;
+    up_collective coll = UP_COLLECTIVE_INDIVIDUAL;
+    ovh_arg oa[MAX_OVH_ARGS];
+    size_t noa = 0, i;
+    double copy = -1, lat = -1, npb = -1, hop = -1;
+    char source[256] = "", desc[1024], prop[128];
+    int opt, rc = 1;
+    up_err err = {0};
+    up_trace *t = NULL;
+    up_writer *w = NULL;
+    up_comp *model = NULL;
+    up_comp_params p;
+    up_replay_result res;
+    up_outdir od = {0};
+    uint64_t *removed = NULL;
+    char *stored;
+
+    memset(&res, 0, sizeof res);
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:m:fqh", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'o':
+            out = optarg;
+            break;
+        case 'm':
+            mode_set = true;
+            if (!strcmp(optarg, "lower"))
+                mode = UP_MODE_LOWER;
+            else if (!strcmp(optarg, "upper"))
+                mode = UP_MODE_UPPER;
+            else if (!strcmp(optarg, "network"))
+                mode = UP_MODE_NETWORK;
+            else
+                return usage_fail("unknown --mode '%s' (expected lower, upper or network)", optarg);
+            break;
+        case 'c':
+            coll_set = true;
+            if (!strcmp(optarg, "individual"))
+                coll = UP_COLLECTIVE_INDIVIDUAL;
+            else if (!strcmp(optarg, "shared"))
+                coll = UP_COLLECTIVE_SHARED;
+            else
+                return usage_fail("unknown --collective '%s' (expected individual or shared)", optarg);
+            break;
+        case 'O': {
+            char *eq = strchr(optarg, '=');
+            if (noa == MAX_OVH_ARGS)
+                return usage_fail("too many --overhead-ns options%s", "");
+            oa[noa].all = !eq;
+            if (eq) {
+                char kind[32];
+                size_t n = (size_t)(eq - optarg);
+                if (n >= sizeof kind)
+                    n = sizeof kind - 1;
+                memcpy(kind, optarg, n);
+                kind[n] = 0;
+                if (!up_rk_parse(kind, &oa[noa].rk))
+                    return usage_fail("unknown record kind in --overhead-ns '%s' (expected enter, leave, send, recv, coll_begin, coll_end or other)", optarg);
+            }
+            if (!parse_ns(eq ? eq + 1 : optarg, &oa[noa].ns))
+                return usage_fail("--overhead-ns '%s' is not a non-negative number of ns", optarg);
+            noa++;
+            break;
+        }
+        case 'C':
+            calib = optarg;
+            break;
+        case 'y':
+            if (!parse_ns(optarg, &copy))
+                return usage_fail("--copy-ns-per-byte '%s' is not a non-negative number", optarg);
+            break;
+        case 'S':
+            if (!parse_ns(optarg, &lat))
+                return usage_fail("--latency-ns '%s' is not a non-negative number", optarg);
+            break;
+        case 'G':
+            if (!parse_ns(optarg, &npb))
+                return usage_fail("--ns-per-byte '%s' is not a non-negative number", optarg);
+            break;
+        case 'H':
+            if (!parse_ns(optarg, &hop))
+                return usage_fail("--per-hop-ns '%s' is not a non-negative number", optarg);
+            break;
+        case 'j':
+            json = optarg;
+            break;
+        case 'f':
+            force = true;
+            break;
+        case 'q':
+            quiet = true;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            return 0;
+        default:
+            fputs(usage_text, stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 1)
+        return usage_fail(optind >= argc ? "no input trace given%s" : "more than one input given (%s ...)",
+                          optind < argc ? argv[optind] : "");
+    if (!out)
+        return usage_fail("no output folder given (-o DIR)%s", "");
+    input = argv[optind];
+
+    if (up_trace_open(input, &t, &err) != UP_OK)
+        goto fail;
+
+    /* parameters: archive < --calibration < command line */
+    up_comp_params_init(&p);
+    if ((stored = up_trace_property(t, "UNPERTURB::CALIBRATION")) != NULL) {
+        up_status st = up_calibration_parse(stored, "the calibration stored in the archive", &p, &err);
+        up_free(stored);
+        if (st != UP_OK)
+            goto fail;
+        if (p.overhead_set)
+            snprintf(source, sizeof source, "archive");
+    }
+    if (calib) {
+        bool had = p.overhead_set;
+        p.overhead_set = false;
+        if (up_calibration_load(calib, &p, &err) != UP_OK)
+            goto fail;
+        if (p.overhead_set)
+            snprintf(source + strlen(source), sizeof source - strlen(source), "%s%s",
+                     *source ? ", " : "", calib);
+        p.overhead_set |= had;
+    }
+    for (i = 0; i < noa; i++) {
+        unsigned k;
+        for (k = 0; k < UP_RK_COUNT; k++)
+            if (oa[i].all || oa[i].rk == k)
+                p.overhead_ns[k] = oa[i].ns;
+        p.overhead_set = true;
+    }
+    if (noa)
+        snprintf(source + strlen(source), sizeof source - strlen(source), "%s--overhead-ns",
+                 *source ? ", " : "");
+    if (!p.overhead_set) {
+        snprintf(source, sizeof source, "none given: O = 0");
+        fprintf(stderr, "unperturb compensate: warning: no per-record overhead given (--overhead-ns, "
+                        "--calibration or a calibration stored by the unperturb tracer); compensating with O = 0\n");
+    }
+    if (copy >= 0) {
+        p.ncopy = 1;
+        p.copy_bytes[0] = 1;
+        p.copy_ns_per_byte[0] = copy;
+        p.copy_set = true;
+    }
+    if (lat >= 0)
+        p.latency_ns = lat, p.network_set = true;
+    if (npb >= 0)
+        p.ns_per_byte = npb, p.network_set = true;
+    if (hop >= 0)
+        p.per_hop_ns = hop, p.network_set = true;
+    if (mode_set)
+        p.mode = mode;
+    if (coll_set)
+        p.collective = coll;
+
+    if (up_outdir_begin(&od, out, up_trace_anchor(t), force, &err) != UP_OK)
+        goto fail;
+    if (up_writer_open(od.tmp, t, &w, &err) != UP_OK)
+        goto fail;
+    if (up_comp_new(&p, up_trace_defs(t), &model, &err) != UP_OK)
+        goto fail;
+    if (up_replay_run(t, w, up_comp_ops(), model, &res, &err) != UP_OK)
+        goto fail;
+    snprintf(desc, sizeof desc,
+             "overhead compensated by unperturb %s: mode %s, collectives %s, O(ns) enter %g leave %g send %g recv %g coll_begin %g coll_end %g other %g",
+             UP_VERSION, up_mode_name(p.mode), up_collective_name(p.collective),
+             p.overhead_ns[UP_RK_ENTER], p.overhead_ns[UP_RK_LEAVE], p.overhead_ns[UP_RK_SEND],
+             p.overhead_ns[UP_RK_RECV], p.overhead_ns[UP_RK_COLL_BEGIN],
+             p.overhead_ns[UP_RK_COLL_END], p.overhead_ns[UP_RK_OTHER]);
+    snprintf(prop, sizeof prop, "mode=%s;collective=%s", up_mode_name(p.mode),
+             up_collective_name(p.collective));
+    {
+        up_writer *wc = w;
+        w = NULL; /* closed (or freed) by up_writer_close in any case */
+        if (up_writer_close(wc, t, res.t_min_a, res.t_max_a, desc, "UNPERTURB::COMPENSATED",
+                            prop, &err) != UP_OK)
+            goto fail;
+    }
+    if (up_outdir_commit(&od, &err) != UP_OK)
+        goto fail;
+
+    if (!(removed = up_calloc(res.nlocs, sizeof *removed))) {
+        UP_ERR(&err, UP_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (i = 0; i < res.nlocs; i++)
+        removed[i] = up_comp_removed(model, i);
+    {
+        up_comp_report rp = {input, od.final, &p, source, up_trace_defs(t), &res, removed};
+        if (!quiet)
+            up_report_compensate_text(stdout, &rp);
+        if (json && up_report_compensate_json(&rp, json, &err) != UP_OK)
+            goto fail;
+    }
+    rc = 0;
+    goto done;
+fail:
+    rc = cmd_fail("compensate", err.status == UP_EUSAGE ? 2 : 1, err.msg);
+done:
+    up_free(removed);
+    up_writer_abort(w);
+    up_outdir_end(&od);
+    up_comp_free(model);
+    up_replay_result_free(&res);
+    up_trace_close(t);
+    return rc;
+}

@@ -1,0 +1,65 @@
+/*
+ * unperturb.c - the `unperturb` command: a table of subcommands.
+ * Place in the data flow: the top (tools <- report <- analysis <- model <-
+ * replay <- trace <- util); everything below is a library that never prints.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "cmd.h"
+#include "unperturb/util.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help;
+} commands[] = {
+    {"compensate", cmd_compensate, "remove the tracer's overhead from an OTF2 trace"},
+};
+
+int cmd_fail(const char *cmd, int status, const char *msg)
+{
+    fprintf(stderr, "unperturb %s: %s\n", cmd, msg);
+    return status == 2 ? 2 : 1;
+}
+
+static void usage(FILE *f)
+{
+    size_t i;
+    fprintf(f, "usage: unperturb <command> [options]\n\ncommands:\n");
+    for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\n'unperturb <command> --help' describes a command; see also README.md and docs/.\n");
+}
+
+/* One open file per location and direction: lift the soft limit on open
+ * files to the hard limit so that archives with many locations work. */
+static void raise_file_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    size_t i;
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("unperturb %s\n", UP_VERSION);
+        return 0;
+    }
+    raise_file_limit();
+    for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "unperturb: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
