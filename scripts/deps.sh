@@ -6,7 +6,8 @@ set -eu
 target=${1:-build}
 need="gcc make pkg-config libopen-trace-format2-dev libjansson-dev libinih-dev"
 case $target in
-    test|demo|bench) need="$need otf2-tools" ;;
+    test) need="$need otf2-tools jq" ;;
+    demo|bench) need="$need otf2-tools" ;;
 esac
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then

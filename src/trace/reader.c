@@ -195,6 +195,27 @@ static OTF2_CallbackCode on_mapping(void *ud, OTF2_MappingType type, const OTF2_
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* An OTF2 anchor file starts with a chunk-header byte, an endianness byte
+ * and the string "OTF2".  Checking it first gives a clearer message than
+ * OTF2's, and keeps OTF2 3.0.2 from leaking the archive it fails to open. */
+static bool looks_like_anchor(const char *path, up_err *err)
+{
+    unsigned char head[7];
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    if (!f) {
+        UP_ERR(err, UP_EIO, "cannot open '%s': %s", path, strerror(errno));
+        return false;
+    }
+    n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (n < sizeof head || memcmp(head + 2, "OTF2", 5) != 0) {
+        UP_ERR(err, UP_EFORMAT, "cannot open '%s': not an OTF2 archive (no OTF2 anchor signature)", path);
+        return false;
+    }
+    return true;
+}
+
 static char *resolve_anchor(const char *path, up_err *err)
 {
     struct stat st;
@@ -205,6 +226,8 @@ static char *resolve_anchor(const char *path, up_err *err)
         return NULL;
     }
     if (!S_ISDIR(st.st_mode)) {
+        if (!looks_like_anchor(path, err))
+            return NULL;
         if (!(a = up_strdup(path)))
             UP_ERR(err, UP_ENOMEM, "out of memory");
         return a;
@@ -217,6 +240,10 @@ static char *resolve_anchor(const char *path, up_err *err)
     snprintf(a, n, "%s%straces.otf2", path, path[strlen(path) - 1] == '/' ? "" : "/");
     if (stat(a, &st) != 0 || S_ISDIR(st.st_mode)) {
         UP_ERR(err, UP_EFORMAT, "cannot open '%s': a directory without traces.otf2 (not an OTF2 experiment folder)", path);
+        up_free(a);
+        return NULL;
+    }
+    if (!looks_like_anchor(a, err)) {
         up_free(a);
         return NULL;
     }

@@ -1,0 +1,378 @@
+/*
+ * copy.c - up-bench-copy [--unbounded] IN OUT_DIR: the benchmark baseline, a
+ * plain OTF2 copy of an archive with no model in between.  IN is an anchor
+ * file or the folder holding traces.otf2; OUT_DIR must not exist.
+ *
+ * OTF2_Reader -> per location: local definitions (so that OTF2 applies clock
+ * offsets and mapping tables), then all events through the library's copy
+ * callbacks (up_copy_evt_callbacks: each record goes straight from the
+ * reader callback to that location's OTF2_EvtWriter) -> empty local
+ * definition files -> all global definitions (up_copy_def_callbacks) ->
+ * close.  Locations are copied one after the other.
+ *
+ * Writer memory: by default bounded exactly like unperturb's own writer
+ * (src/trace/writer.c: 1 MiB event chunks, at most 2 per location, then OTF2
+ * flushes the buffer), so both programs write the same way and the
+ * comparison measures the model, not a buffering policy.  --unbounded leaves
+ * OTF2's default memory management (a location's buffer grows up to its
+ * limit and is written when full or at close).  See bench/README.md.
+ *
+ * Prints the records copied and the elapsed seconds (CLOCK_MONOTONIC).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <otf2/otf2.h>
+
+#include "unperturb/trace.h"
+
+#define CHUNK_SIZE (1024 * 1024)
+#define DEF_CHUNK_SIZE (4 * 1024 * 1024)
+#define MAX_CHUNKS 2
+
+static const char *prog = "up-bench-copy";
+
+static int fail(const char *what, OTF2_ErrorCode rc)
+{
+    fprintf(stderr, "%s: %s: %s (%s)\n", prog, what, OTF2_Error_GetName(rc),
+            OTF2_Error_GetDescription(rc));
+    return 1;
+}
+
+/* ---- writer memory: as src/trace/writer.c ------------------------------- */
+
+typedef struct chunk_list {
+    size_t n, cap;
+    void **chunks;
+} chunk_list;
+
+static void *mem_allocate(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
+                          void **per_buffer, uint64_t size)
+{
+    chunk_list *cl = *per_buffer;
+    void *c;
+    (void)ud, (void)loc;
+    if (!cl) {
+        if (!(cl = calloc(1, sizeof *cl)))
+            return NULL;
+        *per_buffer = cl;
+    }
+    if (type == OTF2_FILETYPE_EVENTS && cl->n >= MAX_CHUNKS)
+        return NULL; /* makes OTF2 flush this buffer and start over */
+    if (cl->n == cl->cap) { /* definitions: as many chunks as they need */
+        size_t ncap = cl->cap ? 2 * cl->cap : MAX_CHUNKS;
+        void **p = realloc(cl->chunks, ncap * sizeof *p);
+        if (!p)
+            return NULL;
+        cl->chunks = p;
+        cl->cap = ncap;
+    }
+    if (!(c = malloc((size_t)size)))
+        return NULL;
+    cl->chunks[cl->n++] = c;
+    return c;
+}
+
+static void mem_free_all(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
+                         void **per_buffer, bool final)
+{
+    chunk_list *cl = *per_buffer;
+    size_t i;
+    (void)ud, (void)type, (void)loc;
+    if (!cl)
+        return;
+    for (i = 0; i < cl->n; i++)
+        free(cl->chunks[i]);
+    cl->n = 0;
+    if (final) {
+        free(cl->chunks);
+        free(cl);
+        *per_buffer = NULL;
+    }
+}
+
+static const OTF2_MemoryCallbacks mem_callbacks = {mem_allocate, mem_free_all};
+
+/* No post-flush callback: OTF2 would insert BufferFlush records. */
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
+                                void *caller, bool final)
+{
+    (void)ud, (void)type, (void)loc, (void)caller, (void)final;
+    return OTF2_FLUSH;
+}
+
+static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, NULL};
+
+/* ---- location ids from the global definitions --------------------------- */
+
+typedef struct loc_list {
+    size_t n, cap;
+    OTF2_LocationRef *ids;
+} loc_list;
+
+static OTF2_CallbackCode on_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name,
+                                     OTF2_LocationType type, uint64_t nevents,
+                                     OTF2_LocationGroupRef group)
+{
+    loc_list *l = ud;
+    (void)name, (void)type, (void)nevents, (void)group;
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? 2 * l->cap : 64;
+        OTF2_LocationRef *p = realloc(l->ids, ncap * sizeof *p);
+        if (!p)
+            return OTF2_CALLBACK_ERROR;
+        l->ids = p;
+        l->cap = ncap;
+    }
+    l->ids[l->n++] = self;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static char *anchor_of(const char *path)
+{
+    struct stat st;
+    size_t n = strlen(path) + sizeof "/traces.otf2";
+    char *a = malloc(n);
+    if (!a)
+        return NULL;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(a, n, "%s/traces.otf2", path);
+    else
+        snprintf(a, n, "%s", path);
+    return a;
+}
+
+static int copy(const char *anchor, const char *out, bool unbounded, uint64_t *records)
+{
+    OTF2_Reader *rd = NULL;
+    OTF2_Archive *ar = NULL;
+    OTF2_GlobalDefReader *gr;
+    OTF2_GlobalDefReaderCallbacks *gcb = NULL;
+    OTF2_EvtReaderCallbacks *ecb = NULL;
+    OTF2_EvtReader **er = NULL;
+    OTF2_ErrorCode rc;
+    loc_list locs = {0, 0, NULL};
+    uint64_t n;
+    bool defs_open;
+    size_t i;
+    int ret = 1;
+
+    *records = 0;
+    if (!(rd = OTF2_Reader_Open(anchor))) {
+        fprintf(stderr, "%s: cannot open '%s'\n", prog, anchor);
+        return 1;
+    }
+    if ((rc = OTF2_Reader_SetSerialCollectiveCallbacks(rd)) != OTF2_SUCCESS) {
+        fail("OTF2_Reader_SetSerialCollectiveCallbacks", rc);
+        goto out;
+    }
+
+    /* 1. the location ids */
+    if (!(gr = OTF2_Reader_GetGlobalDefReader(rd)) ||
+        !(gcb = OTF2_GlobalDefReaderCallbacks_New())) {
+        fprintf(stderr, "%s: cannot read the global definitions of '%s'\n", prog, anchor);
+        goto out;
+    }
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, on_location);
+    if ((rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, gcb, &locs)) != OTF2_SUCCESS ||
+        (rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n)) != OTF2_SUCCESS) {
+        fail("reading the global definitions", rc);
+        goto out;
+    }
+    if ((rc = OTF2_Reader_CloseGlobalDefReader(rd, gr)) != OTF2_SUCCESS) {
+        fail("OTF2_Reader_CloseGlobalDefReader", rc);
+        goto out;
+    }
+    OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+    gcb = NULL;
+
+    /* 2. output archive */
+    if (!(ar = OTF2_Archive_Open(out, "traces", OTF2_FILEMODE_WRITE, CHUNK_SIZE, DEF_CHUNK_SIZE,
+                                 OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE))) {
+        fprintf(stderr, "%s: cannot create the archive '%s'\n", prog, out);
+        goto out;
+    }
+    if ((rc = OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
+        (!unbounded && (rc = OTF2_Archive_SetMemoryCallbacks(ar, &mem_callbacks, NULL)) != OTF2_SUCCESS) ||
+        (rc = OTF2_Archive_SetSerialCollectiveCallbacks(ar)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_SetCreator(ar, "unperturb bench/copy")) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_OpenEvtFiles(ar)) != OTF2_SUCCESS) {
+        fail("setting up the output archive", rc);
+        goto out;
+    }
+
+    /* 3. local definitions of every location, then its event reader */
+    for (i = 0; i < locs.n; i++)
+        if ((rc = OTF2_Reader_SelectLocation(rd, locs.ids[i])) != OTF2_SUCCESS) {
+            fail("OTF2_Reader_SelectLocation", rc);
+            goto out;
+        }
+    defs_open = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS; /* optional */
+    if ((rc = OTF2_Reader_OpenEvtFiles(rd)) != OTF2_SUCCESS) {
+        fail("OTF2_Reader_OpenEvtFiles", rc);
+        goto out;
+    }
+    if (!(er = calloc(locs.n ? locs.n : 1, sizeof *er)) ||
+        !(ecb = OTF2_EvtReaderCallbacks_New())) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        goto out;
+    }
+    up_copy_evt_callbacks(ecb);
+    for (i = 0; i < locs.n; i++) {
+        if (defs_open) {
+            OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, locs.ids[i]);
+            if (dr) {
+                rc = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
+                if (rc != OTF2_SUCCESS) {
+                    fail("reading local definitions", rc);
+                    goto out;
+                }
+                if ((rc = OTF2_Reader_CloseDefReader(rd, dr)) != OTF2_SUCCESS) {
+                    fail("OTF2_Reader_CloseDefReader", rc);
+                    goto out;
+                }
+            }
+        }
+        if (!(er[i] = OTF2_Reader_GetEvtReader(rd, locs.ids[i]))) {
+            fprintf(stderr, "%s: no event reader for location %" PRIu64 "\n", prog, locs.ids[i]);
+            goto out;
+        }
+    }
+    if (defs_open && (rc = OTF2_Reader_CloseDefFiles(rd)) != OTF2_SUCCESS) {
+        fail("OTF2_Reader_CloseDefFiles", rc);
+        goto out;
+    }
+
+    /* 4. events, one location after the other */
+    for (i = 0; i < locs.n; i++) {
+        OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(ar, locs.ids[i]);
+        if (!ew) {
+            fprintf(stderr, "%s: no event writer for location %" PRIu64 "\n", prog, locs.ids[i]);
+            goto out;
+        }
+        if ((rc = OTF2_Reader_RegisterEvtCallbacks(rd, er[i], ecb, ew)) != OTF2_SUCCESS) {
+            fail("OTF2_Reader_RegisterEvtCallbacks", rc);
+            goto out;
+        }
+        n = 0;
+        if ((rc = OTF2_Reader_ReadAllLocalEvents(rd, er[i], &n)) != OTF2_SUCCESS) {
+            fail("copying events", rc);
+            goto out;
+        }
+        *records += n;
+        if ((rc = OTF2_Reader_CloseEvtReader(rd, er[i])) != OTF2_SUCCESS) {
+            fail("OTF2_Reader_CloseEvtReader", rc);
+            goto out;
+        }
+        er[i] = NULL;
+        if ((rc = OTF2_Archive_CloseEvtWriter(ar, ew)) != OTF2_SUCCESS) {
+            fail("writing events", rc);
+            goto out;
+        }
+    }
+    if ((rc = OTF2_Reader_CloseEvtFiles(rd)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_CloseEvtFiles(ar)) != OTF2_SUCCESS) {
+        fail("closing the event files", rc);
+        goto out;
+    }
+
+    /* 5. empty local definitions: the reader applied mappings and offsets */
+    if ((rc = OTF2_Archive_OpenDefFiles(ar)) != OTF2_SUCCESS) {
+        fail("OTF2_Archive_OpenDefFiles", rc);
+        goto out;
+    }
+    for (i = 0; i < locs.n; i++) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, locs.ids[i]);
+        if (!dw || (rc = OTF2_Archive_CloseDefWriter(ar, dw)) != OTF2_SUCCESS) {
+            fprintf(stderr, "%s: cannot write the local definitions of location %" PRIu64 "\n",
+                    prog, locs.ids[i]);
+            goto out;
+        }
+    }
+    if ((rc = OTF2_Archive_CloseDefFiles(ar)) != OTF2_SUCCESS) {
+        fail("OTF2_Archive_CloseDefFiles", rc);
+        goto out;
+    }
+
+    /* 6. every global definition, ClockProperties included */
+    {
+        OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(ar);
+        if (!gw || !(gr = OTF2_Reader_GetGlobalDefReader(rd)) ||
+            !(gcb = OTF2_GlobalDefReaderCallbacks_New())) {
+            fprintf(stderr, "%s: cannot copy the global definitions\n", prog);
+            goto out;
+        }
+        up_copy_def_callbacks(gcb);
+        if ((rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, gcb, gw)) != OTF2_SUCCESS ||
+            (rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n)) != OTF2_SUCCESS ||
+            (rc = OTF2_Reader_CloseGlobalDefReader(rd, gr)) != OTF2_SUCCESS) {
+            fail("copying the global definitions", rc);
+            goto out;
+        }
+    }
+    rc = OTF2_Archive_Close(ar);
+    ar = NULL;
+    if (rc != OTF2_SUCCESS) {
+        fail("OTF2_Archive_Close", rc);
+        goto out;
+    }
+    ret = 0;
+
+out:
+    if (ar)
+        OTF2_Archive_Close(ar);
+    if (gcb)
+        OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+    if (ecb)
+        OTF2_EvtReaderCallbacks_Delete(ecb);
+    if (rd && (rc = OTF2_Reader_Close(rd)) != OTF2_SUCCESS && ret == 0)
+        ret = fail("OTF2_Reader_Close", rc);
+    free(er);
+    free(locs.ids);
+    return ret;
+}
+
+int main(int argc, char **argv)
+{
+    bool unbounded = false;
+    uint64_t records;
+    double t0, t1;
+    char *anchor;
+    struct stat st;
+    int a = 1, rc;
+
+    if (argc > 1 && !strcmp(argv[1], "--unbounded")) {
+        unbounded = true;
+        a++;
+    }
+    if (argc - a != 2) {
+        fprintf(stderr, "usage: up-bench-copy [--unbounded] IN OUT_DIR  (OUT_DIR must not exist)\n");
+        return 2;
+    }
+    if (stat(argv[a + 1], &st) == 0) {
+        fprintf(stderr, "%s: '%s' exists\n", prog, argv[a + 1]);
+        return 2;
+    }
+    if (!(anchor = anchor_of(argv[a])))
+        return 1;
+    t0 = now();
+    rc = copy(anchor, argv[a + 1], unbounded, &records);
+    t1 = now();
+    free(anchor);
+    if (rc)
+        return rc;
+    printf("copied %" PRIu64 " records in %.3f s (%.0f records/s)\n", records, t1 - t0,
+           t1 > t0 ? (double)records / (t1 - t0) : 0.0);
+    return 0;
+}

@@ -1,0 +1,122 @@
+#!/bin/sh
+# cli.sh - tests of the `unperturb` command as a user runs it: exit codes,
+# error messages, inputs left untouched, outputs checked with otf2-print
+# (an independent reader) and jq.
+#   UNPERTURB=build/san/bin/unperturb tests/cli.sh
+set -u
+UP=${UNPERTURB:-build/bin/unperturb}
+DATA=${UNPERTURB_SRC:-.}/tests/data
+T=$(mktemp -d "${TMPDIR:-/tmp}/unperturb-cli-XXXXXX")
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); printf 'ok    %s\n' "$1"; }
+bad() { fail=$((fail + 1)); printf 'FAIL  %s\n' "$1"; [ $# -gt 1 ] && printf '      %s\n' "$2"; }
+
+# expect CODE NAME -- command...: runs it, keeps stdout/stderr in $T/out $T/err
+expect() {
+    want=$1; name=$2; shift 3
+    "$@" >"$T/stdout" 2>"$T/stderr"
+    got=$?
+    if [ "$got" -eq "$want" ]; then ok "$name"; else bad "$name" "exit $got, wanted $want: $(head -c 300 "$T/stderr")"; fi
+}
+grep_err() { # NAME PATTERN
+    if grep -q -- "$2" "$T/stderr"; then ok "$1"; else bad "$1" "stderr lacks '$2': $(head -c 300 "$T/stderr")"; fi
+}
+# records per location: "location count" lines, from otf2-print's event table
+counts() {
+    otf2-print "$1/traces.otf2" 2>/dev/null |
+        awk '/^=== Events/ {ev = 1; next} ev && $1 ~ /^[A-Z_]+$/ && $2 ~ /^[0-9]+$/ && NF >= 3 {print $2}' |
+        sort | uniq -c | awk '{print $2, $1}'
+}
+
+# ---- usage ------------------------------------------------------------------
+expect 0 "help" -- "$UP" compensate --help
+expect 2 "no command is a usage error" -- "$UP"
+expect 2 "unknown command" -- "$UP" frobnicate
+expect 2 "no output folder" -- "$UP" compensate "$DATA/pipit-ping-pong"
+grep_err "no output folder: says -o" "-o DIR"
+expect 2 "bad mode" -- "$UP" compensate "$DATA/pipit-ping-pong" -o "$T/x" --mode middle
+grep_err "bad mode: names it" "middle"
+expect 2 "bad overhead kind" -- "$UP" compensate "$DATA/pipit-ping-pong" -o "$T/x" --overhead-ns foo=3
+expect 2 "negative overhead" -- "$UP" compensate "$DATA/pipit-ping-pong" -o "$T/x" --overhead-ns -3
+[ ! -e "$T/x" ] && ok "usage errors create nothing" || bad "usage errors create nothing"
+
+# ---- bad input ----------------------------------------------------------------
+expect 1 "missing input" -- "$UP" compensate "$T/nothing-here" -o "$T/x"
+grep_err "missing input: names the file" "nothing-here"
+printf 'not a trace\n' >"$T/fake.otf2"
+expect 1 "not an OTF2 file" -- "$UP" compensate "$T/fake.otf2" -o "$T/x"
+grep_err "not an OTF2 file: says so" "not an OTF2 archive"
+grep_err "not an OTF2 file: names it" "fake.otf2"
+mkdir -p "$T/emptydir"
+expect 1 "folder without traces.otf2" -- "$UP" compensate "$T/emptydir" -o "$T/x"
+grep_err "folder without traces.otf2: explains" "without traces.otf2"
+printf '[overhead]\nenter = lots\n' >"$T/bad.ini"
+expect 1 "bad calibration file" -- "$UP" compensate "$DATA/pipit-ping-pong" -o "$T/x" --calibration "$T/bad.ini"
+grep_err "bad calibration file: names file and key" "bad.ini.*enter"
+[ ! -e "$T/x" ] && ok "failed runs leave no output" || bad "failed runs leave no output"
+ls "$T" | grep -q 'tmp-' && bad "failed runs leave no temporary folder" || ok "failed runs leave no temporary folder"
+
+# ---- outputs never overwrite ---------------------------------------------------
+cp -r "$DATA/pipit-ping-pong" "$T/in"
+sum_before=$(cd "$T/in" && find . -type f -exec md5sum {} + | sort | md5sum)
+expect 0 "compensate a real trace" -- "$UP" compensate "$T/in" -o "$T/out" --mode lower --overhead-ns 100 --json "$T/s.json"
+expect 1 "existing output refused" -- "$UP" compensate "$T/in" -o "$T/out" --overhead-ns 100
+grep_err "existing output: mentions --force" "--force"
+expect 1 "input as output refused even with --force" -- "$UP" compensate "$T/in" -o "$T/in" --force --overhead-ns 1
+grep_err "input as output: explains" "holds the input"
+expect 1 "parent of input as output refused" -- "$UP" compensate "$T/in/traces.otf2" -o "$T/in" --force --overhead-ns 1
+sum_after=$(cd "$T/in" && find . -type f -exec md5sum {} + | sort | md5sum)
+[ "$sum_before" = "$sum_after" ] && ok "input unchanged" || bad "input unchanged"
+expect 0 "--force replaces an old output" -- "$UP" compensate "$T/in/traces.otf2" -o "$T/out" --force --mode upper --overhead-ns 100 -q
+[ ! -s "$T/stdout" ] && ok "--quiet prints nothing" || bad "--quiet prints nothing"
+ls "$T" | grep -q -e '\.old-' -e '\.tmp-' && bad "no leftovers after --force" || ok "no leftovers after --force"
+
+# ---- JSON summary ----------------------------------------------------------------
+if command -v jq >/dev/null 2>&1; then
+    for k in measured_time_s approximated_time_s mode locations events repairs per_location; do
+        jq -e "has(\"$k\")" "$T/s.json" >/dev/null && ok "json has $k" || bad "json has $k"
+    done
+    jq -e '.mode == "lower" and .locations == 2 and .events == 120' "$T/s.json" >/dev/null &&
+        ok "json values" || bad "json values" "$(jq -c '{mode, locations, events}' "$T/s.json")"
+    jq -e '.per_location | length == 2 and all(has("location") and has("rank") and has("name") and has("measured_end_s") and has("approximated_end_s"))' "$T/s.json" >/dev/null &&
+        ok "json per_location keys" || bad "json per_location keys"
+    jq -e '.repairs | type == "object" and has("clock_condition") and has("unmatched_recv")' "$T/s.json" >/dev/null &&
+        ok "json repairs object" || bad "json repairs object"
+    jq -e '.approximated_time_s < .measured_time_s and .measured_time_s > 0' "$T/s.json" >/dev/null &&
+        ok "json: overhead removed shortens the run" || bad "json: overhead removed shortens the run"
+    "$UP" compensate "$DATA/casita-2_jacobi_blame_cpu_015" -o "$T/j" -q --json "$T/j.json" --overhead-ns 10 2>/dev/null
+    jq -e '[.per_location[] | select(.name | startswith("CUDA")) | .rank] == [0, 1]' "$T/j.json" >/dev/null &&
+        ok "json: threads and streams carry their process rank" || bad "json: threads and streams carry their process rank"
+else
+    bad "jq is installed (needed for the JSON checks)"
+fi
+
+# ---- every real trace: valid output, same records per location ---------------------
+for d in "$DATA"/*/; do
+    n=$(basename "$d")
+    for m in lower upper network; do
+        o="$T/r-$n-$m"
+        if "$UP" compensate "$d" -o "$o" -q --mode $m --overhead-ns 200 --copy-ns-per-byte 0.1 \
+            --latency-ns 1000 --ns-per-byte 0.3 2>"$T/err"; then :; else bad "$n $m: compensate" "$(cat "$T/err")"; continue; fi
+        if ! otf2-print --silent "$o/traces.otf2" >/dev/null 2>&1; then bad "$n $m: otf2-print reads the output"; continue; fi
+        if [ "$(counts "$d")" = "$(counts "$o")" ]; then ok "$n $m: same records per location"
+        else bad "$n $m: same records per location"; fi
+        rm -rf "$o"
+    done
+done
+
+# ---- identity through the command line: otf2-print output identical -----------------
+for d in "$DATA"/pipit-ping-pong-papi/ "$DATA"/casita-1_sptc/; do
+    n=$(basename "$d")
+    "$UP" compensate "$d" -o "$T/id-$n" -q --mode upper --overhead-ns 0 2>/dev/null
+    otf2-print "$d/traces.otf2" 2>/dev/null | sed -n '/^=== Events/,$p' >"$T/a.txt"
+    otf2-print "$T/id-$n/traces.otf2" 2>/dev/null | sed -n '/^=== Events/,$p' >"$T/b.txt"
+    if [ -s "$T/a.txt" ] && cmp -s "$T/a.txt" "$T/b.txt"; then ok "$n: zero overhead reproduces every record"
+    else bad "$n: zero overhead reproduces every record"; fi
+done
+
+echo "$pass passed, $fail failed"
+if [ "$fail" -eq 0 ]; then rm -rf "$T"; else echo "test files kept in $T"; fi
+[ "$fail" -eq 0 ]

@@ -1,0 +1,630 @@
+/*
+ * test_model.c - the compensation equations on traces written by the tests,
+ * with every expected timestamp worked out by hand in the comments.
+ * Clock: 1 tick = 1 ns.  "O" is the overhead per record; a record's O lies in
+ * the gap after it (docs/models.md).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "tracegen.h"
+#include "tutil.h"
+
+#define NS 1000000000ull
+
+/* Compensates `in` with *p into a fresh folder and loads the output. */
+static int comp_load(const char *in, const char *tag, const up_comp_params *p,
+                     up_replay_result *res, tr_trace *out, uint64_t **removed)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", t_dir(tag));
+    if (t_compensate(in, dir, p, res, removed) != UP_OK)
+        return -1;
+    return tr_load(dir, out);
+}
+
+static void check_times(const tr_trace *t, uint64_t id, const uint64_t *want, size_t n)
+{
+    const tr_loc *l = tr_loc_id(t, id);
+    size_t i;
+    CHECK(l != NULL);
+    if (!l)
+        return;
+    CHECK_EQ(l->n, n);
+    for (i = 0; i < n && i < l->n; i++)
+        if (l->ev[i].t != want[i])
+            t_fail(__FILE__, __LINE__, "location %llu event %zu: got %llu, want %llu",
+                   (unsigned long long)id, i, (unsigned long long)l->ev[i].t,
+                   (unsigned long long)want[i]);
+}
+
+static void set_copy(up_comp_params *p, double ns_per_byte)
+{
+    p->ncopy = 1;
+    p->copy_bytes[0] = 1;
+    p->copy_ns_per_byte[0] = ns_per_byte;
+    p->copy_set = true;
+}
+
+/* ---- (m.1)/(a.1): eqs. (2) and (3) -------------------------------------- */
+
+static void write_m1a1(const char *dir, unsigned flags)
+{
+    tg *g = tg_open(dir, 2, NS, flags);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_mpi_send(g, 0, 100, 110, 150, 1, 7, 8);
+    tg_leave(g, 0, 300, TG_MAIN);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_mpi_recv(g, 1, 50, 200, 210, 0, 7, 8);
+    tg_leave(g, 1, 300, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+}
+
+TEST(eq_m1_a1_receiver_waits)
+{
+    /* O = 10.  Sender: 0; Enter(Send) 100-10 = 90; MpiSend 90+10-10 = 90;
+     * Leave 90+40-10 = 120; Leave(main) 120+150-10 = 260.
+     * Receiver: 0; Enter(Recv) 50-10 = 40.  (m.1) since enter.recv_m 50 <=
+     * exit.send_m 150.  eq. (2) Comm_m = 200-110, less the send record's
+     * overhead 10 = 80.  (a.1) 90+80 = 170 > enter.recv_a 40: eq. (3)
+     * recv_a = 170.  Leave 170+10-10 = 170; Leave(main) 170+90-10 = 250.
+     * The mode does not matter in (m.1). */
+    static const uint64_t s[] = {0, 90, 90, 120, 260}, r[] = {0, 40, 170, 170, 250};
+    char in[4096];
+    up_mode modes[] = {UP_MODE_LOWER, UP_MODE_UPPER, UP_MODE_NETWORK};
+    unsigned i;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    write_m1a1(in, 0);
+    for (i = 0; i < 3; i++) {
+        up_comp_params p = t_params(10, modes[i], UP_COLLECTIVE_INDIVIDUAL);
+        up_replay_result res;
+        tr_trace out;
+        uint64_t *rem;
+        char tag[32];
+        snprintf(tag, sizeof tag, "out%u", i);
+        if (comp_load(in, tag, &p, &res, &out, &rem) != 0) {
+            CHECK(!"compensation failed");
+            continue;
+        }
+        check_times(&out, 0, s, 5);
+        check_times(&out, 1, r, 5);
+        CHECK_EQ(rem[0], 40); /* four gaps of 10 */
+        CHECK_EQ(rem[1], 40);
+        CHECK_EQ(res.repairs[UP_REPAIR_clock_condition], 0);
+        CHECK_EQ(res.repairs[UP_REPAIR_overhead_clamped], 0);
+        free(rem);
+        tr_free(&out);
+        up_replay_result_free(&res);
+    }
+}
+
+TEST(sparse_location_ids)
+{
+    /* the same trace with 64-bit location ids far apart */
+    static const uint64_t s[] = {0, 90, 90, 120, 260}, r[] = {0, 40, 170, 170, 250};
+    char in[4096];
+    up_comp_params p = t_params(10, UP_MODE_UPPER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    write_m1a1(in, TG_SPARSE_IDS);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, (uint64_t)0 << 32 | 5, s, 5);
+    check_times(&out, (uint64_t)1 << 32 | 5, r, 5);
+    CHECK_EQ(res.locs[1].id, (uint64_t)1 << 32 | 5);
+    CHECK_EQ(res.locs[1].rank, 1);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+/* ---- (m.1)/(a.2): eq. (4) ------------------------------------------------ */
+
+TEST(eq_m1_a2_message_waits)
+{
+    /* O = 50, copy 0.5 ns/byte, 100 bytes: C = 50.
+     * Sender: 0; work 50, 100, 150, 200; Enter(Send) 250; MpiSend gap 10 <
+     * O: all of it removed (clamped) -> 250; Leave 250+90-50 = 290.
+     * Receiver: 0; Enter(Recv) 500-50 = 450.  (m.1): 500 <= 600.  Comm_m =
+     * 620-510-50 = 60; 250+60 = 310 <= 450 + C: (a.2), eq. (4) recv_a =
+     * enter.recv_a + C = 500.  Leave: gap 10 < O -> 500. */
+    static const uint64_t s[] = {0, 50, 100, 150, 200, 250, 250, 290}, r[] = {0, 450, 500, 500};
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(50, UP_MODE_UPPER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_enter(g, 0, 100, TG_WORK);
+    tg_leave(g, 0, 200, TG_WORK);
+    tg_enter(g, 0, 300, TG_WORK);
+    tg_leave(g, 0, 400, TG_WORK);
+    tg_mpi_send(g, 0, 500, 510, 600, 1, 3, 100);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_mpi_recv(g, 1, 500, 620, 630, 0, 3, 100);
+    CHECK(tg_close(g) == 0);
+    set_copy(&p, 0.5);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, s, 8);
+    check_times(&out, 1, r, 4);
+    CHECK_EQ(res.repairs[UP_REPAIR_overhead_clamped], 2);
+    CHECK_EQ(res.repairs[UP_REPAIR_min_transfer], 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+/* ---- (m.2): eqs. (5)-(11) and Sarukkai's network model -------------------- */
+
+static void write_m2(const char *dir, unsigned flags)
+{
+    tg *g = tg_open(dir, 2, NS, flags);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_mpi_send(g, 0, 300, 310, 350, 1, 1, 100);
+    tg_leave(g, 0, 1000, TG_MAIN);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_enter(g, 1, 100, TG_WORK);
+    tg_leave(g, 1, 200, TG_WORK);
+    tg_mpi_recv(g, 1, 400, 600, 650, 0, 1, 100);
+    tg_leave(g, 1, 1000, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+}
+
+static void m2_case(up_mode mode, double lat, double hop, unsigned flags, uint64_t want_recv)
+{
+    /* O = 40, C = 0.1 ns/byte * 100 = 10.
+     * Sender: 0; Enter(Send) 300-40 = 260; MpiSend gap 10 < O -> 260;
+     * Leave 260+40-40 = 260; Leave(main) 260+650-40 = 870.
+     * Receiver: 0; work 60, 120; Enter(Recv) 120+200-40 = 280.  (m.2):
+     * enter.recv_m 400 > exit.send_m 350.  Comm^min (eq. 8) puts recv_a
+     * at least at enter.recv_a + C = 290.
+     *   lower, eq. (9): max(260 + 2C, 290) = 290
+     *   upper, eq. (10): recv_m - send_m = 290, less the receiver's overhead
+     *     since the send (its Enter at 400: 40) = 250; max(260+250, 290) = 510
+     *   network: C_a = S + n*gamma + h*H = 30 + 100*0.2 (+ 100 between nodes)
+     *     = 50 (150); MAX{260 + C_a + 2C, 280 + C} = 330 (430)
+     * Then Leave(Recv) +50-40 = +10 and Leave(main) +350-40 = +310. */
+    char in[4096];
+    up_comp_params p = t_params(40, mode, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    uint64_t r[7] = {0, 60, 120, 280, want_recv, want_recv + 10, want_recv + 320};
+    static const uint64_t s[] = {0, 260, 260, 260, 870};
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    write_m2(in, flags);
+    set_copy(&p, 0.1);
+    p.latency_ns = lat;
+    p.ns_per_byte = 0.2;
+    p.per_hop_ns = hop;
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, s, 5);
+    check_times(&out, 1, r, 7);
+    /* window: first..last record (no MPI_Init/MPI_Finalize marks) */
+    CHECK(!res.window_marked);
+    CHECK_EQ(res.end_m - res.start_m, 1000);
+    CHECK_EQ(res.end_a - res.start_a, r[6] > 870 ? r[6] : 870);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+TEST(eq_m2_lower_eq9) { m2_case(UP_MODE_LOWER, 30, 0, 0, 290); }
+TEST(eq_m2_upper_eq10) { m2_case(UP_MODE_UPPER, 30, 0, 0, 510); }
+TEST(eq_m2_network_sarukkai) { m2_case(UP_MODE_NETWORK, 30, 0, 0, 330); }
+TEST(eq_m2_network_hops) { m2_case(UP_MODE_NETWORK, 30, 100, TG_TWO_NODES, 430); }
+
+/* ---- n-to-n collectives: eqs. (12) and (13) ------------------------------ */
+
+static void write_allreduce(const char *dir)
+{
+    static const uint64_t E[3] = {100, 300, 200}, X[3] = {350, 345, 360};
+    tg *g = tg_open(dir, 3, NS, 0);
+    unsigned i;
+    for (i = 0; i < 3; i++) {
+        tg_enter(g, i, 0, TG_MAIN);
+        tg_enter(g, i, 10, TG_WORK);
+        tg_leave(g, i, E[i], TG_WORK);
+        tg_mpi_coll(g, i, TG_ALLREDUCE, E[i] + 10, E[i] + 20, X[i], X[i] + 10,
+                    OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_UNDEFINED_UINT32, 8, 8);
+    }
+    CHECK(tg_close(g) == 0);
+}
+
+static void allreduce_case(up_collective coll, const uint64_t exit_a[3])
+{
+    /* O = 10.  Rank i: 0; Enter(work) 0; Leave(work) E_i-20; Enter(Allreduce)
+     * and CollectiveBegin E_i-20: 80, 280, 180 (measured begins 120, 320,
+     * 220).  j = k = rank 1 (latest measured and approximated begin), l =
+     * rank 1 (earliest measured end, 345).  The synchronisation time loses
+     * the overhead of j's CollectiveBegin record (10).
+     *   eq. (12): 280 + (345 - 320 - 10) = 295 for all
+     *   eq. (13): 280 + (X_i - 320 - 10) = 300, 295, 310 */
+    char in[4096];
+    up_comp_params p = t_params(10, UP_MODE_UPPER, coll);
+    up_replay_result res;
+    tr_trace out;
+    static const uint64_t E[3] = {100, 300, 200};
+    unsigned i;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    write_allreduce(in);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    for (i = 0; i < 3; i++) {
+        uint64_t w[7] = {0, 0, E[i] - 20, E[i] - 20, E[i] - 20, exit_a[i], exit_a[i]};
+        check_times(&out, i, w, 7);
+    }
+    CHECK_EQ(res.repairs[UP_REPAIR_collective_clock], 0);
+    CHECK_EQ(res.repairs[UP_REPAIR_collective_incomplete], 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+TEST(eq12_shared_collective)
+{
+    static const uint64_t x[3] = {295, 295, 295};
+    allreduce_case(UP_COLLECTIVE_SHARED, x);
+}
+
+TEST(eq13_individual_collective)
+{
+    static const uint64_t x[3] = {300, 295, 310};
+    allreduce_case(UP_COLLECTIVE_INDIVIDUAL, x);
+}
+
+/* ---- 1-to-n: point-to-point translation (send := enter.send) ------------- */
+
+static void bcast_case(up_mode mode, uint64_t want_r1, uint64_t want_r2)
+{
+    /* O = 10, C = 0.1 ns/byte * 100 = 10.  Root 0: 0, 90, CollBegin 90 (send_a;
+     * send_m 110), CollEnd local 90+40-10 = 120 (exit.send_m 150), Leave 120.
+     * Rank 1: 0, 40, CollBegin 40 (enter.recv_m 60 <= 150: m.1); Comm_m =
+     * 200-110 less the root's overhead in its call (10) = 80: 90+80 = 170,
+     * except in network mode, where the modelled minimum transfer time
+     * C_a + 2C = 100 + 20 = 120 raises it to 90+120 = 210 (counted).
+     * Rank 2: 0; work 10, 180; Enter 270; CollBegin 270 (310 > 150: m.2):
+     *   lower: max(90 + 2C, 270 + C) = 280
+     *   upper: 430-110 less rank 2's overhead since 110 (Leave(work),
+     *     Enter, CollBegin: 30) = 290: max(90+290, 280) = 380
+     *   network (S = 100, gamma = 0): max(90+100+2C, 280) = 280 */
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(10, mode, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    static const uint64_t r0[] = {0, 90, 90, 120, 120};
+    uint64_t r1[5] = {0, 40, 40, want_r1, want_r1};
+    uint64_t r2[7] = {0, 10, 180, 270, 270, want_r2, want_r2};
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 3, NS, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_mpi_coll(g, 0, TG_BCAST, 100, 110, 150, 160, OTF2_COLLECTIVE_OP_BCAST, 0, 200, 0);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_mpi_coll(g, 1, TG_BCAST, 50, 60, 200, 210, OTF2_COLLECTIVE_OP_BCAST, 0, 0, 100);
+    tg_enter(g, 2, 0, TG_MAIN);
+    tg_enter(g, 2, 20, TG_WORK);
+    tg_leave(g, 2, 200, TG_WORK);
+    tg_mpi_coll(g, 2, TG_BCAST, 300, 310, 430, 440, OTF2_COLLECTIVE_OP_BCAST, 0, 0, 100);
+    CHECK(tg_close(g) == 0);
+    set_copy(&p, 0.1);
+    p.latency_ns = 100;
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, r0, 5);
+    check_times(&out, 1, r1, 5);
+    check_times(&out, 2, r2, 7);
+    CHECK_EQ(res.repairs[UP_REPAIR_min_transfer], want_r1 == 210 ? 1 : 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+TEST(one_to_n_bcast_lower) { bcast_case(UP_MODE_LOWER, 170, 280); }
+TEST(one_to_n_bcast_upper) { bcast_case(UP_MODE_UPPER, 170, 380); }
+TEST(one_to_n_bcast_network) { bcast_case(UP_MODE_NETWORK, 210, 280); }
+
+/* ---- n-to-1: the mirror image (docs/models.md) ---------------------------- */
+
+TEST(n_to_one_reduce)
+{
+    /* O = 10, C = 10.  Rank 1: 0, 190, CollBegin 190 (begin_m 210), CollEnd
+     * local 190+20-10 = 200, Leave 200.  Rank 2: 0, work 0, 270, Enter 270,
+     * CollBegin 270 (begin_m 310), CollEnd 280, Leave 280.  Root 0: 0, 90,
+     * CollBegin 90 (enter.recv_m 110); it receives from each member:
+     *   from 1: m.1 (110 <= 230): Comm = 400-210-10 = 180: 190+180 = 370
+     *   from 2: m.1 (110 <= 330): Comm = 400-310-10 = 80:  270+80  = 350
+     * and leaves after the last: 370; Leave 370. */
+    static const uint64_t r0[] = {0, 90, 90, 370, 370}, r1[] = {0, 190, 190, 200, 200},
+                          r2[] = {0, 0, 270, 270, 270, 280, 280};
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 3, NS, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_mpi_coll(g, 0, TG_REDUCE, 100, 110, 400, 410, OTF2_COLLECTIVE_OP_REDUCE, 0, 0, 200);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_mpi_coll(g, 1, TG_REDUCE, 200, 210, 230, 240, OTF2_COLLECTIVE_OP_REDUCE, 0, 100, 0);
+    tg_enter(g, 2, 0, TG_MAIN);
+    tg_enter(g, 2, 10, TG_WORK);
+    tg_leave(g, 2, 290, TG_WORK);
+    tg_mpi_coll(g, 2, TG_REDUCE, 300, 310, 330, 340, OTF2_COLLECTIVE_OP_REDUCE, 0, 100, 0);
+    CHECK(tg_close(g) == 0);
+    set_copy(&p, 0.1);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, r0, 5);
+    check_times(&out, 1, r1, 5);
+    check_times(&out, 2, r2, 7);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+/* ---- overhead records ----------------------------------------------------- */
+
+TEST(buffer_flush_and_overhead_region_removed)
+{
+    /* O = 10.  0; Enter(work) 90; BufferFlush 90+50-10 = 130, its stop time
+     * becomes 130 (duration removed); Leave(work): gap 550 loses the flush's
+     * 500 -> 180; Enter(TRACE BUFFER FLUSH) 180+100-10 = 270; its Leave: the
+     * whole region is removed -> 270; Enter(work) 360; Leave(work) 450;
+     * Leave(main) 540.  Removed in all: 1600 - 540 = 1060. */
+    static const uint64_t w[] = {0, 90, 130, 180, 270, 270, 360, 450, 540};
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(10, UP_MODE_UPPER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    uint64_t *rem;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 1, NS, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_enter(g, 0, 100, TG_WORK);
+    tg_flush(g, 0, 150, 650);
+    tg_leave(g, 0, 700, TG_WORK);
+    tg_enter(g, 0, 800, TG_FLUSH_REGION);
+    tg_leave(g, 0, 1300, TG_FLUSH_REGION);
+    tg_enter(g, 0, 1400, TG_WORK);
+    tg_leave(g, 0, 1500, TG_WORK);
+    tg_leave(g, 0, 1600, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, &rem) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, w, 9);
+    if (out.locs[0].n > 2) {
+        CHECK_EQ(out.locs[0].ev[2].kind, TR_FLUSH);
+        CHECK_EQ(out.locs[0].ev[2].aux, 130); /* stop time */
+    }
+    CHECK_EQ(rem[0], 1060);
+    free(rem);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+/* ---- repairs -------------------------------------------------------------- */
+
+TEST(clock_condition_repaired)
+{
+    /* The receive is measured 100 ns before its send (clock skew).  With O = 0
+     * and no copy time: (m.1) (300 <= 510), Comm_m = max(0, 400-500) = 0,
+     * recv_a = max(500, 300) = 500: the receive moves to its send; counted.
+     * With C = 10 the minimum transfer 2C also applies: 520. */
+    char in[4096];
+    tg *g;
+    int k;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, 0);
+    tg_mpi_send(g, 0, 490, 500, 510, 1, 0, 100);
+    tg_mpi_recv(g, 1, 300, 400, 410, 0, 0, 100);
+    CHECK(tg_close(g) == 0);
+    for (k = 0; k < 2; k++) {
+        up_comp_params p = t_params(0, UP_MODE_UPPER, UP_COLLECTIVE_INDIVIDUAL);
+        up_replay_result res;
+        tr_trace out;
+        uint64_t want = k ? 520 : 500;
+        uint64_t r[3] = {300, want, want + 10};
+        if (k)
+            set_copy(&p, 0.1);
+        if (comp_load(in, k ? "out1" : "out0", &p, &res, &out, NULL) != 0) {
+            CHECK(!"compensation failed");
+            continue;
+        }
+        check_times(&out, 1, r, 3);
+        CHECK_EQ(res.repairs[UP_REPAIR_clock_condition], 1);
+        CHECK_EQ(res.repairs[UP_REPAIR_min_transfer], k ? 1 : 0);
+        tr_free(&out);
+        up_replay_result_free(&res);
+    }
+}
+
+TEST(unmatched_messages_repaired_not_fatal)
+{
+    /* rank 0 sends tag 1 that nobody receives; rank 1 receives tag 2 that
+     * nobody sends: the receive is released and timed as a local record
+     * (O = 0: unchanged), both are counted, every record is written. */
+    static const uint64_t r0[] = {10, 20, 30, 40}, r1[] = {0, 15, 25, 35, 45};
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(0, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, 0);
+    tg_mpi_send(g, 0, 10, 20, 30, 1, 1, 8);
+    tg_enter(g, 0, 40, TG_WORK);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_mpi_recv(g, 1, 15, 25, 35, 0, 2, 8);
+    tg_leave(g, 1, 45, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, r0, 4);
+    check_times(&out, 1, r1, 5);
+    CHECK_EQ(res.repairs[UP_REPAIR_unmatched_recv], 1);
+    CHECK_EQ(res.repairs[UP_REPAIR_unmatched_send], 1);
+    CHECK_EQ(res.events, 9);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+TEST(receive_before_send_in_a_cycle_is_released)
+{
+    /* Both ranks receive first and send afterwards (impossible in a real run:
+     * a broken trace).  The replay releases the earliest receive, its send
+     * comes later and is counted as late; nothing deadlocks. */
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(0, UP_MODE_UPPER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, 0);
+    tg_mpi_recv(g, 0, 100, 110, 120, 1, 0, 8);
+    tg_mpi_send(g, 0, 130, 140, 150, 1, 0, 8);
+    tg_mpi_recv(g, 1, 105, 115, 125, 0, 0, 8);
+    tg_mpi_send(g, 1, 135, 145, 155, 0, 0, 8);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    CHECK_EQ(res.events, 12);
+    CHECK_EQ(res.repairs[UP_REPAIR_unmatched_recv], 1);
+    CHECK_EQ(res.repairs[UP_REPAIR_late_send], 1);
+    CHECK_EQ(out.locs[0].n, 6);
+    CHECK_EQ(out.locs[1].n, 6);
+    /* the other receive matched the released side's send: not before it */
+    CHECK(t_ev(&out, 1, 1) >= t_ev(&out, 0, 4));
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+TEST(collective_with_missing_member_released)
+{
+    /* rank 2's trace ends before the barrier the others enter */
+    char in[4096];
+    tg *g;
+    unsigned i;
+    up_comp_params p = t_params(5, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 3, NS, 0);
+    for (i = 0; i < 2; i++)
+        tg_mpi_coll(g, i, TG_BARRIER, 100 + i, 110 + i, 200, 210, OTF2_COLLECTIVE_OP_BARRIER,
+                    OTF2_UNDEFINED_UINT32, 0, 0);
+    tg_enter(g, 2, 50, TG_WORK);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    CHECK_EQ(res.events, 9);
+    CHECK_EQ(res.repairs[UP_REPAIR_collective_incomplete], 1);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+/* ---- identity --------------------------------------------------------------- */
+
+TEST(identity_zero_overhead_upper_individual)
+{
+    /* A consistent 4-rank trace with every pattern the model knows: with
+     * O = 0, no copy time, --mode upper --collective individual, every
+     * output timestamp equals its input timestamp. */
+    char in[4096], outd[4096];
+    tg *g;
+    tr_trace a, b;
+    up_comp_params p = t_params(0, UP_MODE_UPPER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    unsigned r, it;
+    size_t i, k;
+    uint64_t t;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    snprintf(outd, sizeof outd, "%s", t_dir("out"));
+    g = tg_open(in, 4, NS, TG_SPARSE_IDS);
+    for (r = 0; r < 4; r++) {
+        tg_enter(g, r, 0, TG_MAIN);
+        tg_enter(g, r, 10 + r, TG_INIT);
+        tg_leave(g, r, 1000, TG_INIT);
+    }
+    t = 1000;
+    for (it = 0; it < 5; it++) {
+        uint64_t base = t + 100;
+        for (r = 0; r < 4; r++) { /* unequal work, then a ring exchange */
+            uint64_t w = base + 50 * ((r + it) % 4);
+            tg_enter(g, r, base + 1, TG_WORK);
+            tg_leave(g, r, w, TG_WORK);
+            tg_mpi_send(g, r, w + 5, w + 10, w + 20, (r + 1) % 4, it, 64);
+        }
+        for (r = 0; r < 4; r++) {
+            unsigned src = (r + 3) % 4;
+            uint64_t ws = base + 50 * ((src + it) % 4) + 10;
+            uint64_t e = base + 50 * ((r + it) % 4) + 25;
+            uint64_t done = (e > ws ? e : ws) + 30;
+            tg_mpi_recv(g, r, e, done, done + 5, src, it, 64);
+        }
+        for (r = 0; r < 4; r++) /* a barrier, a bcast, a reduce */
+            tg_mpi_coll(g, r, TG_BARRIER, base + 400 + r, base + 401 + r, base + 500 + 2 * r,
+                        base + 510 + 2 * r, OTF2_COLLECTIVE_OP_BARRIER, OTF2_UNDEFINED_UINT32, 0, 0);
+        for (r = 0; r < 4; r++)
+            tg_mpi_coll(g, r, TG_BCAST, base + 600 + 3 * r, base + 601 + 3 * r,
+                        base + (r ? 700 + r : 620), base + (r ? 710 + r : 630),
+                        OTF2_COLLECTIVE_OP_BCAST, 0, r ? 0 : 300, r ? 100 : 0);
+        for (r = 0; r < 4; r++)
+            tg_mpi_coll(g, r, TG_REDUCE, base + 800 + 7 * r, base + 801 + 7 * r,
+                        base + (r ? 820 + 7 * r : 900), base + (r ? 830 + 7 * r : 910),
+                        OTF2_COLLECTIVE_OP_REDUCE, 0, r ? 8 : 0, r ? 0 : 24);
+        t = base + 1000;
+    }
+    for (r = 0; r < 4; r++) {
+        tg_enter(g, r, t + 10 * r, TG_FINALIZE);
+        tg_leave(g, r, t + 100, TG_FINALIZE);
+        tg_leave(g, r, t + 110, TG_MAIN);
+    }
+    CHECK(tg_close(g) == 0);
+    if (t_compensate(in, outd, &p, &res, NULL) != UP_OK || tr_load(in, &a) || tr_load(outd, &b)) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    CHECK_EQ(a.nlocs, b.nlocs);
+    for (i = 0; i < a.nlocs && i < b.nlocs; i++) {
+        CHECK_EQ(a.locs[i].id, b.locs[i].id);
+        CHECK_EQ(a.locs[i].n, b.locs[i].n);
+        for (k = 0; k < a.locs[i].n && k < b.locs[i].n; k++)
+            if (a.locs[i].ev[k].t != b.locs[i].ev[k].t || a.locs[i].ev[k].kind != b.locs[i].ev[k].kind) {
+                t_fail(__FILE__, __LINE__, "location %zu event %zu: %llu became %llu", i, k,
+                       (unsigned long long)a.locs[i].ev[k].t, (unsigned long long)b.locs[i].ev[k].t);
+                break;
+            }
+    }
+    for (k = 0; k < UP_REPAIR_COUNT; k++)
+        CHECK_EQ(res.repairs[k], 0);
+    /* the window is marked: end of MPI_Init (1000) to the last MPI_Finalize */
+    CHECK(res.window_marked);
+    CHECK_EQ(res.start_m, 1000);
+    CHECK_EQ(res.end_m, t + 30);
+    CHECK_EQ(res.end_a, res.end_m);
+    tr_free(&a);
+    tr_free(&b);
+    up_replay_result_free(&res);
+}

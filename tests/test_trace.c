@@ -1,0 +1,169 @@
+/*
+ * test_trace.c - the real Score-P traces of tests/data: every one opens,
+ * compensates in every mode, keeps every record on its location, and with
+ * zero overhead (upper, individual) comes out with identical timestamps.
+ * Also: bad inputs give clear errors.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "tutil.h"
+
+static const char *const real[] = {
+    "pipit-ping-pong",
+    "pipit-ping-pong-papi",
+    "casita-10_scorep_mpi_tags",
+    "casita-4_mpi_ls_barr",
+    "casita-1_scorep-ompt-host-nested",
+    "casita-1_sptc",
+    "casita-1_xeonphi_jacobi_01",
+    "casita-2_cuda_simple",
+    "casita-2_jacobi_blame_cpu_015",
+};
+
+static void data_path(char *buf, size_t n, const char *name)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "tests/data/%s", name);
+    snprintf(buf, n, "%s", t_src(rel));
+}
+
+TEST(real_traces_identity)
+{
+    unsigned i;
+    for (i = 0; i < sizeof real / sizeof real[0]; i++) {
+        char in[4096], out[4096];
+        up_comp_params p = t_params(0, UP_MODE_UPPER, UP_COLLECTIVE_INDIVIDUAL);
+        up_replay_result res;
+        tr_trace a, b;
+        size_t l, k;
+        data_path(in, sizeof in, real[i]);
+        snprintf(out, sizeof out, "%s", t_dir(real[i]));
+        if (t_compensate(in, out, &p, &res, NULL) != UP_OK || tr_load(in, &a) || tr_load(out, &b)) {
+            t_fail(__FILE__, __LINE__, "%s: compensation or reading failed", real[i]);
+            continue;
+        }
+        CHECK_EQ(a.nlocs, b.nlocs);
+        for (l = 0; l < a.nlocs && l < b.nlocs; l++) {
+            CHECK_EQ(a.locs[l].n, b.locs[l].n);
+            for (k = 0; k < a.locs[l].n && k < b.locs[l].n; k++)
+                if (a.locs[l].ev[k].t != b.locs[l].ev[k].t) {
+                    t_fail(__FILE__, __LINE__, "%s location %llu event %zu: %llu became %llu",
+                           real[i], (unsigned long long)a.locs[l].id, k,
+                           (unsigned long long)a.locs[l].ev[k].t, (unsigned long long)b.locs[l].ev[k].t);
+                    break;
+                }
+        }
+        /* OTF2's reader applied the clock offsets; the output's first record
+         * lies inside its own ClockProperties */
+        CHECK(b.global_offset <= res.t_min_a);
+        CHECK(b.global_offset + b.trace_length >= res.t_max_a);
+        CHECK(b.creator && strstr(b.creator, "unperturb") != NULL);
+        tr_free(&a);
+        tr_free(&b);
+        up_replay_result_free(&res);
+    }
+}
+
+TEST(real_traces_every_mode_keeps_records)
+{
+    unsigned i, m;
+    up_mode modes[] = {UP_MODE_LOWER, UP_MODE_UPPER, UP_MODE_NETWORK};
+    for (i = 0; i < sizeof real / sizeof real[0]; i++)
+        for (m = 0; m < 3; m++) {
+            char in[4096], out[4096], tag[300];
+            up_comp_params p = t_params(300, modes[m], m == 1 ? UP_COLLECTIVE_SHARED : UP_COLLECTIVE_INDIVIDUAL);
+            up_replay_result res;
+            tr_trace a, b;
+            size_t l, k;
+            p.ncopy = 1;
+            p.copy_bytes[0] = 1;
+            p.copy_ns_per_byte[0] = 0.2;
+            p.latency_ns = 1500;
+            p.ns_per_byte = 0.3;
+            data_path(in, sizeof in, real[i]);
+            snprintf(tag, sizeof tag, "%s-%u", real[i], m);
+            snprintf(out, sizeof out, "%s", t_dir(tag));
+            if (t_compensate(in, out, &p, &res, NULL) != UP_OK || tr_load(in, &a) || tr_load(out, &b)) {
+                t_fail(__FILE__, __LINE__, "%s: compensation or reading failed", tag);
+                continue;
+            }
+            CHECK_EQ(a.nlocs, b.nlocs);
+            for (l = 0; l < a.nlocs && l < b.nlocs; l++) {
+                CHECK_EQ(a.locs[l].n, b.locs[l].n);
+                for (k = 0; k < b.locs[l].n; k++) {
+                    /* same record kinds in the same order, times never decrease */
+                    if (k < a.locs[l].n && a.locs[l].ev[k].kind != b.locs[l].ev[k].kind) {
+                        t_fail(__FILE__, __LINE__, "%s: record %zu changed kind", tag, k);
+                        break;
+                    }
+                    if (k && b.locs[l].ev[k].t < b.locs[l].ev[k - 1].t) {
+                        t_fail(__FILE__, __LINE__, "%s: time decreases at record %zu", tag, k);
+                        break;
+                    }
+                }
+            }
+            /* removing overhead never makes the run longer than measured */
+            CHECK(res.end_a - res.start_a <= res.end_m - res.start_m);
+            CHECK_EQ(res.repairs[UP_REPAIR_output_clamped], 0);
+            CHECK_EQ(res.unknown_records, 0);
+            tr_free(&a);
+            tr_free(&b);
+            up_replay_result_free(&res);
+        }
+}
+
+TEST(real_trace_ranks_and_window)
+{
+    char in[4096];
+    up_trace *t;
+    up_err err = {0};
+    const up_defs *d;
+    data_path(in, sizeof in, "casita-2_jacobi_blame_cpu_015");
+    CHECK_EQ(up_trace_open(in, &t, &err), UP_OK);
+    if (!t)
+        return;
+    d = up_trace_defs(t);
+    CHECK_EQ(d->nlocs, 10);
+    /* OpenMP and CUDA locations share their process' MPI rank */
+    {
+        uint32_t li;
+        CHECK(up_defs_loc_index(d, 4294967297ull, &li));
+        CHECK_EQ(d->locs[li].rank, 1);
+        CHECK(up_defs_loc_index(d, 17179869184ull, &li));
+        CHECK_EQ(d->locs[li].rank, 0);
+        /* MPI_COMM_WORLD (comm 4): rank 1 is location 1 */
+        CHECK(up_defs_rank_loc(d, 4, 1, 0, &li));
+        CHECK_EQ(d->locs[li].id, 1);
+        /* self-like communicator: rank 0 is the caller */
+        CHECK(up_defs_rank_loc(d, 5, 0, 3, &li));
+        CHECK_EQ(li, 3);
+        CHECK(!up_defs_rank_loc(d, 4, 2, 0, &li));
+    }
+    CHECK(d->n_clock_offsets > 0);
+    CHECK(d->n_mapping_tables > 0);
+    up_trace_close(t);
+}
+
+TEST(bad_inputs_give_clear_errors)
+{
+    up_trace *t = NULL;
+    up_err err = {0};
+    char path[4096];
+    FILE *f;
+    CHECK_EQ(up_trace_open("/nonexistent/run", &t, &err), UP_EIO);
+    CHECK(strstr(err.msg, "/nonexistent/run") && strstr(err.msg, "No such file"));
+    snprintf(path, sizeof path, "%s", t_dir("notatrace.otf2"));
+    f = fopen(path, "w");
+    if (f) {
+        fputs("this is not an OTF2 anchor file\n", f);
+        fclose(f);
+    }
+    CHECK_EQ(up_trace_open(path, &t, &err), UP_EFORMAT);
+    CHECK(strstr(err.msg, "notatrace.otf2") && strstr(err.msg, "not an OTF2 archive"));
+    CHECK(t == NULL);
+    snprintf(path, sizeof path, "%s", t_src("tests"));
+    CHECK_EQ(up_trace_open(path, &t, &err), UP_EFORMAT);
+    CHECK(strstr(err.msg, "without traces.otf2") != NULL);
+}

@@ -1,0 +1,232 @@
+/*
+ * tracegen.c - test/benchmark trace writer (see tracegen.h).  Uses only the
+ * OTF2 writer API; shares no code with src/.
+ */
+#include "tracegen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tg {
+    OTF2_Archive *ar;
+    unsigned n, flags;
+    uint64_t res, tmin, tmax;
+    OTF2_EvtWriter **w;
+    uint64_t *nev;
+};
+
+static const struct {
+    const char *name;
+    OTF2_RegionRole role;
+    OTF2_Paradigm paradigm;
+} regions[TG_NREGIONS] = {
+    [TG_MAIN] = {"main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER},
+    [TG_WORK] = {"work", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER},
+    [TG_INIT] = {"MPI_Init", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI},
+    [TG_FINALIZE] = {"MPI_Finalize", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI},
+    [TG_SEND] = {"MPI_Send", OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI},
+    [TG_RECV] = {"MPI_Recv", OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI},
+    [TG_ISEND] = {"MPI_Isend", OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI},
+    [TG_IRECV] = {"MPI_Irecv", OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI},
+    [TG_WAIT] = {"MPI_Wait", OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI},
+    [TG_BARRIER] = {"MPI_Barrier", OTF2_REGION_ROLE_BARRIER, OTF2_PARADIGM_MPI},
+    [TG_ALLREDUCE] = {"MPI_Allreduce", OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI},
+    [TG_BCAST] = {"MPI_Bcast", OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_PARADIGM_MPI},
+    [TG_REDUCE] = {"MPI_Reduce", OTF2_REGION_ROLE_COLL_ALL2ONE, OTF2_PARADIGM_MPI},
+    [TG_FLUSH_REGION] = {"TRACE BUFFER FLUSH", OTF2_REGION_ROLE_ARTIFICIAL, OTF2_PARADIGM_MEASUREMENT_SYSTEM},
+    [TG_SENDRECV] = {"MPI_Sendrecv", OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI},
+    [TG_GET_COORDS] = {"get_coords", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER},
+};
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)
+{
+    (void)ud, (void)ft, (void)l, (void)c, (void)f;
+    return OTF2_FLUSH;
+}
+static const OTF2_FlushCallbacks flush_cb = {pre_flush, NULL};
+
+OTF2_LocationRef tg_location(const tg *g, unsigned rank)
+{
+    return (g->flags & TG_SPARSE_IDS) ? ((uint64_t)rank << 32 | 5u) : rank;
+}
+
+tg *tg_open(const char *dir, unsigned nranks, uint64_t resolution, unsigned flags)
+{
+    tg *g = calloc(1, sizeof *g);
+    unsigned r;
+    if (!g)
+        return NULL;
+    g->n = nranks;
+    g->flags = flags;
+    g->res = resolution;
+    g->tmin = UINT64_MAX;
+    g->w = calloc(nranks, sizeof *g->w);
+    g->nev = calloc(nranks, sizeof *g->nev);
+    g->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+                              OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!g->w || !g->nev || !g->ar) {
+        fprintf(stderr, "tracegen: cannot create %s\n", dir);
+        exit(99);
+    }
+    OTF2_Archive_SetFlushCallbacks(g->ar, &flush_cb, NULL);
+    OTF2_Archive_SetSerialCollectiveCallbacks(g->ar);
+    OTF2_Archive_SetCreator(g->ar, "unperturb tests/tracegen");
+    OTF2_Archive_OpenEvtFiles(g->ar);
+    for (r = 0; r < nranks; r++)
+        g->w[r] = OTF2_Archive_GetEvtWriter(g->ar, tg_location(g, r));
+    return g;
+}
+
+OTF2_EvtWriter *tg_writer(tg *g, unsigned rank)
+{
+    g->nev[rank]++; /* the caller writes one record */
+    return g->w[rank];
+}
+
+static OTF2_EvtWriter *rec(tg *g, unsigned rank, uint64_t t)
+{
+    if (t < g->tmin)
+        g->tmin = t;
+    if (t > g->tmax)
+        g->tmax = t;
+    return tg_writer(g, rank);
+}
+
+void tg_enter(tg *g, unsigned rank, uint64_t t, tg_region_t r)
+{
+    OTF2_EvtWriter_Enter(rec(g, rank, t), NULL, t, (OTF2_RegionRef)r);
+}
+
+void tg_leave(tg *g, unsigned rank, uint64_t t, tg_region_t r)
+{
+    OTF2_EvtWriter_Leave(rec(g, rank, t), NULL, t, (OTF2_RegionRef)r);
+}
+
+void tg_send(tg *g, unsigned rank, uint64_t t, unsigned dst, uint32_t tag, uint64_t bytes)
+{
+    OTF2_EvtWriter_MpiSend(rec(g, rank, t), NULL, t, dst, TG_COMM_WORLD, tag, bytes);
+}
+
+void tg_recv(tg *g, unsigned rank, uint64_t t, unsigned src, uint32_t tag, uint64_t bytes)
+{
+    OTF2_EvtWriter_MpiRecv(rec(g, rank, t), NULL, t, src, TG_COMM_WORLD, tag, bytes);
+}
+
+void tg_coll_begin(tg *g, unsigned rank, uint64_t t)
+{
+    OTF2_EvtWriter_MpiCollectiveBegin(rec(g, rank, t), NULL, t);
+}
+
+void tg_coll_end(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, uint32_t root,
+                 uint64_t sent, uint64_t received)
+{
+    OTF2_EvtWriter_MpiCollectiveEnd(rec(g, rank, t), NULL, t, op, TG_COMM_WORLD, root, sent, received);
+}
+
+void tg_flush(tg *g, unsigned rank, uint64_t t, uint64_t stop)
+{
+    OTF2_EvtWriter_BufferFlush(rec(g, rank, t), NULL, t, stop);
+}
+
+void tg_mpi_send(tg *g, unsigned rank, uint64_t t_enter, uint64_t t_send, uint64_t t_leave,
+                 unsigned dst, uint32_t tag, uint64_t bytes)
+{
+    tg_enter(g, rank, t_enter, TG_SEND);
+    tg_send(g, rank, t_send, dst, tag, bytes);
+    tg_leave(g, rank, t_leave, TG_SEND);
+}
+
+void tg_mpi_recv(tg *g, unsigned rank, uint64_t t_enter, uint64_t t_recv, uint64_t t_leave,
+                 unsigned src, uint32_t tag, uint64_t bytes)
+{
+    tg_enter(g, rank, t_enter, TG_RECV);
+    tg_recv(g, rank, t_recv, src, tag, bytes);
+    tg_leave(g, rank, t_leave, TG_RECV);
+}
+
+void tg_mpi_coll(tg *g, unsigned rank, tg_region_t region, uint64_t t_enter, uint64_t t_begin,
+                 uint64_t t_end, uint64_t t_leave, OTF2_CollectiveOp op, uint32_t root,
+                 uint64_t sent, uint64_t received)
+{
+    tg_enter(g, rank, t_enter, region);
+    tg_coll_begin(g, rank, t_begin);
+    tg_coll_end(g, rank, t_end, op, root, sent, received);
+    tg_leave(g, rank, t_leave, region);
+}
+
+int tg_close(tg *g)
+{
+    OTF2_GlobalDefWriter *gw;
+    OTF2_StringRef s = 0;
+    unsigned r;
+    uint64_t *members = calloc(g->n ? g->n : 1, sizeof *members);
+    uint64_t *ranks = calloc(g->n ? g->n : 1, sizeof *ranks);
+    char name[64];
+    int rc = 0;
+    OTF2_StringRef s_empty, s_machine, s_node, s_nodeA, s_nodeB, s_master, s_mpi,
+        s_world, s_self, s_region0;
+
+    for (r = 0; r < g->n; r++)
+        if (OTF2_Archive_CloseEvtWriter(g->ar, g->w[r]) != OTF2_SUCCESS)
+            rc = -1;
+    OTF2_Archive_CloseEvtFiles(g->ar);
+    OTF2_Archive_OpenDefFiles(g->ar);
+    for (r = 0; r < g->n; r++)
+        OTF2_Archive_CloseDefWriter(g->ar, OTF2_Archive_GetDefWriter(g->ar, tg_location(g, r)));
+    OTF2_Archive_CloseDefFiles(g->ar);
+
+    gw = OTF2_Archive_GetGlobalDefWriter(g->ar);
+    OTF2_GlobalDefWriter_WriteClockProperties(gw, g->res, g->tmin == UINT64_MAX ? 0 : g->tmin,
+                                              g->tmax >= g->tmin ? g->tmax - g->tmin + 1 : 0,
+                                              OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteString(gw, s_empty = s++, "");
+    OTF2_GlobalDefWriter_WriteString(gw, s_machine = s++, "machine");
+    OTF2_GlobalDefWriter_WriteString(gw, s_node = s++, "node");
+    OTF2_GlobalDefWriter_WriteString(gw, s_nodeA = s++, "nodeA");
+    OTF2_GlobalDefWriter_WriteString(gw, s_nodeB = s++, "nodeB");
+    OTF2_GlobalDefWriter_WriteString(gw, s_master = s++, "Master thread");
+    OTF2_GlobalDefWriter_WriteString(gw, s_mpi = s++, "MPI");
+    OTF2_GlobalDefWriter_WriteString(gw, s_world = s++, "MPI_COMM_WORLD");
+    OTF2_GlobalDefWriter_WriteString(gw, s_self = s++, "MPI_COMM_SELF");
+    s_region0 = s;
+    for (r = 0; r < TG_NREGIONS; r++)
+        OTF2_GlobalDefWriter_WriteString(gw, s++, regions[r].name);
+    OTF2_GlobalDefWriter_WriteParadigm(gw, OTF2_PARADIGM_MPI, s_mpi, OTF2_PARADIGM_CLASS_PROCESS);
+    for (r = 0; r < TG_NREGIONS; r++)
+        OTF2_GlobalDefWriter_WriteRegion(gw, r, s_region0 + r, s_region0 + r, s_empty,
+                                         regions[r].role, regions[r].paradigm,
+                                         OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 1, s_nodeA, s_node, 0);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 2, s_nodeB, s_node, 0);
+    for (r = 0; r < g->n; r++) {
+        snprintf(name, sizeof name, "MPI Rank %u", r);
+        OTF2_GlobalDefWriter_WriteString(gw, s, name);
+        OTF2_GlobalDefWriter_WriteLocationGroup(gw, r, s++, OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                (g->flags & TG_TWO_NODES) && (r & 1) ? 2 : 1,
+                                                OTF2_UNDEFINED_LOCATION_GROUP);
+    }
+    for (r = 0; r < g->n; r++) {
+        OTF2_GlobalDefWriter_WriteLocation(gw, tg_location(g, r), s_master,
+                                           OTF2_LOCATION_TYPE_CPU_THREAD, g->nev[r], r);
+        members[r] = tg_location(g, r);
+        ranks[r] = r;
+    }
+    OTF2_GlobalDefWriter_WriteGroup(gw, 0, s_empty, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, g->n, members);
+    OTF2_GlobalDefWriter_WriteGroup(gw, 1, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, g->n, ranks);
+    OTF2_GlobalDefWriter_WriteGroup(gw, 2, s_empty, OTF2_GROUP_TYPE_COMM_SELF,
+                                    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL);
+    OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_WORLD, s_world, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_SELF, s_self, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    if (OTF2_Archive_Close(g->ar) != OTF2_SUCCESS)
+        rc = -1;
+    free(members);
+    free(ranks);
+    free(g->w);
+    free(g->nev);
+    free(g);
+    return rc;
+}

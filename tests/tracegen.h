@@ -1,0 +1,58 @@
+/*
+ * tracegen.h - writes small OTF2 MPI traces for tests and benchmarks, with
+ * timestamps chosen by the caller, through OTF2's own writer (no unperturb
+ * code involved, so tests check the library against OTF2, not itself).
+ *
+ * The archive has `nranks` MPI ranks, one location each (location id
+ * `rank`, or `rank << 32 | 5` with TG_SPARSE_IDS), MPI_COMM_WORLD (comm 0,
+ * world ranks) and MPI_COMM_SELF (comm 1), and the regions of tg_region_t.
+ * Timestamps are ticks of `resolution` per second.
+ */
+#ifndef UP_TRACEGEN_H
+#define UP_TRACEGEN_H
+
+#include <otf2/otf2.h>
+#include <stdint.h>
+
+typedef struct tg tg;
+
+enum {
+    TG_SPARSE_IDS = 1,   /* 64-bit location ids far apart */
+    TG_TWO_NODES = 2     /* even ranks on node A, odd ranks on node B */
+};
+
+typedef enum tg_region_t {
+    TG_MAIN, TG_WORK, TG_INIT, TG_FINALIZE, TG_SEND, TG_RECV, TG_ISEND,
+    TG_IRECV, TG_WAIT, TG_BARRIER, TG_ALLREDUCE, TG_BCAST, TG_REDUCE,
+    TG_FLUSH_REGION, TG_SENDRECV, TG_GET_COORDS, TG_NREGIONS
+} tg_region_t;
+
+#define TG_COMM_WORLD 0
+#define TG_COMM_SELF 1
+
+tg *tg_open(const char *dir, unsigned nranks, uint64_t resolution, unsigned flags);
+/* Writes the definitions and closes; returns 0 on success. */
+int tg_close(tg *g);
+OTF2_EvtWriter *tg_writer(tg *g, unsigned rank);
+OTF2_LocationRef tg_location(const tg *g, unsigned rank);
+
+void tg_enter(tg *g, unsigned rank, uint64_t t, tg_region_t r);
+void tg_leave(tg *g, unsigned rank, uint64_t t, tg_region_t r);
+void tg_send(tg *g, unsigned rank, uint64_t t, unsigned dst, uint32_t tag, uint64_t bytes);
+void tg_recv(tg *g, unsigned rank, uint64_t t, unsigned src, uint32_t tag, uint64_t bytes);
+void tg_coll_begin(tg *g, unsigned rank, uint64_t t);
+void tg_coll_end(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, uint32_t root,
+                 uint64_t sent, uint64_t received);
+void tg_flush(tg *g, unsigned rank, uint64_t t, uint64_t stop);
+
+/* Enter(MPI_Send) MpiSend Leave; Enter(MPI_Recv) MpiRecv Leave */
+void tg_mpi_send(tg *g, unsigned rank, uint64_t t_enter, uint64_t t_send, uint64_t t_leave,
+                 unsigned dst, uint32_t tag, uint64_t bytes);
+void tg_mpi_recv(tg *g, unsigned rank, uint64_t t_enter, uint64_t t_recv, uint64_t t_leave,
+                 unsigned src, uint32_t tag, uint64_t bytes);
+/* Enter(region) MpiCollectiveBegin MpiCollectiveEnd Leave on MPI_COMM_WORLD */
+void tg_mpi_coll(tg *g, unsigned rank, tg_region_t region, uint64_t t_enter, uint64_t t_begin,
+                 uint64_t t_end, uint64_t t_leave, OTF2_CollectiveOp op, uint32_t root,
+                 uint64_t sent, uint64_t received);
+
+#endif

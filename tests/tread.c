@@ -1,0 +1,200 @@
+/*
+ * tread.c - see tread.h.  Deliberately plain: OTF2's global reader, one
+ * callback per kind the tests write, and a catch-all count for the rest.
+ */
+#include "tread.h"
+
+#include <otf2/otf2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static tr_loc *loc_of(tr_trace *t, OTF2_LocationRef id)
+{
+    size_t i;
+    for (i = 0; i < t->nlocs; i++)
+        if (t->locs[i].id == id)
+            return &t->locs[i];
+    return NULL;
+}
+
+static void add(tr_trace *t, OTF2_LocationRef id, int kind, uint64_t time, uint64_t aux)
+{
+    tr_loc *l = loc_of(t, id);
+    if (!l)
+        return;
+    l->ev = realloc(l->ev, (l->n + 1) * sizeof *l->ev);
+    l->ev[l->n].kind = kind;
+    l->ev[l->n].t = time;
+    l->ev[l->n].aux = aux;
+    l->n++;
+}
+
+#define HDR OTF2_LocationRef loc, OTF2_TimeStamp t, void *ud, OTF2_AttributeList *al
+static OTF2_CallbackCode on_enter(HDR, OTF2_RegionRef r)
+{
+    (void)al;
+    add(ud, loc, TR_ENTER, t, r);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_leave(HDR, OTF2_RegionRef r)
+{
+    (void)al;
+    add(ud, loc, TR_LEAVE, t, r);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_send(HDR, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
+{
+    (void)al, (void)c, (void)tag, (void)len;
+    add(ud, loc, TR_SEND, t, peer);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_recv(HDR, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
+{
+    (void)al, (void)c, (void)tag, (void)len;
+    add(ud, loc, TR_RECV, t, peer);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_cbegin(HDR)
+{
+    (void)al;
+    add(ud, loc, TR_CBEGIN, t, 0);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_cend(HDR, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root,
+                                 uint64_t s, uint64_t r)
+{
+    (void)al, (void)c, (void)root, (void)s, (void)r;
+    add(ud, loc, TR_CEND, t, op);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_flush(HDR, OTF2_TimeStamp stop)
+{
+    (void)al;
+    add(ud, loc, TR_FLUSH, t, stop);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_metric(HDR, OTF2_MetricRef m, uint8_t n, const OTF2_Type *ty,
+                                   const OTF2_MetricValue *v)
+{
+    (void)al, (void)m, (void)n, (void)ty;
+    add(ud, loc, TR_OTHER, t, n ? v[0].unsigned_int : 0);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name,
+                                      OTF2_LocationType type, uint64_t n, OTF2_LocationGroupRef g)
+{
+    tr_trace *t = ud;
+    (void)name, (void)type, (void)n, (void)g;
+    t->locs = realloc(t->locs, (t->nlocs + 1) * sizeof *t->locs);
+    memset(&t->locs[t->nlocs], 0, sizeof t->locs[0]);
+    t->locs[t->nlocs++].id = self;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_clock(void *ud, uint64_t res, uint64_t off, uint64_t len, uint64_t real)
+{
+    tr_trace *t = ud;
+    (void)real;
+    t->resolution = res;
+    t->global_offset = off;
+    t->trace_length = len;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+int tr_load(const char *dir, tr_trace *t)
+{
+    char path[4096];
+    OTF2_Reader *rd;
+    OTF2_GlobalDefReader *gdr;
+    OTF2_GlobalDefReaderCallbacks *dcb;
+    OTF2_GlobalEvtReader *ger;
+    OTF2_GlobalEvtReaderCallbacks *ecb;
+    uint64_t n;
+    size_t i;
+
+    memset(t, 0, sizeof *t);
+    snprintf(path, sizeof path, "%s/traces.otf2", dir);
+    if (!(rd = OTF2_Reader_Open(path)))
+        return -1;
+    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+    {
+        char *s = NULL;
+        OTF2_Reader_GetCreator(rd, &s);
+        t->creator = s;
+        s = NULL;
+        OTF2_Reader_GetDescription(rd, &s);
+        t->description = s;
+    }
+    gdr = OTF2_Reader_GetGlobalDefReader(rd);
+    dcb = OTF2_GlobalDefReaderCallbacks_New();
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(dcb, def_location);
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(dcb, def_clock);
+    OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, dcb, t);
+    OTF2_GlobalDefReaderCallbacks_Delete(dcb);
+    if (OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n) != OTF2_SUCCESS) {
+        OTF2_Reader_Close(rd);
+        return -1;
+    }
+    for (i = 0; i < t->nlocs; i++)
+        OTF2_Reader_SelectLocation(rd, t->locs[i].id);
+    {
+        /* local definitions carry the clock offsets and mapping tables that
+         * OTF2 applies to the events of their location */
+        bool defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
+        OTF2_Reader_OpenEvtFiles(rd);
+        for (i = 0; i < t->nlocs; i++) {
+            if (defs) {
+                OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, t->locs[i].id);
+                if (dr) {
+                    uint64_t nd;
+                    OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &nd);
+                    OTF2_Reader_CloseDefReader(rd, dr);
+                }
+            }
+            OTF2_Reader_GetEvtReader(rd, t->locs[i].id);
+        }
+        if (defs)
+            OTF2_Reader_CloseDefFiles(rd);
+    }
+    ger = OTF2_Reader_GetGlobalEvtReader(rd);
+    ecb = OTF2_GlobalEvtReaderCallbacks_New();
+    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ecb, on_enter);
+    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ecb, on_leave);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(ecb, on_send);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(ecb, on_recv);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(ecb, on_cbegin);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(ecb, on_cend);
+    OTF2_GlobalEvtReaderCallbacks_SetBufferFlushCallback(ecb, on_flush);
+    OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ecb, on_metric);
+    OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, ecb, t);
+    OTF2_GlobalEvtReaderCallbacks_Delete(ecb);
+    if (OTF2_Reader_ReadAllGlobalEvents(rd, ger, &n) != OTF2_SUCCESS) {
+        OTF2_Reader_Close(rd);
+        return -1;
+    }
+    OTF2_Reader_Close(rd);
+    return 0;
+}
+
+const tr_loc *tr_loc_id(const tr_trace *t, uint64_t id)
+{
+    size_t i;
+    for (i = 0; i < t->nlocs; i++)
+        if (t->locs[i].id == id)
+            return &t->locs[i];
+    return NULL;
+}
+
+void tr_free(tr_trace *t)
+{
+    size_t i;
+    for (i = 0; i < t->nlocs; i++)
+        free(t->locs[i].ev);
+    free(t->locs);
+    free(t->creator);
+    free(t->description);
+    memset(t, 0, sizeof *t);
+}

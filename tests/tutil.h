@@ -1,0 +1,28 @@
+/*
+ * tutil.h - shared helpers of the unit tests.
+ */
+#ifndef UP_TUTIL_H
+#define UP_TUTIL_H
+
+#include "unperturb/model.h"
+#include "tread.h"
+
+/* Compensates archive folder `in` into folder `out` (must not exist) with
+ * parameters *p through the library API; fills *res (free with
+ * up_replay_result_free) and, if removed != NULL, a malloc'd array of the
+ * overhead removed per location (ticks).  Returns the status. */
+up_status t_compensate(const char *in, const char *out, const up_comp_params *p,
+                       up_replay_result *res, uint64_t **removed);
+
+/* Parameters with every per-record overhead = o_ns, the given mode and
+ * collective model, no copy time, no network. */
+up_comp_params t_params(double o_ns, up_mode mode, up_collective coll);
+
+/* Window length of a result in seconds, measured (which=0) or approximated. */
+double t_window_s(const up_replay_result *r, int which);
+
+/* Time of the k-th event of the location with OTF2 id `id` in a loaded trace
+ * (UINT64_MAX if there is none). */
+uint64_t t_ev(const tr_trace *t, uint64_t id, size_t k);
+
+#endif
