@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "unperturb/util.h"
@@ -63,16 +64,21 @@ int main(int argc, char **argv)
     }
     for (c = cases; c; c = c->next) {
         int before = failed_checks;
+        struct timespec t0, t1;
+        double ms;
         if (argc > 1 && !strstr(c->name, argv[1]))
             continue;
         current = c->name;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         c->fn();
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
         if (failed_checks == before) {
             passed++;
-            printf("ok    %s\n", c->name);
+            printf("ok    %-48s %8.0f ms\n", c->name, ms);
         } else {
             failed++;
-            printf("FAIL  %s\n", c->name);
+            printf("FAIL  %-48s %8.0f ms\n", c->name, ms);
         }
         fflush(stdout);
     }

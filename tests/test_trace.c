@@ -77,11 +77,14 @@ TEST(real_traces_every_mode_keeps_records)
             up_replay_result res;
             tr_trace a, b;
             size_t l, k;
-            p.ncopy = 1;
-            p.copy_bytes[0] = 1;
-            p.copy_ns_per_byte[0] = 0.2;
-            p.latency_ns = 1500;
-            p.ns_per_byte = 0.3;
+            bool shorter;
+            if (modes[m] == UP_MODE_NETWORK) {
+                p.ncopy = 1;
+                p.copy_bytes[0] = 1;
+                p.copy_ns_per_byte[0] = 0.2;
+                p.latency_ns = 1500;
+                p.ns_per_byte = 0.3;
+            }
             data_path(in, sizeof in, real[i]);
             snprintf(tag, sizeof tag, "%s-%u", real[i], m);
             snprintf(out, sizeof out, "%s", t_dir(tag));
@@ -89,10 +92,19 @@ TEST(real_traces_every_mode_keeps_records)
                 t_fail(__FILE__, __LINE__, "%s: compensation or reading failed", tag);
                 continue;
             }
+            /* Without copy time, lower and upper only ever shorten measured
+             * intervals (eqs. 1-13), so no record moves later, unless the
+             * measured trace itself broke the clock condition. */
+            shorter = modes[m] != UP_MODE_NETWORK && !res.repairs[UP_REPAIR_clock_condition] &&
+                      !res.repairs[UP_REPAIR_collective_clock];
             CHECK_EQ(a.nlocs, b.nlocs);
             for (l = 0; l < a.nlocs && l < b.nlocs; l++) {
                 CHECK_EQ(a.locs[l].n, b.locs[l].n);
                 for (k = 0; k < b.locs[l].n; k++) {
+                    if (shorter && k < a.locs[l].n && b.locs[l].ev[k].t > a.locs[l].ev[k].t) {
+                        t_fail(__FILE__, __LINE__, "%s: record %zu moved later", tag, k);
+                        break;
+                    }
                     /* same record kinds in the same order, times never decrease */
                     if (k < a.locs[l].n && a.locs[l].ev[k].kind != b.locs[l].ev[k].kind) {
                         t_fail(__FILE__, __LINE__, "%s: record %zu changed kind", tag, k);
@@ -104,8 +116,6 @@ TEST(real_traces_every_mode_keeps_records)
                     }
                 }
             }
-            /* removing overhead never makes the run longer than measured */
-            CHECK(res.end_a - res.start_a <= res.end_m - res.start_m);
             CHECK_EQ(res.repairs[UP_REPAIR_output_clamped], 0);
             CHECK_EQ(res.unknown_records, 0);
             tr_free(&a);

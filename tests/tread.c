@@ -24,7 +24,12 @@ static void add(tr_trace *t, OTF2_LocationRef id, int kind, uint64_t time, uint6
     tr_loc *l = loc_of(t, id);
     if (!l)
         return;
-    l->ev = realloc(l->ev, (l->n + 1) * sizeof *l->ev);
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->ev = realloc(l->ev, l->cap * sizeof *l->ev);
+        if (!l->ev)
+            abort();
+    }
     l->ev[l->n].kind = kind;
     l->ev[l->n].t = time;
     l->ev[l->n].aux = aux;

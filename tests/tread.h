@@ -19,7 +19,7 @@ enum { TR_ENTER, TR_LEAVE, TR_SEND, TR_RECV, TR_CBEGIN, TR_CEND, TR_FLUSH, TR_OT
 
 typedef struct tr_loc {
     uint64_t id;
-    size_t n;
+    size_t n, cap;
     tr_ev *ev;
 } tr_loc;
 

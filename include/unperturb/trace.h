@@ -119,14 +119,40 @@ typedef struct up_defs {
     up_region_def *regions;  /* indexed through region_index */
     up_comm_def *comms;
     up_map region_index, comm_index, strings, groups;
+    /* dense id -> index tables for the hot lookups (ids are dense in
+     * unified definitions; UINT32_MAX = undefined) */
+    uint32_t *region_by_id, *comm_by_id;
+    uint32_t nregion_ids, ncomm_ids;
     /* what was read, for the report (nothing is dropped silently) */
     uint64_t n_global_defs, n_unknown_global_defs;
     uint64_t n_local_defs, n_clock_offsets, n_mapping_tables;
     char *creator;
 } up_defs;
 
-const up_region_def *up_defs_region(const up_defs *d, OTF2_RegionRef r);
-const up_comm_def *up_defs_comm(const up_defs *d, OTF2_CommRef c);
+const up_region_def *up_defs_region_slow_(const up_defs *d, OTF2_RegionRef r);
+const up_comm_def *up_defs_comm_slow_(const up_defs *d, OTF2_CommRef c);
+
+/* The region / communicator of an id, or NULL. */
+static inline const up_region_def *up_defs_region(const up_defs *d, OTF2_RegionRef r)
+{
+    if (r < d->nregion_ids)
+        return d->region_by_id[r] == UINT32_MAX ? NULL : &d->regions[d->region_by_id[r]];
+    return up_defs_region_slow_(d, r);
+}
+
+static inline const up_comm_def *up_defs_comm(const up_defs *d, OTF2_CommRef c)
+{
+    if (c < d->ncomm_ids)
+        return d->comm_by_id[c] == UINT32_MAX ? NULL : &d->comms[d->comm_by_id[c]];
+    return up_defs_comm_slow_(d, c);
+}
+
+/* UP_REGION_* flags of a region id (0 if unknown). */
+static inline unsigned up_defs_region_flags(const up_defs *d, OTF2_RegionRef r)
+{
+    const up_region_def *rg = up_defs_region(d, r);
+    return rg ? rg->flags : 0;
+}
 /* Location index of `rank` in communicator `c`, as seen from location
  * `self` (needed for self-like communicators).  Returns false if unknown. */
 bool up_defs_rank_loc(const up_defs *d, OTF2_CommRef c, uint32_t rank,

@@ -62,11 +62,9 @@ static uint64_t flush_ticks(const up_event *ev)
     return sub0(ev->u.BufferFlush.stopTime, ev->time);
 }
 
-static bool is_overhead_region(const up_comp *M, const up_event *ev, OTF2_RegionRef r)
+static bool is_overhead_region(const up_comp *M, OTF2_RegionRef r)
 {
-    const up_region_def *rg = up_defs_region(M->d, r);
-    (void)ev;
-    return rg && (rg->flags & UP_REGION_OVERHEAD);
+    return (up_defs_region_flags(M->d, r) & UP_REGION_OVERHEAD) != 0;
 }
 
 /* Overhead a record adds after its timestamp: O of its kind; a BufferFlush
@@ -110,9 +108,9 @@ static void account(up_comp *M, cloc *c, up_event *ev)
     c->pend = o;
     if (ev->kind == UP_EV_BufferFlush)
         ev->u.BufferFlush.stopTime = ev->t_out; /* its duration is removed */
-    else if (ev->kind == UP_EV_Enter && is_overhead_region(M, ev, ev->u.Enter.region))
+    else if (ev->kind == UP_EV_Enter && is_overhead_region(M, ev->u.Enter.region))
         c->depth++;
-    else if (ev->kind == UP_EV_Leave && c->depth && is_overhead_region(M, ev, ev->u.Leave.region))
+    else if (ev->kind == UP_EV_Leave && c->depth && is_overhead_region(M, ev->u.Leave.region))
         c->depth--;
 }
 

@@ -11,7 +11,8 @@
 
 #include "unperturb/replay.h"
 
-#define SLICE_MIN 64 /* records a location may run before yielding the CPU */
+#define SLICE_MIN 512     /* records a location runs before it may yield */
+#define SWEEP_MIN 4096    /* message queues kept before empty ones are swept */
 
 enum { S_RUN, S_WAIT, S_DONE };
 enum { W_NONE, W_MSG, W_COLL };
@@ -55,6 +56,7 @@ typedef struct engine {
     size_t hn;
     up_map msgq, colls, collseq, rankof;
     up_msg *free_msgs;
+    size_t sweep_at;  /* sweep empty message queues when the map grows past it */
     size_t nwait;
     uint64_t repairs[UP_REPAIR_COUNT];
     uint64_t events;
@@ -188,12 +190,28 @@ static msgq *queue_get(engine *E, uint64_t k0, uint64_t k1, bool create)
     return q;
 }
 
-static void queue_maybe_drop(engine *E, msgq *q, uint64_t k0, uint64_t k1)
+/* Empty queues stay in the map (most keys are reused at once: a loop sends
+ * the same tag to the same peer again); when the map has grown past
+ * sweep_at, the idle ones are dropped, so it holds no more keys than there
+ * are messages in flight plus a constant. */
+static void queues_sweep(engine *E)
 {
-    if (!q->head && !q->skip && !q->waiting) {
-        up_map_del(&E->msgq, k0, k1);
-        up_free(q);
+    uint64_t k0, k1, v;
+    size_t i = 0;
+    if (E->msgq.len < E->sweep_at)
+        return;
+    while (i < E->msgq.cap) {
+        if (up_map_at(&E->msgq, i, &k0, &k1, &v)) {
+            msgq *q = (msgq *)(uintptr_t)v;
+            if (!q->head && !q->skip && !q->waiting) {
+                up_map_del(&E->msgq, k0, k1);
+                up_free(q);
+                continue; /* backward shift may have moved an entry into slot i */
+            }
+        }
+        i++;
     }
+    E->sweep_at = 2 * E->msgq.len > SWEEP_MIN ? 2 * E->msgq.len : SWEEP_MIN;
 }
 
 static void msg_key(uint32_t src, uint32_t dst, OTF2_CommRef comm, uint32_t tag,
@@ -292,6 +310,7 @@ static int do_send(engine *E, uint32_t li, up_event **evp)
     m->send_a = ev->t_out;
 
     msg_key(li, dst, comm, tag, &k0, &k1);
+    queues_sweep(E);
     if (!(q = queue_get(E, k0, k1, true))) {
         msg_free(E, m);
         UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
@@ -301,7 +320,6 @@ static int do_send(engine *E, uint32_t li, up_event **evp)
         q->skip--;
         E->repairs[UP_REPAIR_late_send]++;
         msg_free(E, m);
-        queue_maybe_drop(E, q, k0, k1);
         return STEP_OK;
     }
     if (q->tail)
@@ -346,7 +364,6 @@ static int do_recv(engine *E, uint32_t li, up_event *ev)
         q->waiting = false;
         E->ops->recv(E->model, li, &L->ls, ev, m);
         msg_free(E, m);
-        queue_maybe_drop(E, q, k0, k1);
         return STEP_OK;
     }
     if (!(q = queue_get(E, k0, k1, true))) {
@@ -590,19 +607,16 @@ static int step(engine *E, uint32_t li)
         ev->t_out = L->ls.prev_a;
         E->repairs[UP_REPAIR_output_clamped]++;
     }
-    if (ev->kind == UP_EV_Enter || ev->kind == UP_EV_Leave) {
-        const up_region_def *rg = up_defs_region(E->d, ev->kind == UP_EV_Enter
-                                                          ? ev->u.Enter.region
-                                                          : ev->u.Leave.region);
-        if (ev->kind == UP_EV_Enter) {
-            L->ls.enter_m = ev->time;
-            L->ls.enter_a = ev->t_out;
-            if (rg && (rg->flags & UP_REGION_MPI_FINALIZE) && !L->has_fin) {
-                L->has_fin = true;
-                L->fin_m = ev->time;
-                L->fin_a = ev->t_out;
-            }
-        } else if (rg && (rg->flags & UP_REGION_MPI_INIT)) {
+    if (ev->kind == UP_EV_Enter) {
+        L->ls.enter_m = ev->time;
+        L->ls.enter_a = ev->t_out;
+        if ((up_defs_region_flags(E->d, ev->u.Enter.region) & UP_REGION_MPI_FINALIZE) && !L->has_fin) {
+            L->has_fin = true;
+            L->fin_m = ev->time;
+            L->fin_a = ev->t_out;
+        }
+    } else if (ev->kind == UP_EV_Leave) {
+        if (up_defs_region_flags(E->d, ev->u.Leave.region) & UP_REGION_MPI_INIT) {
             L->has_init = true;
             L->init_m = ev->time;
             L->init_a = ev->t_out;
@@ -806,6 +820,7 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
     E.n = E.d->nlocs;
     E.err = err;
     E.t_min_a = UINT64_MAX;
+    E.sweep_at = SWEEP_MIN;
     up_map_init(&E.msgq);
     up_map_init(&E.colls);
     up_map_init(&E.collseq);

@@ -37,6 +37,8 @@ typedef struct reading {
     size_t regions_cap, locs_cap;
 } reading;
 
+static bool dense_table(const up_map *m, uint32_t **table, uint32_t *n);
+
 static const char *str_of(const up_defs *d, OTF2_StringRef s)
 {
     uint64_t *v = up_map_get(&d->strings, s, 0);
@@ -380,8 +382,9 @@ up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor, up_err 
                     anchor, up_otf2_last_error()[0] ? up_otf2_last_error() : OTF2_Error_GetDescription(rc));
     else if (d->resolution == 0)
         st = UP_ERR(err, UP_EFORMAT, "'%s' has no clock properties (timer resolution 0)", anchor);
-    else if (!resolve(&r))
-        st = UP_ERR(err, UP_ENOMEM, "out of memory resolving the communicators of '%s'", anchor);
+    else if (!resolve(&r) || !dense_table(&d->region_index, &d->region_by_id, &d->nregion_ids) ||
+             !dense_table(&d->comm_index, &d->comm_by_id, &d->ncomm_ids))
+        st = UP_ERR(err, UP_ENOMEM, "out of memory resolving the definitions of '%s'", anchor);
 
     for (i = 0; i < r.lgroups.cap; i++) {
         uint64_t k0, k1, v;
@@ -412,6 +415,8 @@ void up_defs_free_(up_defs *d)
     }
     up_free(d->comms);
     up_free(d->regions);
+    up_free(d->region_by_id);
+    up_free(d->comm_by_id);
     up_free(d->locs);
     up_free(d->creator);
     up_map_free(&d->strings);
@@ -422,16 +427,40 @@ void up_defs_free_(up_defs *d)
     memset(d, 0, sizeof *d);
 }
 
-const up_region_def *up_defs_region(const up_defs *d, OTF2_RegionRef r)
+const up_region_def *up_defs_region_slow_(const up_defs *d, OTF2_RegionRef r)
 {
     uint64_t *v = up_map_get(&d->region_index, r, 0);
     return v ? &d->regions[*v] : NULL;
 }
 
-const up_comm_def *up_defs_comm(const up_defs *d, OTF2_CommRef c)
+const up_comm_def *up_defs_comm_slow_(const up_defs *d, OTF2_CommRef c)
 {
     uint64_t *v = up_map_get(&d->comm_index, c, 0);
     return v ? &d->comms[*v] : NULL;
+}
+
+/* A dense id -> index table for the ids of `m`, when the largest id is small
+ * (ids of unified definitions are 0..n-1); lookups of larger ids fall back
+ * to the map. */
+static bool dense_table(const up_map *m, uint32_t **table, uint32_t *n)
+{
+    uint64_t k0, k1, v, max = 0;
+    size_t i;
+    *table = NULL;
+    *n = 0;
+    for (i = 0; i < m->cap; i++)
+        if (up_map_at(m, i, &k0, &k1, &v) && k0 + 1 > max)
+            max = k0 + 1;
+    if (max == 0 || max > (uint64_t)16 * m->len + 1024)
+        return true; /* too sparse: the map alone */
+    if (!(*table = up_calloc((size_t)max, sizeof **table)))
+        return false;
+    memset(*table, 0xff, (size_t)max * sizeof **table);
+    for (i = 0; i < m->cap; i++)
+        if (up_map_at(m, i, &k0, &k1, &v))
+            (*table)[k0] = (uint32_t)v;
+    *n = (uint32_t)max;
+    return true;
 }
 
 bool up_defs_loc_index(const up_defs *d, OTF2_LocationRef id, uint32_t *idx)

@@ -16,7 +16,7 @@
 
 #include "trace_int.h"
 
-#define STREAM_BATCH 128
+#define STREAM_BATCH 256
 #define STREAM_INITIAL 256
 
 struct up_stream {

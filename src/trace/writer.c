@@ -14,9 +14,13 @@
 
 #include "trace_int.h"
 
-#define WRITER_CHUNK_SIZE (1024 * 1024)
+/* One 4 MiB chunk per location: OTF2 3.0 writes a flush of at least 4 MiB
+ * straight to the file, while smaller writes go through a 4 MiB buffer it
+ * allocates per open file; so one full-size chunk costs 4 MiB per location,
+ * where two 1 MiB chunks cost 6. */
+#define WRITER_CHUNK_SIZE (4 * 1024 * 1024)
 #define WRITER_DEF_CHUNK_SIZE (4 * 1024 * 1024)
-#define WRITER_CHUNKS 2
+#define WRITER_CHUNKS 1
 
 struct up_writer {
     OTF2_Archive *ar;
