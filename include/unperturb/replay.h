@@ -54,13 +54,13 @@ typedef struct up_loc_state {
     bool started;               /* a record has been processed */
     uint64_t prev_m, prev_a;    /* previous record: measured / approximated */
     uint64_t enter_m, enter_a;  /* most recent Enter (enter.recv of the paper) */
-    unsigned prev_kind;         /* up_ev_kind of the previous record */
 } up_loc_state;
 
 /* A message in flight: posted by the send, consumed by its receive. */
 typedef struct up_msg {
     uint64_t send_m, send_a;    /* the send record */
     uint64_t exit_m;            /* Leave ending the send call (exit.send_m) */
+    bool exit_known;            /* (the engine resolves it before a receive) */
     uint64_t ovh_path;          /* overhead between the send and the transfer */
     uint64_t bytes;
     uint32_t src, dst;          /* location indices */

@@ -123,6 +123,7 @@ typedef struct up_defs {
      * unified definitions; UINT32_MAX = undefined) */
     uint32_t *region_by_id, *comm_by_id;
     uint32_t nregion_ids, ncomm_ids;
+    uint8_t *region_flags;   /* UP_REGION_* by region id (nregion_ids) */
     /* what was read, for the report (nothing is dropped silently) */
     uint64_t n_global_defs, n_unknown_global_defs;
     uint64_t n_local_defs, n_clock_offsets, n_mapping_tables;
@@ -150,7 +151,10 @@ static inline const up_comm_def *up_defs_comm(const up_defs *d, OTF2_CommRef c)
 /* UP_REGION_* flags of a region id (0 if unknown). */
 static inline unsigned up_defs_region_flags(const up_defs *d, OTF2_RegionRef r)
 {
-    const up_region_def *rg = up_defs_region(d, r);
+    const up_region_def *rg;
+    if (r < d->nregion_ids)
+        return d->region_flags[r];
+    rg = up_defs_region_slow_(d, r);
     return rg ? rg->flags : 0;
 }
 /* Location index of `rank` in communicator `c`, as seen from location
@@ -185,6 +189,22 @@ char *up_trace_property(const up_trace *t, const char *name);
 /* Records the OTF2 reader could not decode (newer OTF2 than ours). */
 uint64_t up_trace_unknown_records(const up_trace *t);
 
+/* Direct processing: while nothing is buffered, each record read is handed
+ * to fn as it is decoded (array fields point into OTF2's buffers, valid
+ * during the call).  fn returns 1 if it timed the record (ev->t_out, and
+ * possibly time-valued fields): the record is then written at once to `out`
+ * (if not NULL) with its attributes; 0 to decline it (it is buffered: peek(0)
+ * returns it, and reading stops); -1 on error (reading stops; the caller's
+ * error context says why).  Reads at most `max` records; *done = records
+ * processed by fn.  `out` must only receive records in time order. */
+typedef int (*up_direct_fn)(void *ctx, uint32_t loc, up_event *ev);
+up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn, void *ctx,
+                           OTF2_EvtWriter *out, size_t *done, up_err *err);
+/* Records buffered (decoded but not popped); true once the location's last
+ * record has been read. */
+size_t up_stream_buffered(const up_stream *s);
+bool up_stream_at_end(const up_stream *s);
+
 /* Lookahead limit: a model never needs more records than this ahead. */
 #define UP_STREAM_MAX_LOOKAHEAD 65536
 
@@ -199,6 +219,8 @@ up_status up_writer_open(const char *dir, const up_trace *in, up_writer **out,
 /* Writes `ev` on location index `loc` with timestamp ev->t_out (raised to the
  * previous one written on that location if it would decrease). */
 up_status up_writer_event(up_writer *w, size_t loc, up_event *ev, up_err *err);
+/* The OTF2 writer of a location, for up_stream_direct. */
+OTF2_EvtWriter *up_writer_otf2(up_writer *w, size_t loc);
 /* Finishes the archive: closes event files, writes local definition files,
  * copies every global definition of `in` (ClockProperties replaced by
  * [t_min, t_max]), sets creator/description/properties.  `description`

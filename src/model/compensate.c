@@ -22,7 +22,7 @@
 
 #include "unperturb/model.h"
 
-#define HIST 32 /* recent records remembered for overhead sums over intervals */
+#define HIST 32 /* recent records remembered for overhead sums (a power of two) */
 
 typedef struct hist_ent {
     uint64_t t_m;        /* measured time of a record */
@@ -43,6 +43,7 @@ struct up_comp {
     const up_defs *d;
     double ticks_per_ns;
     uint64_t o[UP_RK_COUNT];
+    uint64_t o_kind[UP_EV_COUNT_]; /* O by record kind, ticks */
     cloc *L;
     size_t n;
     uint64_t repairs[UP_REPAIR_COUNT];
@@ -75,7 +76,7 @@ static uint64_t c_record_ovh(void *mp, const up_event *ev)
     const up_comp *M = mp;
     if (ev->kind == UP_EV_BufferFlush)
         return flush_ticks(ev);
-    return M->o[up_rk_of(ev->kind)];
+    return M->o_kind[ev->kind];
 }
 
 /* Overhead of the location's records with timestamps in [t0, now): the
@@ -86,7 +87,7 @@ static uint64_t ovh_since(const cloc *c, uint64_t t0)
     uint64_t found = c->cum;
     unsigned i;
     for (i = 0; i < c->hn; i++) {
-        const hist_ent *e = &c->h[(c->hpos + HIST - 1 - i) % HIST];
+        const hist_ent *e = &c->h[(c->hpos + HIST - 1 - i) & (HIST - 1)];
         if (e->t_m < t0)
             break;
         found = e->cum_before;
@@ -99,11 +100,13 @@ static uint64_t ovh_since(const cloc *c, uint64_t t0)
 static void account(up_comp *M, cloc *c, up_event *ev)
 {
     uint64_t o = c_record_ovh(M, ev);
-    c->h[c->hpos].t_m = ev->time;
-    c->h[c->hpos].cum_before = c->cum;
-    c->hpos = (c->hpos + 1) % HIST;
-    if (c->hn < HIST)
-        c->hn++;
+    if (M->p.mode == UP_MODE_UPPER) { /* only eq. (10) looks back (ovh_since) */
+        c->h[c->hpos].t_m = ev->time;
+        c->h[c->hpos].cum_before = c->cum;
+        c->hpos = (c->hpos + 1) & (HIST - 1);
+        if (c->hn < HIST)
+            c->hn++;
+    }
     c->cum += o;
     c->pend = o;
     if (ev->kind == UP_EV_BufferFlush)
@@ -325,6 +328,9 @@ up_status up_comp_new(const up_comp_params *p, const up_defs *d, up_comp **out,
     M->ticks_per_ns = (double)d->resolution / 1e9;
     for (i = 0; i < UP_RK_COUNT; i++)
         M->o[i] = ns_ticks(M, p->overhead_ns[i]);
+    for (i = 0; i < UP_EV_COUNT_; i++)
+        M->o_kind[i] = M->o[up_rk_of(i)];
+    M->o_kind[UP_EV_BufferFlush] = 0; /* a flush costs its duration instead */
     *out = M;
     return UP_OK;
 }

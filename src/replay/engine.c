@@ -16,7 +16,7 @@
 
 enum { S_RUN, S_WAIT, S_DONE };
 enum { W_NONE, W_MSG, W_COLL };
-enum { STEP_OK, STEP_BLOCKED, STEP_END, STEP_ERROR };
+enum { STEP_OK, STEP_BLOCKED, STEP_END, STEP_ERROR, STEP_DECLINED };
 
 typedef struct msgq {
     up_msg *head, *tail;
@@ -32,6 +32,8 @@ typedef struct rloc {
     int wait;
     uint64_t wk0, wk1;
     up_coll *cur;    /* open collective (between its begin and its end) */
+    up_msg **pend;   /* its messages still waiting for the Leave ending their send call */
+    size_t npend, pendcap;
     uint32_t cur_member;
     uint64_t first_m, first_a, last_m, last_a;
     uint64_t init_m, init_a, fin_m, fin_a;
@@ -59,8 +61,6 @@ typedef struct engine {
     size_t sweep_at;  /* sweep empty message queues when the map grows past it */
     size_t nwait;
     uint64_t repairs[UP_REPAIR_COUNT];
-    uint64_t events;
-    uint64_t t_min_a, t_max_a;
     up_err *err;
 } engine;
 
@@ -139,17 +139,16 @@ static uint32_t heap_pop(engine *E)
 }
 
 /* Makes a location runnable (its head record decides its place). */
+static uint64_t next_key(struct engine *E, struct rloc *L);
+
 static int make_runnable(engine *E, uint32_t li)
 {
     rloc *L = &E->L[li];
-    up_event *ev;
     if (L->state == S_WAIT)
         E->nwait--;
     L->state = S_RUN;
     L->wait = W_NONE;
-    if (up_stream_peek(L->s, 0, &ev, E->err) != UP_OK)
-        return -1;
-    heap_push(E, li, ev ? ev->time : UINT64_MAX);
+    heap_push(E, li, next_key(E, L));
     return 0;
 }
 
@@ -223,13 +222,14 @@ static void msg_key(uint32_t src, uint32_t dst, OTF2_CommRef comm, uint32_t tag,
 
 /* ---- lookahead -------------------------------------------------------------- */
 
-/* Measured time of the first Leave after the head record (the end of the send
- * call), or the head's own time when there is none within reach. */
-static int exit_time(engine *E, rloc *L, uint64_t head_t, uint64_t *exit_m)
+/* Measured time of the first Leave at or after buffered position `from` of a
+ * location's stream (the end of a send call), or `fallback` when there is
+ * none within reach. */
+static int exit_time_from(engine *E, rloc *L, size_t from, uint64_t fallback, uint64_t *exit_m)
 {
     size_t i;
-    *exit_m = head_t;
-    for (i = 1; i < UP_STREAM_MAX_LOOKAHEAD; i++) {
+    *exit_m = fallback;
+    for (i = from; i < UP_STREAM_MAX_LOOKAHEAD; i++) {
         up_event *e;
         if (up_stream_peek(L->s, i, &e, E->err) != UP_OK)
             return -1;
@@ -241,6 +241,12 @@ static int exit_time(engine *E, rloc *L, uint64_t head_t, uint64_t *exit_m)
         }
     }
     return 0;
+}
+
+/* ... after the head record (the send itself is the head). */
+static int exit_time(engine *E, rloc *L, uint64_t head_t, uint64_t *exit_m)
+{
+    return exit_time_from(E, L, 1, head_t, exit_m);
 }
 
 static int rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank)
@@ -271,7 +277,11 @@ static int rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank)
 
 /* ---- record handlers ---------------------------------------------------------- */
 
-static int do_send(engine *E, uint32_t li, up_event **evp)
+/* A send.  On the slow path the end of its call (exit.send_m, the first
+ * Leave after it) is found by reading ahead; on the direct path it is not
+ * known yet: the message waits in L->pend for the location's next Leave, or
+ * for a receive that needs it first (resolve_exit). */
+static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
 {
     rloc *L = &E->L[li];
     up_event *ev = *evp;
@@ -294,15 +304,19 @@ static int do_send(engine *E, uint32_t li, up_event **evp)
         return STEP_OK;
     }
     t = ev->time;
-    if (exit_time(E, L, t, &exit_m) != 0 || up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
-        return STEP_ERROR;
-    ev = *evp;
+    exit_m = t;
+    if (!direct) {
+        if (exit_time(E, L, t, &exit_m) != 0 || up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
+            return STEP_ERROR;
+        ev = *evp;
+    }
     if (!(m = msg_new(E))) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
         return STEP_ERROR;
     }
     m->send_m = ev->time;
     m->exit_m = exit_m;
+    m->exit_known = !direct;
     m->bytes = bytes;
     m->src = li;
     m->dst = dst;
@@ -322,6 +336,14 @@ static int do_send(engine *E, uint32_t li, up_event **evp)
         msg_free(E, m);
         return STEP_OK;
     }
+    if (direct) {
+        if (!up_grow((void **)&L->pend, &L->pendcap, L->npend + 1, sizeof *L->pend)) {
+            msg_free(E, m);
+            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+            return STEP_ERROR;
+        }
+        L->pend[L->npend++] = m;
+    }
     if (q->tail)
         q->tail->next = m;
     else
@@ -335,8 +357,44 @@ static int do_send(engine *E, uint32_t li, up_event **evp)
     return STEP_OK;
 }
 
-static int do_recv(engine *E, uint32_t li, up_event *ev)
+/* Makes m->exit_m known: the first Leave among the sender's records not yet
+ * processed (they all follow the send).  Reading ahead in another location's
+ * stream is safe: it is not running, and it will take the buffered records
+ * first.  A location cannot read ahead in its own stream while its records
+ * are being handed over directly: STEP_DECLINED. */
+static int resolve_exit(engine *E, uint32_t li, up_msg *m, bool direct)
 {
+    rloc *S = &E->L[m->src];
+    size_t i;
+    if (m->exit_known)
+        return STEP_OK;
+    if (direct && m->src == li)
+        return STEP_DECLINED;
+    if (exit_time_from(E, S, 0, m->send_m, &m->exit_m) != 0)
+        return STEP_ERROR;
+    m->exit_known = true;
+    for (i = 0; i < S->npend; i++)
+        if (S->pend[i] == m) {
+            S->pend[i] = S->pend[--S->npend];
+            break;
+        }
+    return STEP_OK;
+}
+
+static void recv_fields(const up_event *ev, uint32_t *rank, OTF2_CommRef *comm, uint32_t *tag)
+{
+    if (ev->kind == UP_EV_MpiRecv) {
+        *rank = ev->u.MpiRecv.sender, *comm = ev->u.MpiRecv.communicator, *tag = ev->u.MpiRecv.msgTag;
+    } else {
+        *rank = ev->u.MpiIrecv.sender, *comm = ev->u.MpiIrecv.communicator, *tag = ev->u.MpiIrecv.msgTag;
+    }
+}
+
+/* direct: called on the direct path, where a missing message is not waited
+ * for (STEP_DECLINED, nothing changed) but left to step(). */
+static int do_recv(engine *E, uint32_t li, up_event **evp, bool direct)
+{
+    up_event *ev = *evp;
     rloc *L = &E->L[li];
     uint32_t rank, tag, src;
     OTF2_CommRef comm;
@@ -344,11 +402,7 @@ static int do_recv(engine *E, uint32_t li, up_event *ev)
     msgq *q;
     up_msg *m;
 
-    if (ev->kind == UP_EV_MpiRecv) {
-        rank = ev->u.MpiRecv.sender, comm = ev->u.MpiRecv.communicator, tag = ev->u.MpiRecv.msgTag;
-    } else {
-        rank = ev->u.MpiIrecv.sender, comm = ev->u.MpiIrecv.communicator, tag = ev->u.MpiIrecv.msgTag;
-    }
+    recv_fields(ev, &rank, &comm, &tag);
     if (!up_defs_rank_loc(E->d, comm, rank, li, &src)) {
         E->repairs[UP_REPAIR_unresolved_peer]++;
         E->ops->recv(E->model, li, &L->ls, ev, NULL);
@@ -357,6 +411,12 @@ static int do_recv(engine *E, uint32_t li, up_event *ev)
     msg_key(src, li, comm, tag, &k0, &k1);
     q = queue_get(E, k0, k1, false);
     if (q && q->head) {
+        int r = resolve_exit(E, li, q->head, direct);
+        if (r != STEP_OK)
+            return r;
+        if (!direct && q->head->src == li && up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
+            return STEP_ERROR; /* read ahead in our own stream: the head moved */
+        ev = *evp;
         m = q->head;
         q->head = m->next;
         if (!q->head)
@@ -366,6 +426,8 @@ static int do_recv(engine *E, uint32_t li, up_event *ev)
         msg_free(E, m);
         return STEP_OK;
     }
+    if (direct)
+        return STEP_DECLINED;
     if (!(q = queue_get(E, k0, k1, true))) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory waiting for a message");
         return STEP_ERROR;
@@ -567,6 +629,57 @@ static int do_coll_end(engine *E, uint32_t li, up_event *ev)
 
 /* ---- one record ------------------------------------------------------------ */
 
+/* The tail of every record: keep the location monotonic, note the window
+ * marks and statistics, update the location state, write the record
+ * (attributes from `al` on the direct path, from the record otherwise). */
+static int finish_record(engine *E, uint32_t li, up_event *ev, bool direct)
+{
+    rloc *L = &E->L[li];
+    if (L->ls.started && ev->time < L->ls.prev_m)
+        E->repairs[UP_REPAIR_decreasing_time]++;
+    if (L->ls.started && ev->t_out < L->ls.prev_a) { /* a model may not go back */
+        ev->t_out = L->ls.prev_a;
+        E->repairs[UP_REPAIR_output_clamped]++;
+    }
+    if (ev->kind == UP_EV_Enter) {
+        L->ls.enter_m = ev->time;
+        L->ls.enter_a = ev->t_out;
+        if ((up_defs_region_flags(E->d, ev->u.Enter.region) & UP_REGION_MPI_FINALIZE) && !L->has_fin) {
+            L->has_fin = true;
+            L->fin_m = ev->time;
+            L->fin_a = ev->t_out;
+        }
+    } else if (ev->kind == UP_EV_Leave) {
+        while (L->npend) /* exit.send_m of the sends in the call this Leave ends */
+            L->pend[--L->npend]->exit_m = ev->time, L->pend[L->npend]->exit_known = true;
+        if (up_defs_region_flags(E->d, ev->u.Leave.region) & UP_REGION_MPI_INIT) {
+            L->has_init = true;
+            L->init_m = ev->time;
+            L->init_a = ev->t_out;
+        }
+    }
+    if (!L->records) {
+        L->first_m = ev->time;
+        L->first_a = ev->t_out;
+        if (!L->ls.started) { /* before the first Enter, enter.recv is the first record */
+            L->ls.enter_m = ev->time;
+            L->ls.enter_a = ev->t_out;
+        }
+    }
+    L->records++;
+    L->last_a = ev->t_out; /* monotonic per location: the first and last
+                            * records give the output's time range */
+    L->ls.started = true;
+    if (ev->time > L->ls.prev_m)
+        L->ls.prev_m = ev->time;
+    L->ls.prev_a = ev->t_out;
+    /* on the direct path the stream's callback writes the record itself */
+    if (E->out && !direct && up_writer_event(E->out, li, ev, E->err) != UP_OK)
+        return STEP_ERROR;
+    return STEP_OK;
+}
+
+/* One buffered record (the slow path: lookahead, waiting). */
 static int step(engine *E, uint32_t li)
 {
     rloc *L = &E->L[li];
@@ -580,11 +693,11 @@ static int step(engine *E, uint32_t li)
     switch (ev->kind) {
     case UP_EV_MpiSend:
     case UP_EV_MpiIsend:
-        r = do_send(E, li, &ev);
+        r = do_send(E, li, &ev, false);
         break;
     case UP_EV_MpiRecv:
     case UP_EV_MpiIrecv:
-        r = do_recv(E, li, ev);
+        r = do_recv(E, li, &ev, false);
         break;
     case UP_EV_MpiCollectiveBegin:
         r = do_coll_begin(E, li, &ev);
@@ -599,53 +712,44 @@ static int step(engine *E, uint32_t li)
     if (r != STEP_OK)
         return r;
     L->wait = W_NONE;
-    if (L->ls.started && ev->time < L->ls.prev_m)
-        E->repairs[UP_REPAIR_decreasing_time]++;
-
-    /* the model may not move a location backwards */
-    if (L->ls.started && ev->t_out < L->ls.prev_a) {
-        ev->t_out = L->ls.prev_a;
-        E->repairs[UP_REPAIR_output_clamped]++;
-    }
-    if (ev->kind == UP_EV_Enter) {
-        L->ls.enter_m = ev->time;
-        L->ls.enter_a = ev->t_out;
-        if ((up_defs_region_flags(E->d, ev->u.Enter.region) & UP_REGION_MPI_FINALIZE) && !L->has_fin) {
-            L->has_fin = true;
-            L->fin_m = ev->time;
-            L->fin_a = ev->t_out;
-        }
-    } else if (ev->kind == UP_EV_Leave) {
-        if (up_defs_region_flags(E->d, ev->u.Leave.region) & UP_REGION_MPI_INIT) {
-            L->has_init = true;
-            L->init_m = ev->time;
-            L->init_a = ev->t_out;
-        }
-    }
-    if (!L->records) {
-        L->first_m = ev->time;
-        L->first_a = ev->t_out;
-    }
-    L->last_m = ev->time > L->last_m ? ev->time : L->last_m;
-    L->last_a = ev->t_out;
-    L->records++;
-    E->events++;
-    if (ev->t_out < E->t_min_a)
-        E->t_min_a = ev->t_out;
-    if (ev->t_out > E->t_max_a)
-        E->t_max_a = ev->t_out;
-    if (!L->ls.started) { /* before the first Enter, enter.recv is the first record */
-        L->ls.enter_m = ev->time;
-        L->ls.enter_a = ev->t_out;
-    }
-    L->ls.started = true;
-    L->ls.prev_m = ev->time > L->ls.prev_m ? ev->time : L->ls.prev_m;
-    L->ls.prev_a = ev->t_out;
-    L->ls.prev_kind = ev->kind;
-    if (E->out && up_writer_event(E->out, li, ev, E->err) != UP_OK)
-        return STEP_ERROR;
+    if ((r = finish_record(E, li, ev, false)) != STEP_OK)
+        return r;
     up_stream_pop(L->s);
     return STEP_OK;
+}
+
+/* The direct path (up_stream_direct): a record that needs nothing but its
+ * own location, or a receive whose message is already there, is timed and
+ * written while OTF2 decodes it.  Everything else is declined and goes
+ * through step(). */
+static int direct_record(void *ctx, uint32_t li, up_event *ev)
+{
+    engine *E = ctx;
+    rloc *L = &E->L[li];
+    switch (ev->kind) {
+    case UP_EV_MpiCollectiveBegin:
+    case UP_EV_MpiCollectiveEnd:
+        return 0;
+    case UP_EV_MpiSend:
+    case UP_EV_MpiIsend:
+        if (do_send(E, li, &ev, true) != STEP_OK)
+            return -1;
+        break;
+    case UP_EV_MpiRecv:
+    case UP_EV_MpiIrecv:
+        switch (do_recv(E, li, &ev, true)) {
+        case STEP_OK:
+            break;
+        case STEP_DECLINED:
+            return 0;
+        default:
+            return -1;
+        }
+        break;
+    default:
+        E->ops->local(E->model, li, &L->ls, ev);
+    }
+    return finish_record(E, li, ev, true) == STEP_OK ? 1 : -1;
 }
 
 /* ---- the loop ---------------------------------------------------------------- */
@@ -681,12 +785,22 @@ static int release_one(engine *E)
     return make_runnable(E, best);
 }
 
+/* Key of a runnable location in the heap: the measured time of its next
+ * record if it is buffered, else of its last one (no read ahead for it). */
+static uint64_t next_key(engine *E, rloc *L)
+{
+    up_event *ev;
+    if (up_stream_buffered(L->s) && up_stream_peek(L->s, 0, &ev, E->err) == UP_OK && ev)
+        return ev->time;
+    return L->ls.prev_m;
+}
+
 static int run(engine *E)
 {
     for (;;) {
         uint32_t li;
         rloc *L;
-        unsigned slice = 0;
+        size_t slice = 0;
         if (E->hn == 0) {
             if (E->nwait == 0)
                 return 0;
@@ -697,7 +811,24 @@ static int run(engine *E)
         li = heap_pop(E);
         L = &E->L[li];
         for (;;) {
-            int r = step(E, li);
+            int r;
+            if (!up_stream_buffered(L->s) && !up_stream_at_end(L->s)) {
+                size_t done = 0;
+                if (up_stream_direct(L->s, SLICE_MIN, direct_record, E,
+                                     E->out ? up_writer_otf2(E->out, li) : NULL, &done,
+                                     E->err) != UP_OK)
+                    return -1;
+                slice += done;
+                r = up_stream_buffered(L->s) || !up_stream_at_end(L->s) ? STEP_OK : STEP_END;
+                if (r == STEP_OK && !up_stream_buffered(L->s) && done < SLICE_MIN &&
+                    !up_stream_at_end(L->s)) {
+                    UP_ERR(E->err, UP_EINTERNAL, "stream stopped without a reason");
+                    return -1;
+                }
+            } else {
+                r = step(E, li);
+                slice++;
+            }
             if (r == STEP_ERROR)
                 return -1;
             if (r == STEP_BLOCKED) {
@@ -707,16 +838,17 @@ static int run(engine *E)
             }
             if (r == STEP_END) {
                 L->state = S_DONE;
+                while (L->npend) /* no Leave followed: exit.send_m = send_m */
+                    L->pend[--L->npend]->exit_known = true;
                 break;
             }
-            if (++slice >= SLICE_MIN && E->hn) {
-                up_event *ev;
-                if (up_stream_peek(L->s, 0, &ev, E->err) != UP_OK)
-                    return -1;
-                if (!ev || ev->time > E->heap[0].key) {
-                    heap_push(E, li, ev ? ev->time : UINT64_MAX);
+            if (slice >= SLICE_MIN && E->hn) {
+                uint64_t key = next_key(E, L);
+                if (key > E->heap[0].key) {
+                    heap_push(E, li, key);
                     break;
                 }
+                slice = 0;
             }
         }
     }
@@ -751,9 +883,19 @@ static void finish(engine *E, up_replay_result *res)
     }
 
     res->resolution = E->d->resolution;
-    res->events = E->events;
-    res->t_min_a = E->t_min_a;
-    res->t_max_a = E->t_max_a;
+    res->t_min_a = UINT64_MAX;
+    res->t_max_a = 0;
+    for (i = 0; i < E->n; i++) {
+        rloc *L = &E->L[i];
+        res->events += L->records;
+        L->last_m = L->ls.prev_m;
+        if (L->records && L->first_a < res->t_min_a)
+            res->t_min_a = L->first_a;
+        if (L->records && L->last_a > res->t_max_a)
+            res->t_max_a = L->last_a;
+    }
+    if (res->t_min_a == UINT64_MAX)
+        res->t_min_a = 0;
     res->unknown_records = up_trace_unknown_records(E->in);
     res->start_m = res->start_a = UINT64_MAX;
     res->end_m = res->end_a = 0;
@@ -819,7 +961,6 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
     E.model = model;
     E.n = E.d->nlocs;
     E.err = err;
-    E.t_min_a = UINT64_MAX;
     E.sweep_at = SWEEP_MIN;
     up_map_init(&E.msgq);
     up_map_init(&E.colls);
@@ -870,6 +1011,9 @@ done:
         E.free_msgs = m->next;
         up_free(m);
     }
+    if (E.L)
+        for (i = 0; i < E.n; i++)
+            up_free(E.L[i].pend);
     up_map_free(&E.msgq);
     up_map_free(&E.colls);
     up_map_free(&E.collseq);

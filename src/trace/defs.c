@@ -383,8 +383,13 @@ up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor, up_err 
     else if (d->resolution == 0)
         st = UP_ERR(err, UP_EFORMAT, "'%s' has no clock properties (timer resolution 0)", anchor);
     else if (!resolve(&r) || !dense_table(&d->region_index, &d->region_by_id, &d->nregion_ids) ||
-             !dense_table(&d->comm_index, &d->comm_by_id, &d->ncomm_ids))
+             !dense_table(&d->comm_index, &d->comm_by_id, &d->ncomm_ids) ||
+             (d->nregion_ids && !(d->region_flags = up_calloc(d->nregion_ids, 1))))
         st = UP_ERR(err, UP_ENOMEM, "out of memory resolving the definitions of '%s'", anchor);
+    else
+        for (i = 0; i < d->nregion_ids; i++)
+            if (d->region_by_id[i] != UINT32_MAX)
+                d->region_flags[i] = (uint8_t)d->regions[d->region_by_id[i]].flags;
 
     for (i = 0; i < r.lgroups.cap; i++) {
         uint64_t k0, k1, v;
@@ -417,6 +422,7 @@ void up_defs_free_(up_defs *d)
     up_free(d->regions);
     up_free(d->region_by_id);
     up_free(d->comm_by_id);
+    up_free(d->region_flags);
     up_free(d->locs);
     up_free(d->creator);
     up_map_free(&d->strings);

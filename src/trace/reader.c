@@ -17,17 +17,8 @@
 #include "trace_int.h"
 
 #define STREAM_BATCH 256
+#define STREAM_LOOKAHEAD_STEP 1
 #define STREAM_INITIAL 256
-
-struct up_stream {
-    up_trace *t;
-    uint32_t loc;
-    OTF2_EvtReader *rd;
-    up_event *ring;
-    size_t cap, head, count;
-    bool eof, nomem;
-    uint64_t popped;
-};
 
 struct up_trace {
     char *anchor;
@@ -126,8 +117,14 @@ static up_status stream_fill(up_stream *s, size_t need, up_err *err)
         if (s->count == s->cap && !ring_grow(s))
             return UP_ERR(err, UP_ENOMEM, "out of memory buffering location %llu of '%s'",
                           (unsigned long long)s->t->defs.locs[s->loc].id, s->t->anchor);
+        /* read what is asked for, in small steps: records read ahead take
+         * the buffered path, records read later the direct one */
         room = s->cap - s->count;
-        want = room < STREAM_BATCH ? room : STREAM_BATCH;
+        want = need - s->count < STREAM_LOOKAHEAD_STEP ? STREAM_LOOKAHEAD_STEP : need - s->count;
+        if (want > room)
+            want = room;
+        if (want > STREAM_BATCH)
+            want = STREAM_BATCH;
         otf2_msg[0] = 0;
         rc = OTF2_EvtReader_ReadEvents(s->rd, want, &got);
         if (s->nomem)
@@ -169,6 +166,57 @@ void up_stream_pop(up_stream *s)
 }
 
 uint64_t up_stream_records(const up_stream *s) { return s->popped; }
+size_t up_stream_buffered(const up_stream *s) { return s->count; }
+bool up_stream_at_end(const up_stream *s) { return s->eof && !s->count; }
+
+up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn, void *ctx,
+                           OTF2_EvtWriter *out, size_t *done, up_err *err)
+{
+    uint64_t got = 0;
+    OTF2_ErrorCode rc;
+    *done = 0;
+    if (s->count || s->eof)
+        return UP_OK;
+    if (!s->cap && !ring_grow(s)) /* room for a declined record */
+        return UP_ERR(err, UP_ENOMEM, "out of memory buffering location %llu of '%s'",
+                      (unsigned long long)s->t->defs.locs[s->loc].id, s->t->anchor);
+    s->direct = fn;
+    s->direct_ctx = ctx;
+    s->direct_out = out;
+    s->direct_done = 0;
+    s->stop = s->direct_failed = s->write_failed = false;
+    otf2_msg[0] = 0;
+    rc = OTF2_EvtReader_ReadEvents(s->rd, max, &got);
+    s->direct = NULL;
+    *done = s->direct_done;
+    if (s->direct_failed) { /* fn reported the error in the caller's context */
+        s->stop = false;
+        return err && err->status != UP_OK ? err->status : UP_EINTERNAL;
+    }
+    if (s->nomem)
+        return UP_ERR(err, UP_ENOMEM, "out of memory reading location %llu of '%s'",
+                      (unsigned long long)s->t->defs.locs[s->loc].id, s->t->anchor);
+    if (s->write_failed)
+        return UP_ERR(err, UP_EOTF2, "cannot write an event of location %llu: %s",
+                      (unsigned long long)s->t->defs.locs[s->loc].id,
+                      otf2_msg[0] ? otf2_msg : "OTF2 writer error");
+    if (s->stop) { /* a record was declined: it is buffered, reading resumes later */
+        s->stop = false;
+        return UP_OK;
+    }
+    if (rc != OTF2_SUCCESS && rc != OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
+        if (s->t->defs.locs[s->loc].nevents == 0 && !s->popped && !s->count) {
+            s->eof = true; /* a location without an event file */
+            return UP_OK;
+        }
+        return UP_ERR(err, UP_EFORMAT, "cannot read the events of location %llu in '%s': %s",
+                      (unsigned long long)s->t->defs.locs[s->loc].id, s->t->anchor,
+                      otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
+    }
+    if (got < max)
+        s->eof = true;
+    return UP_OK;
+}
 
 /* ---- opening ------------------------------------------------------------- */
 

@@ -39,6 +39,7 @@ const char *up_ev_kind_name(unsigned kind)
     if ((size_t)(c))                                                  \
         memcpy(xp, n, sizeof(t) * (size_t)(c));                       \
     xp += (sizeof(t) * (size_t)(c) + 7u) / 8u * 8u;
+#define DSET_A(t, n, c) f->n = (t *)(uintptr_t)n;
 #define ARG_F(t, n) , f->n
 #define ARG_A(t, n, c) , f->n
 #define PASS_F(t, n) , n
@@ -54,8 +55,45 @@ const char *up_ev_kind_name(unsigned kind)
         size_t need = 0 UP_EVF_##K(NEED_F, NEED_A);                           \
         unsigned char *xp;                                                    \
         up_event *e;                                                          \
+        up_stream *s = ud;                                                    \
         (void)loc;                                                            \
         (void)pos;                                                            \
+        if (s->direct && !s->count) {                                         \
+            up_event d;                                                       \
+            int r;                                                            \
+            d.kind = UP_EV_##K;                                               \
+            d.time = d.t_out = t;                                             \
+            d.attrs = NULL;                                                   \
+            d.xbuf = NULL;                                                    \
+            d.xcap = 0;                                                       \
+            d.nattrs = 0;                                                     \
+            {                                                                 \
+                struct up_evf_##K *f = &d.u.K;                                \
+                (void)f;                                                      \
+                UP_EVF_##K(SET_F, DSET_A)                                     \
+            }                                                                 \
+            r = s->direct(s->direct_ctx, s->loc, &d);                         \
+            if (r > 0) {                                                      \
+                s->direct_done++;                                             \
+                s->popped++;                                                  \
+                if (s->direct_out) {                                          \
+                    const struct up_evf_##K *f = &d.u.K;                      \
+                    (void)f;                                                  \
+                    if (OTF2_EvtWriter_##K(s->direct_out, al, d.t_out         \
+                                           UP_EVF_##K(ARG_F, ARG_A)) !=       \
+                        OTF2_SUCCESS) {                                       \
+                        s->write_failed = s->stop = true;                     \
+                        return OTF2_CALLBACK_INTERRUPT;                       \
+                    }                                                         \
+                }                                                             \
+                return OTF2_CALLBACK_SUCCESS;                                 \
+            }                                                                 \
+            s->stop = true; /* declined (or failed): buffer it and stop */    \
+            if (r < 0) {                                                      \
+                s->direct_failed = true;                                      \
+                return OTF2_CALLBACK_INTERRUPT;                               \
+            }                                                                 \
+        }                                                                     \
         e = up_stream_slot_(ud, UP_EV_##K, t, al, need, &xp);                 \
         if (!e)                                                               \
             return OTF2_CALLBACK_INTERRUPT;                                   \
@@ -65,7 +103,7 @@ const char *up_ev_kind_name(unsigned kind)
             UP_EVF_##K(SET_F, SET_A)                                          \
         }                                                                     \
         (void)xp;                                                             \
-        return OTF2_CALLBACK_SUCCESS;                                         \
+        return s->direct && s->stop ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS; \
     }
 UP_OTF2_EVENTS(X)
 #undef X

@@ -6,6 +6,22 @@
 
 #include "unperturb/trace.h"
 
+struct up_stream {
+    up_trace *t;
+    uint32_t loc;
+    OTF2_EvtReader *rd;
+    up_event *ring;
+    size_t cap, head, count;
+    bool eof, nomem;
+    uint64_t popped;
+    /* direct processing (up_stream_direct) */
+    up_direct_fn direct;
+    void *direct_ctx;
+    OTF2_EvtWriter *direct_out;
+    size_t direct_done;
+    bool stop, direct_failed, write_failed;
+};
+
 /* Claims the next ring slot of stream `s` for a record of `kind` at `t`,
  * copies the attribute list, and reserves `arrays` bytes for array fields
  * (*xp points at them).  Returns NULL on allocation failure (the stream

@@ -35,7 +35,8 @@ struct up_writer {
 /* ---- OTF2 memory and flush callbacks ------------------------------------- */
 
 typedef struct chunk_list {
-    size_t n, cap;
+    size_t n, cap;       /* chunks handed to OTF2 */
+    size_t nfree;        /* chunks[n .. n+nfree) are kept for reuse */
     void **chunks;
 } chunk_list;
 
@@ -52,6 +53,10 @@ static void *mem_allocate(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
     }
     if (type == OTF2_FILETYPE_EVENTS && cl->n >= WRITER_CHUNKS)
         return NULL; /* makes OTF2 flush this buffer and start over */
+    if (cl->nfree) { /* reuse: no unmap/map and no fresh page faults per flush */
+        cl->nfree--;
+        return cl->chunks[cl->n++];
+    }
     if (!up_grow((void **)&cl->chunks, &cl->cap, cl->n + 1, sizeof *cl->chunks))
         return NULL;
     if (!(c = up_malloc((size_t)size)))
@@ -68,14 +73,16 @@ static void mem_free_all(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
     (void)ud, (void)type, (void)loc;
     if (!cl)
         return;
-    for (i = 0; i < cl->n; i++)
-        up_free(cl->chunks[i]);
-    cl->n = 0;
-    if (final) {
-        up_free(cl->chunks);
-        up_free(cl);
-        *per_buffer = NULL;
+    if (!final) { /* after a flush: keep the chunks for the next ones */
+        cl->nfree += cl->n;
+        cl->n = 0;
+        return;
     }
+    for (i = 0; i < cl->n + cl->nfree; i++)
+        up_free(cl->chunks[i]);
+    up_free(cl->chunks);
+    up_free(cl);
+    *per_buffer = NULL;
 }
 
 static const OTF2_MemoryCallbacks mem_callbacks = {mem_allocate, mem_free_all};
@@ -138,6 +145,9 @@ up_status up_writer_open(const char *dir, const up_trace *in, up_writer **out,
     return UP_OK;
 }
 
+/* The replay engine guarantees non-decreasing times per location (also for
+ * records written on the direct path, which bypasses this function), so a
+ * clamp here only guards against a broken caller. */
 up_status up_writer_event(up_writer *w, size_t loc, up_event *ev, up_err *err)
 {
     uint64_t t = ev->t_out;
@@ -156,6 +166,8 @@ up_status up_writer_event(up_writer *w, size_t loc, up_event *ev, up_err *err)
         return up_otf2_err_(err, rc, "cannot write an event");
     return UP_OK;
 }
+
+OTF2_EvtWriter *up_writer_otf2(up_writer *w, size_t loc) { return w->ew[loc]; }
 
 uint64_t up_writer_clamped(const up_writer *w) { return w->clamped; }
 
