@@ -57,12 +57,15 @@ typedef struct up_event {
     up_attr *attrs;     /* attribute list of the record, nattrs entries */
     uint32_t nattrs;
     uint16_t kind;      /* up_ev_kind */
+    uint8_t rflags;     /* UP_REGION_* of an Enter/Leave's region (set by the
+                         * replay engine before the model sees the record) */
     union {
 #define UP_X_(K) struct up_evf_##K K;
         UP_OTF2_EVENTS(UP_X_)
 #undef UP_X_
     } u;
-    /* storage for attrs and array fields; owned by the ring slot */
+    /* storage for attrs and array fields; owned by the ring slot (neither
+     * attrs nor xbuf are set on the direct path, see up_stream_direct) */
     unsigned char *xbuf;
     size_t xcap;
 } up_event;
@@ -157,13 +160,32 @@ static inline unsigned up_defs_region_flags(const up_defs *d, OTF2_RegionRef r)
     rg = up_defs_region_slow_(d, r);
     return rg ? rg->flags : 0;
 }
-/* Location index of `rank` in communicator `c`, as seen from location
- * `self` (needed for self-like communicators).  Returns false if unknown. */
-bool up_defs_rank_loc(const up_defs *d, OTF2_CommRef c, uint32_t rank,
-                      uint32_t self, uint32_t *loc);
 /* Location index of an OTF2 location id, or false. */
 bool up_defs_loc_index(const up_defs *d, OTF2_LocationRef id, uint32_t *idx);
 
+/* Location index of `rank` in communicator `c`, as seen from location
+ * `self` (needed for self-like communicators).  Returns false if unknown. */
+static inline bool up_defs_rank_loc(const up_defs *d, OTF2_CommRef c, uint32_t rank,
+                                    uint32_t self, uint32_t *loc)
+{
+    const up_comm_def *cd = up_defs_comm(d, c);
+    if (!cd || !cd->resolved)
+        return false;
+    if (cd->self) {
+        *loc = self;
+        return rank == 0;
+    }
+    if (cd->global_ranks) {
+        if (rank >= cd->world_size || cd->world[rank] == UINT32_MAX)
+            return false;
+        *loc = cd->world[rank];
+        return true;
+    }
+    if (rank >= cd->size)
+        return false;
+    *loc = cd->members[rank];
+    return true;
+}
 /* ---- input archive and streams ------------------------------------------ */
 
 typedef struct up_trace up_trace;

@@ -15,6 +15,13 @@
 
 #define UP_VERSION "0.1.0"
 
+/* For the few hot helpers whose call overhead shows in profiles. */
+#if defined(__GNUC__)
+#define UP_HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define UP_HOT_INLINE static inline
+#endif
+
 typedef enum up_status {
     UP_OK = 0,
     UP_ENOMEM,    /* allocation failed or a size overflowed */

@@ -63,15 +63,11 @@ static uint64_t flush_ticks(const up_event *ev)
     return sub0(ev->u.BufferFlush.stopTime, ev->time);
 }
 
-static bool is_overhead_region(const up_comp *M, OTF2_RegionRef r)
-{
-    return (up_defs_region_flags(M->d, r) & UP_REGION_OVERHEAD) != 0;
-}
 
 /* Overhead a record adds after its timestamp: O of its kind; a BufferFlush
  * costs its whole duration instead (the flush record's own writing is part
  * of that duration). */
-static uint64_t c_record_ovh(void *mp, const up_event *ev)
+UP_HOT_INLINE uint64_t c_record_ovh(void *mp, const up_event *ev)
 {
     const up_comp *M = mp;
     if (ev->kind == UP_EV_BufferFlush)
@@ -97,7 +93,7 @@ static uint64_t ovh_since(const cloc *c, uint64_t t0)
 
 /* Bookkeeping after a record got its time: its overhead is pending for the
  * next gap, overhead regions open and close, flushes shrink to nothing. */
-static void account(up_comp *M, cloc *c, up_event *ev)
+UP_HOT_INLINE void account(up_comp *M, cloc *c, up_event *ev)
 {
     uint64_t o = c_record_ovh(M, ev);
     if (M->p.mode == UP_MODE_UPPER) { /* only eq. (10) looks back (ovh_since) */
@@ -111,16 +107,16 @@ static void account(up_comp *M, cloc *c, up_event *ev)
     c->pend = o;
     if (ev->kind == UP_EV_BufferFlush)
         ev->u.BufferFlush.stopTime = ev->t_out; /* its duration is removed */
-    else if (ev->kind == UP_EV_Enter && is_overhead_region(M, ev->u.Enter.region))
+    else if (ev->kind == UP_EV_Enter && (ev->rflags & UP_REGION_OVERHEAD))
         c->depth++;
-    else if (ev->kind == UP_EV_Leave && c->depth && is_overhead_region(M, ev->u.Leave.region))
+    else if (ev->kind == UP_EV_Leave && c->depth && (ev->rflags & UP_REGION_OVERHEAD))
         c->depth--;
 }
 
 /* Eq. (1): event_a^i = event_a^{i-1} + (event_m^i - event_m^{i-1}) - O,
  * with O the overhead of record i-1 (or the whole gap inside an overhead
  * region).  A location's first record keeps its measured time. */
-static uint64_t local_time(up_comp *M, cloc *c, const up_loc_state *ls, const up_event *ev)
+UP_HOT_INLINE uint64_t local_time(up_comp *M, cloc *c, const up_loc_state *ls, const up_event *ev)
 {
     uint64_t gap, rem;
     if (!ls->started)

@@ -34,6 +34,10 @@ typedef struct rloc {
     up_coll *cur;    /* open collective (between its begin and its end) */
     up_msg **pend;   /* its messages still waiting for the Leave ending their send call */
     size_t npend, pendcap;
+    /* the queues its last send and receive used (loops reuse peer and tag),
+     * valid while qgen equals the engine's */
+    uint64_t qgen, qs0, qs1, qr0, qr1;
+    msgq *qs, *qr;
     uint32_t cur_member;
     uint64_t first_m, first_a, last_m, last_a;
     uint64_t init_m, init_a, fin_m, fin_a;
@@ -59,6 +63,7 @@ typedef struct engine {
     up_map msgq, colls, collseq, rankof;
     up_msg *free_msgs;
     size_t sweep_at;  /* sweep empty message queues when the map grows past it */
+    uint64_t qgen;    /* bumped by each sweep: per-location queue caches expire */
     size_t nwait;
     uint64_t repairs[UP_REPAIR_COUNT];
     up_err *err;
@@ -211,6 +216,28 @@ static void queues_sweep(engine *E)
         i++;
     }
     E->sweep_at = 2 * E->msgq.len > SWEEP_MIN ? 2 * E->msgq.len : SWEEP_MIN;
+    E->qgen++;
+}
+
+/* queue_get through a one-entry cache of the location (`send` picks which) */
+static msgq *queue_cached(engine *E, rloc *L, bool send, uint64_t k0, uint64_t k1, bool create)
+{
+    msgq *q;
+    if (L->qgen == E->qgen) {
+        if (send && L->qs && L->qs0 == k0 && L->qs1 == k1)
+            return L->qs;
+        if (!send && L->qr && L->qr0 == k0 && L->qr1 == k1)
+            return L->qr;
+    } else {
+        L->qs = L->qr = NULL;
+        L->qgen = E->qgen;
+    }
+    q = queue_get(E, k0, k1, create);
+    if (q && send)
+        L->qs = q, L->qs0 = k0, L->qs1 = k1;
+    else if (q)
+        L->qr = q, L->qr0 = k0, L->qr1 = k1;
+    return q;
 }
 
 static void msg_key(uint32_t src, uint32_t dst, OTF2_CommRef comm, uint32_t tag,
@@ -325,7 +352,7 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
 
     msg_key(li, dst, comm, tag, &k0, &k1);
     queues_sweep(E);
-    if (!(q = queue_get(E, k0, k1, true))) {
+    if (!(q = queue_cached(E, L, true, k0, k1, true))) {
         msg_free(E, m);
         UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
         return STEP_ERROR;
@@ -337,7 +364,8 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
         return STEP_OK;
     }
     if (direct) {
-        if (!up_grow((void **)&L->pend, &L->pendcap, L->npend + 1, sizeof *L->pend)) {
+        if (L->npend == L->pendcap &&
+            !up_grow((void **)&L->pend, &L->pendcap, L->npend + 1, sizeof *L->pend)) {
             msg_free(E, m);
             UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
             return STEP_ERROR;
@@ -409,7 +437,7 @@ static int do_recv(engine *E, uint32_t li, up_event **evp, bool direct)
         return STEP_OK;
     }
     msg_key(src, li, comm, tag, &k0, &k1);
-    q = queue_get(E, k0, k1, false);
+    q = queue_cached(E, L, false, k0, k1, false);
     if (q && q->head) {
         int r = resolve_exit(E, li, q->head, direct);
         if (r != STEP_OK)
@@ -632,19 +660,32 @@ static int do_coll_end(engine *E, uint32_t li, up_event *ev)
 /* The tail of every record: keep the location monotonic, note the window
  * marks and statistics, update the location state, write the record
  * (attributes from `al` on the direct path, from the record otherwise). */
-static int finish_record(engine *E, uint32_t li, up_event *ev, bool direct)
+/* Region flags of an Enter/Leave, looked up once for engine and model;
+ * every other record kind has 0 (only local records reach here with them). */
+UP_HOT_INLINE void set_rflags(engine *E, up_event *ev)
+{
+    if (ev->kind == UP_EV_Enter)
+        ev->rflags = (uint8_t)up_defs_region_flags(E->d, ev->u.Enter.region);
+    else if (ev->kind == UP_EV_Leave)
+        ev->rflags = (uint8_t)up_defs_region_flags(E->d, ev->u.Leave.region);
+    else
+        ev->rflags = 0;
+}
+
+UP_HOT_INLINE int finish_record(engine *E, uint32_t li, up_event *ev, bool direct)
 {
     rloc *L = &E->L[li];
-    if (L->ls.started && ev->time < L->ls.prev_m)
+    /* prev_m = prev_a = 0 before the first record: neither test fires */
+    if (ev->time < L->ls.prev_m)
         E->repairs[UP_REPAIR_decreasing_time]++;
-    if (L->ls.started && ev->t_out < L->ls.prev_a) { /* a model may not go back */
+    if (ev->t_out < L->ls.prev_a) { /* a model may not go back */
         ev->t_out = L->ls.prev_a;
         E->repairs[UP_REPAIR_output_clamped]++;
     }
     if (ev->kind == UP_EV_Enter) {
         L->ls.enter_m = ev->time;
         L->ls.enter_a = ev->t_out;
-        if ((up_defs_region_flags(E->d, ev->u.Enter.region) & UP_REGION_MPI_FINALIZE) && !L->has_fin) {
+        if ((ev->rflags & UP_REGION_MPI_FINALIZE) && !L->has_fin) {
             L->has_fin = true;
             L->fin_m = ev->time;
             L->fin_a = ev->t_out;
@@ -652,7 +693,7 @@ static int finish_record(engine *E, uint32_t li, up_event *ev, bool direct)
     } else if (ev->kind == UP_EV_Leave) {
         while (L->npend) /* exit.send_m of the sends in the call this Leave ends */
             L->pend[--L->npend]->exit_m = ev->time, L->pend[L->npend]->exit_known = true;
-        if (up_defs_region_flags(E->d, ev->u.Leave.region) & UP_REGION_MPI_INIT) {
+        if (ev->rflags & UP_REGION_MPI_INIT) {
             L->has_init = true;
             L->init_m = ev->time;
             L->init_a = ev->t_out;
@@ -706,6 +747,7 @@ static int step(engine *E, uint32_t li)
         r = do_coll_end(E, li, ev);
         break;
     default:
+        set_rflags(E, ev);
         E->ops->local(E->model, li, &L->ls, ev);
         r = STEP_OK;
     }
@@ -747,6 +789,7 @@ static int direct_record(void *ctx, uint32_t li, up_event *ev)
         }
         break;
     default:
+        set_rflags(E, ev);
         E->ops->local(E->model, li, &L->ls, ev);
     }
     return finish_record(E, li, ev, true) == STEP_OK ? 1 : -1;

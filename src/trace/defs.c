@@ -477,25 +477,3 @@ bool up_defs_loc_index(const up_defs *d, OTF2_LocationRef id, uint32_t *idx)
     *idx = (uint32_t)*v;
     return true;
 }
-
-bool up_defs_rank_loc(const up_defs *d, OTF2_CommRef c, uint32_t rank,
-                      uint32_t self, uint32_t *loc)
-{
-    const up_comm_def *cd = up_defs_comm(d, c);
-    if (!cd || !cd->resolved)
-        return false;
-    if (cd->self) {
-        *loc = self;
-        return rank == 0;
-    }
-    if (cd->global_ranks) {
-        if (rank >= cd->world_size || cd->world[rank] == UINT32_MAX)
-            return false;
-        *loc = cd->world[rank];
-        return true;
-    }
-    if (rank >= cd->size)
-        return false;
-    *loc = cd->members[rank];
-    return true;
-}

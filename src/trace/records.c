@@ -63,10 +63,8 @@ const char *up_ev_kind_name(unsigned kind)
             int r;                                                            \
             d.kind = UP_EV_##K;                                               \
             d.time = d.t_out = t;                                             \
-            d.attrs = NULL;                                                   \
-            d.xbuf = NULL;                                                    \
-            d.xcap = 0;                                                       \
-            d.nattrs = 0;                                                     \
+            /* attrs/xbuf are not used on the direct path: `al` goes to the \
+             * writer as it is */                                           \
             {                                                                 \
                 struct up_evf_##K *f = &d.u.K;                                \
                 (void)f;                                                      \
