@@ -23,22 +23,24 @@
 #include "unperturb/trace.h"
 
 /* ---- repairs: what the replay had to fix or could not use ----------------- */
-#define UP_REPAIRS(X)                                                                       \
-    X(clock_condition, "messages received (measured) before send + minimum transfer time")  \
-    X(min_transfer, "approximated receives raised to send + minimum transfer time")        \
-    X(unmatched_recv, "receives without a matching send (timed as local records)")         \
-    X(unmatched_send, "sends never received")                                               \
-    X(late_send, "sends that came after their receive had been released")                   \
-    X(unresolved_peer, "messages whose peer rank maps to no location")                     \
-    X(collective_incomplete, "collectives released before all members arrived")            \
-    X(collective_unpaired, "collective begin/end records without their partner")           \
-    X(collective_clock, "collective exits measured before the last member entered")        \
-    X(decreasing_time, "input timestamps that went backwards on a location")               \
-    X(overhead_clamped, "gaps shorter than the overhead to remove from them")              \
-    X(output_clamped, "output timestamps raised to keep a location monotonic")
+/* name, description, 1 = an inconsistency of the measured trace that was
+ * repaired, 0 = a limit the model applied (not a defect of the trace) */
+#define UP_REPAIRS(X)                                                                           \
+    X(clock_condition, "messages received (measured) before send + minimum transfer time", 1)  \
+    X(unmatched_recv, "receives without a matching send (timed as local records)", 1)          \
+    X(unmatched_send, "sends never received", 1)                                                \
+    X(late_send, "sends that came after their receive had been released", 1)                    \
+    X(unresolved_peer, "messages or collectives whose ranks map to no location", 1)            \
+    X(collective_incomplete, "collectives released before all members arrived", 1)             \
+    X(collective_unpaired, "collective begin/end records without their partner", 1)            \
+    X(collective_clock, "collective exits measured before the last member entered", 1)         \
+    X(decreasing_time, "input timestamps that went backwards on a location", 1)                \
+    X(min_transfer, "approximated receives raised to send + minimum transfer time", 0)         \
+    X(overhead_clamped, "gaps shorter than the overhead to remove from them", 0)               \
+    X(output_clamped, "output timestamps raised to keep a location monotonic", 0)
 
 typedef enum up_repair {
-#define UP_X_(name, text) UP_REPAIR_##name,
+#define UP_X_(name, text, fix) UP_REPAIR_##name,
     UP_REPAIRS(UP_X_)
 #undef UP_X_
     UP_REPAIR_COUNT
@@ -46,6 +48,7 @@ typedef enum up_repair {
 
 const char *up_repair_name(unsigned r);
 const char *up_repair_text(unsigned r);
+bool up_repair_is_fix(unsigned r); /* an inconsistency of the trace */
 
 /* ---- what a model is given --------------------------------------------------- */
 

@@ -32,7 +32,7 @@ typedef struct hist_ent {
 typedef struct cloc {
     uint64_t pend;       /* overhead to remove from the next gap (eq. 1) */
     unsigned depth;      /* open overhead regions (BUFFER FLUSH, ...) */
-    uint64_t cum;        /* overhead of all records so far */
+    uint64_t cum;        /* overhead of all records so far (upper mode only) */
     uint64_t removed;    /* time actually removed */
     hist_ent h[HIST];
     unsigned hn, hpos;
@@ -102,8 +102,8 @@ UP_HOT_INLINE void account(up_comp *M, cloc *c, up_event *ev)
         c->hpos = (c->hpos + 1) & (HIST - 1);
         if (c->hn < HIST)
             c->hn++;
+        c->cum += o;
     }
-    c->cum += o;
     c->pend = o;
     if (ev->kind == UP_EV_BufferFlush)
         ev->u.BufferFlush.stopTime = ev->t_out; /* its duration is removed */

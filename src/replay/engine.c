@@ -72,15 +72,22 @@ typedef struct engine {
 /* ---- names ------------------------------------------------------------- */
 
 static const char *const repair_names[] = {
-#define X(name, text) #name,
+#define X(name, text, fix) #name,
     UP_REPAIRS(X)
 #undef X
 };
 static const char *const repair_texts[] = {
-#define X(name, text) text,
+#define X(name, text, fix) text,
     UP_REPAIRS(X)
 #undef X
 };
+static const bool repair_fix[] = {
+#define X(name, text, fix) fix,
+    UP_REPAIRS(X)
+#undef X
+};
+
+bool up_repair_is_fix(unsigned r) { return r < UP_REPAIR_COUNT && repair_fix[r]; }
 
 const char *up_repair_name(unsigned r) { return r < UP_REPAIR_COUNT ? repair_names[r] : "?"; }
 const char *up_repair_text(unsigned r) { return r < UP_REPAIR_COUNT ? repair_texts[r] : "?"; }
@@ -699,18 +706,14 @@ UP_HOT_INLINE int finish_record(engine *E, uint32_t li, up_event *ev, bool direc
             L->init_a = ev->t_out;
         }
     }
-    if (!L->records) {
-        L->first_m = ev->time;
-        L->first_a = ev->t_out;
-        if (!L->ls.started) { /* before the first Enter, enter.recv is the first record */
-            L->ls.enter_m = ev->time;
-            L->ls.enter_a = ev->t_out;
-        }
+    if (!L->ls.started) {
+        /* before the first Enter, enter.recv is the first record */
+        L->first_m = L->ls.enter_m = ev->time;
+        L->first_a = L->ls.enter_a = ev->t_out;
+        L->ls.started = true;
     }
-    L->records++;
-    L->last_a = ev->t_out; /* monotonic per location: the first and last
-                            * records give the output's time range */
-    L->ls.started = true;
+    /* (the stream counts the records; the output is monotonic per location,
+     * so the first and the last written time give its range) */
     if (ev->time > L->ls.prev_m)
         L->ls.prev_m = ev->time;
     L->ls.prev_a = ev->t_out;
@@ -930,8 +933,10 @@ static void finish(engine *E, up_replay_result *res)
     res->t_max_a = 0;
     for (i = 0; i < E->n; i++) {
         rloc *L = &E->L[i];
+        L->records = up_stream_records(L->s);
         res->events += L->records;
         L->last_m = L->ls.prev_m;
+        L->last_a = L->ls.prev_a;
         if (L->records && L->first_a < res->t_min_a)
             res->t_min_a = L->first_a;
         if (L->records && L->last_a > res->t_max_a)

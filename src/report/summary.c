@@ -54,14 +54,20 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
             tm > 0 ? 100.0 * (ta - tm) / tm : 0.0);
     fprintf(f, "  records      %llu on %zu locations; overhead removed %.9f s\n",
             (unsigned long long)r->events, r->nlocs, up_ticks_s(r, total_removed(rp)));
-    fprintf(f, "  repairs     ");
-    for (k = 0; k < UP_REPAIR_COUNT; k++)
-        if (r->repairs[k]) {
-            fprintf(f, "%s %s %llu", any ? "," : "", up_repair_name(k),
-                    (unsigned long long)r->repairs[k]);
-            any = true;
+    {
+        int pass;
+        for (pass = 1; pass >= 0; pass--) {
+            any = false;
+            fprintf(f, pass ? "  repairs     " : "  model limits");
+            for (k = 0; k < UP_REPAIR_COUNT; k++)
+                if (r->repairs[k] && up_repair_is_fix(k) == (bool)pass) {
+                    fprintf(f, "%s %s %llu", any ? "," : "", up_repair_name(k),
+                            (unsigned long long)r->repairs[k]);
+                    any = true;
+                }
+            fprintf(f, "%s\n", any ? "" : " none");
         }
-    fprintf(f, "%s\n", any ? "" : " none");
+    }
     if (r->unknown_records)
         fprintf(f, "  WARNING      %llu records of a newer OTF2 version could not be read and are missing from the output\n",
                 (unsigned long long)r->unknown_records);

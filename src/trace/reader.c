@@ -183,12 +183,12 @@ up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn, void *ctx,
     s->direct = fn;
     s->direct_ctx = ctx;
     s->direct_out = out;
-    s->direct_done = 0;
+    s->direct_done = s->popped; /* records before this call */
     s->stop = s->direct_failed = s->write_failed = false;
     otf2_msg[0] = 0;
     rc = OTF2_EvtReader_ReadEvents(s->rd, max, &got);
     s->direct = NULL;
-    *done = s->direct_done;
+    *done = (size_t)(s->popped - s->direct_done);
     if (s->direct_failed) { /* fn reported the error in the caller's context */
         s->stop = false;
         return err && err->status != UP_OK ? err->status : UP_EINTERNAL;

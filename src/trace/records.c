@@ -72,7 +72,6 @@ const char *up_ev_kind_name(unsigned kind)
             }                                                                 \
             r = s->direct(s->direct_ctx, s->loc, &d);                         \
             if (r > 0) {                                                      \
-                s->direct_done++;                                             \
                 s->popped++;                                                  \
                 if (s->direct_out) {                                          \
                     const struct up_evf_##K *f = &d.u.K;                      \

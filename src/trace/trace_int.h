@@ -18,7 +18,7 @@ struct up_stream {
     up_direct_fn direct;
     void *direct_ctx;
     OTF2_EvtWriter *direct_out;
-    size_t direct_done;
+    uint64_t direct_done; /* popped when up_stream_direct began */
     bool stop, direct_failed, write_failed;
 };
 
