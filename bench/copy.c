@@ -1,5 +1,5 @@
 /*
- * copy.c - up-bench-copy [--unbounded] IN OUT_DIR: the benchmark baseline, a
+ * copy.c - up-bench-copy IN OUT_DIR: the benchmark baseline, a
  * plain OTF2 copy of an archive with no model in between.  IN is an anchor
  * file or the folder holding traces.otf2; OUT_DIR must not exist.
  *
@@ -10,12 +10,10 @@
  * definition files -> all global definitions (up_copy_def_callbacks) ->
  * close.  Locations are copied one after the other.
  *
- * Writer memory: by default bounded exactly like unperturb's own writer
- * (src/trace/writer.c: 1 MiB event chunks, at most 2 per location, then OTF2
- * flushes the buffer), so both programs write the same way and the
- * comparison measures the model, not a buffering policy.  --unbounded leaves
- * OTF2's default memory management (a location's buffer grows up to its
- * limit and is written when full or at close).  See bench/README.md.
+ * The output archive is created by the library's up_otf2_archive_create,
+ * exactly as unperturb's writer creates its own (one 4 MiB event chunk per
+ * location, reused after each flush), so both programs write the same way
+ * and the comparison measures the replay, not a buffering policy.
  *
  * Prints the records copied and the elapsed seconds (CLOCK_MONOTONIC).
  */
@@ -30,10 +28,6 @@
 
 #include "unperturb/trace.h"
 
-#define CHUNK_SIZE (1024 * 1024)
-#define DEF_CHUNK_SIZE (4 * 1024 * 1024)
-#define MAX_CHUNKS 2
-
 static const char *prog = "up-bench-copy";
 
 static int fail(const char *what, OTF2_ErrorCode rc)
@@ -42,70 +36,6 @@ static int fail(const char *what, OTF2_ErrorCode rc)
             OTF2_Error_GetDescription(rc));
     return 1;
 }
-
-/* ---- writer memory: as src/trace/writer.c ------------------------------- */
-
-typedef struct chunk_list {
-    size_t n, cap;
-    void **chunks;
-} chunk_list;
-
-static void *mem_allocate(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
-                          void **per_buffer, uint64_t size)
-{
-    chunk_list *cl = *per_buffer;
-    void *c;
-    (void)ud, (void)loc;
-    if (!cl) {
-        if (!(cl = calloc(1, sizeof *cl)))
-            return NULL;
-        *per_buffer = cl;
-    }
-    if (type == OTF2_FILETYPE_EVENTS && cl->n >= MAX_CHUNKS)
-        return NULL; /* makes OTF2 flush this buffer and start over */
-    if (cl->n == cl->cap) { /* definitions: as many chunks as they need */
-        size_t ncap = cl->cap ? 2 * cl->cap : MAX_CHUNKS;
-        void **p = realloc(cl->chunks, ncap * sizeof *p);
-        if (!p)
-            return NULL;
-        cl->chunks = p;
-        cl->cap = ncap;
-    }
-    if (!(c = malloc((size_t)size)))
-        return NULL;
-    cl->chunks[cl->n++] = c;
-    return c;
-}
-
-static void mem_free_all(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
-                         void **per_buffer, bool final)
-{
-    chunk_list *cl = *per_buffer;
-    size_t i;
-    (void)ud, (void)type, (void)loc;
-    if (!cl)
-        return;
-    for (i = 0; i < cl->n; i++)
-        free(cl->chunks[i]);
-    cl->n = 0;
-    if (final) {
-        free(cl->chunks);
-        free(cl);
-        *per_buffer = NULL;
-    }
-}
-
-static const OTF2_MemoryCallbacks mem_callbacks = {mem_allocate, mem_free_all};
-
-/* No post-flush callback: OTF2 would insert BufferFlush records. */
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
-                                void *caller, bool final)
-{
-    (void)ud, (void)type, (void)loc, (void)caller, (void)final;
-    return OTF2_FLUSH;
-}
-
-static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, NULL};
 
 /* ---- location ids from the global definitions --------------------------- */
 
@@ -153,7 +83,7 @@ static char *anchor_of(const char *path)
     return a;
 }
 
-static int copy(const char *anchor, const char *out, bool unbounded, uint64_t *records)
+static int copy(const char *anchor, const char *out, uint64_t *records)
 {
     OTF2_Reader *rd = NULL;
     OTF2_Archive *ar = NULL;
@@ -197,16 +127,15 @@ static int copy(const char *anchor, const char *out, bool unbounded, uint64_t *r
     OTF2_GlobalDefReaderCallbacks_Delete(gcb);
     gcb = NULL;
 
-    /* 2. output archive */
-    if (!(ar = OTF2_Archive_Open(out, "traces", OTF2_FILEMODE_WRITE, CHUNK_SIZE, DEF_CHUNK_SIZE,
-                                 OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE))) {
-        fprintf(stderr, "%s: cannot create the archive '%s'\n", prog, out);
-        goto out;
+    /* 2. output archive, created exactly as unperturb's writer creates its own */
+    {
+        up_err err = {0};
+        if (up_otf2_archive_create(out, &ar, &err) != UP_OK) {
+            fprintf(stderr, "%s: %s\n", prog, err.msg);
+            goto out;
+        }
     }
-    if ((rc = OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
-        (!unbounded && (rc = OTF2_Archive_SetMemoryCallbacks(ar, &mem_callbacks, NULL)) != OTF2_SUCCESS) ||
-        (rc = OTF2_Archive_SetSerialCollectiveCallbacks(ar)) != OTF2_SUCCESS ||
-        (rc = OTF2_Archive_SetCreator(ar, "unperturb bench/copy")) != OTF2_SUCCESS ||
+    if ((rc = OTF2_Archive_SetCreator(ar, "unperturb bench/copy")) != OTF2_SUCCESS ||
         (rc = OTF2_Archive_OpenEvtFiles(ar)) != OTF2_SUCCESS) {
         fail("setting up the output archive", rc);
         goto out;
@@ -345,19 +274,14 @@ out:
 
 int main(int argc, char **argv)
 {
-    bool unbounded = false;
     uint64_t records;
     double t0, t1;
     char *anchor;
     struct stat st;
     int a = 1, rc;
 
-    if (argc > 1 && !strcmp(argv[1], "--unbounded")) {
-        unbounded = true;
-        a++;
-    }
     if (argc - a != 2) {
-        fprintf(stderr, "usage: up-bench-copy [--unbounded] IN OUT_DIR  (OUT_DIR must not exist)\n");
+        fprintf(stderr, "usage: up-bench-copy IN OUT_DIR  (OUT_DIR must not exist)\n");
         return 2;
     }
     if (stat(argv[a + 1], &st) == 0) {
@@ -367,7 +291,7 @@ int main(int argc, char **argv)
     if (!(anchor = anchor_of(argv[a])))
         return 1;
     t0 = now();
-    rc = copy(anchor, argv[a + 1], unbounded, &records);
+    rc = copy(anchor, argv[a + 1], &records);
     t1 = now();
     free(anchor);
     if (rc)

@@ -255,6 +255,12 @@ up_status up_writer_close(up_writer *w, const up_trace *in, uint64_t t_min,
 void up_writer_abort(up_writer *w);
 uint64_t up_writer_clamped(const up_writer *w); /* timestamps raised */
 
+/* Creates an OTF2 archive `dir`/traces.otf2 for writing the way unperturb
+ * writes: bounded memory per location, no BufferFlush records of its own,
+ * serial collectives.  (up_writer_open uses it; so does the benchmark's plain
+ * copy, so that both write alike.) */
+up_status up_otf2_archive_create(const char *dir, OTF2_Archive **out, up_err *err);
+
 /* ---- plain copy (the benchmark baseline, and the definition copy) -------- */
 
 /* Callbacks that write each record straight to the OTF2_EvtWriter* given as

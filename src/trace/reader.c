@@ -108,8 +108,33 @@ static bool ring_grow(up_stream *s)
     return true;
 }
 
+/* After OTF2_EvtReader_ReadEvents: the stream's own failures, OTF2 errors (a
+ * location without an event file is an empty location), the end of the
+ * stream (fewer records than asked for). */
+static up_status after_read(up_stream *s, OTF2_ErrorCode rc, uint64_t got,
+                            uint64_t want, up_err *err)
+{
+    const up_loc_def *l = &s->t->defs.locs[s->loc];
+    if (s->nomem)
+        return UP_ERR(err, UP_ENOMEM, "out of memory reading location %llu of '%s'",
+                      (unsigned long long)l->id, s->t->anchor);
+    if (rc != OTF2_SUCCESS && rc != OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
+        if (l->nevents == 0 && !s->popped && !s->count) {
+            s->eof = true;
+            return UP_OK;
+        }
+        return UP_ERR(err, UP_EFORMAT, "cannot read the events of location %llu in '%s': %s",
+                      (unsigned long long)l->id, s->t->anchor,
+                      otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
+    }
+    if (got < want)
+        s->eof = true;
+    return UP_OK;
+}
+
 static up_status stream_fill(up_stream *s, size_t need, up_err *err)
 {
+    up_status st;
     while (s->count < need && !s->eof) {
         size_t room;
         uint64_t want, got = 0;
@@ -127,20 +152,8 @@ static up_status stream_fill(up_stream *s, size_t need, up_err *err)
             want = STREAM_BATCH;
         otf2_msg[0] = 0;
         rc = OTF2_EvtReader_ReadEvents(s->rd, want, &got);
-        if (s->nomem)
-            return UP_ERR(err, UP_ENOMEM, "out of memory reading location %llu of '%s'",
-                          (unsigned long long)s->t->defs.locs[s->loc].id, s->t->anchor);
-        if (rc != OTF2_SUCCESS && rc != OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
-            if (s->t->defs.locs[s->loc].nevents == 0 && s->count == 0) {
-                s->eof = true; /* a location without an event file */
-                break;
-            }
-            return UP_ERR(err, UP_EFORMAT, "cannot read the events of location %llu in '%s': %s",
-                          (unsigned long long)s->t->defs.locs[s->loc].id, s->t->anchor,
-                          otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
-        }
-        if (got < want)
-            s->eof = true;
+        if ((st = after_read(s, rc, got, want, err)) != UP_OK)
+            return st;
     }
     return UP_OK;
 }
@@ -193,29 +206,15 @@ up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn, void *ctx,
         s->stop = false;
         return err && err->status != UP_OK ? err->status : UP_EINTERNAL;
     }
-    if (s->nomem)
-        return UP_ERR(err, UP_ENOMEM, "out of memory reading location %llu of '%s'",
-                      (unsigned long long)s->t->defs.locs[s->loc].id, s->t->anchor);
     if (s->write_failed)
         return UP_ERR(err, UP_EOTF2, "cannot write an event of location %llu: %s",
                       (unsigned long long)s->t->defs.locs[s->loc].id,
                       otf2_msg[0] ? otf2_msg : "OTF2 writer error");
-    if (s->stop) { /* a record was declined: it is buffered, reading resumes later */
+    if (s->stop && !s->nomem) { /* a record was declined: it is buffered, reading resumes later */
         s->stop = false;
         return UP_OK;
     }
-    if (rc != OTF2_SUCCESS && rc != OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
-        if (s->t->defs.locs[s->loc].nevents == 0 && !s->popped && !s->count) {
-            s->eof = true; /* a location without an event file */
-            return UP_OK;
-        }
-        return UP_ERR(err, UP_EFORMAT, "cannot read the events of location %llu in '%s': %s",
-                      (unsigned long long)s->t->defs.locs[s->loc].id, s->t->anchor,
-                      otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
-    }
-    if (got < max)
-        s->eof = true;
-    return UP_OK;
+    return after_read(s, rc, got, max, err);
 }
 
 /* ---- opening ------------------------------------------------------------- */

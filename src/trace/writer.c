@@ -98,6 +98,27 @@ static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, NULL};
 
 /* ---- open / write ---------------------------------------------------------- */
 
+up_status up_otf2_archive_create(const char *dir, OTF2_Archive **out, up_err *err)
+{
+    OTF2_Archive *ar;
+    OTF2_ErrorCode rc;
+    up_otf2_quiet();
+    *out = NULL;
+    ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, WRITER_CHUNK_SIZE,
+                           WRITER_DEF_CHUNK_SIZE, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!ar)
+        return UP_ERR(err, UP_EIO, "cannot create the archive '%s': %s", dir,
+                      up_otf2_last_error()[0] ? up_otf2_last_error() : "OTF2_Archive_Open failed");
+    if ((rc = OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_SetMemoryCallbacks(ar, &mem_callbacks, NULL)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_SetSerialCollectiveCallbacks(ar)) != OTF2_SUCCESS) {
+        OTF2_Archive_Close(ar);
+        return up_otf2_err_(err, rc, "cannot set up the output archive");
+    }
+    *out = ar;
+    return UP_OK;
+}
+
 up_status up_writer_open(const char *dir, const up_trace *in, up_writer **out,
                          up_err *err)
 {
@@ -118,20 +139,13 @@ up_status up_writer_open(const char *dir, const up_trace *in, up_writer **out,
         up_writer_abort(w);
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     }
-    w->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, WRITER_CHUNK_SIZE,
-                              WRITER_DEF_CHUNK_SIZE, OTF2_SUBSTRATE_POSIX,
-                              OTF2_COMPRESSION_NONE);
-    if (!w->ar) {
+    if (up_otf2_archive_create(dir, &w->ar, err) != UP_OK) {
         up_writer_abort(w);
-        return UP_ERR(err, UP_EIO, "cannot create the archive '%s': %s", dir,
-                      up_otf2_last_error()[0] ? up_otf2_last_error() : "OTF2_Archive_Open failed");
+        return err ? err->status : UP_EIO;
     }
-    if ((rc = OTF2_Archive_SetFlushCallbacks(w->ar, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
-        (rc = OTF2_Archive_SetMemoryCallbacks(w->ar, &mem_callbacks, NULL)) != OTF2_SUCCESS ||
-        (rc = OTF2_Archive_SetSerialCollectiveCallbacks(w->ar)) != OTF2_SUCCESS ||
-        (rc = OTF2_Archive_OpenEvtFiles(w->ar)) != OTF2_SUCCESS) {
+    if ((rc = OTF2_Archive_OpenEvtFiles(w->ar)) != OTF2_SUCCESS) {
         up_writer_abort(w);
-        return up_otf2_err_(err, rc, "cannot set up the output archive");
+        return up_otf2_err_(err, rc, "cannot open the output event files");
     }
     w->evt_open = true;
     for (i = 0; i < d->nlocs; i++) {
