@@ -130,6 +130,7 @@ typedef struct up_defs {
     /* what was read, for the report (nothing is dropped silently) */
     uint64_t n_global_defs, n_unknown_global_defs;
     uint64_t n_local_defs, n_clock_offsets, n_mapping_tables;
+    uint32_t n_snapshots, n_thumbnails; /* auxiliary files, not copied */
     char *creator;
 } up_defs;
 

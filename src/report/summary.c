@@ -71,6 +71,9 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
     if (r->unknown_records)
         fprintf(f, "  WARNING      %llu records of a newer OTF2 version could not be read and are missing from the output\n",
                 (unsigned long long)r->unknown_records);
+    if (rp->defs->n_snapshots || rp->defs->n_thumbnails)
+        fprintf(f, "  note         the input's %u snapshots and %u thumbnails (auxiliary OTF2 files) are not carried over\n",
+                rp->defs->n_snapshots, rp->defs->n_thumbnails);
     fprintf(f, "  %-12s %5s  %-20s %16s %16s %14s\n", "location", "rank", "name",
             "measured end s", "approx. end s", "removed s");
     for (i = 0; i < shown; i++) {
@@ -133,6 +136,8 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     put(root, "locations", json_integer((json_int_t)r->nlocs));
     put(root, "events", json_integer((json_int_t)r->events));
     put(root, "unknown_records", json_integer((json_int_t)r->unknown_records));
+    put(root, "snapshots_not_copied", json_integer((json_int_t)rp->defs->n_snapshots));
+    put(root, "thumbnails_not_copied", json_integer((json_int_t)rp->defs->n_thumbnails));
     put(win, "marked", json_boolean(r->window_marked));
     put(win, "description", json_string(window_text(r)));
     put(win, "resolution_ticks_per_s", json_integer((json_int_t)r->resolution));

@@ -337,6 +337,8 @@ up_status up_trace_open(const char *path, up_trace **out, up_err *err)
     }
     if ((st = up_defs_read_(&t->defs, t->rd, t->anchor, err)) != UP_OK)
         goto fail;
+    OTF2_Reader_GetNumberOfSnapshots(t->rd, &t->defs.n_snapshots);
+    OTF2_Reader_GetNumberOfThumbnails(t->rd, &t->defs.n_thumbnails);
     if (t->defs.nlocs == 0) {
         st = UP_ERR(err, UP_EFORMAT, "'%s' defines no locations", t->anchor);
         goto fail;
