@@ -39,10 +39,9 @@ typedef struct rloc {
     uint64_t qgen, qs0, qs1, qr0, qr1;
     msgq *qs, *qr;
     uint32_t cur_member;
-    uint64_t first_m, first_a, last_m, last_a;
+    uint64_t first_m, first_a;  /* its first record (the last is ls.prev_*) */
     uint64_t init_m, init_a, fin_m, fin_a;
     bool has_init, has_fin;
-    uint64_t records;
 } rloc;
 
 typedef struct hent {
@@ -900,20 +899,21 @@ static int run(engine *E)
     }
 }
 
-static void finish(engine *E, up_replay_result *res)
+/* Frees the message queues and collective instances still in the maps
+ * (the maps themselves are freed by the caller).  After a complete run what
+ * is left was never matched: counted as repairs when `count`. */
+static void release_leftovers(engine *E, bool count)
 {
-    size_t i;
     uint64_t k0, k1, v;
-    bool any_init = false, any_fin = false;
-
-    /* what is left in flight was never matched */
+    size_t i;
     for (i = 0; i < E->msgq.cap; i++) {
         if (up_map_at(&E->msgq, i, &k0, &k1, &v)) {
             msgq *q = (msgq *)(uintptr_t)v;
             while (q->head) {
                 up_msg *m = q->head;
                 q->head = m->next;
-                E->repairs[UP_REPAIR_unmatched_send]++;
+                if (count)
+                    E->repairs[UP_REPAIR_unmatched_send]++;
                 up_free(m);
             }
             up_free(q);
@@ -922,25 +922,30 @@ static void finish(engine *E, up_replay_result *res)
     for (i = 0; i < E->colls.cap; i++) {
         if (up_map_at(&E->colls, i, &k0, &k1, &v)) {
             up_coll *c = (up_coll *)(uintptr_t)v;
-            if (!c->forced && c->arrived < c->n)
+            if (count && !c->forced && c->arrived < c->n)
                 E->repairs[UP_REPAIR_collective_incomplete]++;
             coll_free(c);
         }
     }
+}
+
+static void finish(engine *E, up_replay_result *res)
+{
+    size_t i;
+    bool any_init = false, any_fin = false;
+
+    release_leftovers(E, true);
 
     res->resolution = E->d->resolution;
     res->t_min_a = UINT64_MAX;
     res->t_max_a = 0;
     for (i = 0; i < E->n; i++) {
         rloc *L = &E->L[i];
-        L->records = up_stream_records(L->s);
-        res->events += L->records;
-        L->last_m = L->ls.prev_m;
-        L->last_a = L->ls.prev_a;
-        if (L->records && L->first_a < res->t_min_a)
+        res->events += up_stream_records(L->s);
+        if (L->ls.started && L->first_a < res->t_min_a)
             res->t_min_a = L->first_a;
-        if (L->records && L->last_a > res->t_max_a)
-            res->t_max_a = L->last_a;
+        if (L->ls.started && L->ls.prev_a > res->t_max_a)
+            res->t_max_a = L->ls.prev_a; /* output times never decrease */
     }
     if (res->t_min_a == UINT64_MAX)
         res->t_min_a = 0;
@@ -961,16 +966,16 @@ static void finish(engine *E, up_replay_result *res)
         lr->id = E->d->locs[i].id;
         lr->rank = E->d->locs[i].rank;
         lr->name = E->d->locs[i].name;
-        lr->records = L->records;
-        if (!L->records)
+        lr->records = up_stream_records(L->s);
+        if (!L->ls.started)
             continue;
         s_m = any_init ? (L->has_init ? L->init_m : UINT64_MAX) : L->first_m;
         s_a = any_init ? (L->has_init ? L->init_a : UINT64_MAX) : L->first_a;
         res->start_m = s_m < res->start_m ? s_m : res->start_m;
         res->start_a = s_a < res->start_a ? s_a : res->start_a;
         lr->has_window_end = any_fin && L->has_fin;
-        lr->end_m = lr->has_window_end ? L->fin_m : L->last_m;
-        lr->end_a = lr->has_window_end ? L->fin_a : L->last_a;
+        lr->end_m = lr->has_window_end ? L->fin_m : L->ls.prev_m; /* prev_m: the latest */
+        lr->end_a = lr->has_window_end ? L->fin_a : L->ls.prev_a;
         if (!any_fin || L->has_fin) {
             res->end_m = lr->end_m > res->end_m ? lr->end_m : res->end_m;
             res->end_a = lr->end_a > res->end_a ? lr->end_a : res->end_a;
@@ -1038,20 +1043,7 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
     finish(&E, res);
 done:
     if (st != UP_OK) {
-        uint64_t k0, k1, v;
-        for (i = 0; i < E.msgq.cap; i++)
-            if (up_map_at(&E.msgq, i, &k0, &k1, &v)) {
-                msgq *q = (msgq *)(uintptr_t)v;
-                while (q->head) {
-                    up_msg *m = q->head;
-                    q->head = m->next;
-                    up_free(m);
-                }
-                up_free(q);
-            }
-        for (i = 0; i < E.colls.cap; i++)
-            if (up_map_at(&E.colls, i, &k0, &k1, &v))
-                coll_free((up_coll *)(uintptr_t)v);
+        release_leftovers(&E, false);
         up_replay_result_free(res);
     }
     while (E.free_msgs) {

@@ -108,6 +108,15 @@ static bool ring_grow(up_stream *s)
     return true;
 }
 
+/* Makes room for one more buffered record, or says why not. */
+static up_status ring_reserve(up_stream *s, up_err *err)
+{
+    if (s->count < s->cap || ring_grow(s))
+        return UP_OK;
+    return UP_ERR(err, UP_ENOMEM, "out of memory buffering location %llu of '%s'",
+                  (unsigned long long)s->t->defs.locs[s->loc].id, s->t->anchor);
+}
+
 /* After OTF2_EvtReader_ReadEvents: the stream's own failures, OTF2 errors (a
  * location without an event file is an empty location), the end of the
  * stream (fewer records than asked for). */
@@ -139,9 +148,8 @@ static up_status stream_fill(up_stream *s, size_t need, up_err *err)
         size_t room;
         uint64_t want, got = 0;
         OTF2_ErrorCode rc;
-        if (s->count == s->cap && !ring_grow(s))
-            return UP_ERR(err, UP_ENOMEM, "out of memory buffering location %llu of '%s'",
-                          (unsigned long long)s->t->defs.locs[s->loc].id, s->t->anchor);
+        if ((st = ring_reserve(s, err)) != UP_OK)
+            return st;
         /* read what is asked for, in small steps: records read ahead take
          * the buffered path, records read later the direct one */
         room = s->cap - s->count;
@@ -190,9 +198,8 @@ up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn, void *ctx,
     *done = 0;
     if (s->count || s->eof)
         return UP_OK;
-    if (!s->cap && !ring_grow(s)) /* room for a declined record */
-        return UP_ERR(err, UP_ENOMEM, "out of memory buffering location %llu of '%s'",
-                      (unsigned long long)s->t->defs.locs[s->loc].id, s->t->anchor);
+    if (ring_reserve(s, err) != UP_OK) /* room for a declined record */
+        return err ? err->status : UP_ENOMEM;
     s->direct = fn;
     s->direct_ctx = ctx;
     s->direct_out = out;
