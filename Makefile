@@ -18,6 +18,11 @@ OTF2_LIBS   := $(shell pkg-config --libs otf2 2>/dev/null || echo -lopen-trace-f
 DEP_CFLAGS  := $(OTF2_CFLAGS) $(shell pkg-config --cflags jansson inih 2>/dev/null)
 DEP_LIBS    := $(OTF2_LIBS) $(shell pkg-config --libs jansson inih 2>/dev/null || echo -ljansson -linih) -lm
 
+MPI_CFLAGS  := $(shell pkg-config --cflags ompi-c 2>/dev/null)
+MPI_LIBS    := $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
+DW_CFLAGS   := $(shell pkg-config --cflags libdw 2>/dev/null)
+DW_LIBS     := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
+
 WARN    := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-sign-conversion
 ifeq ($(WERROR),1)
@@ -38,9 +43,17 @@ SAN_LIB_OBJ  := $(LIB_SRC:%.c=$(SAN)/obj/%.o)
 SAN_TOOL_OBJ := $(TOOL_SRC:%.c=$(SAN)/obj/%.o)
 SAN_TEST_OBJ := $(TEST_SRC:%.c=$(SAN)/obj/%.o)
 
+# The tracer (libunperturb-trace.so, preloaded into MPI programs): position-
+# independent objects of its own, plus merge.c which the command shares.
+TRACER_SRC := $(wildcard src/tracer/*.c) src/trace/merge.c
+TRACER_OBJ := $(TRACER_SRC:%.c=$(BUILD)/pic/%.o)
+UBSAN_TRACER_OBJ := $(TRACER_SRC:%.c=$(SAN)/pic/%.o)
+TRACER_CFLAGS := $(MPI_CFLAGS) $(DW_CFLAGS) -fPIC -fvisibility=hidden
+TRACER_LIBS := $(OTF2_LIBS) $(DW_LIBS) -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi_mpifh $(MPI_LIBS) -lpthread
+
 .PHONY: all deps test unit cli check-generated demo install uninstall bench clean
 
-all: deps $(BUILD)/bin/unperturb
+all: deps $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so
 
 deps:
 	@scripts/deps.sh build
@@ -52,6 +65,23 @@ $(BUILD)/obj/%.o: %.c
 $(SAN)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(SAN_CFLAGS) -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(TRACER_CFLAGS) $(CFLAGS) -c $< -o $@
+
+# UBSan only: an ASan library cannot be preloaded into programs built without it
+$(SAN)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(TRACER_CFLAGS) -O1 -g -fsanitize=undefined -fno-sanitize-recover=undefined -c $< -o $@
+
+$(BUILD)/lib/libunperturb-trace.so: $(TRACER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,--no-undefined -Wl,-soname,libunperturb-trace.so -o $@ $^ $(TRACER_LIBS)
+
+$(SAN)/lib/libunperturb-trace.so: $(UBSAN_TRACER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -fsanitize=undefined -Wl,--no-undefined -o $@ $^ $(TRACER_LIBS)
 
 $(BUILD)/lib/libunperturb.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -4,9 +4,9 @@
 # exact command to run and fails.
 set -eu
 target=${1:-build}
-need="gcc make pkg-config libopen-trace-format2-dev libjansson-dev libinih-dev"
+need="gcc make pkg-config libopen-trace-format2-dev libjansson-dev libinih-dev libopenmpi-dev openmpi-bin libdw-dev"
 case $target in
-    test) need="$need otf2-tools jq" ;;
+    test) need="$need otf2-tools jq gfortran valgrind" ;;
     demo|bench) need="$need otf2-tools" ;;
 esac
 missing=""

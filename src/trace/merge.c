@@ -1,0 +1,654 @@
+/*
+ * merge.c - one OTF2 archive from the tracer's per-rank files (merge.h).
+ *
+ * Place in the data flow: the last step of measurement.  Global definitions
+ * are unified here, on the files alone: a region is the same on two ranks
+ * when its name, file, line, role and paradigm are; a communicator when its
+ * member list (world ranks) and ordinal are (tracer.c says why that is
+ * enough).  Each rank's local ids go to global ones through OTF2 mapping
+ * tables in its local definitions, which OTF2's readers apply, so the event
+ * files are moved in unchanged.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <otf2/otf2.h>
+
+#include "unperturb/merge.h"
+
+typedef struct { uint32_t local, global; } idpair;
+
+typedef struct rankdefs {
+    bool found, ended;
+    char host[256];
+    uint64_t start, end_t, events;
+    idpair *regions, *comms;
+    size_t nregions, ncomms, cap_r, cap_c;
+    struct offset { uint64_t t; int64_t off; double sd; } *offs;
+    size_t noffs, cap_o;
+} rankdefs;
+
+/* a string table: interned strings with their OTF2 string ids */
+typedef struct strtab {
+    char **s;
+    size_t n, cap;
+    uint32_t *slot; /* open addressing, index + 1 */
+    size_t nslot;
+} strtab;
+
+typedef struct merger {
+    const char *dir;
+    char *err;
+    size_t errcap;
+    int nranks;
+    rankdefs *R;
+    strtab strings;
+    /* global regions: key "name\tfile\tline\trole\tparadigm" in `rkeys` */
+    strtab rkeys;
+    struct gregion { uint32_t name, file, line; int role, paradigm; } *gregions;
+    size_t cap_gr;
+    /* global communicators: key "members|ordinal" in `ckeys` (0: world, 1: self) */
+    strtab ckeys;
+    char **cmembers;
+    size_t cap_cm;
+    bool nomem;
+} merger;
+
+static int fail(merger *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (m->err && m->errcap)
+        vsnprintf(m->err, m->errcap, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+    size_t nc;
+    void *np;
+    if (need <= *cap)
+        return p;
+    nc = *cap ? *cap * 2 : 16;
+    while (nc < need)
+        nc *= 2;
+    if (!(np = realloc(p, nc * elem)))
+        return NULL;
+    *cap = nc;
+    return np;
+}
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* index of `s` in `t`, added if new; SIZE_MAX when out of memory */
+static size_t intern(strtab *t, const char *s)
+{
+    size_t i, j;
+    if (2 * (t->n + 1) > t->nslot) {
+        size_t ns = t->nslot ? 2 * t->nslot : 64;
+        uint32_t *slot = calloc(ns, sizeof *slot);
+        if (!slot)
+            return SIZE_MAX;
+        for (i = 0; i < t->n; i++) {
+            for (j = hash_str(t->s[i]) & (ns - 1); slot[j]; j = (j + 1) & (ns - 1))
+                ;
+            slot[j] = (uint32_t)i + 1;
+        }
+        free(t->slot);
+        t->slot = slot, t->nslot = ns;
+    }
+    for (j = hash_str(s) & (t->nslot - 1); t->slot[j]; j = (j + 1) & (t->nslot - 1))
+        if (!strcmp(t->s[t->slot[j] - 1], s))
+            return t->slot[j] - 1;
+    if (!(t->s = grow(t->s, &t->cap, t->n + 1, sizeof *t->s)) || !(t->s[t->n] = strdup(s)))
+        return SIZE_MAX;
+    t->slot[j] = (uint32_t)t->n + 1;
+    return t->n++;
+}
+
+static void strtab_free(strtab *t)
+{
+    size_t i;
+    for (i = 0; i < t->n; i++)
+        free(t->s[i]);
+    free(t->s);
+    free(t->slot);
+}
+
+/* ---- reading the definitions files -------------------------------------- */
+
+/* split `line` at tabs into at most `max` fields */
+static int split(char *line, char **f, int max)
+{
+    int n = 0;
+    char *p = line;
+    while (n < max) {
+        f[n++] = p;
+        if (!(p = strchr(p, '\t')))
+            break;
+        *p++ = '\0';
+    }
+    return n;
+}
+
+static int add_region(merger *m, rankdefs *r, char **f)
+{
+    char key[8192];
+    size_t g, name, file;
+    uint32_t local = (uint32_t)strtoul(f[1], NULL, 10);
+    snprintf(key, sizeof key, "%s\t%s\t%s\t%s\t%s", f[5], f[6], f[4], f[2], f[3]);
+    if ((g = intern(&m->rkeys, key)) == SIZE_MAX)
+        return -1;
+    if (!(m->gregions = grow(m->gregions, &m->cap_gr, m->rkeys.n, sizeof *m->gregions)))
+        return -1;
+    if (g == m->rkeys.n - 1) { /* new global region */
+        if ((name = intern(&m->strings, f[5])) == SIZE_MAX ||
+            (file = intern(&m->strings, f[6])) == SIZE_MAX)
+            return -1;
+        m->gregions[g].name = (uint32_t)name;
+        m->gregions[g].file = f[6][0] ? (uint32_t)file : OTF2_UNDEFINED_STRING;
+        m->gregions[g].line = (uint32_t)strtoul(f[4], NULL, 10);
+        m->gregions[g].role = atoi(f[2]);
+        m->gregions[g].paradigm = atoi(f[3]);
+    }
+    if (!(r->regions = grow(r->regions, &r->cap_r, r->nregions + 1, sizeof *r->regions)))
+        return -1;
+    r->regions[r->nregions++] = (idpair){local, (uint32_t)g};
+    return 0;
+}
+
+static int add_comm(merger *m, rankdefs *r, char **f)
+{
+    char key[65536];
+    size_t g;
+    uint32_t local = (uint32_t)strtoul(f[1], NULL, 10);
+    if (f[2][0] == 'w')
+        g = 0;
+    else if (f[2][0] == 's')
+        g = 1;
+    else {
+        snprintf(key, sizeof key, "%s|%s", f[4], f[3]);
+        if ((g = intern(&m->ckeys, key)) == SIZE_MAX)
+            return -1;
+        if (!(m->cmembers = grow(m->cmembers, &m->cap_cm, m->ckeys.n, sizeof *m->cmembers)))
+            return -1;
+        if (g == m->ckeys.n - 1 && !(m->cmembers[g] = strdup(f[4])))
+            return -1;
+        g += 2;
+    }
+    if (!(r->comms = grow(r->comms, &r->cap_c, r->ncomms + 1, sizeof *r->comms)))
+        return -1;
+    r->comms[r->ncomms++] = (idpair){local, (uint32_t)g};
+    return 0;
+}
+
+static int read_defs(merger *m, int rank, const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    char line[65536], *f[8];
+    rankdefs *r = &m->R[rank];
+    unsigned lineno = 0;
+    if (!fp)
+        return fail(m, "%s: %s", path, strerror(errno));
+    r->found = true;
+    while (fgets(line, sizeof line, fp)) {
+        size_t len = strlen(line);
+        int n;
+        lineno++;
+        if (!len || line[len - 1] != '\n')
+            break; /* the last line was cut by a kill: ignore it */
+        line[len - 1] = '\0';
+        n = split(line, f, 8);
+        if (!strcmp(f[0], "rank") && n >= 4)
+            snprintf(r->host, sizeof r->host, "%s", f[3]);
+        else if (!strcmp(f[0], "start") && n >= 2)
+            r->start = strtoull(f[1], NULL, 10);
+        else if (!strcmp(f[0], "region") && n >= 7) {
+            if (add_region(m, r, f) != 0)
+                goto nomem;
+        } else if (!strcmp(f[0], "comm") && n >= 5) {
+            if (add_comm(m, r, f) != 0)
+                goto nomem;
+        } else if (!strcmp(f[0], "offset") && n >= 4) {
+            if (!(r->offs = grow(r->offs, &r->cap_o, r->noffs + 1, sizeof *r->offs)))
+                goto nomem;
+            r->offs[r->noffs++] = (struct offset){strtoull(f[1], NULL, 10),
+                                                  strtoll(f[2], NULL, 10), strtod(f[3], NULL)};
+        } else if (!strcmp(f[0], "end") && n >= 3) {
+            r->ended = true;
+            r->events = strtoull(f[1], NULL, 10);
+            r->end_t = strtoull(f[2], NULL, 10);
+        } else if (strcmp(f[0], "unperturb-defs") != 0) {
+            fclose(fp);
+            return fail(m, "%s:%u: not a line of an unperturb definitions file", path, lineno);
+        }
+    }
+    fclose(fp);
+    return 0;
+nomem:
+    fclose(fp);
+    return fail(m, "%s: out of memory", path);
+}
+
+/* the rank count: the `rank` line of any definitions file */
+static int find_ranks(merger *m)
+{
+    char path[4096];
+    DIR *d;
+    struct dirent *e;
+    int size = 0;
+    snprintf(path, sizeof path, "%s/.upt", m->dir);
+    if (!(d = opendir(path)))
+        return fail(m, "%s: %s (not a folder written by the unperturb tracer?)", path,
+                    strerror(errno));
+    while ((e = readdir(d)) && !size) {
+        char p[4096 + 256], line[512];
+        FILE *fp;
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".defs"))
+            continue;
+        snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+        if (!(fp = fopen(p, "r")))
+            continue;
+        while (fgets(line, sizeof line, fp))
+            if (!strncmp(line, "rank\t", 5)) {
+                char *f[4];
+                if (split(line, f, 4) >= 3)
+                    size = atoi(f[2]);
+                break;
+            }
+        fclose(fp);
+    }
+    closedir(d);
+    if (size <= 0)
+        return fail(m, "%s: no definitions file of the unperturb tracer in it", path);
+    m->nranks = size;
+    return 0;
+}
+
+/* ---- writing ---------------------------------------------------------------- */
+
+static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
+{
+    OTF2_ErrorCode rc = OTF2_SUCCESS;
+    uint64_t t0 = UINT64_MAX, t1 = 0, now;
+    struct timespec ts;
+    strtab hosts = {0};
+    size_t i, str_rank0, s_machine, s_node, s_linux, s_thread, s_world, s_mpi, s_empty;
+    uint64_t *members = NULL;
+    int r;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    for (r = 0; r < m->nranks; r++) {
+        if (!m->R[r].found)
+            continue;
+        if (m->R[r].start && m->R[r].start < t0)
+            t0 = m->R[r].start;
+        if (m->R[r].end_t > t1)
+            t1 = m->R[r].end_t;
+        if (!m->R[r].ended && now > t1)
+            t1 = now; /* died: every record it wrote is before now */
+    }
+    if (t0 == UINT64_MAX)
+        t0 = 0;
+    if (t1 < t0)
+        t1 = t0;
+    /* strings: the regions' first, then ours */
+    s_empty = intern(&m->strings, "");
+    s_machine = intern(&m->strings, "machine");
+    s_node = intern(&m->strings, "node");
+    s_linux = intern(&m->strings, "Linux");
+    s_thread = intern(&m->strings, "Master thread");
+    s_world = intern(&m->strings, "MPI_COMM_WORLD");
+    s_mpi = intern(&m->strings, "MPI");
+    str_rank0 = m->strings.n;
+    for (r = 0; r < m->nranks; r++) {
+        char name[64];
+        snprintf(name, sizeof name, "MPI Rank %d", r);
+        if (intern(&m->strings, name) == SIZE_MAX ||
+            intern(&hosts, m->R[r].host[0] ? m->R[r].host : "unknown") == SIZE_MAX)
+            goto nomem;
+    }
+    for (i = 0; i < hosts.n; i++)
+        if (intern(&m->strings, hosts.s[i]) == SIZE_MAX)
+            goto nomem;
+    for (i = 0; i < m->ckeys.n; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "Comm %zu", i + 2);
+        if (intern(&m->strings, name) == SIZE_MAX)
+            goto nomem;
+    }
+    if (m->nomem || s_empty == SIZE_MAX || s_mpi == SIZE_MAX)
+        goto nomem;
+
+#define W(call)                                   \
+    do {                                          \
+        if ((rc = (call)) != OTF2_SUCCESS)        \
+            goto out;                             \
+    } while (0)
+    W(OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000u, t0, t1 - t0 + 1,
+                                                OTF2_UNDEFINED_TIMESTAMP));
+    W(OTF2_GlobalDefWriter_WriteParadigm(gw, OTF2_PARADIGM_MPI, (uint32_t)s_mpi,
+                                         OTF2_PARADIGM_CLASS_PROCESS));
+    for (i = 0; i < m->strings.n; i++)
+        W(OTF2_GlobalDefWriter_WriteString(gw, (uint32_t)i, m->strings.s[i]));
+    W(OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, (uint32_t)s_linux, (uint32_t)s_machine,
+                                               OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+    for (i = 0; i < hosts.n; i++)
+        W(OTF2_GlobalDefWriter_WriteSystemTreeNode(
+            gw, (uint32_t)i + 1, (uint32_t)intern(&m->strings, hosts.s[i]), (uint32_t)s_node, 0));
+    for (r = 0; r < m->nranks; r++) {
+        size_t h = intern(&hosts, m->R[r].host[0] ? m->R[r].host : "unknown");
+        W(OTF2_GlobalDefWriter_WriteLocationGroup(gw, (uint32_t)r, (uint32_t)(str_rank0 + (size_t)r),
+                                                  OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                  (uint32_t)h + 1,
+                                                  OTF2_UNDEFINED_LOCATION_GROUP));
+    }
+    for (r = 0; r < m->nranks; r++)
+        W(OTF2_GlobalDefWriter_WriteLocation(gw, (uint64_t)r, (uint32_t)s_thread,
+                                             OTF2_LOCATION_TYPE_CPU_THREAD, m->R[r].events,
+                                             (uint32_t)r));
+    for (i = 0; i < m->rkeys.n; i++) {
+        const struct gregion *g = &m->gregions[i];
+        W(OTF2_GlobalDefWriter_WriteRegion(gw, (uint32_t)i, g->name, g->name, (uint32_t)s_empty,
+                                           (OTF2_RegionRole)g->role, (OTF2_Paradigm)g->paradigm,
+                                           OTF2_REGION_FLAG_NONE, g->file, g->line, 0));
+    }
+    /* groups: 0 the locations of MPI_COMM_WORLD, 1 its ranks, 2 self,
+     * 3.. the created communicators' ranks (world ranks) */
+    if (!(members = malloc((size_t)m->nranks * sizeof *members)))
+        goto nomem;
+    for (r = 0; r < m->nranks; r++)
+        members[r] = (uint64_t)r;
+    W(OTF2_GlobalDefWriter_WriteGroup(gw, 0, (uint32_t)s_empty, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                      OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                      (uint32_t)m->nranks, members));
+    W(OTF2_GlobalDefWriter_WriteGroup(gw, 1, (uint32_t)s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                      OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                      (uint32_t)m->nranks, members));
+    W(OTF2_GlobalDefWriter_WriteGroup(gw, 2, (uint32_t)s_empty, OTF2_GROUP_TYPE_COMM_SELF,
+                                      OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL));
+    for (i = 0; i < m->ckeys.n; i++) {
+        uint32_t n = 0;
+        char *p = m->cmembers[i], *end;
+        while (*p && n < (uint32_t)m->nranks) {
+            members[n++] = strtoull(p, &end, 10);
+            p = *end == ',' ? end + 1 : end;
+            if (end == p && *p)
+                break;
+        }
+        W(OTF2_GlobalDefWriter_WriteGroup(gw, (uint32_t)i + 3, (uint32_t)s_empty,
+                                          OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                          OTF2_GROUP_FLAG_NONE, n, members));
+    }
+    W(OTF2_GlobalDefWriter_WriteComm(gw, 0, (uint32_t)s_world, 1, OTF2_UNDEFINED_COMM,
+                                     OTF2_COMM_FLAG_NONE));
+    W(OTF2_GlobalDefWriter_WriteComm(gw, 1, (uint32_t)s_empty, 2, OTF2_UNDEFINED_COMM,
+                                     OTF2_COMM_FLAG_NONE));
+    for (i = 0; i < m->ckeys.n; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "Comm %zu", i + 2);
+        W(OTF2_GlobalDefWriter_WriteComm(gw, (uint32_t)i + 2, (uint32_t)intern(&m->strings, name),
+                                         (uint32_t)i + 3, 0, OTF2_COMM_FLAG_NONE));
+    }
+#undef W
+out:
+    free(members);
+    strtab_free(&hosts);
+    return rc;
+nomem:
+    free(members);
+    strtab_free(&hosts);
+    m->nomem = true;
+    return OTF2_ERROR_MEM_ALLOC_FAILED;
+}
+
+/* a dense local -> global map (ids never defined map to themselves) */
+static OTF2_IdMap *idmap(const idpair *p, size_t n)
+{
+    uint32_t max = 0;
+    uint64_t *a;
+    size_t i;
+    OTF2_IdMap *map;
+    for (i = 0; i < n; i++)
+        if (p[i].local + 1 > max)
+            max = p[i].local + 1;
+    if (!(a = malloc((max ? max : 1) * sizeof *a)))
+        return NULL;
+    for (i = 0; i < max; i++)
+        a[i] = i;
+    for (i = 0; i < n; i++)
+        a[p[i].local] = p[i].global;
+    map = OTF2_IdMap_CreateFromUint64Array(max, a, false);
+    free(a);
+    return map;
+}
+
+static OTF2_ErrorCode write_locals(merger *m, OTF2_Archive *ar)
+{
+    OTF2_ErrorCode rc;
+    int r;
+    if ((rc = OTF2_Archive_OpenDefFiles(ar)) != OTF2_SUCCESS)
+        return rc;
+    for (r = 0; r < m->nranks && rc == OTF2_SUCCESS; r++) {
+        rankdefs *d = &m->R[r];
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, (uint64_t)r);
+        OTF2_IdMap *map;
+        size_t i;
+        if (!dw)
+            return OTF2_ERROR_INVALID;
+        if (d->nregions && (map = idmap(d->regions, d->nregions))) {
+            rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, map);
+            OTF2_IdMap_Free(map);
+        }
+        if (rc == OTF2_SUCCESS && d->ncomms && (map = idmap(d->comms, d->ncomms))) {
+            rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, map);
+            OTF2_IdMap_Free(map);
+        }
+        for (i = 0; i < d->noffs && rc == OTF2_SUCCESS; i++)
+            rc = OTF2_DefWriter_WriteClockOffset(dw, d->offs[i].t, d->offs[i].off, d->offs[i].sd);
+        if (rc == OTF2_SUCCESS)
+            rc = OTF2_Archive_CloseDefWriter(ar, dw);
+    }
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_Archive_CloseDefFiles(ar);
+    return rc;
+}
+
+static char *read_text(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    char *buf;
+    long n;
+    if (!fp)
+        return NULL;
+    if (fseek(fp, 0, SEEK_END) != 0 || (n = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) != 0 ||
+        !(buf = malloc((size_t)n + 1))) {
+        fclose(fp);
+        return NULL;
+    }
+    buf[fread(buf, 1, (size_t)n, fp)] = '\0';
+    fclose(fp);
+    return buf;
+}
+
+static int rm_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    int rc = 0;
+    if (!d)
+        return unlink(path);
+    while ((e = readdir(d))) {
+        char p[4096];
+        struct stat st;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            rc |= rm_tree(p);
+        else
+            rc |= unlink(p);
+    }
+    closedir(d);
+    return rc | rmdir(path);
+}
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
+                                void *caller, bool final)
+{
+    (void)ud, (void)type, (void)loc, (void)caller, (void)final;
+    return OTF2_FLUSH;
+}
+
+static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, NULL};
+
+/* a failed merge leaves the folder as the tracer left it, so it can retry */
+static void undo(const char *dir)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/traces.otf2", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/traces.def", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/traces", dir);
+    rm_tree(p);
+}
+
+int up_merge(const char *dir, up_merge_info *info, char *err, size_t errcap)
+{
+    merger m = {.dir = dir, .err = err, .errcap = errcap};
+    OTF2_Archive *ar = NULL;
+    OTF2_GlobalDefWriter *gw;
+    OTF2_ErrorCode rc;
+    char path[4096], dst[4096], *calib;
+    struct stat st;
+    int r, ret = -1;
+    bool moving = false; /* event files are being moved in: never undo then */
+
+    if (err && errcap)
+        err[0] = '\0';
+    snprintf(path, sizeof path, "%s/traces.otf2", dir);
+    if (stat(path, &st) == 0)
+        return fail(&m, "%s already exists: the archive is complete", path);
+    if (find_ranks(&m) != 0)
+        return -1;
+    if (!(m.R = calloc((size_t)m.nranks, sizeof *m.R)))
+        return fail(&m, "out of memory");
+    for (r = 0; r < m.nranks; r++) {
+        snprintf(path, sizeof path, "%s/.upt/%d.defs", dir, r);
+        if (stat(path, &st) == 0 && read_defs(&m, r, path) != 0)
+            goto out;
+    }
+
+    ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+                           OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!ar) {
+        fail(&m, "%s: cannot create the OTF2 archive", dir);
+        goto out;
+    }
+    if ((rc = OTF2_Archive_SetSerialCollectiveCallbacks(ar)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_SetCreator(ar, "unperturb-trace")) != OTF2_SUCCESS) {
+        fail(&m, "%s: %s", dir, OTF2_Error_GetDescription(rc));
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/.upt/calibration.ini", dir);
+    if ((calib = read_text(path))) {
+        rc = OTF2_Archive_SetProperty(ar, "UNPERTURB::CALIBRATION", calib, true);
+        free(calib);
+        if (rc != OTF2_SUCCESS) {
+            fail(&m, "%s: cannot store the calibration: %s", dir, OTF2_Error_GetDescription(rc));
+            goto out;
+        }
+    }
+    /* ranks that left no event file get an empty one, so every location
+     * named in the definitions can be read */
+    if ((rc = OTF2_Archive_OpenEvtFiles(ar)) != OTF2_SUCCESS) {
+        fail(&m, "%s: %s", dir, OTF2_Error_GetDescription(rc));
+        goto out;
+    }
+    for (r = 0; r < m.nranks; r++) {
+        snprintf(path, sizeof path, "%s/.upt/%d/traces/%d.evt", dir, r, r);
+        if (stat(path, &st) != 0 || st.st_size == 0) {
+            OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, (uint64_t)r);
+            if (w)
+                OTF2_Archive_CloseEvtWriter(ar, w);
+        }
+    }
+    OTF2_Archive_CloseEvtFiles(ar);
+    if (!(gw = OTF2_Archive_GetGlobalDefWriter(ar))) {
+        fail(&m, "%s: cannot write the global definitions", dir);
+        goto out;
+    }
+    if ((rc = write_globals(&m, gw)) != OTF2_SUCCESS || (rc = write_locals(&m, ar)) != OTF2_SUCCESS) {
+        fail(&m, "%s: cannot write the definitions: %s", dir,
+             m.nomem ? "out of memory" : OTF2_Error_GetDescription(rc));
+        goto out;
+    }
+    rc = OTF2_Archive_Close(ar);
+    ar = NULL;
+    if (rc != OTF2_SUCCESS) {
+        fail(&m, "%s: cannot close the archive: %s", dir, OTF2_Error_GetDescription(rc));
+        goto out;
+    }
+    moving = true;
+    for (r = 0; r < m.nranks; r++) {
+        snprintf(path, sizeof path, "%s/.upt/%d/traces/%d.evt", dir, r, r);
+        snprintf(dst, sizeof dst, "%s/traces/%d.evt", dir, r);
+        if (stat(path, &st) == 0 && st.st_size > 0 && rename(path, dst) != 0) {
+            fail(&m, "cannot move %s to %s: %s", path, dst, strerror(errno));
+            goto out;
+        }
+    }
+    snprintf(path, sizeof path, "%s/.upt", dir);
+    rm_tree(path);
+    if (info) {
+        memset(info, 0, sizeof *info);
+        info->ranks = m.nranks;
+        for (r = 0; r < m.nranks; r++) {
+            info->ranks_found += m.R[r].found;
+            info->ranks_ended += m.R[r].ended;
+            info->events += m.R[r].events;
+        }
+    }
+    ret = 0;
+out:
+    if (ar)
+        OTF2_Archive_Close(ar);
+    if (ret != 0 && m.R && !moving)
+        undo(dir);
+    if (m.R)
+        for (r = 0; r < m.nranks; r++) {
+            free(m.R[r].regions);
+            free(m.R[r].comms);
+            free(m.R[r].offs);
+        }
+    free(m.R);
+    strtab_free(&m.strings);
+    strtab_free(&m.rkeys);
+    strtab_free(&m.ckeys);
+    if (m.cmembers)
+        for (size_t i = 0; i < m.ckeys.n; i++)
+            free(m.cmembers[i]);
+    free(m.cmembers);
+    free(m.gregions);
+    return ret;
+}

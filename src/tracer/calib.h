@@ -1,0 +1,29 @@
+/*
+ * calib.h - platform constants for compensation (docs/calibration.md):
+ * per-record overhead, copy time C(size), ping-pong latency and per-byte
+ * time, the MPI library's eager limit.  Written as the INI text that
+ * `unperturb compensate --calibration` reads.
+ */
+#ifndef UPT_CALIB_H
+#define UPT_CALIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <otf2/otf2.h>
+
+#define UPT_CALIB_MAX 4096
+
+enum upt_calib_mode {
+    UPT_CALIB_FAST,    /* inside MPI_Init: under 100 ms, copies up to 1 MiB */
+    UPT_CALIB_THOROUGH /* `unperturb calibrate`: more trials, copies up to 64 MiB */
+};
+
+/* Collective over MPI_COMM_WORLD (called after PMPI_Init): measures, takes
+ * the minimum over ranks, and on every rank writes the INI text into `ini`.
+ * Ranks 0 and 1 run the ping-pong (none with one rank).  `ar` is unused
+ * (kept for a future in-archive variant).  Returns 0, or -1 on failure. */
+int upt_calibrate(OTF2_Archive *ar, enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
+                  size_t cap);
+
+#endif

@@ -1,0 +1,1005 @@
+/*
+ * mpi_c.c - PMPI wrappers for C callers, and the bookkeeping of
+ * nonblocking requests that the Fortran wrappers (mpi_f.c) share.
+ *
+ * Records follow Score-P's order: Enter(region), MpiSend / MpiIsend /
+ * MpiCollectiveBegin, the PMPI call, MpiRecv / MpiIrecv / completions /
+ * MpiCollectiveEnd, Leave(region).  Peers and roots are ranks in the
+ * communicator, as OTF2 defines them; MPI_PROC_NULL peers record no message.
+ * Without recording (before MPI_Init, after MPI_Finalize, other threads)
+ * every wrapper is a plain call of its PMPI function.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracer/upt.h"
+
+/* ---- requests ---------------------------------------------------------------- */
+
+typedef struct reqent {
+    MPI_Request r;      /* key; MPI_REQUEST_NULL marks a free slot */
+    uint64_t id;        /* OTF2 request id of the current operation, 0 if inactive */
+    uint64_t bytes;     /* persistent: message size */
+    uint32_t peer, comm, tag;
+    bool send, persistent, tomb;
+} reqent;
+
+static reqent *reqs;
+static size_t nreq, reqcap; /* used slots (incl. tombstones), capacity (power of two) */
+
+static size_t req_hash(MPI_Request r)
+{
+    uintptr_t x = (uintptr_t)r;
+    x ^= x >> 17;
+    x *= 0xed5ad4bbu;
+    x ^= x >> 11;
+    return (size_t)x;
+}
+
+static reqent *req_find(MPI_Request r)
+{
+    size_t i;
+    if (!reqcap || r == MPI_REQUEST_NULL)
+        return NULL;
+    for (i = req_hash(r) & (reqcap - 1);; i = (i + 1) & (reqcap - 1)) {
+        if (reqs[i].r == r && !reqs[i].tomb)
+            return &reqs[i];
+        if (reqs[i].r == MPI_REQUEST_NULL && !reqs[i].tomb)
+            return NULL;
+    }
+}
+
+static reqent *req_add(MPI_Request r)
+{
+    size_t i;
+    reqent *e;
+    if (r == MPI_REQUEST_NULL)
+        return NULL;
+    if ((e = req_find(r)))
+        return e;
+    if (2 * (nreq + 1) > reqcap) { /* rehash, dropping tombstones */
+        size_t nc = reqcap ? reqcap * 2 : 256, j, live = 0;
+        reqent *nr = malloc(nc * sizeof *nr);
+        if (!nr)
+            return NULL;
+        for (j = 0; j < nc; j++)
+            nr[j].r = MPI_REQUEST_NULL, nr[j].tomb = false;
+        for (j = 0; j < reqcap; j++)
+            if (reqs[j].r != MPI_REQUEST_NULL && !reqs[j].tomb) {
+                for (i = req_hash(reqs[j].r) & (nc - 1); nr[i].r != MPI_REQUEST_NULL;
+                     i = (i + 1) & (nc - 1))
+                    ;
+                nr[i] = reqs[j];
+                live++;
+            }
+        free(reqs);
+        reqs = nr, reqcap = nc, nreq = live;
+    }
+    for (i = req_hash(r) & (reqcap - 1); reqs[i].r != MPI_REQUEST_NULL && !reqs[i].tomb;
+         i = (i + 1) & (reqcap - 1))
+        ;
+    if (reqs[i].r == MPI_REQUEST_NULL)
+        nreq++;
+    e = &reqs[i];
+    memset(e, 0, sizeof *e);
+    e->r = r;
+    return e;
+}
+
+static void req_del(reqent *e)
+{
+    e->tomb = true; /* keep probing chains intact */
+}
+
+uint64_t upt_bytes(int count, MPI_Datatype type)
+{
+    int size = 0;
+    if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+        size < 0)
+        return 0;
+    return (uint64_t)count * (uint64_t)size;
+}
+
+void upt_req_isend(MPI_Request r, uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes)
+{
+    reqent *e;
+    if (!upt_on || !(e = req_add(r)))
+        return;
+    e->send = true;
+    e->id = upt_next_request();
+    upt_isend(dest, comm, tag, bytes, e->id);
+}
+
+void upt_req_irecv(MPI_Request r, uint32_t comm)
+{
+    reqent *e;
+    if (!upt_on || !(e = req_add(r)))
+        return;
+    e->send = false;
+    e->comm = comm;
+    e->id = upt_next_request();
+    upt_irecv_request(e->id);
+}
+
+void upt_req_persistent(MPI_Request r, bool send, uint32_t peer, uint32_t comm, uint32_t tag,
+                        uint64_t bytes)
+{
+    reqent *e;
+    if (!upt_on || !(e = req_add(r)))
+        return;
+    e->persistent = true;
+    e->send = send;
+    e->peer = peer, e->comm = comm, e->tag = tag, e->bytes = bytes;
+}
+
+void upt_req_start(MPI_Request r)
+{
+    reqent *e = req_find(r);
+    if (!upt_on || !e || !e->persistent || e->peer == (uint32_t)MPI_PROC_NULL)
+        return;
+    e->id = upt_next_request();
+    if (e->send)
+        upt_isend(e->peer, e->comm, e->tag, e->bytes, e->id);
+    else
+        upt_irecv_request(e->id);
+}
+
+void upt_req_completed(MPI_Request r, const MPI_Status *st)
+{
+    reqent *e = req_find(r);
+    int cancelled = 0;
+    if (!e)
+        return;
+    if (e->id) {
+        if (st && PMPI_Test_cancelled(st, &cancelled) == MPI_SUCCESS && cancelled)
+            upt_request_cancelled(e->id);
+        else if (e->send)
+            upt_isend_complete(e->id);
+        else if (st && st->MPI_SOURCE != MPI_PROC_NULL) {
+            int n = 0;
+            PMPI_Get_count(st, MPI_BYTE, &n);
+            upt_irecv((uint32_t)st->MPI_SOURCE, e->comm, (uint32_t)st->MPI_TAG,
+                      n > 0 ? (uint64_t)n : 0, e->id);
+        }
+        e->id = 0;
+    }
+    if (!e->persistent)
+        req_del(e);
+}
+
+void upt_req_tested(MPI_Request r)
+{
+    reqent *e = req_find(r);
+    if (e && e->id)
+        upt_request_test(e->id);
+}
+
+void upt_req_freed(MPI_Request r)
+{
+    reqent *e = req_find(r);
+    if (e)
+        req_del(e);
+}
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+static int comm_size(MPI_Comm c)
+{
+    int n = 0;
+    PMPI_Comm_size(c, &n);
+    return n;
+}
+
+static int comm_rank(MPI_Comm c)
+{
+    int n = 0;
+    PMPI_Comm_rank(c, &n);
+    return n;
+}
+
+static uint64_t sum_counts(const int *counts, int n, MPI_Datatype t)
+{
+    uint64_t s = 0;
+    int i;
+    if (!counts)
+        return 0;
+    for (i = 0; i < n; i++)
+        s += upt_bytes(counts[i], t);
+    return s;
+}
+
+#define ON() (upt_on)
+
+/* ---- life cycle ------------------------------------------------------------------ */
+
+UPT_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    uint64_t t = upt_now();
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        upt_init_from(UPT_R_MPI_Init, t);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    uint64_t t = upt_now();
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        upt_init_from(UPT_R_MPI_Init_thread, t);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Finalize(void)
+{
+    upt_finalize();
+    return PMPI_Finalize();
+}
+
+UPT_EXPORT int MPI_Abort(MPI_Comm comm, int code)
+{
+    upt_enter(UPT_R_MPI_Abort);
+    upt_abort();
+    return PMPI_Abort(comm, code);
+}
+
+/* ---- point to point -------------------------------------------------------------- */
+
+#define SEND_WRAPPER(NAME)                                                            \
+    UPT_EXPORT int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest,  \
+                              int tag, MPI_Comm comm)                                 \
+    {                                                                                 \
+        int rc;                                                                       \
+        if (!ON())                                                                    \
+            return PMPI_##NAME(buf, count, type, dest, tag, comm);                     \
+        upt_enter(UPT_R_MPI_##NAME);                                                  \
+        if (dest != MPI_PROC_NULL)                                                    \
+            upt_send((uint32_t)dest, upt_comm_id(comm), (uint32_t)tag,                \
+                     upt_bytes(count, type));                                         \
+        rc = PMPI_##NAME(buf, count, type, dest, tag, comm);                           \
+        upt_leave(UPT_R_MPI_##NAME);                                                  \
+        return rc;                                                                    \
+    }
+SEND_WRAPPER(Send)
+SEND_WRAPPER(Bsend)
+SEND_WRAPPER(Ssend)
+SEND_WRAPPER(Rsend)
+
+#define ISEND_WRAPPER(NAME)                                                           \
+    UPT_EXPORT int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest,  \
+                              int tag, MPI_Comm comm, MPI_Request *req)               \
+    {                                                                                 \
+        int rc;                                                                       \
+        if (!ON())                                                                    \
+            return PMPI_##NAME(buf, count, type, dest, tag, comm, req);                \
+        upt_enter(UPT_R_MPI_##NAME);                                                  \
+        rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                      \
+        if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL)                               \
+            upt_req_isend(*req, (uint32_t)dest, upt_comm_id(comm), (uint32_t)tag,     \
+                          upt_bytes(count, type));                                    \
+        upt_leave(UPT_R_MPI_##NAME);                                                  \
+        return rc;                                                                    \
+    }
+ISEND_WRAPPER(Isend)
+ISEND_WRAPPER(Ibsend)
+ISEND_WRAPPER(Issend)
+ISEND_WRAPPER(Irsend)
+
+#define INIT_WRAPPER(NAME, SEND)                                                      \
+    UPT_EXPORT int MPI_##NAME(INIT_BUF_##SEND buf, int count, MPI_Datatype type,        \
+                              int peer, int tag, MPI_Comm comm, MPI_Request *req)     \
+    {                                                                                 \
+        int rc;                                                                       \
+        if (!ON())                                                                    \
+            return PMPI_##NAME(buf, count, type, peer, tag, comm, req);                \
+        upt_enter(UPT_R_MPI_##NAME);                                                  \
+        rc = PMPI_##NAME(buf, count, type, peer, tag, comm, req);                      \
+        if (rc == MPI_SUCCESS)                                                        \
+            upt_req_persistent(*req, SEND, (uint32_t)peer, upt_comm_id(comm),          \
+                               (uint32_t)tag, upt_bytes(count, type));                \
+        upt_leave(UPT_R_MPI_##NAME);                                                  \
+        return rc;                                                                    \
+    }
+#define INIT_BUF_true const void *
+#define INIT_BUF_false void *
+INIT_WRAPPER(Send_init, true)
+INIT_WRAPPER(Bsend_init, true)
+INIT_WRAPPER(Ssend_init, true)
+INIT_WRAPPER(Rsend_init, true)
+INIT_WRAPPER(Recv_init, false)
+
+static void record_recv(const MPI_Status *st, uint32_t comm)
+{
+    int n = 0;
+    if (st->MPI_SOURCE == MPI_PROC_NULL)
+        return;
+    PMPI_Get_count(st, MPI_BYTE, &n);
+    upt_recv((uint32_t)st->MPI_SOURCE, comm, (uint32_t)st->MPI_TAG, n > 0 ? (uint64_t)n : 0);
+}
+
+UPT_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+                        MPI_Status *status)
+{
+    MPI_Status st;
+    int rc;
+    if (!ON())
+        return PMPI_Recv(buf, count, type, src, tag, comm, status);
+    upt_enter(UPT_R_MPI_Recv);
+    if (status == MPI_STATUS_IGNORE)
+        status = &st;
+    rc = PMPI_Recv(buf, count, type, src, tag, comm, status);
+    if (rc == MPI_SUCCESS)
+        record_recv(status, upt_comm_id(comm));
+    upt_leave(UPT_R_MPI_Recv);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+                         MPI_Request *req)
+{
+    int rc;
+    if (!ON())
+        return PMPI_Irecv(buf, count, type, src, tag, comm, req);
+    upt_enter(UPT_R_MPI_Irecv);
+    rc = PMPI_Irecv(buf, count, type, src, tag, comm, req);
+    if (rc == MPI_SUCCESS && src != MPI_PROC_NULL)
+        upt_req_irecv(*req, upt_comm_id(comm));
+    upt_leave(UPT_R_MPI_Irecv);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+                            void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag,
+                            MPI_Comm comm, MPI_Status *status)
+{
+    MPI_Status st;
+    int rc;
+    uint32_t c;
+    if (!ON())
+        return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,
+                             status);
+    upt_enter(UPT_R_MPI_Sendrecv);
+    c = upt_comm_id(comm);
+    if (dest != MPI_PROC_NULL)
+        upt_send((uint32_t)dest, c, (uint32_t)stag, upt_bytes(scount, stype));
+    if (status == MPI_STATUS_IGNORE)
+        status = &st;
+    rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,
+                       status);
+    if (rc == MPI_SUCCESS)
+        record_recv(status, c);
+    upt_leave(UPT_R_MPI_Sendrecv);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag,
+                                    int src, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+    MPI_Status st;
+    int rc;
+    uint32_t c;
+    if (!ON())
+        return PMPI_Sendrecv_replace(buf, count, type, dest, stag, src, rtag, comm, status);
+    upt_enter(UPT_R_MPI_Sendrecv_replace);
+    c = upt_comm_id(comm);
+    if (dest != MPI_PROC_NULL)
+        upt_send((uint32_t)dest, c, (uint32_t)stag, upt_bytes(count, type));
+    if (status == MPI_STATUS_IGNORE)
+        status = &st;
+    rc = PMPI_Sendrecv_replace(buf, count, type, dest, stag, src, rtag, comm, status);
+    if (rc == MPI_SUCCESS)
+        record_recv(status, c);
+    upt_leave(UPT_R_MPI_Sendrecv_replace);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    int rc;
+    if (!ON())
+        return PMPI_Probe(src, tag, comm, status);
+    upt_enter(UPT_R_MPI_Probe);
+    rc = PMPI_Probe(src, tag, comm, status);
+    upt_leave(UPT_R_MPI_Probe);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    int rc;
+    if (!ON())
+        return PMPI_Iprobe(src, tag, comm, flag, status);
+    upt_enter(UPT_R_MPI_Iprobe);
+    rc = PMPI_Iprobe(src, tag, comm, flag, status);
+    upt_leave(UPT_R_MPI_Iprobe);
+    return rc;
+}
+
+/* A matched probe hands the message to MPI_Mrecv, which has no communicator
+ * argument: remember the communicator per message handle (a few at once). */
+static struct { MPI_Message m; uint32_t comm; } probed[64];
+
+static void probed_put(MPI_Message m, MPI_Comm comm)
+{
+    size_t i;
+    for (i = 0; i < 64; i++)
+        if (probed[i].m == MPI_MESSAGE_NULL || probed[i].m == m || i == 63) {
+            probed[i].m = m;
+            probed[i].comm = upt_comm_id(comm);
+            return;
+        }
+}
+
+static uint32_t probed_take(MPI_Message m)
+{
+    size_t i;
+    for (i = 0; i < 64; i++)
+        if (probed[i].m == m) {
+            probed[i].m = MPI_MESSAGE_NULL;
+            return probed[i].comm;
+        }
+    return UPT_COMM_WORLD; /* unknown: the usual case */
+}
+
+UPT_EXPORT int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status)
+{
+    int rc;
+    if (!ON())
+        return PMPI_Mprobe(src, tag, comm, msg, status);
+    upt_enter(UPT_R_MPI_Mprobe);
+    rc = PMPI_Mprobe(src, tag, comm, msg, status);
+    if (rc == MPI_SUCCESS)
+        probed_put(*msg, comm);
+    upt_leave(UPT_R_MPI_Mprobe);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
+                           MPI_Status *status)
+{
+    int rc;
+    if (!ON())
+        return PMPI_Improbe(src, tag, comm, flag, msg, status);
+    upt_enter(UPT_R_MPI_Improbe);
+    rc = PMPI_Improbe(src, tag, comm, flag, msg, status);
+    if (rc == MPI_SUCCESS && *flag)
+        probed_put(*msg, comm);
+    upt_leave(UPT_R_MPI_Improbe);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg,
+                         MPI_Status *status)
+{
+    MPI_Status st;
+    int rc;
+    uint32_t c;
+    if (!ON())
+        return PMPI_Mrecv(buf, count, type, msg, status);
+    upt_enter(UPT_R_MPI_Mrecv);
+    c = probed_take(*msg);
+    if (status == MPI_STATUS_IGNORE)
+        status = &st;
+    rc = PMPI_Mrecv(buf, count, type, msg, status);
+    if (rc == MPI_SUCCESS)
+        record_recv(status, c);
+    upt_leave(UPT_R_MPI_Mrecv);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *msg,
+                          MPI_Request *req)
+{
+    int rc;
+    uint32_t c;
+    if (!ON())
+        return PMPI_Imrecv(buf, count, type, msg, req);
+    upt_enter(UPT_R_MPI_Imrecv);
+    c = probed_take(*msg);
+    rc = PMPI_Imrecv(buf, count, type, msg, req);
+    if (rc == MPI_SUCCESS)
+        upt_req_irecv(*req, c);
+    upt_leave(UPT_R_MPI_Imrecv);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Start(MPI_Request *req)
+{
+    int rc;
+    if (!ON())
+        return PMPI_Start(req);
+    upt_enter(UPT_R_MPI_Start);
+    upt_req_start(*req);
+    rc = PMPI_Start(req);
+    upt_leave(UPT_R_MPI_Start);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Startall(int n, MPI_Request reqs_[])
+{
+    int rc, i;
+    if (!ON())
+        return PMPI_Startall(n, reqs_);
+    upt_enter(UPT_R_MPI_Startall);
+    for (i = 0; i < n; i++)
+        upt_req_start(reqs_[i]);
+    rc = PMPI_Startall(n, reqs_);
+    upt_leave(UPT_R_MPI_Startall);
+    return rc;
+}
+
+/* ---- completion ------------------------------------------------------------------- */
+
+/* Request arrays: the handles before the call (completion overwrites them)
+ * and statuses of our own when the caller ignores them. */
+typedef struct reqcopy {
+    MPI_Request small_r[32];
+    MPI_Status small_s[32];
+    MPI_Request *r;
+    MPI_Status *s;
+} reqcopy;
+
+static bool reqcopy_init(reqcopy *c, int n, const MPI_Request *reqs_)
+{
+    c->r = c->small_r, c->s = c->small_s;
+    if (n > 32) {
+        c->r = malloc((size_t)n * sizeof *c->r);
+        c->s = malloc((size_t)n * sizeof *c->s);
+        if (!c->r || !c->s) {
+            free(c->r), free(c->s);
+            c->r = NULL, c->s = NULL;
+            return false;
+        }
+    }
+    if (n > 0)
+        memcpy(c->r, reqs_, (size_t)n * sizeof *c->r);
+    return true;
+}
+
+static void reqcopy_free(reqcopy *c)
+{
+    if (c->r != c->small_r)
+        free(c->r), free(c->s);
+}
+
+UPT_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status)
+{
+    MPI_Status st;
+    MPI_Request before;
+    int rc;
+    if (!ON())
+        return PMPI_Wait(req, status);
+    upt_enter(UPT_R_MPI_Wait);
+    before = *req;
+    if (status == MPI_STATUS_IGNORE)
+        status = &st;
+    rc = PMPI_Wait(req, status);
+    if (rc == MPI_SUCCESS)
+        upt_req_completed(before, status);
+    upt_leave(UPT_R_MPI_Wait);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
+{
+    MPI_Status st;
+    MPI_Request before;
+    int rc;
+    if (!ON())
+        return PMPI_Test(req, flag, status);
+    upt_enter(UPT_R_MPI_Test);
+    before = *req;
+    if (status == MPI_STATUS_IGNORE)
+        status = &st;
+    rc = PMPI_Test(req, flag, status);
+    if (rc == MPI_SUCCESS) {
+        if (*flag)
+            upt_req_completed(before, status);
+        else
+            upt_req_tested(before);
+    }
+    upt_leave(UPT_R_MPI_Test);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Waitall(int n, MPI_Request reqs_[], MPI_Status statuses[])
+{
+    reqcopy c;
+    MPI_Status *st;
+    int rc, i;
+    if (!ON() || !reqcopy_init(&c, n, reqs_))
+        return PMPI_Waitall(n, reqs_, statuses);
+    upt_enter(UPT_R_MPI_Waitall);
+    st = statuses == MPI_STATUSES_IGNORE ? c.s : statuses;
+    rc = PMPI_Waitall(n, reqs_, st);
+    for (i = 0; i < n; i++)
+        if (rc == MPI_SUCCESS || (rc == MPI_ERR_IN_STATUS && st[i].MPI_ERROR == MPI_SUCCESS))
+            upt_req_completed(c.r[i], &st[i]);
+    upt_leave(UPT_R_MPI_Waitall);
+    reqcopy_free(&c);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Testall(int n, MPI_Request reqs_[], int *flag, MPI_Status statuses[])
+{
+    reqcopy c;
+    MPI_Status *st;
+    int rc, i;
+    if (!ON() || !reqcopy_init(&c, n, reqs_))
+        return PMPI_Testall(n, reqs_, flag, statuses);
+    upt_enter(UPT_R_MPI_Testall);
+    st = statuses == MPI_STATUSES_IGNORE ? c.s : statuses;
+    rc = PMPI_Testall(n, reqs_, flag, st);
+    for (i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        if (*flag)
+            upt_req_completed(c.r[i], &st[i]);
+        else
+            upt_req_tested(c.r[i]);
+    }
+    upt_leave(UPT_R_MPI_Testall);
+    reqcopy_free(&c);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Waitany(int n, MPI_Request reqs_[], int *index, MPI_Status *status)
+{
+    reqcopy c;
+    MPI_Status st;
+    int rc;
+    if (!ON() || !reqcopy_init(&c, n, reqs_))
+        return PMPI_Waitany(n, reqs_, index, status);
+    upt_enter(UPT_R_MPI_Waitany);
+    if (status == MPI_STATUS_IGNORE)
+        status = &st;
+    rc = PMPI_Waitany(n, reqs_, index, status);
+    if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED && *index >= 0 && *index < n)
+        upt_req_completed(c.r[*index], status);
+    upt_leave(UPT_R_MPI_Waitany);
+    reqcopy_free(&c);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Testany(int n, MPI_Request reqs_[], int *index, int *flag, MPI_Status *status)
+{
+    reqcopy c;
+    MPI_Status st;
+    int rc, i;
+    if (!ON() || !reqcopy_init(&c, n, reqs_))
+        return PMPI_Testany(n, reqs_, index, flag, status);
+    upt_enter(UPT_R_MPI_Testany);
+    if (status == MPI_STATUS_IGNORE)
+        status = &st;
+    rc = PMPI_Testany(n, reqs_, index, flag, status);
+    if (rc == MPI_SUCCESS) {
+        if (*flag && *index != MPI_UNDEFINED && *index >= 0 && *index < n)
+            upt_req_completed(c.r[*index], status);
+        else if (!*flag)
+            for (i = 0; i < n; i++)
+                upt_req_tested(c.r[i]);
+    }
+    upt_leave(UPT_R_MPI_Testany);
+    reqcopy_free(&c);
+    return rc;
+}
+
+static int some(int which, int n, MPI_Request reqs_[], int *outcount, int indices[],
+                MPI_Status statuses[])
+{
+    reqcopy c;
+    MPI_Status *st;
+    int rc, i;
+    uint32_t region = which ? UPT_R_MPI_Testsome : UPT_R_MPI_Waitsome;
+    if (!ON() || !reqcopy_init(&c, n, reqs_))
+        return which ? PMPI_Testsome(n, reqs_, outcount, indices, statuses)
+                     : PMPI_Waitsome(n, reqs_, outcount, indices, statuses);
+    upt_enter(region);
+    st = statuses == MPI_STATUSES_IGNORE ? c.s : statuses;
+    rc = which ? PMPI_Testsome(n, reqs_, outcount, indices, st)
+               : PMPI_Waitsome(n, reqs_, outcount, indices, st);
+    if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED) {
+        for (i = 0; i < *outcount; i++)
+            if (indices[i] >= 0 && indices[i] < n)
+                upt_req_completed(c.r[indices[i]], &st[i]);
+        if (which && *outcount == 0)
+            for (i = 0; i < n; i++)
+                upt_req_tested(c.r[i]);
+    }
+    upt_leave(region);
+    reqcopy_free(&c);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Waitsome(int n, MPI_Request reqs_[], int *outcount, int indices[],
+                            MPI_Status statuses[])
+{
+    return some(0, n, reqs_, outcount, indices, statuses);
+}
+
+UPT_EXPORT int MPI_Testsome(int n, MPI_Request reqs_[], int *outcount, int indices[],
+                            MPI_Status statuses[])
+{
+    return some(1, n, reqs_, outcount, indices, statuses);
+}
+
+UPT_EXPORT int MPI_Request_free(MPI_Request *req)
+{
+    int rc;
+    if (!ON())
+        return PMPI_Request_free(req);
+    upt_enter(UPT_R_MPI_Request_free);
+    upt_req_freed(*req);
+    rc = PMPI_Request_free(req);
+    upt_leave(UPT_R_MPI_Request_free);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Cancel(MPI_Request *req)
+{
+    int rc;
+    if (!ON())
+        return PMPI_Cancel(req);
+    upt_enter(UPT_R_MPI_Cancel);
+    rc = PMPI_Cancel(req);
+    upt_leave(UPT_R_MPI_Cancel);
+    return rc;
+}
+
+/* ---- collectives --------------------------------------------------------------------
+ * sent / received: the bytes this rank contributes and gets, as Score-P
+ * counts them (docs/tracer.md); MPI_IN_PLACE contributes nothing. */
+
+#define COLL(REGION, OP, COMM, ROOT, SENT, RECVD, CALL)                                   \
+    do {                                                                                  \
+        int rc_;                                                                          \
+        if (!ON())                                                                        \
+            return CALL;                                                                  \
+        upt_enter(REGION);                                                                \
+        upt_coll_begin();                                                                 \
+        rc_ = CALL;                                                                       \
+        upt_coll_end(OP, upt_comm_id(COMM), ROOT, SENT, RECVD);                           \
+        upt_leave(REGION);                                                                \
+        return rc_;                                                                       \
+    } while (0)
+
+#define NOROOT OTF2_UNDEFINED_UINT32
+#define INPLACE(buf, bytes) ((buf) == MPI_IN_PLACE ? 0 : (bytes))
+
+UPT_EXPORT int MPI_Barrier(MPI_Comm comm)
+{
+    COLL(UPT_R_MPI_Barrier, OTF2_COLLECTIVE_OP_BARRIER, comm, NOROOT, 0, 0, PMPI_Barrier(comm));
+}
+
+UPT_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    uint64_t b = ON() ? upt_bytes(count, type) : 0;
+    bool me = ON() && comm_rank(comm) == root;
+    COLL(UPT_R_MPI_Bcast, OTF2_COLLECTIVE_OP_BCAST, comm, (uint32_t)root,
+         me ? b * (uint64_t)(comm_size(comm) - 1) : 0, me ? 0 : b,
+         PMPI_Bcast(buf, count, type, root, comm));
+}
+
+UPT_EXPORT int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                          MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    bool me = ON() && comm_rank(comm) == root;
+    COLL(UPT_R_MPI_Gather, OTF2_COLLECTIVE_OP_GATHER, comm, (uint32_t)root,
+         ON() ? INPLACE(sbuf, upt_bytes(scount, stype)) : 0,
+         me ? upt_bytes(rcount, rtype) * (uint64_t)comm_size(comm) : 0,
+         PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
+}
+
+UPT_EXPORT int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                           const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
+                           MPI_Comm comm)
+{
+    bool me = ON() && comm_rank(comm) == root;
+    COLL(UPT_R_MPI_Gatherv, OTF2_COLLECTIVE_OP_GATHERV, comm, (uint32_t)root,
+         ON() ? INPLACE(sbuf, upt_bytes(scount, stype)) : 0,
+         me ? sum_counts(rcounts, comm_size(comm), rtype) : 0,
+         PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm));
+}
+
+UPT_EXPORT int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                           int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    bool me = ON() && comm_rank(comm) == root;
+    COLL(UPT_R_MPI_Scatter, OTF2_COLLECTIVE_OP_SCATTER, comm, (uint32_t)root,
+         me ? upt_bytes(scount, stype) * (uint64_t)comm_size(comm) : 0,
+         ON() ? INPLACE(rbuf, upt_bytes(rcount, rtype)) : 0,
+         PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
+}
+
+UPT_EXPORT int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
+                            MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                            int root, MPI_Comm comm)
+{
+    bool me = ON() && comm_rank(comm) == root;
+    COLL(UPT_R_MPI_Scatterv, OTF2_COLLECTIVE_OP_SCATTERV, comm, (uint32_t)root,
+         me ? sum_counts(scounts, comm_size(comm), stype) : 0,
+         ON() ? INPLACE(rbuf, upt_bytes(rcount, rtype)) : 0,
+         PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
+}
+
+UPT_EXPORT int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                             int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    int n = ON() ? comm_size(comm) : 0;
+    COLL(UPT_R_MPI_Allgather, OTF2_COLLECTIVE_OP_ALLGATHER, comm, NOROOT,
+         ON() ? INPLACE(sbuf, upt_bytes(scount, stype)) * (uint64_t)n : 0,
+         ON() ? upt_bytes(rcount, rtype) * (uint64_t)n : 0,
+         PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm));
+}
+
+UPT_EXPORT int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                              const int rcounts[], const int displs[], MPI_Datatype rtype,
+                              MPI_Comm comm)
+{
+    int n = ON() ? comm_size(comm) : 0;
+    COLL(UPT_R_MPI_Allgatherv, OTF2_COLLECTIVE_OP_ALLGATHERV, comm, NOROOT,
+         ON() ? INPLACE(sbuf, upt_bytes(scount, stype)) * (uint64_t)n : 0,
+         ON() ? sum_counts(rcounts, n, rtype) : 0,
+         PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
+}
+
+UPT_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                            int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    int n = ON() ? comm_size(comm) : 0;
+    COLL(UPT_R_MPI_Alltoall, OTF2_COLLECTIVE_OP_ALLTOALL, comm, NOROOT,
+         ON() ? INPLACE(sbuf, upt_bytes(scount, stype) * (uint64_t)n) : 0,
+         ON() ? upt_bytes(rcount, rtype) * (uint64_t)n : 0,
+         PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm));
+}
+
+UPT_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+                             MPI_Datatype stype, void *rbuf, const int rcounts[],
+                             const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
+{
+    int n = ON() ? comm_size(comm) : 0;
+    COLL(UPT_R_MPI_Alltoallv, OTF2_COLLECTIVE_OP_ALLTOALLV, comm, NOROOT,
+         ON() && sbuf != MPI_IN_PLACE ? sum_counts(scounts, n, stype) : 0,
+         ON() ? sum_counts(rcounts, n, rtype) : 0,
+         PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
+}
+
+static uint64_t sum_w(const int *counts, const MPI_Datatype *types, int n)
+{
+    uint64_t s = 0;
+    int i;
+    if (!counts || !types)
+        return 0;
+    for (i = 0; i < n; i++)
+        s += upt_bytes(counts[i], types[i]);
+    return s;
+}
+
+UPT_EXPORT int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                             const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                             const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
+{
+    int n = ON() ? comm_size(comm) : 0;
+    COLL(UPT_R_MPI_Alltoallw, OTF2_COLLECTIVE_OP_ALLTOALLW, comm, NOROOT,
+         ON() && sbuf != MPI_IN_PLACE ? sum_w(scounts, stypes, n) : 0,
+         ON() ? sum_w(rcounts, rtypes, n) : 0,
+         PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm));
+}
+
+UPT_EXPORT int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                          int root, MPI_Comm comm)
+{
+    bool me = ON() && comm_rank(comm) == root;
+    uint64_t b = ON() ? upt_bytes(count, type) : 0;
+    COLL(UPT_R_MPI_Reduce, OTF2_COLLECTIVE_OP_REDUCE, comm, (uint32_t)root, INPLACE(sbuf, b),
+         me ? b * (uint64_t)comm_size(comm) : 0,
+         PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
+}
+
+UPT_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                             MPI_Comm comm)
+{
+    uint64_t b = ON() ? upt_bytes(count, type) : 0;
+    int n = ON() ? comm_size(comm) : 0;
+    COLL(UPT_R_MPI_Allreduce, OTF2_COLLECTIVE_OP_ALLREDUCE, comm, NOROOT,
+         INPLACE(sbuf, b) * (uint64_t)n, b * (uint64_t)n,
+         PMPI_Allreduce(sbuf, rbuf, count, type, op, comm));
+}
+
+UPT_EXPORT int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
+                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    int n = ON() ? comm_size(comm) : 0, me = ON() ? comm_rank(comm) : 0;
+    uint64_t total = ON() ? sum_counts(rcounts, n, type) : 0;
+    COLL(UPT_R_MPI_Reduce_scatter, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, comm, NOROOT,
+         INPLACE(sbuf, total), ON() && rcounts ? upt_bytes(rcounts[me], type) * (uint64_t)n : 0,
+         PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm));
+}
+
+UPT_EXPORT int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                        MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    int n = ON() ? comm_size(comm) : 0;
+    uint64_t b = ON() ? upt_bytes(rcount, type) : 0;
+    COLL(UPT_R_MPI_Reduce_scatter_block, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, comm, NOROOT,
+         INPLACE(sbuf, b * (uint64_t)n), b * (uint64_t)n,
+         PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm));
+}
+
+UPT_EXPORT int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                        MPI_Comm comm)
+{
+    uint64_t b = ON() ? upt_bytes(count, type) : 0;
+    int me = ON() ? comm_rank(comm) : 0, n = ON() ? comm_size(comm) : 0;
+    COLL(UPT_R_MPI_Scan, OTF2_COLLECTIVE_OP_SCAN, comm, NOROOT,
+         INPLACE(sbuf, b) * (uint64_t)(n - me), b * (uint64_t)(me + 1),
+         PMPI_Scan(sbuf, rbuf, count, type, op, comm));
+}
+
+UPT_EXPORT int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                          MPI_Comm comm)
+{
+    uint64_t b = ON() ? upt_bytes(count, type) : 0;
+    int me = ON() ? comm_rank(comm) : 0, n = ON() ? comm_size(comm) : 0;
+    COLL(UPT_R_MPI_Exscan, OTF2_COLLECTIVE_OP_EXSCAN, comm, NOROOT,
+         INPLACE(sbuf, b) * (uint64_t)(n - me - 1), b * (uint64_t)me,
+         PMPI_Exscan(sbuf, rbuf, count, type, op, comm));
+}
+
+/* ---- communicators ------------------------------------------------------------------
+ * Creation is collective over the members: Score-P records it as a
+ * collective of type CREATE_HANDLE on the parent. */
+
+#define COMM_NEW(REGION, PARENT, NEWCOMM, CALL)                                          \
+    do {                                                                                \
+        int rc_;                                                                        \
+        if (!ON())                                                                      \
+            return CALL;                                                                \
+        upt_enter(REGION);                                                              \
+        upt_coll_begin();                                                               \
+        rc_ = CALL;                                                                     \
+        if (rc_ == MPI_SUCCESS)                                                         \
+            upt_comm_created(*(NEWCOMM));                                               \
+        upt_coll_end(OTF2_COLLECTIVE_OP_CREATE_HANDLE, upt_comm_id(PARENT), NOROOT, 0, 0); \
+        upt_leave(REGION);                                                              \
+        return rc_;                                                                     \
+    } while (0)
+
+UPT_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    COMM_NEW(UPT_R_MPI_Comm_split, comm, newcomm, PMPI_Comm_split(comm, color, key, newcomm));
+}
+
+UPT_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    COMM_NEW(UPT_R_MPI_Comm_dup, comm, newcomm, PMPI_Comm_dup(comm, newcomm));
+}
+
+UPT_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    COMM_NEW(UPT_R_MPI_Comm_create, comm, newcomm, PMPI_Comm_create(comm, group, newcomm));
+}
+
+UPT_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info,
+                                   MPI_Comm *newcomm)
+{
+    COMM_NEW(UPT_R_MPI_Comm_split_type, comm, newcomm,
+             PMPI_Comm_split_type(comm, type, key, info, newcomm));
+}
+
+UPT_EXPORT int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+                               int reorder, MPI_Comm *newcomm)
+{
+    COMM_NEW(UPT_R_MPI_Cart_create, comm, newcomm,
+             PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm));
+}
+
+UPT_EXPORT int MPI_Comm_free(MPI_Comm *comm)
+{
+    int rc;
+    if (!ON())
+        return PMPI_Comm_free(comm);
+    upt_enter(UPT_R_MPI_Comm_free);
+    upt_comm_freed(*comm);
+    rc = PMPI_Comm_free(comm);
+    upt_leave(UPT_R_MPI_Comm_free);
+    return rc;
+}

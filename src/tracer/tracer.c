@@ -1,0 +1,765 @@
+/*
+ * tracer.c - the tracer's state: per-rank OTF2 writer, records, the side file
+ * of definitions, buffer flushes, signals, and the merge at MPI_Finalize.
+ *
+ * Place in the data flow: measurement (docs/tracer.md).  Each rank writes its
+ * own one-location OTF2 archive under DIR/.upt/<rank>/ and appends every
+ * definition it makes (regions, communicators, clock offsets) to the text
+ * file DIR/.upt/<rank>.defs as it makes it.  At MPI_Finalize rank 0 merges
+ * them into one archive in DIR (src/trace/merge.c); after a crash, a signal
+ * or MPI_Abort `unperturb trace --recover DIR` does the same merge from what
+ * reached the disk.  So no collective operation is needed to end a run, and
+ * a run that never reached MPI_Finalize is not lost.
+ *
+ * Overhead accounting ([W] Sections 2-4): a buffer flush is recorded by
+ * OTF2 itself as a BufferFlush record (post-flush callback); the tracer's
+ * other own work is enclosed in the region "UNPERTURB tracer".  Both are
+ * removed whole by compensation.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tracer/upt.h"
+#include "tracer/calib.h"
+#include "unperturb/merge.h"
+
+int upt_on;
+int upt_rank, upt_size;
+pthread_t upt_main_thread;
+int upt_main_thread_set;
+
+#define CHUNK_SIZE (1024 * 1024)
+
+static struct {
+    OTF2_Archive *ar;
+    OTF2_EvtWriter *w;
+    char dir[PATH_MAX];   /* the run's archive folder */
+    int side;             /* DIR/.upt/<rank>.defs, append-only */
+    size_t chunks_max;    /* event buffer, in chunks of CHUNK_SIZE */
+    uint64_t extra_ns;    /* UNPERTURB_EXTRA_NS: spent after every record */
+    uint64_t next_req;    /* OTF2 request ids */
+    bool closed;
+    /* regions defined at run time: (name, file, line) -> id */
+    struct region { char *name, *file; uint32_t line; } *regions;
+    uint32_t nregions, regions_cap;
+    /* communicators: MPI handle -> local id */
+    struct comm { MPI_Comm c; uint32_t id; } *comms;
+    uint32_t ncomms, comms_cap, next_comm;
+    /* the same member list may name several communicators: their ordinal */
+    struct ordinal { char *members; uint32_t n; } *ords;
+    uint32_t nords, ords_cap;
+} T = {.side = -1};
+
+/* A signal that arrived while a record was being written is handled when it
+ * is done (the OTF2 buffer is not in a consistent state before). */
+static volatile sig_atomic_t in_record, pending_signal;
+static void fatal_signal(int sig);
+
+void upt_warn(const char *fmt, ...)
+{
+    va_list ap;
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, "unperturb-trace: rank %d: ", upt_rank);
+    va_start(ap, fmt);
+    if (n > 0 && (size_t)n < sizeof buf)
+        vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s\n", buf);
+}
+
+/* ---- the side file: one write() per line, so a kill loses no whole line -- */
+
+static void side_line(const char *fmt, ...)
+{
+    char buf[8192];
+    va_list ap;
+    int n;
+    if (T.side < 0)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof buf) {
+        upt_warn("definition line too long, dropped");
+        return;
+    }
+    if (write(T.side, buf, (size_t)n) != n)
+        upt_warn("cannot write the definitions file: %s", strerror(errno));
+}
+
+/* names in the side file are tab-separated fields: no tabs or newlines */
+static void clean_field(char *s)
+{
+    for (; *s; s++)
+        if (*s == '\t' || *s == '\n' || *s == '\r')
+            *s = ' ';
+}
+
+/* ---- OTF2 callbacks --------------------------------------------------------- */
+
+typedef struct chunk_list {
+    size_t n, nfree;
+    void **chunks;
+} chunk_list;
+
+static void *mem_allocate(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
+                          void **per_buffer, uint64_t size)
+{
+    chunk_list *cl = *per_buffer;
+    size_t max = type == OTF2_FILETYPE_EVENTS ? T.chunks_max : 64;
+    void *c;
+    (void)ud, (void)loc;
+    if (!cl) {
+        if (!(cl = calloc(1, sizeof *cl)) || !(cl->chunks = calloc(max, sizeof *cl->chunks))) {
+            free(cl);
+            return NULL;
+        }
+        *per_buffer = cl;
+    }
+    if (cl->n >= max)
+        return NULL; /* OTF2 flushes the buffer, then starts over */
+    if (cl->nfree) {
+        cl->nfree--;
+        return cl->chunks[cl->n++];
+    }
+    if (!(c = malloc((size_t)size)))
+        return NULL;
+    cl->chunks[cl->n++] = c;
+    return c;
+}
+
+static void mem_free_all(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
+                         void **per_buffer, bool final)
+{
+    chunk_list *cl = *per_buffer;
+    size_t i;
+    (void)ud, (void)type, (void)loc;
+    if (!cl)
+        return;
+    if (!final) {
+        cl->nfree += cl->n;
+        cl->n = 0;
+        return;
+    }
+    for (i = 0; i < cl->n + cl->nfree; i++)
+        free(cl->chunks[i]);
+    free(cl->chunks);
+    free(cl);
+    *per_buffer = NULL;
+}
+
+static const OTF2_MemoryCallbacks mem_callbacks = {mem_allocate, mem_free_all};
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
+                                void *caller, bool final)
+{
+    (void)ud, (void)type, (void)loc, (void)caller, (void)final;
+    return OTF2_FLUSH;
+}
+
+/* OTF2 writes a BufferFlush record from the pre-flush time to this one */
+static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc)
+{
+    (void)ud, (void)type, (void)loc;
+    return upt_now();
+}
+
+static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, post_flush};
+
+/* ---- records ---------------------------------------------------------------- */
+
+static inline bool recording(void)
+{
+    return upt_on && (!upt_main_thread_set || pthread_equal(pthread_self(), upt_main_thread));
+}
+
+static inline void rec_begin(void)
+{
+    in_record = 1;
+}
+
+static inline void rec_end(OTF2_ErrorCode rc)
+{
+    if (T.extra_ns) { /* UNPERTURB_EXTRA_NS: emulate heavier instrumentation */
+        uint64_t t = upt_now();
+        while (upt_now() - t < T.extra_ns)
+            ;
+    }
+    in_record = 0;
+    if (rc != OTF2_SUCCESS) {
+        upt_warn("cannot write a record (%s); recording stops", OTF2_Error_GetName(rc));
+        upt_on = 0;
+    }
+    if (pending_signal)
+        fatal_signal(pending_signal);
+}
+
+#define RECORD(call)                                                          \
+    do {                                                                      \
+        if (!recording())                                                     \
+            return;                                                           \
+        rec_begin();                                                          \
+        rec_end(call);                                                        \
+    } while (0)
+
+void upt_enter(uint32_t r) { RECORD(OTF2_EvtWriter_Enter(T.w, NULL, upt_now(), r)); }
+void upt_enter_at(uint32_t r, uint64_t t) { RECORD(OTF2_EvtWriter_Enter(T.w, NULL, t, r)); }
+void upt_leave(uint32_t r) { RECORD(OTF2_EvtWriter_Leave(T.w, NULL, upt_now(), r)); }
+
+void upt_send(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes)
+{
+    RECORD(OTF2_EvtWriter_MpiSend(T.w, NULL, upt_now(), dest, comm, tag, bytes));
+}
+
+void upt_recv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes)
+{
+    RECORD(OTF2_EvtWriter_MpiRecv(T.w, NULL, upt_now(), src, comm, tag, bytes));
+}
+
+void upt_isend(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
+{
+    RECORD(OTF2_EvtWriter_MpiIsend(T.w, NULL, upt_now(), dest, comm, tag, bytes, req));
+}
+
+void upt_isend_complete(uint64_t req)
+{
+    RECORD(OTF2_EvtWriter_MpiIsendComplete(T.w, NULL, upt_now(), req));
+}
+
+void upt_irecv_request(uint64_t req)
+{
+    RECORD(OTF2_EvtWriter_MpiIrecvRequest(T.w, NULL, upt_now(), req));
+}
+
+void upt_irecv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
+{
+    RECORD(OTF2_EvtWriter_MpiIrecv(T.w, NULL, upt_now(), src, comm, tag, bytes, req));
+}
+
+void upt_request_test(uint64_t req)
+{
+    RECORD(OTF2_EvtWriter_MpiRequestTest(T.w, NULL, upt_now(), req));
+}
+
+void upt_request_cancelled(uint64_t req)
+{
+    RECORD(OTF2_EvtWriter_MpiRequestCancelled(T.w, NULL, upt_now(), req));
+}
+
+void upt_coll_begin(void) { RECORD(OTF2_EvtWriter_MpiCollectiveBegin(T.w, NULL, upt_now())); }
+
+void upt_coll_end(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent,
+                  uint64_t received)
+{
+    RECORD(OTF2_EvtWriter_MpiCollectiveEnd(T.w, NULL, upt_now(), op, comm, root, sent, received));
+}
+
+void upt_overhead_begin(void) { upt_enter(UPT_R_OVERHEAD); }
+void upt_overhead_end(void) { upt_leave(UPT_R_OVERHEAD); }
+
+uint64_t upt_next_request(void) { return ++T.next_req; }
+
+/* ---- regions ------------------------------------------------------------------ */
+
+static void side_region(uint32_t id, int role, int paradigm, const char *name, const char *file,
+                        uint32_t line)
+{
+    char n[4096], f[4096];
+    snprintf(n, sizeof n, "%s", name);
+    snprintf(f, sizeof f, "%s", file ? file : "");
+    clean_field(n);
+    clean_field(f);
+    side_line("region\t%u\t%d\t%d\t%u\t%s\t%s\n", id, role, paradigm, line, n, f);
+}
+
+uint32_t upt_region_define(const char *name, const char *file, uint32_t line)
+{
+    uint32_t i;
+    struct region *r;
+    if (T.side < 0 || !name)
+        return UINT32_MAX;
+    /* a linear search: regions are defined once each, then cached by the
+     * callers (funcs.c caches per address and per name pointer) */
+    for (i = 0; i < T.nregions; i++) {
+        r = &T.regions[i];
+        if (r->line == line && !strcmp(r->name, name) &&
+            !strcmp(r->file ? r->file : "", file ? file : ""))
+            return UPT_R_FIXED_ + i;
+    }
+    if (T.nregions == T.regions_cap) {
+        uint32_t cap = T.regions_cap ? 2 * T.regions_cap : 64;
+        struct region *nr = realloc(T.regions, cap * sizeof *nr);
+        if (!nr)
+            return UINT32_MAX;
+        T.regions = nr, T.regions_cap = cap;
+    }
+    r = &T.regions[T.nregions];
+    if (!(r->name = strdup(name)) || !(r->file = file ? strdup(file) : NULL) != !file) {
+        free(r->name);
+        return UINT32_MAX;
+    }
+    r->line = line;
+    side_region(UPT_R_FIXED_ + T.nregions, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER,
+                name, file, line);
+    return UPT_R_FIXED_ + T.nregions++;
+}
+
+static void define_fixed_regions(void)
+{
+    static const struct { const char *name; OTF2_RegionRole role; } mpi[] = {
+#define X(name, role) {#name, OTF2_REGION_ROLE_##role},
+        UPT_MPI_REGIONS(X)
+#undef X
+    };
+    uint32_t i;
+    for (i = 0; i < sizeof mpi / sizeof *mpi; i++)
+        side_region(i, mpi[i].role, OTF2_PARADIGM_MPI, mpi[i].name, "MPI", 0);
+    side_region(UPT_R_FLUSH, OTF2_REGION_ROLE_ARTIFICIAL, OTF2_PARADIGM_MEASUREMENT_SYSTEM,
+                "TRACE BUFFER FLUSH", NULL, 0);
+    side_region(UPT_R_OVERHEAD, OTF2_REGION_ROLE_ARTIFICIAL, OTF2_PARADIGM_MEASUREMENT_SYSTEM,
+                "UNPERTURB tracer", NULL, 0);
+}
+
+/* ---- communicators ------------------------------------------------------------ */
+
+uint32_t upt_comm_id(MPI_Comm c)
+{
+    uint32_t i;
+    if (c == MPI_COMM_WORLD)
+        return UPT_COMM_WORLD;
+    if (c == MPI_COMM_SELF)
+        return UPT_COMM_SELF;
+    for (i = T.ncomms; i-- > 0;) /* newest first: usually the one in use */
+        if (T.comms[i].c == c)
+            return T.comms[i].id;
+    return UINT32_MAX;
+}
+
+/* A communicator is identified across ranks by its members (world ranks, in
+ * its rank order) and how many communicators with the same members this
+ * rank created before: blocking creation is collective over the members, so
+ * every member counts the same.  No communication is needed. */
+void upt_comm_created(MPI_Comm c)
+{
+    MPI_Group g, wg;
+    int n = 0, i, *in = NULL, *out = NULL, inter = 0;
+    char *members = NULL;
+    size_t len = 0, cap = 0;
+    uint32_t ord = 0, id;
+
+    if (T.side < 0 || c == MPI_COMM_NULL)
+        return;
+    if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter)
+        return; /* intercommunicators are not recorded (docs/tracer.md) */
+    if (PMPI_Comm_group(c, &g) != MPI_SUCCESS)
+        return;
+    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    PMPI_Group_size(g, &n);
+    in = malloc((size_t)n * sizeof *in);
+    out = malloc((size_t)n * sizeof *out);
+    cap = (size_t)n * 12 + 1;
+    members = malloc(cap);
+    if (in && out && members) {
+        for (i = 0; i < n; i++)
+            in[i] = i;
+        PMPI_Group_translate_ranks(g, n, in, wg, out);
+        members[0] = '\0';
+        for (i = 0; i < n; i++)
+            len += (size_t)snprintf(members + len, cap - len, i ? ",%d" : "%d", out[i]);
+        for (i = 0; i < (int)T.nords; i++)
+            if (!strcmp(T.ords[i].members, members))
+                break;
+        if (i == (int)T.nords) {
+            if (T.nords == T.ords_cap) {
+                uint32_t nc = T.ords_cap ? 2 * T.ords_cap : 16;
+                struct ordinal *no = realloc(T.ords, nc * sizeof *no);
+                if (!no)
+                    goto done;
+                T.ords = no, T.ords_cap = nc;
+            }
+            T.ords[T.nords].members = members;
+            T.ords[T.nords++].n = 0;
+            members = NULL;
+        }
+        ord = T.ords[i].n++;
+        if (T.ncomms == T.comms_cap) {
+            uint32_t nc = T.comms_cap ? 2 * T.comms_cap : 16;
+            struct comm *ncm = realloc(T.comms, nc * sizeof *ncm);
+            if (!ncm)
+                goto done;
+            T.comms = ncm, T.comms_cap = nc;
+        }
+        id = T.next_comm++;
+        T.comms[T.ncomms].c = c;
+        T.comms[T.ncomms++].id = id;
+        side_line("comm\t%u\tc\t%u\t%s\n", id, ord, T.ords[i].members);
+    }
+done:
+    free(in);
+    free(out);
+    free(members);
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&wg);
+}
+
+void upt_comm_freed(MPI_Comm c)
+{
+    uint32_t i;
+    for (i = 0; i < T.ncomms; i++)
+        if (T.comms[i].c == c) {
+            /* the handle may be reused; the id stays defined */
+            T.comms[i] = T.comms[--T.ncomms];
+            return;
+        }
+}
+
+/* ---- clock offsets against rank 0 (more than one node) ----------------------- */
+
+/* Cristian's method: the round trip with the smallest time gives the offset
+ * of rank 0's clock at its midpoint.  Rank 0 serves every rank in turn. */
+static void clock_sync(void)
+{
+    enum { TRIPS = 10 };
+    int r, k;
+    if (upt_rank == 0) {
+        for (r = 1; r < upt_size; r++)
+            for (k = 0; k < TRIPS; k++) {
+                uint64_t t;
+                PMPI_Recv(&t, 1, MPI_UINT64_T, r, 7171, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                t = upt_now();
+                PMPI_Send(&t, 1, MPI_UINT64_T, r, 7172, MPI_COMM_WORLD);
+            }
+        side_line("offset\t%llu\t0\t0\n", (unsigned long long)upt_now());
+    } else {
+        uint64_t best_rtt = UINT64_MAX, t_mid = 0;
+        int64_t best_off = 0;
+        for (k = 0; k < TRIPS; k++) {
+            uint64_t t0 = upt_now(), t_remote, t1;
+            PMPI_Send(&t0, 1, MPI_UINT64_T, 0, 7171, MPI_COMM_WORLD);
+            PMPI_Recv(&t_remote, 1, MPI_UINT64_T, 0, 7172, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            t1 = upt_now();
+            if (t1 - t0 < best_rtt) {
+                best_rtt = t1 - t0;
+                t_mid = t0 + (t1 - t0) / 2;
+                best_off = (int64_t)(t_remote - t_mid);
+            }
+        }
+        /* OTF2: global time = local time + offset */
+        side_line("offset\t%llu\t%lld\t%.1f\n", (unsigned long long)t_mid, (long long)best_off,
+                  (double)best_rtt / 2);
+    }
+}
+
+static bool need_clock_sync(void)
+{
+    const char *e = getenv("UNPERTURB_CLOCK_SYNC");
+    char host[256] = "";
+    unsigned long h = 5381, *all;
+    int i;
+    bool many = false;
+    if (e && *e)
+        return strcmp(e, "0") != 0;
+    gethostname(host, sizeof host - 1);
+    for (i = 0; host[i]; i++)
+        h = h * 33 + (unsigned char)host[i];
+    if (!(all = malloc((size_t)upt_size * sizeof *all)))
+        return false;
+    PMPI_Allgather(&h, 1, MPI_UNSIGNED_LONG, all, 1, MPI_UNSIGNED_LONG, MPI_COMM_WORLD);
+    for (i = 1; i < upt_size; i++)
+        many |= all[i] != all[0];
+    free(all);
+    return many;
+}
+
+/* ---- life cycle ------------------------------------------------------------------ */
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+    const char *e = getenv(name);
+    char *end;
+    unsigned long long v;
+    if (!e || !*e)
+        return dflt;
+    errno = 0;
+    v = strtoull(e, &end, 10);
+    if (errno || *end || e[0] == '-') {
+        if (upt_rank == 0)
+            upt_warn("%s='%s' is not a non-negative integer; using %llu", name, e,
+                     (unsigned long long)dflt);
+        return dflt;
+    }
+    return v;
+}
+
+/* The run's folder: UNPERTURB_DIR, else unperturb-YYYYMMDD_HHMMSS_<pid>
+ * chosen by rank 0 (so all ranks agree). */
+static bool choose_dir(void)
+{
+    const char *e = getenv("UNPERTURB_DIR");
+    char buf[PATH_MAX] = "";
+    if (e && *e)
+        snprintf(buf, sizeof buf, "%s", e);
+    else if (upt_rank == 0) {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        snprintf(buf, sizeof buf, "unperturb-%04d%02d%02d_%02d%02d%02d_%d", tm.tm_year + 1900,
+                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)getpid());
+    }
+    if (!(e && *e))
+        PMPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, MPI_COMM_WORLD);
+    snprintf(T.dir, sizeof T.dir, "%s", buf);
+    return T.dir[0] != '\0';
+}
+
+static int mkdir_p(const char *path)
+{
+    char tmp[PATH_MAX + 64], *p;
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(tmp, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static bool open_archive(void)
+{
+    char path[PATH_MAX + 64];
+    OTF2_ErrorCode rc;
+    snprintf(path, sizeof path, "%s/.upt", T.dir);
+    if (mkdir_p(path) != 0) {
+        upt_warn("cannot create '%s': %s; the run is not traced", path, strerror(errno));
+        return false;
+    }
+    snprintf(path, sizeof path, "%s/.upt/%d.defs", T.dir, upt_rank);
+    if ((T.side = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666)) < 0) {
+        upt_warn("cannot create '%s': %s; the run is not traced", path, strerror(errno));
+        return false;
+    }
+    snprintf(path, sizeof path, "%s/.upt/%d", T.dir, upt_rank);
+    T.ar = OTF2_Archive_Open(path, "traces", OTF2_FILEMODE_WRITE, CHUNK_SIZE, 4 * CHUNK_SIZE,
+                             OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!T.ar) {
+        upt_warn("cannot create the OTF2 archive '%s'; the run is not traced", path);
+        return false;
+    }
+    if ((rc = OTF2_Archive_SetFlushCallbacks(T.ar, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_SetMemoryCallbacks(T.ar, &mem_callbacks, NULL)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_SetSerialCollectiveCallbacks(T.ar)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_OpenEvtFiles(T.ar)) != OTF2_SUCCESS ||
+        !(T.w = OTF2_Archive_GetEvtWriter(T.ar, (OTF2_LocationRef)upt_rank))) {
+        upt_warn("cannot set up the OTF2 archive '%s'; the run is not traced", path);
+        return false;
+    }
+    return true;
+}
+
+static void install_signals(void)
+{
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE, SIGABRT};
+    struct sigaction sa;
+    size_t i;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    for (i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction old;
+        /* keep a handler the program installed before MPI_Init */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_DFL)
+            continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+__attribute__((weak)) void upt_funcs_init(void) {}
+__attribute__((weak)) void upt_funcs_fini(void) {}
+
+void upt_init_from(uint32_t region, uint64_t t_enter)
+{
+    char host[256] = "";
+    char ini[UPT_CALIB_MAX];
+    bool sync;
+    if (T.ar || T.closed)
+        return;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &upt_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &upt_size);
+    upt_main_thread = pthread_self();
+    upt_main_thread_set = 1;
+    T.extra_ns = env_u64("UNPERTURB_EXTRA_NS", 0);
+    T.chunks_max = (size_t)env_u64("UNPERTURB_BUFFER_MB", 16);
+    if (T.chunks_max < 1)
+        T.chunks_max = 1;
+    T.next_comm = 2;
+    if (!choose_dir() || !open_archive()) {
+        T.closed = true;
+        return;
+    }
+    gethostname(host, sizeof host - 1);
+    clean_field(host);
+    side_line("unperturb-defs\t1\n");
+    side_line("rank\t%d\t%d\t%s\t%d\n", upt_rank, upt_size, host, (int)getpid());
+    side_line("start\t%llu\n", (unsigned long long)t_enter);
+    define_fixed_regions();
+    side_line("comm\t%u\tw\t0\t\n", UPT_COMM_WORLD);
+    side_line("comm\t%u\ts\t0\t%d\n", UPT_COMM_SELF, upt_rank);
+
+    sync = need_clock_sync();
+    if (sync)
+        clock_sync();
+    /* calibration inside MPI_Init, before the analysis window */
+    if (upt_calibrate(T.ar, UPT_CALIB_FAST, T.extra_ns, ini, sizeof ini) == 0 && upt_rank == 0) {
+        char path[PATH_MAX + 64];
+        int fd;
+        snprintf(path, sizeof path, "%s/.upt/calibration.ini", T.dir);
+        if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) >= 0) {
+            if (write(fd, ini, strlen(ini)) < 0)
+                upt_warn("cannot write '%s'", path);
+            close(fd);
+        }
+    }
+    install_signals();
+    upt_on = 1;
+    upt_funcs_init();      /* Enter records of the functions already running (main) */
+    upt_enter_at(region, t_enter);
+    upt_leave(region);     /* the analysis window opens here */
+}
+
+/* Close this rank's archive: every record so far reaches the disk. */
+static void close_local(void)
+{
+    if (!T.ar || T.closed)
+        return;
+    T.closed = true;
+    upt_on = 0;
+    if (T.w) {
+        uint64_t n = 0;
+        OTF2_EvtWriter_GetNumberOfEvents(T.w, &n);
+        OTF2_Archive_CloseEvtWriter(T.ar, T.w);
+        T.w = NULL;
+        OTF2_Archive_CloseEvtFiles(T.ar);
+        side_line("end\t%llu\t%llu\n", (unsigned long long)n, (unsigned long long)upt_now());
+    }
+    OTF2_Archive_Close(T.ar);
+    T.ar = NULL;
+    if (T.side >= 0)
+        close(T.side);
+    T.side = -1;
+}
+
+void upt_finalize(void)
+{
+    if (!T.ar || T.closed)
+        return;
+    upt_enter(UPT_R_MPI_Finalize); /* the analysis window closes here */
+    if (need_clock_sync())
+        clock_sync();
+    upt_leave(UPT_R_MPI_Finalize);
+    upt_funcs_fini();              /* Leave records of the functions still running */
+    close_local();
+    PMPI_Barrier(MPI_COMM_WORLD);
+    if (upt_rank == 0) {
+        char err[512];
+        if (up_merge(T.dir, NULL, err, sizeof err) != 0)
+            upt_warn("%s (the per-rank traces stay in %s/.upt; retry with "
+                     "'unperturb trace --recover %s')", err, T.dir, T.dir);
+    }
+}
+
+void upt_abort(void)
+{
+    close_local();
+}
+
+static void fatal_signal(int sig)
+{
+    if (in_record) { /* finish the record first: rec_end() calls us again */
+        pending_signal = sig;
+        return;
+    }
+    pending_signal = 0;
+    close_local();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* ---- calibration of the record path -------------------------------------------- */
+
+int upt_measure_records(double ns[UPT_NKINDS], unsigned n, unsigned trials)
+{
+    OTF2_Archive *ar;
+    OTF2_EvtWriter *saved_w = T.w, *w;
+    int saved_on = upt_on, saved_set = upt_main_thread_set;
+    pthread_t saved_thread = upt_main_thread;
+    size_t saved_max = T.chunks_max;
+    char path[] = "/tmp/unperturb-calib-XXXXXX";
+    unsigned k, i, tr;
+    int rc = -1;
+
+    if (!mkdtemp(path))
+        return -1;
+    if (!T.chunks_max)
+        T.chunks_max = 4;
+    /* OTF2_SUBSTRATE_NONE: the records are encoded into the buffer exactly
+     * as in the run, and flushes write nothing */
+    ar = OTF2_Archive_Open(path, "calib", OTF2_FILEMODE_WRITE, CHUNK_SIZE, CHUNK_SIZE,
+                           OTF2_SUBSTRATE_NONE, OTF2_COMPRESSION_NONE);
+    if (!ar)
+        goto out;
+    if (OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL) != OTF2_SUCCESS ||
+        OTF2_Archive_SetMemoryCallbacks(ar, &mem_callbacks, NULL) != OTF2_SUCCESS ||
+        OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS ||
+        OTF2_Archive_OpenEvtFiles(ar) != OTF2_SUCCESS || !(w = OTF2_Archive_GetEvtWriter(ar, 0)))
+        goto close;
+    T.w = w;
+    upt_on = 1;
+    upt_main_thread = pthread_self();
+    upt_main_thread_set = 1;
+    for (k = 0; k < UPT_NKINDS; k++)
+        ns[k] = -1;
+    for (tr = 0; tr < trials; tr++)
+        for (k = 0; k < UPT_NKINDS; k++) {
+            uint64_t t0 = upt_now(), t1;
+            for (i = 0; i < n; i++)
+                switch (k) {
+                case 0: upt_enter(UPT_R_MPI_Send); break;
+                case 1: upt_leave(UPT_R_MPI_Send); break;
+                case 2: upt_send(1, UPT_COMM_WORLD, 7, 1024); break;
+                case 3: upt_recv(1, UPT_COMM_WORLD, 7, 1024); break;
+                case 4: upt_coll_begin(); break;
+                case 5: upt_coll_end(OTF2_COLLECTIVE_OP_ALLREDUCE, UPT_COMM_WORLD,
+                                     OTF2_UNDEFINED_UINT32, 8, 8); break;
+                default: upt_request_test(i); break;
+                }
+            t1 = upt_now();
+            /* the clock read ending one record is the next one's start */
+            if (ns[k] < 0 || (double)(t1 - t0) / n < ns[k])
+                ns[k] = (double)(t1 - t0) / n;
+        }
+    rc = 0;
+    T.w = saved_w;
+    upt_on = saved_on;
+    upt_main_thread = saved_thread;
+    upt_main_thread_set = saved_set;
+    OTF2_Archive_CloseEvtWriter(ar, w);
+    OTF2_Archive_CloseEvtFiles(ar);
+close:
+    OTF2_Archive_Close(ar);
+out:
+    T.chunks_max = saved_max;
+    rmdir(path); /* SUBSTRATE_NONE wrote nothing in it */
+    return rc;
+}

@@ -1,0 +1,178 @@
+/*
+ * upt.h - the tracer's internal interface (libunperturb-trace.so).
+ *
+ * Place in the data flow: measurement.  The PMPI wrappers (mpi_c.c, C
+ * callers; mpi_f.c, Fortran callers), the function hooks (funcs.c:
+ * -finstrument-functions and the manual API of <unperturb/region.h>) and the
+ * calibration (calib.c) call the record functions below; tracer.c owns the
+ * state: the per-rank OTF2 writer, the clock, the side file of definitions,
+ * flushing, signals, and the merge into one archive at MPI_Finalize
+ * (src/trace/merge.c, shared with `unperturb trace --recover`).
+ *
+ * One location per MPI rank; records come from the thread that called
+ * MPI_Init (other threads are not recorded: docs/tracer.md).
+ */
+#ifndef UPT_H
+#define UPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <mpi.h>
+#include <otf2/otf2.h>
+
+#define UPT_EXPORT __attribute__((visibility("default")))
+
+/* ---- the clock: CLOCK_MONOTONIC through the vDSO (about 20 ns here) ----- */
+static inline uint64_t upt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- state ------------------------------------------------------------- */
+
+/* Recording is on between the end of our MPI_Init wrapper's set-up and the
+ * archive's close in MPI_Finalize (or a fatal signal).  Every record function
+ * is a no-op while it is off, so hooks may fire before MPI_Init. */
+extern int upt_on;
+extern int upt_rank, upt_size;
+
+/* ---- regions ------------------------------------------------------------ */
+
+/* The MPI functions we wrap: name, OTF2 region role.  Their region ids are
+ * the same on every rank (the enum), so they need no unification. */
+#define UPT_MPI_REGIONS(X)                                                     \
+    X(MPI_Init, FUNCTION) X(MPI_Init_thread, FUNCTION) X(MPI_Finalize, FUNCTION) \
+    X(MPI_Abort, FUNCTION)                                                     \
+    X(MPI_Send, POINT2POINT) X(MPI_Bsend, POINT2POINT) X(MPI_Ssend, POINT2POINT) \
+    X(MPI_Rsend, POINT2POINT) X(MPI_Isend, POINT2POINT) X(MPI_Ibsend, POINT2POINT) \
+    X(MPI_Issend, POINT2POINT) X(MPI_Irsend, POINT2POINT)                      \
+    X(MPI_Recv, POINT2POINT) X(MPI_Irecv, POINT2POINT) X(MPI_Mrecv, POINT2POINT) \
+    X(MPI_Imrecv, POINT2POINT)                                                 \
+    X(MPI_Sendrecv, POINT2POINT) X(MPI_Sendrecv_replace, POINT2POINT)          \
+    X(MPI_Probe, POINT2POINT) X(MPI_Iprobe, POINT2POINT)                       \
+    X(MPI_Mprobe, POINT2POINT) X(MPI_Improbe, POINT2POINT)                     \
+    X(MPI_Send_init, POINT2POINT) X(MPI_Bsend_init, POINT2POINT)               \
+    X(MPI_Ssend_init, POINT2POINT) X(MPI_Rsend_init, POINT2POINT)              \
+    X(MPI_Recv_init, POINT2POINT) X(MPI_Start, POINT2POINT)                    \
+    X(MPI_Startall, POINT2POINT)                                               \
+    X(MPI_Wait, POINT2POINT) X(MPI_Waitall, POINT2POINT)                       \
+    X(MPI_Waitany, POINT2POINT) X(MPI_Waitsome, POINT2POINT)                   \
+    X(MPI_Test, POINT2POINT) X(MPI_Testall, POINT2POINT)                       \
+    X(MPI_Testany, POINT2POINT) X(MPI_Testsome, POINT2POINT)                   \
+    X(MPI_Request_free, POINT2POINT) X(MPI_Cancel, POINT2POINT)                \
+    X(MPI_Barrier, BARRIER) X(MPI_Bcast, COLL_ONE2ALL)                         \
+    X(MPI_Gather, COLL_ALL2ONE) X(MPI_Gatherv, COLL_ALL2ONE)                   \
+    X(MPI_Scatter, COLL_ONE2ALL) X(MPI_Scatterv, COLL_ONE2ALL)                 \
+    X(MPI_Allgather, COLL_ALL2ALL) X(MPI_Allgatherv, COLL_ALL2ALL)             \
+    X(MPI_Alltoall, COLL_ALL2ALL) X(MPI_Alltoallv, COLL_ALL2ALL)               \
+    X(MPI_Alltoallw, COLL_ALL2ALL) X(MPI_Reduce, COLL_ALL2ONE)                 \
+    X(MPI_Allreduce, COLL_ALL2ALL) X(MPI_Reduce_scatter, COLL_ALL2ALL)         \
+    X(MPI_Reduce_scatter_block, COLL_ALL2ALL) X(MPI_Scan, COLL_OTHER)          \
+    X(MPI_Exscan, COLL_OTHER)                                                  \
+    X(MPI_Comm_split, FUNCTION) X(MPI_Comm_dup, FUNCTION)                      \
+    X(MPI_Comm_create, FUNCTION) X(MPI_Comm_split_type, FUNCTION)              \
+    X(MPI_Cart_create, FUNCTION) X(MPI_Comm_free, FUNCTION)
+
+enum {
+#define X(name, role) UPT_R_##name,
+    UPT_MPI_REGIONS(X)
+#undef X
+    UPT_R_FLUSH,     /* "TRACE BUFFER FLUSH": never entered, OTF2 writes BufferFlush */
+    UPT_R_OVERHEAD,  /* "UNPERTURB tracer": the tracer's own work (symbol lookup, ...) */
+    UPT_R_FIXED_     /* first id of a region defined at run time */
+};
+
+/* A user region (manual API, or a function named by the hooks), defined once
+ * per (name, file, line) on this rank; returns its rank-local id, or
+ * UINT32_MAX when recording is off or memory ran out. */
+uint32_t upt_region_define(const char *name, const char *file, uint32_t line);
+
+/* ---- records ------------------------------------------------------------- */
+
+void upt_enter(uint32_t region);
+void upt_leave(uint32_t region);
+void upt_enter_at(uint32_t region, uint64_t t); /* an Enter with a saved time */
+/* `comm` is the communicator's local id (upt_comm_id); peers are ranks in it */
+void upt_send(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes);
+void upt_recv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes);
+void upt_isend(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req);
+void upt_isend_complete(uint64_t req);
+void upt_irecv_request(uint64_t req);
+void upt_irecv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req);
+void upt_request_test(uint64_t req);
+void upt_request_cancelled(uint64_t req);
+void upt_coll_begin(void);
+void upt_coll_end(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent,
+                  uint64_t received);
+
+/* ---- communicators -------------------------------------------------------- */
+
+#define UPT_COMM_WORLD 0u
+#define UPT_COMM_SELF 1u
+/* The local id of a communicator (UPT_COMM_WORLD, UPT_COMM_SELF, or one that
+ * the wrappers registered when it was created); UINT32_MAX if unknown. */
+uint32_t upt_comm_id(MPI_Comm c);
+/* Register a new communicator (collective creation returned it). */
+void upt_comm_created(MPI_Comm c);
+void upt_comm_freed(MPI_Comm c);
+
+/* ---- nonblocking requests (mpi_c.c) --------------------------------------- */
+
+/* Bytes of `count` elements of `type` (0 for MPI_DATATYPE_NULL or errors). */
+uint64_t upt_bytes(int count, MPI_Datatype type);
+/* A nonblocking send / receive was started: records MpiIsend /
+ * MpiIrecvRequest and remembers the request. */
+void upt_req_isend(MPI_Request r, uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes);
+void upt_req_irecv(MPI_Request r, uint32_t comm);
+/* A persistent request was created (records nothing); MPI_Start of it
+ * records as a nonblocking send or receive would. */
+void upt_req_persistent(MPI_Request r, bool send, uint32_t peer, uint32_t comm, uint32_t tag,
+                        uint64_t bytes);
+void upt_req_start(MPI_Request r);
+/* `r` (its handle before the completing call) completed with status `st`
+ * (never MPI_STATUS_IGNORE: pass a status of your own): records
+ * MpiIsendComplete, MpiIrecv or MpiRequestCancelled, and forgets a
+ * non-persistent request. Unknown requests (PROC_NULL, ...) are ignored. */
+void upt_req_completed(MPI_Request r, const MPI_Status *st);
+/* A test of `r` found it incomplete: records MpiRequestTest. */
+void upt_req_tested(MPI_Request r);
+/* MPI_Request_free: forget it (a started request's completion is not seen). */
+void upt_req_freed(MPI_Request r);
+
+/* ---- the tracer's own work ----------------------------------------------- */
+
+/* Enclose the tracer's own expensive work (resolving a symbol, ...) in the
+ * region "UNPERTURB tracer", so compensation removes it whole. */
+void upt_overhead_begin(void);
+void upt_overhead_end(void);
+
+/* A fresh OTF2 request id for this location. */
+uint64_t upt_next_request(void);
+/* One line on stderr, "unperturb-trace: rank N: ..." */
+void upt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Calibration of the record path (tracer.c): the cost of one record of each
+ * kind, ns, the minimum over `trials` runs of `n` back-to-back records written
+ * to a scratch archive that writes no file.  Kinds in the order of the
+ * calibration file: enter, leave, send, recv, coll_begin, coll_end, other. */
+#define UPT_NKINDS 7
+int upt_measure_records(double ns[UPT_NKINDS], unsigned n, unsigned trials);
+
+/* ---- life cycle (tracer.c; the MPI_Init/MPI_Finalize wrappers call these) -- */
+
+/* After PMPI_Init(_thread) returned: open the archive, calibrate, then write
+ * Enter(region) at t_enter (taken before PMPI_Init) and its Leave, which
+ * opens the analysis window. */
+void upt_init_from(uint32_t region, uint64_t t_enter);
+void upt_finalize(void); /* before PMPI_Finalize: close, merge on rank 0 */
+void upt_abort(void);    /* MPI_Abort, fatal signal: flush what we have */
+
+/* Function hooks (funcs.c): set up from upt_init, flushed names at finalize */
+void upt_funcs_init(void);
+void upt_funcs_fini(void);
+
+#endif
