@@ -53,7 +53,7 @@ TRACER_LIBS := $(OTF2_LIBS) $(DW_LIBS) -L/usr/lib/x86_64-linux-gnu/openmpi/lib -
 
 .PHONY: all deps test unit cli check-generated demo install uninstall bench clean
 
-all: deps $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so
+all: deps $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so $(BUILD)/libexec/unperturb-calibrate
 
 deps:
 	@scripts/deps.sh build
@@ -78,6 +78,10 @@ $(SAN)/pic/%.o: %.c
 $(BUILD)/lib/libunperturb-trace.so: $(TRACER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,--no-undefined -Wl,-soname,libunperturb-trace.so -o $@ $^ $(TRACER_LIBS)
+
+$(BUILD)/libexec/unperturb-calibrate: $(BUILD)/pic/tools/mpi/calibrate_main.o $(TRACER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(TRACER_LIBS)
 
 $(SAN)/lib/libunperturb-trace.so: $(UBSAN_TRACER_OBJ)
 	@mkdir -p $(dir $@)
@@ -112,6 +116,9 @@ test:
 	$(MAKE) --no-print-directory $(SAN)/bin/unperturb $(SAN)/bin/unperturb-tests
 	$(SAN)/bin/unperturb-tests
 	UNPERTURB=$(SAN)/bin/unperturb tests/cli.sh
+	$(MAKE) --no-print-directory $(SAN)/lib/libunperturb-trace.so
+	UNPERTURB=$(SAN)/bin/unperturb tests/tracer/run.sh $(SAN)
+	tests/tracer/symbols_test.sh
 	@echo "make test: all tests passed"
 
 check-generated:
@@ -128,9 +135,14 @@ demo: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/bin/unperturb $(DESTDIR)$(PREFIX)/bin/unperturb
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/libexec $(DESTDIR)$(PREFIX)/include/unperturb
+	install -m 755 $(BUILD)/lib/libunperturb-trace.so $(DESTDIR)$(PREFIX)/lib/libunperturb-trace.so
+	install -m 755 $(BUILD)/libexec/unperturb-calibrate $(DESTDIR)$(PREFIX)/libexec/unperturb-calibrate
+	install -m 644 include/unperturb/region.h $(DESTDIR)$(PREFIX)/include/unperturb/region.h
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/unperturb
+	rm -f $(DESTDIR)$(PREFIX)/bin/unperturb $(DESTDIR)$(PREFIX)/lib/libunperturb-trace.so \
+	      $(DESTDIR)$(PREFIX)/libexec/unperturb-calibrate $(DESTDIR)$(PREFIX)/include/unperturb/region.h
 
 # ---- benchmark ---------------------------------------------------------------
 # bench/README.md: a synthetic trace of 5M and 20M events, plain OTF2 copy vs

@@ -6,6 +6,8 @@
 #define UP_CMD_H
 
 int cmd_compensate(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 /* Prints "unperturb <cmd>: <message>" to stderr and returns 1 (2 for usage). */
 int cmd_fail(const char *cmd, int status, const char *msg);

@@ -15,6 +15,8 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *help;
 } commands[] = {
+    {"trace", cmd_trace, "run an MPI program with the tracer: one OTF2 archive"},
+    {"calibrate", cmd_calibrate, "measure the platform constants compensation needs"},
     {"compensate", cmd_compensate, "remove the tracer's overhead from an OTF2 trace"},
 };
 

@@ -30,7 +30,7 @@ typedef struct { uint32_t local, global; } idpair;
 typedef struct rankdefs {
     bool found, ended;
     char host[256];
-    uint64_t start, end_t, events;
+    uint64_t start, end_t, events, chunk;
     idpair *regions, *comms;
     size_t nregions, ncomms, cap_r, cap_c;
     struct offset { uint64_t t; int64_t off; double sd; } *offs;
@@ -217,6 +217,8 @@ static int read_defs(merger *m, int rank, const char *path)
         n = split(line, f, 8);
         if (!strcmp(f[0], "rank") && n >= 4)
             snprintf(r->host, sizeof r->host, "%s", f[3]);
+        else if (!strcmp(f[0], "chunk") && n >= 2)
+            r->chunk = strtoull(f[1], NULL, 10);
         else if (!strcmp(f[0], "start") && n >= 2)
             r->start = strtoull(f[1], NULL, 10);
         else if (!strcmp(f[0], "region") && n >= 7) {
@@ -511,6 +513,53 @@ static int rm_tree(const char *path)
     return rc | rmdir(path);
 }
 
+/* A rank killed before it closed its trace (SIGKILL) left whole chunks
+ * whose last one ends in END_OF_CHUNK: OTF2's readers then look for a next
+ * chunk forever.  Give the file an empty last chunk that ends it, as a
+ * closed one would (a chunk header, magic 0x03 and 'B', its first and last
+ * event number, then END_OF_FILE 0x02 and END_OF_BUFFER 0x01), and return
+ * the number of events in the file; a torn chunk at the end is cut off. */
+static int end_evt_file(const char *path, uint64_t chunk, uint64_t *events)
+{
+    FILE *fp = fopen(path, "r+b");
+    unsigned char h[18], *tail = NULL;
+    long size;
+    uint64_t n, first = 0, last = 0;
+    int i, rc = -1;
+    if (!fp)
+        return -1;
+    if (fseek(fp, 0, SEEK_END) != 0 || (size = ftell(fp)) < 0)
+        goto out;
+    n = (uint64_t)size / chunk;
+    if (n == 0 || ((uint64_t)size % chunk && ftruncate(fileno(fp), (off_t)(n * chunk)) != 0))
+        goto out;
+    if (fseek(fp, (long)((n - 1) * chunk), SEEK_SET) != 0 || fread(h, 1, 18, fp) != 18 ||
+        h[0] != 0x03 || h[1] != 'B')
+        goto out; /* not a little-endian OTF2 chunk: leave it alone */
+    for (i = 7; i >= 0; i--) {
+        first = first << 8 | h[2 + i];
+        last = last << 8 | h[10 + i];
+    }
+    (void)first;
+    if (!(tail = calloc(1, (size_t)chunk)))
+        goto out;
+    tail[0] = 0x03, tail[1] = 'B';
+    for (i = 0; i < 8; i++) {
+        tail[2 + i] = (unsigned char)((last + 1) >> (8 * i));
+        tail[10 + i] = (unsigned char)(last >> (8 * i));
+    }
+    tail[18] = 0x02, tail[19] = 0x01;
+    if (fseek(fp, (long)(n * chunk), SEEK_SET) != 0 || fwrite(tail, 1, (size_t)chunk, fp) != chunk)
+        goto out;
+    *events = last;
+    rc = 0;
+out:
+    free(tail);
+    if (fclose(fp) != 0)
+        rc = -1;
+    return rc;
+}
+
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
                                 void *caller, bool final)
 {
@@ -576,6 +625,15 @@ int up_merge(const char *dir, up_merge_info *info, char *err, size_t errcap)
         free(calib);
         if (rc != OTF2_SUCCESS) {
             fail(&m, "%s: cannot store the calibration: %s", dir, OTF2_Error_GetDescription(rc));
+            goto out;
+        }
+    }
+    /* killed ranks: end their event files so they can be read */
+    for (r = 0; r < m.nranks; r++) {
+        snprintf(path, sizeof path, "%s/.upt/%d/traces/%d.evt", dir, r, r);
+        if (m.R[r].found && !m.R[r].ended && stat(path, &st) == 0 && st.st_size > 0 &&
+            end_evt_file(path, m.R[r].chunk ? m.R[r].chunk : 1024 * 1024, &m.R[r].events) != 0) {
+            fail(&m, "%s: cannot end the event file of rank %d, which did not close it", path, r);
             goto out;
         }
     }

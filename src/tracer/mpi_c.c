@@ -21,8 +21,14 @@ typedef struct reqent {
     uint64_t id;        /* OTF2 request id of the current operation, 0 if inactive */
     uint64_t bytes;     /* persistent: message size */
     uint32_t peer, comm, tag;
+    uint64_t seq;       /* insertion order among entries with the same handle */
     bool send, persistent, tomb;
 } reqent;
+
+/* Open MPI hands out one shared handle for every send that completed at
+ * once, so a handle may stand for several open operations: entries are not
+ * unique, and a completion takes the oldest entry of its handle. */
+static uint64_t req_seq;
 
 static reqent *reqs;
 static size_t nreq, reqcap; /* used slots (incl. tombstones), capacity (power of two) */
@@ -39,13 +45,14 @@ static size_t req_hash(MPI_Request r)
 static reqent *req_find(MPI_Request r)
 {
     size_t i;
+    reqent *best = NULL;
     if (!reqcap || r == MPI_REQUEST_NULL)
         return NULL;
     for (i = req_hash(r) & (reqcap - 1);; i = (i + 1) & (reqcap - 1)) {
-        if (reqs[i].r == r && !reqs[i].tomb)
-            return &reqs[i];
+        if (reqs[i].r == r && !reqs[i].tomb && (!best || reqs[i].seq < best->seq))
+            best = &reqs[i];
         if (reqs[i].r == MPI_REQUEST_NULL && !reqs[i].tomb)
-            return NULL;
+            return best;
     }
 }
 
@@ -55,8 +62,6 @@ static reqent *req_add(MPI_Request r)
     reqent *e;
     if (r == MPI_REQUEST_NULL)
         return NULL;
-    if ((e = req_find(r)))
-        return e;
     if (2 * (nreq + 1) > reqcap) { /* rehash, dropping tombstones */
         size_t nc = reqcap ? reqcap * 2 : 256, j, live = 0;
         reqent *nr = malloc(nc * sizeof *nr);
@@ -83,6 +88,7 @@ static reqent *req_add(MPI_Request r)
     e = &reqs[i];
     memset(e, 0, sizeof *e);
     e->r = r;
+    e->seq = ++req_seq;
     return e;
 }
 

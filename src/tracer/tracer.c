@@ -30,6 +30,7 @@
 
 #include "tracer/upt.h"
 #include "tracer/calib.h"
+#include "tracer/funcs.h"
 #include "unperturb/merge.h"
 
 int upt_on;
@@ -585,13 +586,12 @@ static void install_signals(void)
     }
 }
 
-__attribute__((weak)) void upt_funcs_init(void) {}
-__attribute__((weak)) void upt_funcs_fini(void) {}
 
 void upt_init_from(uint32_t region, uint64_t t_enter)
 {
     char host[256] = "";
     char ini[UPT_CALIB_MAX];
+    uint64_t t_funcs = upt_funcs_earliest(); /* main() began before MPI_Init */
     bool sync;
     if (T.ar || T.closed)
         return;
@@ -612,7 +612,8 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
     clean_field(host);
     side_line("unperturb-defs\t1\n");
     side_line("rank\t%d\t%d\t%s\t%d\n", upt_rank, upt_size, host, (int)getpid());
-    side_line("start\t%llu\n", (unsigned long long)t_enter);
+    side_line("chunk\t%d\n", CHUNK_SIZE);
+    side_line("start\t%llu\n", (unsigned long long)(t_enter < t_funcs ? t_enter : t_funcs));
     define_fixed_regions();
     side_line("comm\t%u\tw\t0\t\n", UPT_COMM_WORLD);
     side_line("comm\t%u\ts\t0\t%d\n", UPT_COMM_SELF, upt_rank);
@@ -670,6 +671,7 @@ void upt_finalize(void)
     upt_leave(UPT_R_MPI_Finalize);
     upt_funcs_fini();              /* Leave records of the functions still running */
     close_local();
+    upt_funcs_free();
     PMPI_Barrier(MPI_COMM_WORLD);
     if (upt_rank == 0) {
         char err[512];
@@ -762,4 +764,9 @@ out:
     T.chunks_max = saved_max;
     rmdir(path); /* SUBSTRATE_NONE wrote nothing in it */
     return rc;
+}
+
+void upt_calib_extra_ns(uint64_t ns)
+{
+    T.extra_ns = ns;
 }

@@ -161,6 +161,8 @@ void upt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * calibration file: enter, leave, send, recv, coll_begin, coll_end, other. */
 #define UPT_NKINDS 7
 int upt_measure_records(double ns[UPT_NKINDS], unsigned n, unsigned trials);
+/* the extra cost per record outside a traced run (unperturb-calibrate) */
+void upt_calib_extra_ns(uint64_t ns);
 
 /* ---- life cycle (tracer.c; the MPI_Init/MPI_Finalize wrappers call these) -- */
 

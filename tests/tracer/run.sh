@@ -1,0 +1,124 @@
+#!/bin/sh
+# tests/tracer/run.sh BUILD - end-to-end tests of the tracer: real MPI
+# programs (C and Fortran) traced with `unperturb trace` on 2 and 4 ranks,
+# the archives read back with otf2-print (an independent reader) and checked
+# against the communication each program is known to do; runs that die
+# (MPI_Abort, SIGTERM, SIGKILL) still leave a readable archive.
+set -eu
+BUILD=${1:-build}
+UNPERTURB=${UNPERTURB:-$BUILD/bin/unperturb}
+T=$(mktemp -d /tmp/unperturb-tracer-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+ROOT=""
+[ "$(id -u)" = 0 ] && ROOT=--allow-run-as-root
+MPIRUN="mpirun --oversubscribe $ROOT"
+pass=0
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+
+mpicc -O1 -g -o "$T/c_prog" tests/tracer/c_prog.c
+mpicc -O1 -g -o "$T/c_hang" tests/tracer/c_hang.c
+mpif90 -O1 -g -o "$T/f_prog" tests/tracer/f_prog.f90
+
+# count RECORD-TYPE on LOCATION in an otf2-print listing
+count() { awk -v k="$2" -v l="$3" '$1 == k && $2 == l' "$1" | wc -l | tr -d ' '; }
+
+# every MPI_SEND (sender, receiver, tag, length) has an MPI_RECV with the
+# same fields seen from the receiver, and the reverse (same for ISEND/IRECV)
+check_matching() {
+    awk '
+    $1 == "MPI_SEND" || $1 == "MPI_ISEND" {
+        for (i = 1; i <= NF; i++) { if ($i == "Receiver:") p = $(i+1); if ($i == "Tag:") t = $(i+1); if ($i == "Length:") n = $(i+1) }
+        gsub(",", "", t); gsub(",", "", n); s[$2 "->" p " " t " " n]++ }
+    $1 == "MPI_RECV" || $1 == "MPI_IRECV" {
+        for (i = 1; i <= NF; i++) { if ($i == "Sender:") p = $(i+1); if ($i == "Tag:") t = $(i+1); if ($i == "Length:") n = $(i+1) }
+        gsub(",", "", t); gsub(",", "", n); r[p "->" $2 " " t " " n]++ }
+    END { bad = 0
+        for (k in s) if (s[k] != r[k]) { print "unmatched send " k; bad = 1 }
+        for (k in r) if (s[k] != r[k]) { print "unmatched receive " k; bad = 1 }
+        exit bad }' "$1"
+}
+
+# Enter/Leave nest per location, and name the same region
+check_nesting() {
+    awk '$1 == "ENTER" { st[$2, ++d[$2]] = $NF }
+         $1 == "LEAVE" { if (d[$2] < 1 || st[$2, d[$2]] != $NF) { print "bad LEAVE on " $2 ": " $0; bad = 1; exit 1 } d[$2]-- }
+         END { for (l in d) if (d[l] != 0) { print "location " l " left " d[l] " regions open"; exit 1 } exit bad }' "$1"
+}
+
+for np in 2 4; do
+    # ---- C ----
+    $UNPERTURB trace -q -o "$T/c$np" -- $MPIRUN -np $np "$T/c_prog" > "$T/c$np.out"
+    otf2-print "$T/c$np/traces.otf2" > "$T/c$np.txt"
+    for l in $(seq 0 $((np - 1))); do
+        [ "$(count "$T/c$np.txt" MPI_SEND $l)" = 2 ] || fail "c_prog np=$np rank $l: MPI_SEND count"
+        [ "$(count "$T/c$np.txt" MPI_RECV $l)" = 2 ] || fail "c_prog np=$np rank $l: MPI_RECV count"
+        [ "$(count "$T/c$np.txt" MPI_ISEND $l)" = 1 ] || fail "c_prog np=$np rank $l: MPI_ISEND count"
+        [ "$(count "$T/c$np.txt" MPI_ISEND_COMPLETE $l)" = 1 ] || fail "c_prog np=$np rank $l: ISEND_COMPLETE"
+        [ "$(count "$T/c$np.txt" MPI_IRECV_REQUEST $l)" = 1 ] || fail "c_prog np=$np rank $l: IRECV_REQUEST"
+        [ "$(count "$T/c$np.txt" MPI_IRECV $l)" = 1 ] || fail "c_prog np=$np rank $l: MPI_IRECV count"
+        # allreduce, bcast, barrier, comm_split (CREATE_HANDLE), allreduce on the half
+        [ "$(count "$T/c$np.txt" MPI_COLLECTIVE_END $l)" = 5 ] || fail "c_prog np=$np rank $l: collectives"
+    done
+    check_matching "$T/c$np.txt" || fail "c_prog np=$np: messages do not match"
+    check_nesting "$T/c$np.txt" || fail "c_prog np=$np: regions do not nest"
+    grep -q 'Tag: 7, Length: 400' "$T/c$np.txt" || fail "c_prog: 400-byte message"
+    grep -q 'Tag: 8, Length: 80, Request' "$T/c$np.txt" || fail "c_prog: 80-byte isend"
+    # the split communicators: two of np/2 members each
+    otf2-print -G "$T/c$np/traces.otf2" > "$T/c$np.defs"
+    [ "$(grep -c "^GROUP .*COMM_GROUP.*, $((np / 2)) Member" "$T/c$np.defs")" = 2 ] || fail "c_prog np=$np: split communicators"
+    otf2-print -A "$T/c$np/traces.otf2" | grep -q '^enter = ' || fail "c_prog: no calibration in the archive"
+    ok "C program on $np ranks: counts, sizes, matching, nesting, communicators, calibration"
+
+    # ---- Fortran ----
+    $UNPERTURB trace -q -o "$T/f$np" -- $MPIRUN -np $np "$T/f_prog" > "$T/f$np.out"
+    grep -q 'f_prog: ok' "$T/f$np.out" || fail "f_prog np=$np did not finish"
+    otf2-print "$T/f$np/traces.otf2" > "$T/f$np.txt"
+    for l in $(seq 0 $((np - 1))); do
+        for k in MPI_SEND MPI_RECV MPI_ISEND MPI_ISEND_COMPLETE MPI_IRECV_REQUEST MPI_IRECV; do
+            [ "$(count "$T/f$np.txt" $k $l)" = 1 ] || fail "f_prog np=$np rank $l: $k count"
+        done
+        [ "$(count "$T/f$np.txt" MPI_COLLECTIVE_END $l)" = 5 ] || fail "f_prog np=$np rank $l: collectives"
+        [ "$(count "$T/f$np.txt" ENTER $l)" = 13 ] || fail "f_prog np=$np rank $l: ENTER count"
+    done
+    check_matching "$T/f$np.txt" || fail "f_prog np=$np: messages do not match"
+    check_nesting "$T/f$np.txt" || fail "f_prog np=$np: regions do not nest"
+    ok "Fortran program on $np ranks: counts, matching, nesting"
+done
+
+# ---- compensate reads the tracer's archive with no flags ----
+$UNPERTURB compensate "$T/c4" -o "$T/c4-comp" --json "$T/c4.json" -q
+grep -q '"mode"' "$T/c4.json" || fail "compensate of a traced run"
+ok "compensate uses the archive's calibration"
+
+# ---- a run that dies ----
+# MPI_Abort on rank 1 after 300 ring steps: every record before it is kept
+$UNPERTURB trace -q -o "$T/abort" -- $MPIRUN -np 2 "$T/c_hang" abort 300 > /dev/null 2>&1 && fail "abort: exit status 0"
+otf2-print "$T/abort/traces.otf2" > "$T/abort.txt"
+[ "$(count "$T/abort.txt" MPI_SEND 0)" = 300 ] && [ "$(count "$T/abort.txt" MPI_SEND 1)" = 300 ] || fail "abort: sends lost"
+ok "MPI_Abort leaves every record"
+
+# SIGTERM to `unperturb trace` (as a batch system would send it)
+$UNPERTURB trace -q -o "$T/term" -- $MPIRUN -np 2 "$T/c_hang" wait 300 > /dev/null 2>&1 &
+pid=$!
+sleep 1
+sleep 2
+kill -TERM $pid
+wait $pid && fail "SIGTERM: exit status 0" || true
+otf2-print "$T/term/traces.otf2" > "$T/term.txt"
+[ "$(count "$T/term.txt" MPI_RECV 0)" = 300 ] && [ "$(count "$T/term.txt" MPI_RECV 1)" = 300 ] || fail "SIGTERM: records lost"
+ok "SIGTERM leaves every record"
+
+# SIGKILL of the ranks: what was flushed (1 MiB buffers) stays readable
+$UNPERTURB trace -q --buffer-mb 1 -o "$T/kill" -- $MPIRUN -np 2 "$T/c_hang" wait 200000 > /dev/null 2>&1 &
+pid=$!
+sleep 4
+pkill -KILL -x c_hang || true
+wait $pid && fail "SIGKILL: exit status 0" || true
+timeout 60 otf2-print "$T/kill/traces.otf2" > "$T/kill.txt" || fail "SIGKILL: archive not readable"
+n=$(count "$T/kill.txt" MPI_SEND 0)
+[ "$n" -gt 1000 ] || fail "SIGKILL: only $n sends survived"
+grep -q '^BUFFER_FLUSH' "$T/kill.txt" || fail "SIGKILL: no BufferFlush records"
+ok "SIGKILL: $n flushed sends of rank 0 readable, with BufferFlush records"
+
+echo "tracer tests: $pass passed"

@@ -1,0 +1,134 @@
+/*
+ * cmd_calibrate.c - `unperturb calibrate -o FILE`: the thorough calibration
+ * (docs/calibration.md), by running the MPI program unperturb-calibrate on
+ * two ranks.  The traced run does a fast one inside MPI_Init by itself.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "unperturb/util.h"
+
+#define UP_CALIB_READ_MAX 65536
+
+static void usage(FILE *f)
+{
+    fputs("usage: unperturb calibrate -o FILE [--extra-ns N] [--launcher \"mpirun ...\"]\n"
+          "Measures per-record overhead, copy time C(size) from 64 B to 64 MiB, ping-pong\n"
+          "latency and per-byte time between two ranks, and the eager limit; writes the\n"
+          "INI file that `unperturb compensate --calibration` reads.\n"
+          "  -o, --output FILE   where to write (through a temporary name)\n"
+          "      --extra-ns N    as `unperturb trace --extra-ns`: included in the overheads\n"
+          "      --launcher CMD  how to start 2 ranks (default: mpirun -np 2 --oversubscribe)\n"
+          "      --force         replace FILE if it exists\n",
+          f);
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, 0, 'o'}, {"extra-ns", required_argument, 0, 'x'},
+        {"launcher", required_argument, 0, 'l'}, {"force", no_argument, 0, 'f'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *out = NULL, *extra = "0", *launcher = NULL;
+    bool force = false;
+    char exe[PATH_MAX], prog[PATH_MAX + 32], tmp[] = "/tmp/unperturb-calib-XXXXXX", *text = NULL;
+    char *args[64], *lcopy = NULL;
+    int c, n = 0, status, fd, rc = 1;
+    ssize_t len;
+    pid_t pid;
+    FILE *f;
+    size_t size = 0;
+    up_err err = {0};
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'x': extra = optarg; break;
+        case 'l': launcher = optarg; break;
+        case 'f': force = true; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (!out || optind != argc) {
+        usage(stderr);
+        return 2;
+    }
+    for (const char *p = extra; *p; p++)
+        if (*p < '0' || *p > '9')
+            return cmd_fail("calibrate", 2, "--extra-ns takes a non-negative integer");
+    if (!force && access(out, F_OK) == 0) {
+        fprintf(stderr, "unperturb calibrate: '%s' exists (use --force to replace it)\n", out);
+        return 1;
+    }
+    if ((len = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0)
+        return cmd_fail("calibrate", 1, "cannot find my own executable");
+    exe[len] = '\0';
+    snprintf(prog, sizeof prog, "%s/../libexec/unperturb-calibrate", dirname(exe));
+    if (access(prog, X_OK) != 0) {
+        fprintf(stderr, "unperturb calibrate: cannot find '%s'\n", prog);
+        return 1;
+    }
+    if ((fd = mkstemp(tmp)) < 0)
+        return cmd_fail("calibrate", 1, "cannot create a temporary file in /tmp");
+    close(fd);
+
+    if (launcher) {
+        char *save = NULL, *tok;
+        lcopy = strdup(launcher);
+        for (tok = strtok_r(lcopy, " \t", &save); tok && n < 56; tok = strtok_r(NULL, " \t", &save))
+            args[n++] = tok;
+    } else {
+        args[n++] = "mpirun";
+        args[n++] = "-np";
+        args[n++] = "2";
+        args[n++] = "--oversubscribe";
+        if (getuid() == 0)
+            args[n++] = "--allow-run-as-root";
+    }
+    args[n++] = prog;
+    args[n++] = tmp;
+    args[n++] = (char *)extra;
+    args[n] = NULL;
+    if ((pid = fork()) == 0) {
+        execvp(args[0], args);
+        fprintf(stderr, "unperturb calibrate: cannot run '%s': %s\n", args[0], strerror(errno));
+        _exit(127);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+        fprintf(stderr, "unperturb calibrate: the measurement run failed\n");
+        goto out;
+    }
+    if (!(f = fopen(tmp, "r"))) {
+        fprintf(stderr, "unperturb calibrate: no result in '%s'\n", tmp);
+        goto out;
+    }
+    text = malloc(UP_CALIB_READ_MAX);
+    if (text)
+        size = fread(text, 1, UP_CALIB_READ_MAX, f);
+    fclose(f);
+    if (!text || !size) {
+        fprintf(stderr, "unperturb calibrate: empty result\n");
+        goto out;
+    }
+    if (up_write_file_atomic(out, text, size, &err) != UP_OK) {
+        cmd_fail("calibrate", 1, err.msg);
+        goto out;
+    }
+    fwrite(text, 1, size, stdout);
+    rc = 0;
+out:
+    free(text);
+    free(lcopy);
+    unlink(tmp);
+    return rc;
+}

@@ -1,0 +1,228 @@
+/*
+ * cmd_trace.c - `unperturb trace`: run an unmodified MPI program with the
+ * tracer preloaded, and `unperturb trace --recover DIR` (docs/tracer.md).
+ *
+ * The archive is written to DIR.tmp-<pid> and renamed to DIR when the run
+ * is over.  A run that died before MPI_Finalize (signal, MPI_Abort) left the
+ * per-rank files only; they are merged here, with a warning, so nothing the
+ * program recorded is lost.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "unperturb/merge.h"
+#include "unperturb/util.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: unperturb trace -o DIR [options] -- LAUNCHER... PROGRAM [ARGS]\n"
+          "       unperturb trace --recover DIR\n"
+          "Runs an MPI program with libunperturb-trace.so preloaded; writes one OTF2\n"
+          "archive with the calibration compensate needs.\n"
+          "  -o, --output DIR     the archive folder (written as DIR.tmp-PID, then renamed)\n"
+          "      --functions      record functions of a program built with -finstrument-functions\n"
+          "      --filter FILE    exclude functions by name (globs, one per line; see docs/tracer.md)\n"
+          "      --extra-ns N     spend N more ns per record (emulates heavier instrumentation)\n"
+          "      --buffer-mb N    event buffer per rank, MiB (default 16); a full buffer is flushed\n"
+          "      --force          replace DIR if it exists\n"
+          "      --recover DIR    merge what a run that died left in DIR\n"
+          "  -q, --quiet          print nothing but errors\n",
+          f);
+}
+
+/* libunperturb-trace.so next to the command: PREFIX/bin/../lib (installed)
+ * or build/bin/../lib (build tree); UNPERTURB_TRACE_LIB overrides. */
+static int find_library(char *out, size_t cap)
+{
+    const char *env = getenv("UNPERTURB_TRACE_LIB");
+    char exe[PATH_MAX];
+    ssize_t n;
+    if (env && *env) {
+        snprintf(out, cap, "%s", env);
+        return access(out, R_OK);
+    }
+    if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0)
+        return -1;
+    exe[n] = '\0';
+    snprintf(out, cap, "%s/../lib/libunperturb-trace.so", dirname(exe));
+    return access(out, R_OK);
+}
+
+static int recover(const char *dir, bool quiet)
+{
+    char err[1024];
+    up_merge_info info;
+    if (up_merge(dir, &info, err, sizeof err) != 0)
+        return cmd_fail("trace", 1, err);
+    if (!quiet)
+        printf("unperturb trace: recovered %s: %d of %d ranks left records, %d closed "
+               "their trace (%llu records counted)\n",
+               dir, info.ranks_found, info.ranks, info.ranks_ended, info.events);
+    return 0;
+}
+
+static volatile pid_t child;
+
+/* SIGTERM and SIGHUP for us go to the program (mpirun passes them to the
+ * ranks, whose handlers flush); then we save what they recorded.  The
+ * terminal's SIGINT reaches the program by itself. */
+static void forward(int sig)
+{
+    if (child > 0)
+        kill(child, sig);
+}
+
+static int setenv_u(const char *name, const char *value)
+{
+    if (setenv(name, value, 1) != 0) {
+        fprintf(stderr, "unperturb trace: cannot set %s: %s\n", name, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, 0, 'o'}, {"functions", no_argument, 0, 'F'},
+        {"filter", required_argument, 0, 'f'}, {"extra-ns", required_argument, 0, 'x'},
+        {"buffer-mb", required_argument, 0, 'b'}, {"force", no_argument, 0, 'r'},
+        {"recover", required_argument, 0, 'R'}, {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *out = NULL, *filter = NULL, *extra = NULL, *bufmb = NULL, *rec = NULL;
+    bool functions = false, force = false, quiet = false;
+    char lib[PATH_MAX], preload[2 * PATH_MAX], abs[PATH_MAX], anchor[PATH_MAX + 32];
+    up_outdir od;
+    up_err err = {0};
+    struct stat st;
+    pid_t pid;
+    int c, status = 0, rc = 1;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'F': functions = true; break;
+        case 'f': filter = optarg; break;
+        case 'x': extra = optarg; break;
+        case 'b': bufmb = optarg; break;
+        case 'r': force = true; break;
+        case 'R': rec = optarg; break;
+        case 'q': quiet = true; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (rec)
+        return recover(rec, quiet);
+    if (!out || optind >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    for (const char *p = extra; p && *p; p++)
+        if (*p < '0' || *p > '9')
+            return cmd_fail("trace", 2, "--extra-ns takes a non-negative integer");
+    for (const char *p = bufmb; p && *p; p++)
+        if (*p < '0' || *p > '9')
+            return cmd_fail("trace", 2, "--buffer-mb takes a positive integer");
+    if (filter && access(filter, R_OK) != 0) {
+        fprintf(stderr, "unperturb trace: cannot read the filter file '%s': %s\n", filter,
+                strerror(errno));
+        return 1;
+    }
+    if (find_library(lib, sizeof lib) != 0) {
+        fprintf(stderr, "unperturb trace: cannot find libunperturb-trace.so (looked at '%s'); "
+                        "set UNPERTURB_TRACE_LIB\n", lib);
+        return 1;
+    }
+    if (up_outdir_begin(&od, out, NULL, force, &err) != UP_OK)
+        return cmd_fail("trace", 1, err.msg);
+    if (!realpath(".", abs) || strlen(abs) + strlen(od.tmp) + 2 > sizeof abs) {
+        up_outdir_end(&od);
+        return cmd_fail("trace", 1, "cannot resolve the current folder");
+    }
+    if (od.tmp[0] != '/')
+        snprintf(abs + strlen(abs), sizeof abs - strlen(abs), "/%s", od.tmp);
+    else
+        snprintf(abs, sizeof abs, "%s", od.tmp);
+    {
+        const char *old = getenv("LD_PRELOAD");
+        snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
+    }
+    if (setenv_u("LD_PRELOAD", preload) || setenv_u("UNPERTURB_DIR", abs) ||
+        setenv_u("UNPERTURB_FUNCTIONS", functions ? "1" : "0") ||
+        (filter && setenv_u("UNPERTURB_FILTER_FILE", filter)) ||
+        (extra && setenv_u("UNPERTURB_EXTRA_NS", extra)) ||
+        (bufmb && setenv_u("UNPERTURB_BUFFER_MB", bufmb)))
+        goto out;
+
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, forward);
+    signal(SIGHUP, forward);
+    if ((pid = fork()) < 0) {
+        fprintf(stderr, "unperturb trace: fork: %s\n", strerror(errno));
+        goto out;
+    }
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        execvp(argv[optind], argv + optind);
+        fprintf(stderr, "unperturb trace: cannot run '%s': %s\n", argv[optind], strerror(errno));
+        _exit(127);
+    }
+    child = pid;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    child = 0;
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+        fprintf(stderr, "unperturb trace: '%s' could not be run\n", argv[optind]);
+        goto out;
+    }
+
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", od.tmp);
+    if (stat(anchor, &st) != 0) {
+        char upt[PATH_MAX + 32];
+        snprintf(upt, sizeof upt, "%s/.upt", od.tmp);
+        if (stat(upt, &st) != 0) {
+            fprintf(stderr, "unperturb trace: the program wrote no trace (is it an MPI program, "
+                            "dynamically linked, that calls MPI_Init?)\n");
+            goto out;
+        }
+        fprintf(stderr, "unperturb trace: warning: the program ended before MPI_Finalize "
+                        "(%s %d); recovering what it recorded\n",
+                WIFSIGNALED(status) ? "signal" : "exit status",
+                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        if (recover(od.tmp, true) != 0) {
+            /* keep the per-rank files under the final name for a retry */
+            if (up_outdir_commit(&od, &err) == UP_OK)
+                fprintf(stderr, "unperturb trace: the per-rank records are in %s/.upt; "
+                                "retry with 'unperturb trace --recover %s'\n", out, out);
+            goto out;
+        }
+    }
+    if (up_outdir_commit(&od, &err) != UP_OK) {
+        cmd_fail("trace", 1, err.msg);
+        goto out;
+    }
+    if (!quiet)
+        printf("unperturb trace: %s/traces.otf2\n", out);
+    /* the program's own failure is the command's */
+    rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+out:
+    up_outdir_end(&od);
+    return rc;
+}
