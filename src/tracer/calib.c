@@ -114,7 +114,7 @@ static long eager_limit(void)
         len += (size_t)n_;                                                       \
     } while (0)
 
-int upt_calibrate(OTF2_Archive *ar, enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
+int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
                   size_t cap)
 {
     enum { NSIZES = 11 }; /* 64 B, 256 B, ..., 64 MiB */
@@ -128,7 +128,6 @@ int upt_calibrate(OTF2_Archive *ar, enum upt_calib_mode mode, uint64_t extra_ns,
     uint64_t t_start = upt_now();
     time_t now = time(NULL);
     struct tm tm;
-    (void)ar;
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -10,8 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <otf2/otf2.h>
-
 #define UPT_CALIB_MAX 4096
 
 enum upt_calib_mode {
@@ -21,9 +19,9 @@ enum upt_calib_mode {
 
 /* Collective over MPI_COMM_WORLD (called after PMPI_Init): measures, takes
  * the minimum over ranks, and on every rank writes the INI text into `ini`.
- * Ranks 0 and 1 run the ping-pong (none with one rank).  `ar` is unused
- * (kept for a future in-archive variant).  Returns 0, or -1 on failure. */
-int upt_calibrate(OTF2_Archive *ar, enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
+ * Ranks 0 and 1 run the ping-pong (none with one rank).  Returns 0, or -1
+ * on failure. */
+int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
                   size_t cap);
 
 #endif

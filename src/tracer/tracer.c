@@ -49,6 +49,7 @@ static struct {
     uint64_t extra_ns;    /* UNPERTURB_EXTRA_NS: spent after every record */
     uint64_t next_req;    /* OTF2 request ids */
     bool closed;
+    bool sync;            /* ranks on more than one node: measure clock offsets */
     /* regions defined at run time: (name, file, line) -> id */
     struct region { char *name, *file; uint32_t line; } *regions;
     uint32_t nregions, regions_cap;
@@ -592,7 +593,6 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
     char host[256] = "";
     char ini[UPT_CALIB_MAX];
     uint64_t t_funcs = upt_funcs_earliest(); /* main() began before MPI_Init */
-    bool sync;
     if (T.ar || T.closed)
         return;
     PMPI_Comm_rank(MPI_COMM_WORLD, &upt_rank);
@@ -618,11 +618,10 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
     side_line("comm\t%u\tw\t0\t\n", UPT_COMM_WORLD);
     side_line("comm\t%u\ts\t0\t%d\n", UPT_COMM_SELF, upt_rank);
 
-    sync = need_clock_sync();
-    if (sync)
+    if ((T.sync = need_clock_sync()))
         clock_sync();
     /* calibration inside MPI_Init, before the analysis window */
-    if (upt_calibrate(T.ar, UPT_CALIB_FAST, T.extra_ns, ini, sizeof ini) == 0 && upt_rank == 0) {
+    if (upt_calibrate(UPT_CALIB_FAST, T.extra_ns, ini, sizeof ini) == 0 && upt_rank == 0) {
         char path[PATH_MAX + 64];
         int fd;
         snprintf(path, sizeof path, "%s/.upt/calibration.ini", T.dir);
@@ -666,7 +665,7 @@ void upt_finalize(void)
     if (!T.ar || T.closed)
         return;
     upt_enter(UPT_R_MPI_Finalize); /* the analysis window closes here */
-    if (need_clock_sync())
+    if (T.sync) /* decided at init: no second Allgather here */
         clock_sync();
     upt_leave(UPT_R_MPI_Finalize);
     upt_funcs_fini();              /* Leave records of the functions still running */
