@@ -164,6 +164,9 @@ bench: all
 	$(MAKE) --no-print-directory $(BENCH_BIN)
 	bench/run.sh $(BUILD)/bin
 
+# examples/ (issue 4): MPI example programs and the timing shim
+include examples/examples.mk
+
 clean:
 	rm -rf $(BUILD)
 

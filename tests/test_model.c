@@ -418,6 +418,40 @@ TEST(buffer_flush_and_overhead_region_removed)
     up_replay_result_free(&res);
 }
 
+TEST(metric_records_have_their_own_overhead)
+{
+    /* O = 10 for every kind but metric = 100 (the --cpu-time clock read).
+     * Gaps lose the O of the record before them: 0; Metric 100-10 = 90;
+     * Enter(work) 90+200-100 = 190; Metric 190+200-10 = 380; Leave(work)
+     * 380+200-100 = 480; Leave(main) 480+100-10 = 570. */
+    static const uint64_t w[] = {0, 90, 190, 380, 480, 570};
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(10, UP_MODE_UPPER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    uint64_t *rem;
+    p.overhead_ns[UP_RK_METRIC] = 100;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 1, NS, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_metric(g, 0, 100, 5000);
+    tg_enter(g, 0, 300, TG_WORK);
+    tg_metric(g, 0, 500, 5400);
+    tg_leave(g, 0, 700, TG_WORK);
+    tg_leave(g, 0, 800, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, &rem) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, w, 6);
+    CHECK_EQ(rem[0], 230);
+    free(rem);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
 /* ---- repairs -------------------------------------------------------------- */
 
 TEST(clock_condition_repaired)

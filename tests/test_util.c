@@ -88,6 +88,7 @@ TEST(calibration_file_read)
     CHECK_NEAR(p.overhead_ns[UP_RK_ENTER], 100, 0);
     CHECK_NEAR(p.overhead_ns[UP_RK_SEND], 250.5, 0);
     CHECK_NEAR(p.overhead_ns[UP_RK_OTHER], 100, 0);
+    CHECK_NEAR(p.overhead_ns[UP_RK_METRIC], 100, 0); /* from all */
     CHECK(p.overhead_set && p.copy_set && p.network_set);
     CHECK_EQ(p.ncopy, 3);
     CHECK_EQ(p.copy_bytes[0], 64); /* sorted by size */
@@ -99,6 +100,23 @@ TEST(calibration_file_read)
     CHECK_NEAR(up_copy_ns(&p, 2080), 2080 * 0.6, 1e-9);
     CHECK_NEAR(up_copy_ns(&p, 2 * 1048576), 0.1 * 2 * 1048576, 1e-6);
     CHECK_NEAR(up_copy_ns(&p, 0), 0, 0);
+}
+
+TEST(calibration_metric_defaults_to_other)
+{
+    up_comp_params p;
+    up_err err = {0};
+    /* a file from before the kind "metric": metric takes other's value */
+    up_comp_params_init(&p);
+    CHECK_EQ(up_calibration_parse("[overhead]\nenter = 30\nother = 40\n", "old", &p, &err), UP_OK);
+    CHECK_NEAR(p.overhead_ns[UP_RK_METRIC], 40, 0);
+    CHECK_NEAR(p.overhead_ns[UP_RK_ENTER], 30, 0);
+    up_comp_params_init(&p);
+    CHECK_EQ(up_calibration_parse("[overhead]\nother = 40\nmetric = 580\n", "new", &p, &err), UP_OK);
+    CHECK_NEAR(p.overhead_ns[UP_RK_METRIC], 580, 0);
+    CHECK_NEAR(p.overhead_ns[UP_RK_OTHER], 40, 0);
+    CHECK_EQ(up_rk_of(UP_EV_Metric), UP_RK_METRIC);
+    CHECK_EQ(up_rk_of(UP_EV_ParameterInt), UP_RK_OTHER);
 }
 
 TEST(calibration_errors_name_the_problem)

@@ -129,6 +129,14 @@ void tg_flush(tg *g, unsigned rank, uint64_t t, uint64_t stop)
     OTF2_EvtWriter_BufferFlush(rec(g, rank, t), NULL, t, stop);
 }
 
+void tg_metric(tg *g, unsigned rank, uint64_t t, uint64_t value)
+{
+    OTF2_Type type = OTF2_TYPE_UINT64;
+    OTF2_MetricValue v;
+    v.unsigned_int = value;
+    OTF2_EvtWriter_Metric(rec(g, rank, t), NULL, t, 0, 1, &type, &v);
+}
+
 void tg_mpi_send(tg *g, unsigned rank, uint64_t t_enter, uint64_t t_send, uint64_t t_leave,
                  unsigned dst, uint32_t tag, uint64_t bytes)
 {

@@ -44,6 +44,8 @@ void tg_coll_begin(tg *g, unsigned rank, uint64_t t);
 void tg_coll_end(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, uint32_t root,
                  uint64_t sent, uint64_t received);
 void tg_flush(tg *g, unsigned rank, uint64_t t, uint64_t stop);
+/* a Metric record of class 0 with one UINT64 value (the tracer's --cpu-time) */
+void tg_metric(tg *g, unsigned rank, uint64_t t, uint64_t value);
 
 /* Enter(MPI_Send) MpiSend Leave; Enter(MPI_Recv) MpiRecv Leave */
 void tg_mpi_send(tg *g, unsigned rank, uint64_t t_enter, uint64_t t_send, uint64_t t_leave,

@@ -26,7 +26,7 @@ static const char usage_text[] =
     "      --collective MODEL     individual (eq. 13, default) | shared (eq. 12)\n"
     "      --overhead-ns [KIND=]N overhead per trace record in ns, for all kinds or\n"
     "                             one of enter leave send recv coll_begin coll_end\n"
-    "                             other; repeatable, later ones win\n"
+    "                             other metric; repeatable, later ones win\n"
     "      --calibration FILE     calibration file (docs/calibration.md)\n"
     "      --copy-ns-per-byte C   buffer copy time per byte, ns\n"
     "      --latency-ns S         network mode: message start-up time, ns\n"
@@ -253,11 +253,12 @@ int cmd_compensate(int argc, char **argv)
     if (up_replay_run(t, w, up_comp_ops(), model, &res, &err) != UP_OK)
         goto fail;
     snprintf(desc, sizeof desc,
-             "overhead compensated by unperturb %s: mode %s, collectives %s, O(ns) enter %g leave %g send %g recv %g coll_begin %g coll_end %g other %g",
+             "overhead compensated by unperturb %s: mode %s, collectives %s, O(ns) enter %g leave %g send %g recv %g coll_begin %g coll_end %g other %g metric %g",
              UP_VERSION, up_mode_name(p.mode), up_collective_name(p.collective),
              p.overhead_ns[UP_RK_ENTER], p.overhead_ns[UP_RK_LEAVE], p.overhead_ns[UP_RK_SEND],
              p.overhead_ns[UP_RK_RECV], p.overhead_ns[UP_RK_COLL_BEGIN],
-             p.overhead_ns[UP_RK_COLL_END], p.overhead_ns[UP_RK_OTHER]);
+             p.overhead_ns[UP_RK_COLL_END], p.overhead_ns[UP_RK_OTHER],
+             p.overhead_ns[UP_RK_METRIC]);
     snprintf(prop, sizeof prop, "mode=%s;collective=%s", up_mode_name(p.mode),
              up_collective_name(p.collective));
     {

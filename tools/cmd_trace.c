@@ -31,6 +31,8 @@ static void usage(FILE *f)
           "archive with the calibration compensate needs.\n"
           "  -o, --output DIR     the archive folder (written as DIR.tmp-PID, then renamed)\n"
           "      --functions      record functions of a program built with -finstrument-functions\n"
+          "      --cpu-time       record the thread CPU time at every MPI call (a Metric\n"
+          "                       record, ~200 ns each; used by unperturb simulate)\n"
           "      --filter FILE    exclude functions by name (globs, one per line; see docs/tracer.md)\n"
           "      --extra-ns N     spend N more ns per record (emulates heavier instrumentation)\n"
           "      --buffer-mb N    event buffer per rank, MiB (default 16); a full buffer is flushed\n"
@@ -98,9 +100,9 @@ int cmd_trace(int argc, char **argv)
         {"filter", required_argument, 0, 'f'}, {"extra-ns", required_argument, 0, 'x'},
         {"buffer-mb", required_argument, 0, 'b'}, {"force", no_argument, 0, 'r'},
         {"recover", required_argument, 0, 'R'}, {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"cpu-time", no_argument, 0, 'C'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *out = NULL, *filter = NULL, *extra = NULL, *bufmb = NULL, *rec = NULL;
-    bool functions = false, force = false, quiet = false;
+    bool functions = false, force = false, quiet = false, cpu = false;
     char lib[PATH_MAX], preload[2 * PATH_MAX], abs[PATH_MAX], anchor[PATH_MAX + 32];
     up_outdir od;
     up_err err = {0};
@@ -113,6 +115,7 @@ int cmd_trace(int argc, char **argv)
         switch (c) {
         case 'o': out = optarg; break;
         case 'F': functions = true; break;
+        case 'C': cpu = true; break;
         case 'f': filter = optarg; break;
         case 'x': extra = optarg; break;
         case 'b': bufmb = optarg; break;
@@ -161,6 +164,7 @@ int cmd_trace(int argc, char **argv)
     }
     if (setenv_u("LD_PRELOAD", preload) || setenv_u("UNPERTURB_DIR", abs) ||
         setenv_u("UNPERTURB_FUNCTIONS", functions ? "1" : "0") ||
+        setenv_u("UNPERTURB_CPU_TIME", cpu ? "1" : "0") ||
         (filter && setenv_u("UNPERTURB_FILTER_FILE", filter)) ||
         (extra && setenv_u("UNPERTURB_EXTRA_NS", extra)) ||
         (bufmb && setenv_u("UNPERTURB_BUFFER_MB", bufmb)))

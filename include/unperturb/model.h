@@ -33,6 +33,7 @@ typedef enum up_rk {
     UP_RK_COLL_BEGIN,
     UP_RK_COLL_END,
     UP_RK_OTHER,
+    UP_RK_METRIC,    /* Metric records (the tracer's --cpu-time); defaults to other */
     UP_RK_COUNT
 } up_rk;
 

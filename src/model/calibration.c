@@ -14,7 +14,7 @@
 #include "unperturb/model.h"
 
 static const char *const rk_names[UP_RK_COUNT] = {
-    "enter", "leave", "send", "recv", "coll_begin", "coll_end", "other",
+    "enter", "leave", "send", "recv", "coll_begin", "coll_end", "other", "metric",
 };
 
 const char *up_rk_name(unsigned rk) { return rk < UP_RK_COUNT ? rk_names[rk] : "?"; }
@@ -49,6 +49,8 @@ up_rk up_rk_of(unsigned k)
         return UP_RK_COLL_BEGIN;
     case UP_EV_MpiCollectiveEnd:
         return UP_RK_COLL_END;
+    case UP_EV_Metric:
+        return UP_RK_METRIC;
     default:
         return UP_RK_OTHER;
     }
@@ -154,7 +156,7 @@ static int on_kv(void *user, const char *section, const char *name,
             c->named[rk] = true;
             c->onamed[rk] = v;
         } else {
-            return fail(c, section, "unknown key '%s' (expected all, enter, leave, send, recv, coll_begin, coll_end, other)%s", name, "");
+            return fail(c, section, "unknown key '%s' (expected all, enter, leave, send, recv, coll_begin, coll_end, other, metric)%s", name, "");
         }
         return 1;
     }
@@ -207,6 +209,8 @@ static up_status finish_parse(parse_ctx *c, int rc)
             p->overhead_ns[i] = c->onamed[i], p->overhead_set = true;
         else if (c->all_set)
             p->overhead_ns[i] = c->all, p->overhead_set = true;
+        else if (i == UP_RK_METRIC && c->named[UP_RK_OTHER])
+            p->overhead_ns[i] = c->onamed[UP_RK_OTHER]; /* files from before "metric" */
     }
     if (c->ncopy) {
         /* a lone ns_per_byte is a constant; otherwise sort the table by size */

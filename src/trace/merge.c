@@ -60,6 +60,7 @@ typedef struct merger {
     strtab ckeys;
     char **cmembers;
     size_t cap_cm;
+    bool cpu_metric; /* some rank recorded thread CPU time (UPT_METRIC_CPU) */
     bool nomem;
 } merger;
 
@@ -232,6 +233,8 @@ static int read_defs(merger *m, int rank, const char *path)
                 goto nomem;
             r->offs[r->noffs++] = (struct offset){strtoull(f[1], NULL, 10),
                                                   strtoll(f[2], NULL, 10), strtod(f[3], NULL)};
+        } else if (!strcmp(f[0], "metric") && n >= 2 && !strcmp(f[1], "cpu")) {
+            m->cpu_metric = true;
         } else if (!strcmp(f[0], "end") && n >= 3) {
             r->ended = true;
             r->events = strtoull(f[1], NULL, 10);
@@ -293,6 +296,7 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
     struct timespec ts;
     strtab hosts = {0};
     size_t i, str_rank0, s_machine, s_node, s_linux, s_thread, s_world, s_mpi, s_empty;
+    size_t s_cpu = 0, s_cpu_desc = 0, s_sec = 0;
     uint64_t *members = NULL;
     int r;
 
@@ -320,6 +324,12 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
     s_thread = intern(&m->strings, "Master thread");
     s_world = intern(&m->strings, "MPI_COMM_WORLD");
     s_mpi = intern(&m->strings, "MPI");
+    if (m->cpu_metric) {
+        s_cpu = intern(&m->strings, "cpu_time");
+        s_cpu_desc = intern(&m->strings, "thread CPU time (CLOCK_THREAD_CPUTIME_ID), at the "
+                                         "Enter and Leave of MPI calls");
+        s_sec = intern(&m->strings, "s");
+    }
     str_rank0 = m->strings.n;
     for (r = 0; r < m->nranks; r++) {
         char name[64];
@@ -337,7 +347,8 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
         if (intern(&m->strings, name) == SIZE_MAX)
             goto nomem;
     }
-    if (m->nomem || s_empty == SIZE_MAX || s_mpi == SIZE_MAX)
+    if (m->nomem || s_empty == SIZE_MAX || s_mpi == SIZE_MAX || s_cpu == SIZE_MAX ||
+        s_cpu_desc == SIZE_MAX || s_sec == SIZE_MAX)
         goto nomem;
 
 #define W(call)                                   \
@@ -367,6 +378,15 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
         W(OTF2_GlobalDefWriter_WriteLocation(gw, (uint64_t)r, (uint32_t)s_thread,
                                              OTF2_LOCATION_TYPE_CPU_THREAD, m->R[r].events,
                                              (uint32_t)r));
+    if (m->cpu_metric) { /* metric class 0, member 0: the tracer writes class 0 */
+        OTF2_MetricMemberRef mm = 0;
+        W(OTF2_GlobalDefWriter_WriteMetricMember(gw, 0, (uint32_t)s_cpu, (uint32_t)s_cpu_desc,
+                                                 OTF2_METRIC_TYPE_OTHER,
+                                                 OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
+                                                 OTF2_BASE_DECIMAL, -9, (uint32_t)s_sec));
+        W(OTF2_GlobalDefWriter_WriteMetricClass(gw, 0, 1, &mm, OTF2_METRIC_SYNCHRONOUS,
+                                                OTF2_RECORDER_KIND_CPU));
+    }
     for (i = 0; i < m->rkeys.n; i++) {
         const struct gregion *g = &m->gregions[i];
         W(OTF2_GlobalDefWriter_WriteRegion(gw, (uint32_t)i, g->name, g->name, (uint32_t)s_empty,

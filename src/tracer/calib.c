@@ -15,7 +15,8 @@
 #include "tracer/upt.h"
 
 static const char *const kind_keys[UPT_NKINDS] = {"enter", "leave", "send", "recv",
-                                                  "coll_begin", "coll_end", "other"};
+                                                  "coll_begin", "coll_end", "other",
+                                                  "metric"};
 
 /* ns per byte of memcpy for `size` bytes, min over trials; the loop copies
  * at least `min_total` bytes per trial so small sizes are timed in bulk */

@@ -50,6 +50,7 @@ static struct {
     uint64_t next_req;    /* OTF2 request ids */
     bool closed;
     bool sync;            /* ranks on more than one node: measure clock offsets */
+    bool cpu;             /* UNPERTURB_CPU_TIME=1: thread CPU time at MPI calls */
     /* regions defined at run time: (name, file, line) -> id */
     struct region { char *name, *file; uint32_t line; } *regions;
     uint32_t nregions, regions_cap;
@@ -213,9 +214,41 @@ static inline void rec_end(OTF2_ErrorCode rc)
         rec_end(call);                                                        \
     } while (0)
 
-void upt_enter(uint32_t r) { RECORD(OTF2_EvtWriter_Enter(T.w, NULL, upt_now(), r)); }
+/* --cpu-time: a Metric record (class UPT_METRIC_CPU, the thread's CPU time
+ * in ns) with the same timestamp just before the Enter and the Leave of an
+ * MPI call, as Score-P writes its synchronous metrics.  It is a record of
+ * its own, with its own calibrated cost (kind "metric"). */
+static void cpu_metric(uint64_t t)
+{
+    static const OTF2_Type type = OTF2_TYPE_UINT64;
+    struct timespec ts;
+    OTF2_MetricValue v;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    v.unsigned_int = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    RECORD(OTF2_EvtWriter_Metric(T.w, NULL, t, UPT_METRIC_CPU, 1, &type, &v));
+}
+
+void upt_enter(uint32_t r)
+{
+    uint64_t t = upt_now();
+    if (T.cpu && r < UPT_R_FLUSH) {
+        cpu_metric(t);
+        t = upt_now(); /* the Enter comes after the metric record's cost */
+    }
+    RECORD(OTF2_EvtWriter_Enter(T.w, NULL, t, r));
+}
+
 void upt_enter_at(uint32_t r, uint64_t t) { RECORD(OTF2_EvtWriter_Enter(T.w, NULL, t, r)); }
-void upt_leave(uint32_t r) { RECORD(OTF2_EvtWriter_Leave(T.w, NULL, upt_now(), r)); }
+
+void upt_leave(uint32_t r)
+{
+    uint64_t t = upt_now();
+    if (T.cpu && r < UPT_R_FLUSH) {
+        cpu_metric(t);
+        t = upt_now();
+    }
+    RECORD(OTF2_EvtWriter_Leave(T.w, NULL, t, r));
+}
 
 void upt_send(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes)
 {
@@ -601,6 +634,7 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
     upt_main_thread_set = 1;
     T.extra_ns = env_u64("UNPERTURB_EXTRA_NS", 0);
     T.chunks_max = (size_t)env_u64("UNPERTURB_BUFFER_MB", 16);
+    T.cpu = env_u64("UNPERTURB_CPU_TIME", 0) != 0;
     if (T.chunks_max < 1)
         T.chunks_max = 1;
     T.next_comm = 2;
@@ -617,6 +651,8 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
     define_fixed_regions();
     side_line("comm\t%u\tw\t0\t\n", UPT_COMM_WORLD);
     side_line("comm\t%u\ts\t0\t%d\n", UPT_COMM_SELF, upt_rank);
+    if (T.cpu)
+        side_line("metric\tcpu\n");
 
     if ((T.sync = need_clock_sync()))
         clock_sync();
@@ -736,14 +772,16 @@ int upt_measure_records(double ns[UPT_NKINDS], unsigned n, unsigned trials)
             uint64_t t0 = upt_now(), t1;
             for (i = 0; i < n; i++)
                 switch (k) {
-                case 0: upt_enter(UPT_R_MPI_Send); break;
-                case 1: upt_leave(UPT_R_MPI_Send); break;
+                /* a region without a metric record: that is kind "metric" */
+                case 0: upt_enter(UPT_R_OVERHEAD); break;
+                case 1: upt_leave(UPT_R_OVERHEAD); break;
                 case 2: upt_send(1, UPT_COMM_WORLD, 7, 1024); break;
                 case 3: upt_recv(1, UPT_COMM_WORLD, 7, 1024); break;
                 case 4: upt_coll_begin(); break;
                 case 5: upt_coll_end(OTF2_COLLECTIVE_OP_ALLREDUCE, UPT_COMM_WORLD,
                                      OTF2_UNDEFINED_UINT32, 8, 8); break;
-                default: upt_request_test(i); break;
+                case 6: upt_request_test(i); break;
+                default: cpu_metric(upt_now()); break;
                 }
             t1 = upt_now();
             /* the clock read ending one record is the next one's start */

@@ -109,6 +109,9 @@ void upt_coll_begin(void);
 void upt_coll_end(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent,
                   uint64_t received);
 
+/* the metric class of the thread CPU time (--cpu-time, UNPERTURB_CPU_TIME=1) */
+#define UPT_METRIC_CPU 0u
+
 /* ---- communicators -------------------------------------------------------- */
 
 #define UPT_COMM_WORLD 0u
@@ -158,8 +161,9 @@ void upt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Calibration of the record path (tracer.c): the cost of one record of each
  * kind, ns, the minimum over `trials` runs of `n` back-to-back records written
  * to a scratch archive that writes no file.  Kinds in the order of the
- * calibration file: enter, leave, send, recv, coll_begin, coll_end, other. */
-#define UPT_NKINDS 7
+ * calibration file: enter, leave, send, recv, coll_begin, coll_end, other,
+ * metric. */
+#define UPT_NKINDS 8 /* ..., other, metric (a --cpu-time Metric record) */
 int upt_measure_records(double ns[UPT_NKINDS], unsigned n, unsigned trials);
 /* the extra cost per record outside a traced run (unperturb-calibrate) */
 void upt_calib_extra_ns(uint64_t ns);

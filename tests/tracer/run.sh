@@ -91,6 +91,28 @@ $UNPERTURB compensate "$T/c4" -o "$T/c4-comp" --json "$T/c4.json" -q
 grep -q '"mode"' "$T/c4.json" || fail "compensate of a traced run"
 ok "compensate uses the archive's calibration"
 
+# ---- --cpu-time: a Metric record (thread CPU time) right before every Enter
+# and Leave of an MPI call but MPI_Init's Enter (taken before MPI existed);
+# the values never decrease; the calibration has the kind "metric"
+$UNPERTURB trace -q --cpu-time -o "$T/cpu" -- $MPIRUN -np 2 "$T/c_prog" > /dev/null
+otf2-print "$T/cpu/traces.otf2" > "$T/cpu.txt"
+awk '$1 == "METRIC" { if (pend[$2]) { print "two metrics in a row on " $2; bad = 1 }
+                      pend[$2] = 1; v = $NF; sub(/\)$/, "", v)
+                      if (v + 0 < last[$2]) { print "CPU time decreases on " $2; bad = 1 }
+                      last[$2] = v + 0; m[$2]++; next }
+     $1 == "ENTER" || $1 == "LEAVE" {
+                      if ($0 ~ /Region: "MPI_/ && !pend[$2] && !($1 == "ENTER" && $0 ~ /"MPI_Init"/)) {
+                          print "no metric before: " $0; bad = 1 }
+                      el[$2]++ }
+     $2 ~ /^[0-9]+$/ { pend[$2] = 0 }
+     END { for (l in el) if (m[l] != el[l] - 1) { print "location " l ": " m[l] " metrics, " el[l] " enters and leaves"; bad = 1 }
+           exit bad }' "$T/cpu.txt" || fail "--cpu-time: metric records"
+otf2-print -G "$T/cpu/traces.otf2" | grep -q '^METRIC_CLASS .*SYNCHRONOUS, Kind: CPU' || fail "--cpu-time: no metric class"
+otf2-print -A "$T/cpu/traces.otf2" | grep -q '^metric = ' || fail "--cpu-time: no metric calibration"
+$UNPERTURB compensate "$T/cpu" -o "$T/cpu-comp" -q
+[ "$(otf2-print "$T/cpu-comp/traces.otf2" | grep -c '^METRIC')" = "$(grep -c '^METRIC' "$T/cpu.txt")" ] || fail "--cpu-time: compensate lost metrics"
+ok "--cpu-time: a CPU-time metric at every MPI Enter and Leave, compensated"
+
 # ---- a run that dies ----
 # MPI_Abort on rank 1 after 300 ring steps: every record before it is kept
 $UNPERTURB trace -q -o "$T/abort" -- $MPIRUN -np 2 "$T/c_hang" abort 300 > /dev/null 2>&1 && fail "abort: exit status 0"
