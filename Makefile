@@ -119,6 +119,8 @@ test:
 	$(MAKE) --no-print-directory $(SAN)/lib/libunperturb-trace.so
 	UNPERTURB=$(SAN)/bin/unperturb tests/tracer/run.sh $(SAN)
 	tests/tracer/symbols_test.sh
+	$(MAKE) --no-print-directory $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so
+	tests/tracer/valgrind.sh $(BUILD)
 	@echo "make test: all tests passed"
 
 check-generated:
