@@ -5,9 +5,17 @@
 #ifndef UP_CMD_H
 #define UP_CMD_H
 
+#include <stddef.h>
+
 int cmd_compensate(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+
+/* A file installed with the command: PREFIX/<rel> for PREFIX/bin/unperturb
+ * (also build/<rel> in the build tree); the environment variable `env`
+ * overrides.  Writes the path to `out` and returns 0 if it is readable. */
+int cmd_near_exe(const char *env, const char *rel, char *out, size_t cap);
 
 /* Prints "unperturb <cmd>: <message>" to stderr and returns 1 (2 for usage). */
 int cmd_fail(const char *cmd, int status, const char *msg);

@@ -42,24 +42,6 @@ static void usage(FILE *f)
           f);
 }
 
-/* libunperturb-trace.so next to the command: PREFIX/bin/../lib (installed)
- * or build/bin/../lib (build tree); UNPERTURB_TRACE_LIB overrides. */
-static int find_library(char *out, size_t cap)
-{
-    const char *env = getenv("UNPERTURB_TRACE_LIB");
-    char exe[PATH_MAX];
-    ssize_t n;
-    if (env && *env) {
-        snprintf(out, cap, "%s", env);
-        return access(out, R_OK);
-    }
-    if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0)
-        return -1;
-    exe[n] = '\0';
-    snprintf(out, cap, "%s/../lib/libunperturb-trace.so", dirname(exe));
-    return access(out, R_OK);
-}
-
 static int recover(const char *dir, bool quiet)
 {
     char err[1024];
@@ -143,7 +125,7 @@ int cmd_trace(int argc, char **argv)
                 strerror(errno));
         return 1;
     }
-    if (find_library(lib, sizeof lib) != 0) {
+    if (cmd_near_exe("UNPERTURB_TRACE_LIB", "lib/libunperturb-trace.so", lib, sizeof lib) != 0) {
         fprintf(stderr, "unperturb trace: cannot find libunperturb-trace.so (looked at '%s'); "
                         "set UNPERTURB_TRACE_LIB\n", lib);
         return 1;

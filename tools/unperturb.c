@@ -3,8 +3,12 @@
  * Place in the data flow: the top (tools <- report <- analysis <- model <-
  * replay <- trace <- util); everything below is a library that never prints.
  */
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/resource.h>
 
 #include "cmd.h"
@@ -18,12 +22,31 @@ static const struct {
     {"trace", cmd_trace, "run an MPI program with the tracer: one OTF2 archive"},
     {"calibrate", cmd_calibrate, "measure the platform constants compensation needs"},
     {"compensate", cmd_compensate, "remove the tracer's overhead from an OTF2 trace"},
+    {"validate", cmd_validate, "compare uninstrumented, traced and compensated runs"},
 };
 
 int cmd_fail(const char *cmd, int status, const char *msg)
 {
     fprintf(stderr, "unperturb %s: %s\n", cmd, msg);
     return status == 2 ? 2 : 1;
+}
+
+int cmd_near_exe(const char *env, const char *rel, char *out, size_t cap)
+{
+    const char *e = env ? getenv(env) : NULL;
+    char exe[PATH_MAX];
+    ssize_t n;
+    if (e && *e) {
+        snprintf(out, cap, "%s", e);
+        return access(out, R_OK);
+    }
+    if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0) {
+        snprintf(out, cap, "(cannot read /proc/self/exe)");
+        return -1;
+    }
+    exe[n] = '\0';
+    snprintf(out, cap, "%s/../%s", dirname(exe), rel);
+    return access(out, R_OK);
 }
 
 static void usage(FILE *f)

@@ -31,6 +31,11 @@ typedef struct rankdefs {
     bool found, ended;
     char host[256];
     uint64_t start, end_t, events, chunk;
+    /* the timer: TSC ticks or ns; a reference pair (ticks, CLOCK_MONOTONIC
+     * ns) and the ticks per second, measured at init and (better) at the end */
+    bool tsc;
+    uint64_t clk_t0, clk_ns0;
+    double rate_init, rate_end;
     idpair *regions, *comms;
     size_t nregions, ncomms, cap_r, cap_c;
     struct offset { uint64_t t; int64_t off; double sd; } *offs;
@@ -235,6 +240,13 @@ static int read_defs(merger *m, int rank, const char *path)
                                                   strtoll(f[2], NULL, 10), strtod(f[3], NULL)};
         } else if (!strcmp(f[0], "metric") && n >= 2 && !strcmp(f[1], "cpu")) {
             m->cpu_metric = true;
+        } else if (!strcmp(f[0], "clock") && n >= 5) {
+            r->tsc = !strcmp(f[1], "tsc");
+            r->clk_t0 = strtoull(f[2], NULL, 10);
+            r->clk_ns0 = strtoull(f[3], NULL, 10);
+            r->rate_init = strtod(f[4], NULL);
+        } else if (!strcmp(f[0], "rate") && n >= 2) {
+            r->rate_end = strtod(f[1], NULL);
         } else if (!strcmp(f[0], "end") && n >= 3) {
             r->ended = true;
             r->events = strtoull(f[1], NULL, 10);
@@ -292,7 +304,8 @@ static int find_ranks(merger *m)
 static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
 {
     OTF2_ErrorCode rc = OTF2_SUCCESS;
-    uint64_t t0 = UINT64_MAX, t1 = 0, now;
+    uint64_t t0 = UINT64_MAX, t1 = 0, now, now_ns;
+    double rate = 0;
     struct timespec ts;
     strtab hosts = {0};
     size_t i, str_rank0, s_machine, s_node, s_linux, s_thread, s_world, s_mpi, s_empty;
@@ -301,16 +314,27 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
     int r;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    now_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    /* the timer resolution: rank 0's clock (the offsets map the others to it) */
+    for (r = 0; r < m->nranks && !rate; r++)
+        if (m->R[r].found)
+            rate = m->R[r].rate_end > 0 ? m->R[r].rate_end : m->R[r].rate_init;
+    if (!(rate >= 1e3 && rate < 1e12))
+        rate = 1e9; /* files without a clock line: ns */
     for (r = 0; r < m->nranks; r++) {
-        if (!m->R[r].found)
+        const rankdefs *R = &m->R[r];
+        if (!R->found)
             continue;
-        if (m->R[r].start && m->R[r].start < t0)
-            t0 = m->R[r].start;
-        if (m->R[r].end_t > t1)
-            t1 = m->R[r].end_t;
-        if (!m->R[r].ended && now > t1)
-            t1 = now; /* died: every record it wrote is before now */
+        /* a rank that died: every record it wrote is before now, in its ticks */
+        now = R->tsc && now_ns > R->clk_ns0
+                  ? R->clk_t0 + (uint64_t)((double)(now_ns - R->clk_ns0) * rate / 1e9)
+                  : now_ns;
+        if (R->start && R->start < t0)
+            t0 = R->start;
+        if (R->end_t > t1)
+            t1 = R->end_t;
+        if (!R->ended && now > t1)
+            t1 = now;
     }
     if (t0 == UINT64_MAX)
         t0 = 0;
@@ -356,7 +380,7 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
         if ((rc = (call)) != OTF2_SUCCESS)        \
             goto out;                             \
     } while (0)
-    W(OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000u, t0, t1 - t0 + 1,
+    W(OTF2_GlobalDefWriter_WriteClockProperties(gw, (uint64_t)(rate + 0.5), t0, t1 - t0 + 1,
                                                 OTF2_UNDEFINED_TIMESTAMP));
     W(OTF2_GlobalDefWriter_WriteParadigm(gw, OTF2_PARADIGM_MPI, (uint32_t)s_mpi,
                                          OTF2_PARADIGM_CLASS_PROCESS));

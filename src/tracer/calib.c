@@ -27,12 +27,12 @@ static double copy_ns_per_byte(char *dst, const char *src, size_t size, unsigned
     unsigned t;
     size_t reps = size >= min_total ? 1 : min_total / size, i;
     for (t = 0; t < trials; t++) {
-        uint64_t t0 = upt_now(), t1;
+        uint64_t t0 = upt_ns(), t1;
         for (i = 0; i < reps; i++) {
             memcpy(dst, src, size);
             __asm__ volatile("" : : "r"(dst) : "memory"); /* keep every copy */
         }
-        t1 = upt_now();
+        t1 = upt_ns();
         double v = (double)(t1 - t0) / ((double)reps * (double)size);
         if (best < 0 || v < best)
             best = v;
@@ -47,7 +47,7 @@ static double pingpong(int rank, char *buf, int size, unsigned trips)
     double best = -1;
     unsigned k;
     for (k = 0; k < trips; k++) {
-        uint64_t t0 = upt_now();
+        uint64_t t0 = upt_ns();
         if (rank == 0) {
             PMPI_Send(buf, size, MPI_BYTE, 1, 7173, MPI_COMM_WORLD);
             PMPI_Recv(buf, size, MPI_BYTE, 1, 7174, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -55,7 +55,7 @@ static double pingpong(int rank, char *buf, int size, unsigned trips)
             PMPI_Recv(buf, size, MPI_BYTE, 0, 7173, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             PMPI_Send(buf, size, MPI_BYTE, 0, 7174, MPI_COMM_WORLD);
         }
-        double v = (double)(upt_now() - t0) / 2;
+        double v = (double)(upt_ns() - t0) / 2;
         if (best < 0 || v < best)
             best = v;
     }
@@ -126,7 +126,7 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
     int rank, size, ok;
     long eager;
     char *a = NULL, *b = NULL, host[256] = "", date[32] = "";
-    uint64_t t_start = upt_now();
+    uint64_t t_start = upt_ns();
     time_t now = time(NULL);
     struct tm tm;
 
@@ -212,6 +212,6 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
     APPEND("per_hop_ns = 0\n");
     if (eager > 0)
         APPEND("eager_limit = %ld\n", eager);
-    APPEND("; calibration took %.1f ms\n", (double)(upt_now() - t_start) / 1e6);
+    APPEND("; calibration took %.1f ms\n", (double)(upt_ns() - t_start) / 1e6);
     return 0;
 }

@@ -277,7 +277,7 @@ static inline NOINST void push_func(struct shadow *s, const void *fn)
     f->region = UINT32_MAX;
     if (!s->recording || !upt_on) {
         /* the clock only while upt_funcs_init may still want the time */
-        f->t = phase_now() == 0 ? upt_now() : 0;
+        f->t = phase_now() == 0 ? (upt_clock_init(), upt_now()) : 0;
         s->depth = d + 1;
         return;
     }
@@ -470,7 +470,7 @@ static NOINST void push_manual(struct shadow *s, const char *name)
     f->kind = FRAME_MANUAL;
     f->written = 0;
     f->region = UINT32_MAX;
-    f->t = ph == 0 ? upt_now() : 0;
+    f->t = ph == 0 ? (upt_clock_init(), upt_now()) : 0;
     if (m && s->recording && upt_on)
         f->region = manual_region(m);
     s->depth = d + 1;

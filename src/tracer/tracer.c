@@ -35,6 +35,7 @@
 
 int upt_on;
 int upt_rank, upt_size;
+int upt_tsc;
 pthread_t upt_main_thread;
 int upt_main_thread_set;
 
@@ -77,6 +78,68 @@ void upt_warn(const char *fmt, ...)
         vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
     va_end(ap);
     fprintf(stderr, "%s\n", buf);
+}
+
+/* ---- the clock (upt.h) ------------------------------------------------------ */
+
+/* the first reference pair: (ticks, CLOCK_MONOTONIC ns) */
+static uint64_t clock_t0, clock_ns0;
+static int clock_decided;
+
+static bool file_has(const char *path, const char *word)
+{
+    char buf[8192];
+    size_t n;
+    FILE *f = fopen(path, "r");
+    bool found = false;
+    if (!f)
+        return false;
+    while (!found && (n = fread(buf, 1, sizeof buf - 1, f)) > 0) {
+        buf[n] = '\0';
+        found = strstr(buf, word) != NULL;
+    }
+    fclose(f);
+    return found;
+}
+
+/* The TSC only where the kernel trusts it as its own clock source: then it
+ * is invariant and synchronised across cores. */
+static bool tsc_usable(void)
+{
+#if UPT_HAVE_TSC
+    const char *e = getenv("UNPERTURB_CLOCK");
+    if (e && !strcmp(e, "monotonic"))
+        return false;
+    if (e && !strcmp(e, "tsc"))
+        return true;
+    return file_has("/sys/devices/system/clocksource/clocksource0/current_clocksource", "tsc") &&
+           file_has("/proc/cpuinfo", "constant_tsc") && file_has("/proc/cpuinfo", "nonstop_tsc");
+#else
+    return false;
+#endif
+}
+
+void upt_clock_init(void)
+{
+    if (clock_decided)
+        return;
+    clock_decided = 1;
+    upt_tsc = tsc_usable();
+    clock_ns0 = upt_ns();
+    clock_t0 = upt_now();
+}
+
+__attribute__((constructor(101))) static void clock_ctor(void) { upt_clock_init(); }
+
+/* ticks per second since the first reference pair */
+static double clock_rate(void)
+{
+    uint64_t ns, t;
+    if (!upt_tsc)
+        return 1e9;
+    ns = upt_ns();
+    t = upt_now();
+    return ns > clock_ns0 ? (double)(t - clock_t0) * 1e9 / (double)(ns - clock_ns0) : 0;
 }
 
 /* ---- the side file: one write() per line, so a kill loses no whole line -- */
@@ -193,8 +256,8 @@ static inline void rec_begin(void)
 static inline void rec_end(OTF2_ErrorCode rc)
 {
     if (T.extra_ns) { /* UNPERTURB_EXTRA_NS: emulate heavier instrumentation */
-        uint64_t t = upt_now();
-        while (upt_now() - t < T.extra_ns)
+        uint64_t t = upt_ns();
+        while (upt_ns() - t < T.extra_ns)
             ;
     }
     in_record = 0;
@@ -667,6 +730,10 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
             close(fd);
         }
     }
+    /* the timer: a first rate now (for a run that dies), the exact one at
+     * the end; a TSC rate from a short interval is still within 1e-4 */
+    side_line("clock\t%s\t%llu\t%llu\t%.3f\n", upt_tsc ? "tsc" : "ns",
+              (unsigned long long)clock_t0, (unsigned long long)clock_ns0, clock_rate());
     install_signals();
     upt_on = 1;
     upt_funcs_init();      /* Enter records of the functions already running (main) */
@@ -687,6 +754,7 @@ static void close_local(void)
         OTF2_Archive_CloseEvtWriter(T.ar, T.w);
         T.w = NULL;
         OTF2_Archive_CloseEvtFiles(T.ar);
+        side_line("rate\t%.3f\n", clock_rate());
         side_line("end\t%llu\t%llu\n", (unsigned long long)n, (unsigned long long)upt_now());
     }
     OTF2_Archive_Close(T.ar);
@@ -769,7 +837,7 @@ int upt_measure_records(double ns[UPT_NKINDS], unsigned n, unsigned trials)
         ns[k] = -1;
     for (tr = 0; tr < trials; tr++)
         for (k = 0; k < UPT_NKINDS; k++) {
-            uint64_t t0 = upt_now(), t1;
+            uint64_t t0 = upt_ns(), t1;
             for (i = 0; i < n; i++)
                 switch (k) {
                 /* a region without a metric record: that is kind "metric" */
@@ -783,7 +851,7 @@ int upt_measure_records(double ns[UPT_NKINDS], unsigned n, unsigned trials)
                 case 6: upt_request_test(i); break;
                 default: cpu_metric(upt_now()); break;
                 }
-            t1 = upt_now();
+            t1 = upt_ns();
             /* the clock read ending one record is the next one's start */
             if (ns[k] < 0 || (double)(t1 - t0) / n < ns[k])
                 ns[k] = (double)(t1 - t0) / n;

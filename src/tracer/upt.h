@@ -24,13 +24,42 @@
 
 #define UPT_EXPORT __attribute__((visibility("default")))
 
-/* ---- the clock: CLOCK_MONOTONIC through the vDSO (about 20 ns here) ----- */
-static inline uint64_t upt_now(void)
+/* ---- the clock ------------------------------------------------------------
+ * Timestamps are the CPU's time-stamp counter (rdtsc, about 15 ns here) when
+ * the kernel itself uses it as its clock source (invariant, synchronised
+ * across cores), else CLOCK_MONOTONIC through the vDSO (about 33 ns here).
+ * UNPERTURB_CLOCK=tsc|monotonic overrides.  The tick rate is measured
+ * against CLOCK_MONOTONIC over the whole run and becomes the archive's
+ * timer resolution.  upt_ns() is for durations in ns (calibration, the
+ * extra cost). */
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define UPT_HAVE_TSC 1
+#else
+#define UPT_HAVE_TSC 0
+#endif
+
+extern int upt_tsc; /* timestamps are TSC ticks */
+
+__attribute__((no_instrument_function)) static inline uint64_t upt_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+__attribute__((no_instrument_function)) static inline uint64_t upt_now(void)
+{
+#if UPT_HAVE_TSC
+    if (__builtin_expect(upt_tsc, 1))
+        return __rdtsc();
+#endif
+    return upt_ns();
+}
+
+/* Decide the clock (idempotent; a constructor calls it, and hooks that may
+ * run before it do too). */
+void upt_clock_init(void);
 
 /* ---- state ------------------------------------------------------------- */
 

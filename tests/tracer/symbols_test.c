@@ -56,6 +56,8 @@ static NOINST int ends_with(const char *s, const char *suffix)
 /* ---- stubs of tracer.c -------------------------------------------------------- */
 
 int upt_on, upt_rank, upt_size;
+int upt_tsc; /* 0: upt_now() is CLOCK_MONOTONIC ns, as now_ns() */
+NOINST void upt_clock_init(void) {}
 pthread_t upt_main_thread;
 int upt_main_thread_set;
 
