@@ -4,7 +4,7 @@
 #   make test       sanitizer build (ASan + UBSan) and every test
 #   make demo       compensate a bundled real trace and print the summary
 #   make install PREFIX=$$HOME/.local
-#   make bench      throughput and memory figures (not a test)
+#   make bench      throughput, memory and tracer-cost figures (not a test)
 #
 # Variables: CC, PREFIX, WERROR=1 (warnings are errors, as in CI).
 
@@ -119,8 +119,11 @@ test:
 	$(MAKE) --no-print-directory $(SAN)/lib/libunperturb-trace.so
 	UNPERTURB=$(SAN)/bin/unperturb tests/tracer/run.sh $(SAN)
 	tests/tracer/symbols_test.sh
-	$(MAKE) --no-print-directory $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so
+	$(MAKE) --no-print-directory $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so $(EXAMPLES_BIN)
 	tests/tracer/valgrind.sh $(BUILD)
+	tests/examples/run.sh $(BUILD)
+	UNPERTURB=$(SAN)/bin/unperturb UNPERTURB_TIME_LIB=$(BUILD)/lib/libunperturb-time.so \
+	  tests/validate/run.sh $(BUILD)
 	@echo "make test: all tests passed"
 
 check-generated:
@@ -131,7 +134,8 @@ check-generated:
 
 # ---- demo --------------------------------------------------------------------
 demo: all
-	@scripts/demo.sh $(BUILD)/bin/unperturb
+	@scripts/deps.sh demo
+	@scripts/demo.sh $(BUILD)
 
 # ---- install -----------------------------------------------------------------
 install: all
@@ -139,11 +143,13 @@ install: all
 	install -m 755 $(BUILD)/bin/unperturb $(DESTDIR)$(PREFIX)/bin/unperturb
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/libexec $(DESTDIR)$(PREFIX)/include/unperturb
 	install -m 755 $(BUILD)/lib/libunperturb-trace.so $(DESTDIR)$(PREFIX)/lib/libunperturb-trace.so
+	install -m 755 $(BUILD)/lib/libunperturb-time.so $(DESTDIR)$(PREFIX)/lib/libunperturb-time.so
 	install -m 755 $(BUILD)/libexec/unperturb-calibrate $(DESTDIR)$(PREFIX)/libexec/unperturb-calibrate
 	install -m 644 include/unperturb/region.h $(DESTDIR)$(PREFIX)/include/unperturb/region.h
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/unperturb $(DESTDIR)$(PREFIX)/lib/libunperturb-trace.so \
+	      $(DESTDIR)$(PREFIX)/lib/libunperturb-time.so \
 	      $(DESTDIR)$(PREFIX)/libexec/unperturb-calibrate $(DESTDIR)$(PREFIX)/include/unperturb/region.h
 
 # ---- benchmark ---------------------------------------------------------------
@@ -165,6 +171,7 @@ bench: all
 	@scripts/deps.sh bench
 	$(MAKE) --no-print-directory $(BENCH_BIN)
 	bench/run.sh $(BUILD)/bin
+	bench/tracer.sh $(BUILD)
 
 # examples/ (issue 4): MPI example programs and the timing shim
 include examples/examples.mk

@@ -1,29 +1,30 @@
 #!/bin/sh
-# make demo: compensate a real Score-P trace bundled with the sources in the
-# three modes and show what changed.  Outputs go to demo/ (not versioned).
-# The overhead of 150 ns per record is an assumption for this demo (a
-# typical order of magnitude for Score-P MPI and function events); traces
-# written by the unperturb tracer carry their measured overheads instead.
+# make demo: the paper's experiment ([W] Section 5, Fig. 1) on the bundled
+# master/worker example.  montecarlo, built with -finstrument-functions so
+# that the tracer records every call of its small get_coords() function as
+# the paper's EPILOG tracer did, runs uninstrumented and traced at 2 and 4
+# ranks (3 runs of each, alternating; the fastest kept), the traced run is
+# compensated in lower, upper and network mode with the calibration stored
+# in its archive, and the table is printed.  Outputs go to demo/ (not
+# versioned): table.txt, plot.svg, validate.json, runs.csv and the traces.
+# DEMO_REPEAT and DEMO_NP change the defaults (3 and "2,4").
 set -eu
-UP=${1:-build/bin/unperturb}
-TRACE=tests/data/casita-10_scorep_mpi_tags
-OUT=demo
-mkdir -p "$OUT"
-echo "== unperturb demo: $TRACE (Score-P, 10 MPI ranks, point-to-point with tags)"
+BUILD=${1:-build}
+UP=$BUILD/bin/unperturb
+PROG=$BUILD/examples/montecarlo-finst
+REPEAT=${DEMO_REPEAT:-3}
+NP=${DEMO_NP:-2,4}
+echo "== unperturb demo: the master/worker Monte-Carlo pi example, as in Wolf et al., Fig. 1"
+echo "   $PROG: every call of get_coords() is recorded (-finstrument-functions, --functions)"
+echo "   ranks $NP, $REPEAT runs of each kind; about a minute"
 echo
-"$UP" compensate "$TRACE" -o "$OUT/compensated-upper" --force --mode upper \
-    --overhead-ns 150 --json "$OUT/upper.json"
+"$UP" validate --np "$NP" --repeat "$REPEAT" --functions -o demo --force -- "$PROG"
 echo
-for m in lower network; do
-    "$UP" compensate "$TRACE" -o "$OUT/compensated-$m" --force --mode $m --overhead-ns 150 \
-        --copy-ns-per-byte 0.05 --latency-ns 1500 --ns-per-byte 0.1 -q --json "$OUT/$m.json"
-done
-echo "== the three modes side by side (run time between MPI_Init and MPI_Finalize)"
-printf '  %-8s %16s %16s %10s\n' mode "measured s" "approximated s" change
-for m in lower upper network; do
-    sed -n 's/^ *"\(measured_time_s\|approximated_time_s\)": *\([0-9.e+-]*\).*/\2/p' "$OUT/$m.json" |
-        tr '\n' ' ' | awk -v m=$m '{printf "  %-8s %16.9f %16.9f %+9.2f%%\n", m, $1, $2, 100*($2-$1)/$1}'
-done
+echo "T: uninstrumented, timed by libunperturb-time.so; Tm: traced; Ta: compensated (lower and"
+echo "upper bound, network model), all over the window MPI_Init..MPI_Finalize.  Rank counts above"
+echo "the $(nproc) cores here share processors, which the models do not model: read those rows apart."
 echo
-echo "Outputs: $OUT/compensated-{lower,upper,network}/traces.otf2 (open them with otf2-print"
-echo "or any OTF2 viewer) and the JSON summaries $OUT/{lower,upper,network}.json."
+echo "Outputs in demo/: table.txt, plot.svg (open it in a browser), validate.json, runs.csv,"
+echo "and per configuration the kept trace and its compensations, e.g."
+echo "  otf2-print demo/np2-x0/trace/traces.otf2 | less"
+echo "  otf2-print demo/np2-x0/network/traces.otf2 | less"

@@ -111,7 +111,11 @@ int up_plot_svg(FILE *f, const up_plot *p)
 {
     size_t i, s;
     double w = ML + (double)p->npanels * (PW + GAP) - GAP + MR;
-    double h = MT + PH + MB + 28;
+    double h = MT + PH + MB + 28, legend = ML;
+    for (s = 0; p->npanels && s < p->panels[0].nseries; s++)
+        legend += 40 + 7.0 * (double)strlen(p->panels[0].series[s].name);
+    if (legend + MR > w)
+        w = legend + MR; /* the legend is one line: widen for it */
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"

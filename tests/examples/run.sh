@@ -1,0 +1,257 @@
+#!/bin/sh
+# tests/examples/run.sh [BUILD] - end-to-end tests of the example programs
+# (examples/*.c) and of the timing shim (src/shim/timeshim.c), as built by
+# `make` into BUILD (default build).  Every example runs on 2, 3 and 4 ranks
+# with small arguments, under the shim; its result line is checked against a
+# value computed here independently, in awk (a simulation of the same
+# arithmetic, or a closed form), and its time file against the format of
+# docs/examples.md.  Then: the shim without UNPERTURB_TIME_FILE, the shim's
+# C MPI_Init_thread and Fortran entry points, and montecarlo-finst under the
+# tracer (`unperturb trace --functions`).
+set -eu
+BUILD=${1:-build}
+UNPERTURB=${UNPERTURB:-$BUILD/bin/unperturb}
+[ -d "$BUILD" ] || { echo "FAIL: no build directory $BUILD: run make first" >&2; exit 1; }
+ABS=$(cd "$BUILD" && pwd)
+EX=$ABS/examples
+SHIM=$ABS/lib/libunperturb-time.so
+T=$(mktemp -d /tmp/unperturb-examples-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+ROOT=""
+[ "$(id -u)" = 0 ] && ROOT=--allow-run-as-root
+MPIRUN="mpirun --oversubscribe $ROOT"
+pass=0
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+
+for p in montecarlo montecarlo-finst barrier transpose transpose-any ring halo; do
+    [ -x "$EX/$p" ] || fail "$EX/$p is missing: run make first"
+done
+[ -f "$SHIM" ] || fail "$SHIM is missing: run make first"
+
+# the value of KEY=value in a result line
+field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# check_time FILE NP: the shim's file is complete and consistent
+check_time() {
+    [ -f "$1" ] || fail "$3: no time file $1"
+    ls "$1".tmp.* > /dev/null 2>&1 && fail "$3: temporary file left next to $1"
+    awk -v np="$2" -v sec='^[0-9]+[.][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]$' '
+        NR == 1 { if ($0 != "# unperturb-time 1") { print "bad first line: " $0; exit 1 } next }
+        { i = index($0, "="); if (!i) { print "bad line: " $0; exit 1 } v[substr($0, 1, i - 1)] = substr($0, i + 1) }
+        END {
+            if (v["ranks"] != np) { print "ranks=" v["ranks"] ", expected " np; exit 1 }
+            if (!(v["window_s"] ~ sec) || v["window_s"] + 0 <= 0) { print "bad window_s=" v["window_s"]; exit 1 }
+            for (r = 0; r < np; r++) {
+                k = "rank" r "_s"
+                if (!(k in v) || !(v[k] ~ sec)) { print "bad or missing " k; exit 1 }
+                if (v[k] + 0 > v["window_s"] + 0) { print k "=" v[k] " > window_s=" v["window_s"]; exit 1 }
+            }
+            n = 0; for (k in v) n++
+            if (n != np + 2) { print "unexpected lines"; exit 1 }
+        }' "$1" || fail "$3: time file $1"
+}
+
+# run NAME NP PROGRAM ARGS...: under the shim; prints rank 0's result line
+run() {
+    name=$1 np=$2
+    shift 2
+    rm -f "$T/time"
+    UNPERTURB_TIME_FILE="$T/time" LD_PRELOAD="$SHIM" $MPIRUN -np "$np" "$@" > "$T/out" 2> "$T/err" ||
+        { cat "$T/err" >&2; fail "$name np=$np exited with an error"; }
+    n=$(grep -c "^$name: " "$T/out" || true)
+    [ "$n" = 1 ] || { cat "$T/out" >&2; fail "$name np=$np printed $n result lines, expected 1"; }
+    check_time "$T/time" "$np" "$name np=$np"
+    grep "^$name: " "$T/out"
+}
+
+# ---- independent predictions, in awk ------------------------------------------------
+
+# barrier ITERATIONS UNIT NP -> "checksum units": x_r = 48271^(UNIT U_r) (r+1) mod 2^31-1
+predict_barrier() {
+    awk -v I="$1" -v unit="$2" -v np="$3" '
+    function mulmod(a, b, m,  hi, lo) { hi = int(b / 65536); lo = b % 65536
+        return ((a * hi % m) * 65536 + a * lo) % m }
+    function powmod(b, e, m,  r) { r = 1
+        while (e > 0) { if (e % 2) r = mulmod(r, b, m); b = mulmod(b, b, m); e = int(e / 2) }
+        return r }
+    BEGIN { M = 2147483647; sum = 0; tot = 0
+        for (r = 0; r < np; r++) {
+            U = 0; for (it = 0; it < I; it++) U += 2 + (3 * r + 5 * it) % 7
+            sum += mulmod(powmod(48271, unit * U, M), r + 1, M); tot += U }
+        printf "%.0f %.0f\n", sum, tot }'
+}
+
+# transpose N ITERATIONS WORK -> checksum (the matrix, transposed for real)
+predict_transpose() {
+    awk -v N="$1" -v I="$2" -v W="$3" 'BEGIN { P = 16777213
+        for (i = 0; i < N; i++) for (j = 0; j < N; j++) a[i, j] = (i * N + j) % P
+        for (it = 0; it < I; it++) {
+            for (i = 0; i < N; i++) for (j = 0; j < N; j++) {
+                x = a[i, j]; for (k = 0; k < W; k++) x = (x * 48271 + j + 1) % P; a[i, j] = x }
+            for (i = 0; i < N; i++) for (j = 0; j < N; j++) b[j, i] = a[i, j]
+            for (i = 0; i < N; i++) for (j = 0; j < N; j++) a[i, j] = b[i, j]
+        }
+        s = 0; for (i = 0; i < N; i++) for (j = 0; j < N; j++) s = (s + a[i, j] * ((i * N + j + 1) % P)) % P
+        printf "%d\n", s }'
+}
+
+# ring ITERATIONS WORK NP -> checksum (every rank simulated, in lockstep)
+predict_ring() {
+    awk -v I="$1" -v W="$2" -v np="$3" 'BEGIN { P = 16777213; K = 32
+        for (r = 0; r < np; r++) for (k = 0; k < K; k++) v[r, k] = r * K + k + 1
+        for (it = 0; it < I; it++) {
+            for (r = 0; r < np; r++) for (k = 0; k < K; k++) old[r, k] = v[r, k]
+            for (r = 0; r < np; r++) { L = (r + np - 1) % np; R = (r + 1) % np
+                for (k = 0; k < K; k++) {
+                    x = (old[r, k] * 48271 + old[L, k] + 2 * old[R, (k + 1) % K] + it) % P
+                    for (w = 0; w < W; w++) x = (x * 69621 + k + 1) % P
+                    v[r, k] = x } } }
+        s = 0; for (r = 0; r < np; r++) for (k = 0; k < K; k++) s = (s + v[r, k] * (r * K + k + 1)) % P
+        printf "%d\n", s }'
+}
+
+# halo N ITERATIONS -> "residual checksum" (serial Jacobi, same summation order)
+predict_halo() {
+    awk -v N="$1" -v I="$2" 'BEGIN {
+        for (i = 0; i <= N + 1; i++) for (j = 0; j <= N + 1; j++) u[i, j] = 0
+        for (j = 1; j <= N; j++) { u[0, j] = 1.0; u[N + 1, j] = 0.0 }
+        for (i = 1; i <= N; i++) { u[i, 0] = 0.5; u[i, N + 1] = 0.25 }
+        for (it = 1; it <= I; it++) {
+            ch = 0
+            for (i = 1; i <= N; i++) for (j = 1; j <= N; j++) {
+                un[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])
+                d = un[i, j] - u[i, j]; ch += d * d }
+            for (i = 1; i <= N; i++) for (j = 1; j <= N; j++) u[i, j] = un[i, j]
+        }
+        s = 0; for (i = 1; i <= N; i++) for (j = 1; j <= N; j++) s += u[i, j]
+        printf "%.17g %.17g\n", sqrt(ch), s }'
+}
+
+# |a - b| <= tol * |b|
+close_to() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= t * m) }'; }
+
+# ---- the examples -----------------------------------------------------------------
+
+MC_ARGS="4 10 512"          # rounds, chunks per round, doubles per chunk
+BAR_ARGS="60 300"           # iterations, unit
+TR_ARGS="13 3 4"            # n (not a multiple of 2, 3 or 4), iterations, work
+RING_ARGS="40 3"            # iterations, work
+HALO_ARGS="19 25 7"         # n, iterations, check
+
+exp_bar_ck=""
+exp_tr=$(predict_transpose $TR_ARGS)
+exp_halo=$(predict_halo 19 25)
+mc_hits=""
+
+for np in 2 3 4; do
+    # montecarlo: pi within 2e-3 (about 10 standard errors for 10240 shifted
+    # 24x24 grids), the counts, and hits independent of the number of ranks
+    line=$(run montecarlo $np "$EX/montecarlo" $MC_ARGS)
+    pi=$(field "$line" pi)
+    close_to "$pi" 3.14159265358979 6.4e-4 || fail "montecarlo np=$np: pi=$pi not within 2e-3 of pi"
+    [ "$(field "$line" points)" = $((4 * 10 * 256 * 24 * 24)) ] || fail "montecarlo np=$np: points in '$line'"
+    [ "$(field "$line" requests)" = 40 ] || fail "montecarlo np=$np: requests in '$line'"
+    [ "$(field "$line" rounds)" = 4 ] || fail "montecarlo np=$np: rounds in '$line'"
+    h=$(field "$line" hits)
+    [ -z "$mc_hits" ] || [ "$h" = "$mc_hits" ] || fail "montecarlo np=$np: hits=$h, but $mc_hits on 2 ranks"
+    mc_hits=$h
+    ok "montecarlo np=$np: $line"
+
+    line=$(run barrier $np "$EX/barrier" $BAR_ARGS)
+    set -- $(predict_barrier $BAR_ARGS $np)
+    [ "$(field "$line" checksum)" = "$1" ] || fail "barrier np=$np: '$line', expected checksum=$1"
+    [ "$(field "$line" units)" = "$2" ] || fail "barrier np=$np: '$line', expected units=$2"
+    ok "barrier np=$np: $line"
+
+    for p in transpose transpose-any; do
+        line=$(run $p $np "$EX/$p" $TR_ARGS)
+        [ "$(field "$line" checksum)" = "$exp_tr" ] || fail "$p np=$np: '$line', expected checksum=$exp_tr"
+        ok "$p np=$np: $line"
+    done
+
+    line=$(run ring $np "$EX/ring" $RING_ARGS)
+    e=$(predict_ring $RING_ARGS $np)
+    [ "$(field "$line" checksum)" = "$e" ] || fail "ring np=$np: '$line', expected checksum=$e"
+    ok "ring np=$np: $line"
+
+    line=$(run halo $np "$EX/halo" $HALO_ARGS)
+    set -- $exp_halo
+    close_to "$(field "$line" residual)" "$1" 1e-6 || fail "halo np=$np: '$line', expected residual=$1"
+    close_to "$(field "$line" checksum)" "$2" 1e-10 || fail "halo np=$np: '$line', expected checksum=$2"
+    ok "halo np=$np: $line"
+done
+
+# ---- the shim --------------------------------------------------------------------
+
+# without UNPERTURB_TIME_FILE: the program runs and nothing is written
+mkdir "$T/quiet"
+(cd "$T/quiet" && env -u UNPERTURB_TIME_FILE LD_PRELOAD="$SHIM" $MPIRUN -np 2 "$EX/ring" $RING_ARGS) > "$T/out" ||
+    fail "ring with the shim and no UNPERTURB_TIME_FILE"
+[ "$(field "$(cat "$T/out")" checksum)" = "$(predict_ring $RING_ARGS 2)" ] || fail "ring without time file: wrong result"
+[ -z "$(ls -A "$T/quiet")" ] || fail "the shim wrote files without UNPERTURB_TIME_FILE: $(ls -A "$T/quiet")"
+ok "shim without UNPERTURB_TIME_FILE: runs, writes nothing"
+
+# the window holds the program's work: 20 times the work, more than 5 times the window
+run barrier 2 "$EX/barrier" 100 3000 > /dev/null
+w1=$(sed -n 's/^window_s=//p' "$T/time")
+run barrier 2 "$EX/barrier" 100 60000 > /dev/null
+w2=$(sed -n 's/^window_s=//p' "$T/time")
+awk -v a="$w1" -v b="$w2" 'BEGIN { exit !(b > 5 * a) }' || fail "window_s does not follow the work: $w1 s, then $w2 s for 20x the work"
+ok "window_s follows the work ($w1 s, $w2 s for 20x)"
+
+# C MPI_Init_thread, and the Fortran entry points
+cat > "$T/cthread.c" <<'EOF'
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    int provided, rank;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("cthread: ok\n");
+    MPI_Finalize();
+    return 0;
+}
+EOF
+mpicc -O1 -o "$T/cthread" "$T/cthread.c"
+run cthread 2 "$T/cthread" > /dev/null
+ok "shim: C MPI_Init_thread"
+if command -v mpif90 > /dev/null 2>&1; then
+    for init in "call MPI_INIT(ierr)" "call MPI_INIT_THREAD(MPI_THREAD_FUNNELED, provided, ierr)"; do
+        cat > "$T/finit.f90" <<EOF
+program finit
+    use mpi
+    implicit none
+    integer :: ierr, rank, provided
+    $init
+    call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
+    call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+    if (rank == 0) print '(a)', 'finit: ok'
+    call MPI_FINALIZE(ierr)
+end program finit
+EOF
+        mpif90 -O1 -o "$T/finit" "$T/finit.f90"
+        run finit 2 "$T/finit" > /dev/null
+        ok "shim: Fortran ${init#call }"
+    done
+else
+    echo "skip Fortran shim test: no mpif90"
+fi
+
+# ---- montecarlo-finst under the tracer ------------------------------------------
+[ -x "$UNPERTURB" ] || fail "$UNPERTURB is missing: run make first"
+$UNPERTURB trace -q --functions -o "$T/mc-trace" -- $MPIRUN -np 2 "$EX/montecarlo-finst" $MC_ARGS > "$T/out" ||
+    fail "unperturb trace of montecarlo-finst"
+grep -q "^montecarlo: .* hits=$mc_hits " "$T/out" || fail "montecarlo-finst traced: result differs: $(cat "$T/out")"
+otf2-print "$T/mc-trace/traces.otf2" > "$T/mc.txt" || fail "otf2-print of the montecarlo-finst trace"
+n=$(grep -c get_coords "$T/mc.txt" || true)
+[ "$n" -gt 0 ] || fail "montecarlo-finst: no get_coords records in the trace"
+# one call per coordinate pair: ROUNDS * CHUNKS * CHUNK_DOUBLES / 2 Enter records
+e=$(awk '$1 == "ENTER" && /"get_coords"/' "$T/mc.txt" | wc -l | tr -d ' ')
+[ "$e" = $((4 * 10 * 256)) ] || fail "montecarlo-finst: $e Enter records of get_coords, expected $((4 * 10 * 256))"
+ok "montecarlo-finst traced with --functions: $e calls of get_coords recorded"
+
+echo "examples tests: $pass passed"

@@ -1,0 +1,82 @@
+#!/bin/sh
+# tests/validate/run.sh BUILD - `unperturb validate` as a user runs it: the
+# ring example (message-heavy) on 2 ranks, 2 runs of each kind, extra cost 0 and 1000 ns.
+# The table is checked against independent paths: jq over the JSON's own
+# list of runs (the fastest is kept, the deltas follow from the times), the
+# shim's time files, and otf2-print of the kept trace (its window, computed
+# here from the raw records and the timer resolution).  Then bad input:
+# a program that is not there, one that fails, one that never calls MPI.
+set -eu
+BUILD=${1:-build}
+UNPERTURB=${UNPERTURB:-$BUILD/bin/unperturb}
+PROG=$BUILD/examples/ring
+T=$(mktemp -d /tmp/unperturb-validate-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+near() { awk -v a="$1" -v b="$2" -v tol="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= tol) }'; }
+
+$UNPERTURB validate -q --np 2 --repeat 2 --extra-ns 0,1000 -o "$T/val" --json "$T/v.json" \
+    -- "$PROG" 5000 20 > "$T/table.out" || fail "validate exited non-zero"
+for f in table.txt validate.json plot.svg runs.csv log.txt np2-x0/trace/traces.otf2 \
+         np2-x1000/lower/traces.otf2 np2-x1000/upper/traces.otf2 np2-x1000/network/traces.otf2; do
+    [ -e "$T/val/$f" ] || fail "validate wrote no $f"
+done
+cmp -s "$T/v.json" "$T/val/validate.json" || fail "--json differs from validate.json"
+grep -q "T in \[lower,upper\]" "$T/table.out" || fail "no table printed"
+[ "$(jq '.rows | length' "$T/v.json")" = 2 ] || fail "expected 2 rows"
+ok "validate writes the table, JSON, plot, runs and the kept traces"
+
+# the fastest run is kept, and the figures follow from it
+for i in 0 1; do
+    jq -e ".rows[$i] | (.T_s == (.runs_T_s | min)) and (.Tm_s == (.runs_Tm_s | min))
+           and (.T_max_s == (.runs_T_s | max))
+           and ((.delta_m - (.Tm_s - .T_s) / .T_s) | fabs < 1e-12)
+           and ((.delta_a_network - ((.Ta_network_s - .T_s) | fabs) / .T_s) | fabs < 1e-12)
+           and (.T_in_bounds == (.Ta_lower_s <= .T_s and .T_s <= .Ta_upper_s))
+           and (.np == 2) and (.oversubscribed | not)" "$T/v.json" > /dev/null ||
+        fail "row $i is not consistent with its runs"
+done
+[ "$(jq -r '.rows[0].extra_ns, .rows[1].extra_ns' "$T/v.json" | tr '\n' ' ')" = "0 1000 " ] ||
+    fail "extra_ns values"
+# 1000 ns more per record must show: the run is slower traced
+jq -e '.rows[1].Tm_s > .rows[0].Tm_s and .rows[1].delta_m > 0.05' "$T/v.json" > /dev/null ||
+    fail "extra cost of 1000 ns per record did not dilate the run"
+# the lower bound is not above the upper one
+jq -e '.rows[] | .Ta_lower_s <= .Ta_upper_s + 1e-9' "$T/v.json" > /dev/null || fail "lower > upper"
+ok "rows: fastest runs kept, deltas and bounds consistent, extra cost dilates"
+
+# T from the shim's files: the minimum of the two uninstrumented windows
+tmin=$(sed -n 's/^window_s=//p' "$T/val/np2"/untraced-*.time | sort -g | head -1)
+near "$tmin" "$(jq '.rows[0].T_s' "$T/v.json")" 1e-9 || fail "T_s is not the shim's fastest window"
+[ "$(grep -c ',uninstrumented,' "$T/val/runs.csv")" = 2 ] && [ "$(grep -c ',traced,' "$T/val/runs.csv")" = 4 ] ||
+    fail "runs.csv: expected 2 uninstrumented and 4 traced runs"
+ok "T is the fastest window the timing shim wrote; runs.csv lists every run"
+
+# Tm from the kept trace itself: earliest Leave(MPI_Init) to latest Enter(MPI_Finalize)
+res=$(otf2-print -G "$T/val/np2-x0/trace/traces.otf2" | sed -n 's/.*Ticks per Seconds: \([0-9]*\).*/\1/p')
+tm=$(otf2-print "$T/val/np2-x0/trace/traces.otf2" | awk -v res="$res" '
+    $1 == "LEAVE" && /"MPI_Init"/ { if (a == "" || $3 < a) a = $3 }
+    $1 == "ENTER" && /"MPI_Finalize"/ { if ($3 > b) b = $3 }
+    END { printf "%.9f", (b - a) / res }')
+near "$tm" "$(jq '.rows[0].Tm_s' "$T/v.json")" 1e-6 || fail "Tm_s $(jq '.rows[0].Tm_s' "$T/v.json") is not the trace's window $tm"
+grep -q '<svg' "$T/val/plot.svg" && grep -q '</svg>' "$T/val/plot.svg" &&
+    [ "$(grep -c '<polyline' "$T/val/plot.svg")" -ge 10 ] || fail "plot.svg incomplete"
+ok "Tm is the window of the kept trace (otf2-print: $tm s); plot has 2 panels of 5 lines"
+
+# bad input: clear error, non-zero exit, no output folder
+if $UNPERTURB validate -q -o "$T/bad1" -- "$T/no-such-program" 2> "$T/err1"; then fail "missing program accepted"; fi
+grep -q "no-such-program" "$T/err1" && [ ! -e "$T/bad1" ] || fail "missing program: message or leftovers"
+printf '#!/bin/sh\nexit 3\n' > "$T/fails.sh" && chmod +x "$T/fails.sh"
+if $UNPERTURB validate -q --repeat 1 -o "$T/bad2" -- "$T/fails.sh" 2> "$T/err2"; then fail "failing program accepted"; fi
+grep -q "exit status" "$T/err2" && [ ! -e "$T/bad2" ] && ! ls "$T"/bad2.tmp-* > /dev/null 2>&1 ||
+    fail "failing program: message or leftovers"
+printf '#!/bin/sh\nexit 0\n' > "$T/nompi.sh" && chmod +x "$T/nompi.sh"
+if $UNPERTURB validate -q --repeat 1 -o "$T/bad3" -- "$T/nompi.sh" 2> "$T/err3"; then fail "non-MPI program accepted"; fi
+grep -q "not timed" "$T/err3" && [ ! -e "$T/bad3" ] || fail "non-MPI program: message or leftovers"
+if $UNPERTURB validate -q --np 0 -o "$T/bad4" -- "$PROG" 2> /dev/null; then fail "--np 0 accepted"; fi
+$UNPERTURB validate -q --np 2 --repeat 1 -o "$T/val" -- "$PROG" 10 1 > /dev/null 2>&1 && fail "existing output replaced without --force"
+[ -e "$T/val/validate.json" ] || fail "existing output damaged"
+ok "bad input: missing, failing and non-MPI programs, --np 0, existing output"
+echo "validate tests: $pass passed"
