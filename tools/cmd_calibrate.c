@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,10 +38,9 @@ int cmd_calibrate(int argc, char **argv)
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *out = NULL, *extra = "0", *launcher = NULL;
     bool force = false;
-    char exe[PATH_MAX], prog[PATH_MAX + 32], tmp[] = "/tmp/unperturb-calib-XXXXXX", *text = NULL;
+    char prog[PATH_MAX + 32], tmp[] = "/tmp/unperturb-calib-XXXXXX", *text = NULL;
     char *args[64], *lcopy = NULL;
     int c, n = 0, status, fd, rc = 1;
-    ssize_t len;
     pid_t pid;
     FILE *f;
     size_t size = 0;
@@ -70,11 +68,8 @@ int cmd_calibrate(int argc, char **argv)
         fprintf(stderr, "unperturb calibrate: '%s' exists (use --force to replace it)\n", out);
         return 1;
     }
-    if ((len = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0)
-        return cmd_fail("calibrate", 1, "cannot find my own executable");
-    exe[len] = '\0';
-    snprintf(prog, sizeof prog, "%s/../libexec/unperturb-calibrate", dirname(exe));
-    if (access(prog, X_OK) != 0) {
+    if (cmd_near_exe(NULL, "libexec/unperturb-calibrate", prog, sizeof prog) != 0 ||
+        access(prog, X_OK) != 0) {
         fprintf(stderr, "unperturb calibrate: cannot find '%s'\n", prog);
         return 1;
     }
