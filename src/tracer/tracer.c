@@ -291,13 +291,23 @@ static void cpu_metric(uint64_t t)
     RECORD(OTF2_EvtWriter_Metric(T.w, NULL, t, UPT_METRIC_CPU, 1, &type, &v));
 }
 
-void upt_enter(uint32_t r)
+/* The timestamp of an Enter or Leave of region r; for an MPI region under
+ * --cpu-time, after the metric record written just before it. */
+static inline uint64_t region_stamp(uint32_t r)
 {
     uint64_t t = upt_now();
     if (T.cpu && r < UPT_R_FLUSH) {
         cpu_metric(t);
-        t = upt_now(); /* the Enter comes after the metric record's cost */
+        t = upt_now(); /* the Enter/Leave comes after the metric record's cost */
     }
+    return t;
+}
+
+/* (the stamp is taken before RECORD: the metric record is a record of its
+ * own, and must not run inside this one's signal deferral) */
+void upt_enter(uint32_t r)
+{
+    uint64_t t = region_stamp(r);
     RECORD(OTF2_EvtWriter_Enter(T.w, NULL, t, r));
 }
 
@@ -305,11 +315,7 @@ void upt_enter_at(uint32_t r, uint64_t t) { RECORD(OTF2_EvtWriter_Enter(T.w, NUL
 
 void upt_leave(uint32_t r)
 {
-    uint64_t t = upt_now();
-    if (T.cpu && r < UPT_R_FLUSH) {
-        cpu_metric(t);
-        t = upt_now();
-    }
+    uint64_t t = region_stamp(r);
     RECORD(OTF2_EvtWriter_Leave(T.w, NULL, t, r));
 }
 
