@@ -316,7 +316,7 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     now_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     /* the timer resolution: rank 0's clock (the offsets map the others to it) */
-    for (r = 0; r < m->nranks && !rate; r++)
+    for (r = 0; r < m->nranks && rate == 0; r++)
         if (m->R[r].found)
             rate = m->R[r].rate_end > 0 ? m->R[r].rate_end : m->R[r].rate_init;
     if (!(rate >= 1e3 && rate < 1e12))
