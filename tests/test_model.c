@@ -418,6 +418,77 @@ TEST(buffer_flush_and_overhead_region_removed)
     up_replay_result_free(&res);
 }
 
+TEST(flush_before_a_record_with_its_time_is_removed_from_a_later_gap)
+{
+    /* The tracer's way: the Leave that filled the buffer took its time (200)
+     * before the flush and is written after it.  O = 10.  0; Enter(work) 90;
+     * BufferFlush 90+100-10 = 180, stop time 180, 500 owed; Leave(work) gap 0
+     * keeps owing -> 180; Enter(work) gap 550 loses 10 + 500 -> 220;
+     * Leave(work) 310; Leave(main) 350.  Removed 550, nothing clamped. */
+    static const uint64_t w[] = {0, 90, 180, 180, 220, 310, 350};
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    uint64_t *rem;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 1, NS, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_enter(g, 0, 100, TG_WORK);
+    tg_flush(g, 0, 200, 700);
+    tg_leave(g, 0, 200, TG_WORK);
+    tg_enter(g, 0, 750, TG_WORK);
+    tg_leave(g, 0, 850, TG_WORK);
+    tg_leave(g, 0, 900, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, &rem) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, w, 7);
+    CHECK_EQ(rem[0], 550);
+    CHECK_EQ(res.repairs[UP_REPAIR_overhead_clamped], 0);
+    free(rem);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+TEST(function_regions_use_the_fn_kinds)
+{
+    /* enter = leave = 10 for the MPI region, fn_enter = 30 and fn_leave = 40
+     * for the program's own regions (paradigm USER).  0; Enter(MPI_Send)
+     * 100-30 = 70; its Leave 70+100-10 = 160; Enter(work) 160+100-10 = 250;
+     * Leave(work) 250+100-30 = 320; Leave(main) 320+100-40 = 380. */
+    static const uint64_t w[] = {0, 70, 160, 250, 320, 380};
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    uint64_t *rem;
+    p.overhead_ns[UP_RK_FN_ENTER] = 30;
+    p.overhead_ns[UP_RK_FN_LEAVE] = 40;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 1, NS, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_enter(g, 0, 100, TG_SEND);
+    tg_leave(g, 0, 200, TG_SEND);
+    tg_enter(g, 0, 300, TG_WORK);
+    tg_leave(g, 0, 400, TG_WORK);
+    tg_leave(g, 0, 500, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, &rem) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, w, 6);
+    CHECK_EQ(rem[0], 120);
+    free(rem);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
 TEST(metric_records_have_their_own_overhead)
 {
     /* O = 10 for every kind but metric = 100 (the --cpu-time clock read).

@@ -119,6 +119,29 @@ TEST(calibration_metric_defaults_to_other)
     CHECK_EQ(up_rk_of(UP_EV_ParameterInt), UP_RK_OTHER);
 }
 
+TEST(calibration_fn_kinds_default_to_enter_and_leave)
+{
+    up_comp_params p;
+    up_err err = {0};
+    /* a file from before fn_enter/fn_leave: they follow enter and leave,
+     * ahead of "all" (which then only fills the rest) */
+    up_comp_params_init(&p);
+    CHECK_EQ(up_calibration_parse("[overhead]\nall = 99\nenter = 15\nleave = 16\n", "old", &p,
+                                  &err), UP_OK);
+    CHECK_NEAR(p.overhead_ns[UP_RK_FN_ENTER], 15, 0);
+    CHECK_NEAR(p.overhead_ns[UP_RK_FN_LEAVE], 16, 0);
+    CHECK_NEAR(p.overhead_ns[UP_RK_SEND], 99, 0);
+    up_comp_params_init(&p);
+    CHECK_EQ(up_calibration_parse("[overhead]\nenter = 15\nleave = 16\nfn_enter = 31\nfn_leave = 32\n",
+                                  "new", &p, &err), UP_OK);
+    CHECK_NEAR(p.overhead_ns[UP_RK_FN_ENTER], 31, 0);
+    CHECK_NEAR(p.overhead_ns[UP_RK_FN_LEAVE], 32, 0);
+    CHECK_NEAR(p.overhead_ns[UP_RK_ENTER], 15, 0);
+    up_comp_params_init(&p);
+    CHECK_EQ(up_calibration_parse("[overhead]\nall = 7\n", "all", &p, &err), UP_OK);
+    CHECK_NEAR(p.overhead_ns[UP_RK_FN_LEAVE], 7, 0);
+}
+
 TEST(calibration_errors_name_the_problem)
 {
     static const struct {

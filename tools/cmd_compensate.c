@@ -253,12 +253,13 @@ int cmd_compensate(int argc, char **argv)
     if (up_replay_run(t, w, up_comp_ops(), model, &res, &err) != UP_OK)
         goto fail;
     snprintf(desc, sizeof desc,
-             "overhead compensated by unperturb %s: mode %s, collectives %s, O(ns) enter %g leave %g send %g recv %g coll_begin %g coll_end %g other %g metric %g",
+             "overhead compensated by unperturb %s: mode %s, collectives %s, O(ns) enter %g leave %g send %g recv %g coll_begin %g coll_end %g other %g metric %g fn_enter %g fn_leave %g",
              UP_VERSION, up_mode_name(p.mode), up_collective_name(p.collective),
              p.overhead_ns[UP_RK_ENTER], p.overhead_ns[UP_RK_LEAVE], p.overhead_ns[UP_RK_SEND],
              p.overhead_ns[UP_RK_RECV], p.overhead_ns[UP_RK_COLL_BEGIN],
              p.overhead_ns[UP_RK_COLL_END], p.overhead_ns[UP_RK_OTHER],
-             p.overhead_ns[UP_RK_METRIC]);
+             p.overhead_ns[UP_RK_METRIC], p.overhead_ns[UP_RK_FN_ENTER],
+             p.overhead_ns[UP_RK_FN_LEAVE]);
     snprintf(prop, sizeof prop, "mode=%s;collective=%s", up_mode_name(p.mode),
              up_collective_name(p.collective));
     {

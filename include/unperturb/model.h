@@ -34,6 +34,9 @@ typedef enum up_rk {
     UP_RK_COLL_END,
     UP_RK_OTHER,
     UP_RK_METRIC,    /* Metric records (the tracer's --cpu-time); defaults to other */
+    UP_RK_FN_ENTER,  /* Enter of a UP_REGION_USER region (function hooks, manual
+                      * regions); defaults to enter */
+    UP_RK_FN_LEAVE,  /* its Leave; defaults to leave */
     UP_RK_COUNT
 } up_rk;
 

@@ -78,7 +78,9 @@ const char *up_ev_kind_name(unsigned kind);
 enum {
     UP_REGION_MPI_INIT = 1u << 0,     /* MPI_Init, MPI_Init_thread */
     UP_REGION_MPI_FINALIZE = 1u << 1, /* MPI_Finalize */
-    UP_REGION_OVERHEAD = 1u << 2      /* measurement overhead: removed whole */
+    UP_REGION_OVERHEAD = 1u << 2,     /* measurement overhead: removed whole */
+    UP_REGION_USER = 1u << 3          /* the program's own code (paradigm COMPILER or
+                                       * USER): its Enter/Leave are kinds fn_enter/fn_leave */
 };
 
 typedef struct up_region_def {

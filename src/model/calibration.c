@@ -15,6 +15,7 @@
 
 static const char *const rk_names[UP_RK_COUNT] = {
     "enter", "leave", "send", "recv", "coll_begin", "coll_end", "other", "metric",
+    "fn_enter", "fn_leave",
 };
 
 const char *up_rk_name(unsigned rk) { return rk < UP_RK_COUNT ? rk_names[rk] : "?"; }
@@ -207,6 +208,9 @@ static up_status finish_parse(parse_ctx *c, int rc)
     for (i = 0; i < UP_RK_COUNT; i++) {
         if (c->named[i])
             p->overhead_ns[i] = c->onamed[i], p->overhead_set = true;
+        else if ((i == UP_RK_FN_ENTER || i == UP_RK_FN_LEAVE) &&
+                 c->named[i - UP_RK_FN_ENTER]) /* files from before fn_*: as enter/leave */
+            p->overhead_ns[i] = c->onamed[i - UP_RK_FN_ENTER], p->overhead_set = true;
         else if (c->all_set)
             p->overhead_ns[i] = c->all, p->overhead_set = true;
         else if (i == UP_RK_METRIC && c->named[UP_RK_OTHER])

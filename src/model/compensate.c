@@ -31,6 +31,9 @@ typedef struct hist_ent {
 
 typedef struct cloc {
     uint64_t pend;       /* overhead to remove from the next gap (eq. 1) */
+    uint64_t carry;      /* flush time not yet removed: the record that filled
+                          * the buffer is written after the flush with its
+                          * earlier timestamp, so the flush lies in a later gap */
     unsigned depth;      /* open overhead regions (BUFFER FLUSH, ...) */
     uint64_t cum;        /* overhead of all records so far (upper mode only) */
     uint64_t removed;    /* time actually removed */
@@ -44,6 +47,7 @@ struct up_comp {
     double ticks_per_ns;
     uint64_t o[UP_RK_COUNT];
     uint64_t o_kind[UP_EV_COUNT_]; /* O by record kind, ticks */
+    uint64_t o_fn[2];              /* O of a user region's Enter, Leave */
     cloc *L;
     size_t n;
     uint64_t repairs[UP_REPAIR_COUNT];
@@ -72,6 +76,8 @@ UP_HOT_INLINE uint64_t c_record_ovh(void *mp, const up_event *ev)
     const up_comp *M = mp;
     if (ev->kind == UP_EV_BufferFlush)
         return flush_ticks(ev);
+    if ((ev->kind == UP_EV_Enter || ev->kind == UP_EV_Leave) && (ev->rflags & UP_REGION_USER))
+        return M->o_fn[ev->kind == UP_EV_Leave];
     return M->o_kind[ev->kind];
 }
 
@@ -104,10 +110,14 @@ UP_HOT_INLINE void account(up_comp *M, cloc *c, up_event *ev)
             c->hn++;
         c->cum += o;
     }
-    c->pend = o;
-    if (ev->kind == UP_EV_BufferFlush)
+    if (ev->kind == UP_EV_BufferFlush) {
+        c->carry += o; /* measured, not calibrated: removed whole, gap by gap */
+        c->pend = 0;
         ev->u.BufferFlush.stopTime = ev->t_out; /* its duration is removed */
-    else if (ev->kind == UP_EV_Enter && (ev->rflags & UP_REGION_OVERHEAD))
+        return;
+    }
+    c->pend = o;
+    if (ev->kind == UP_EV_Enter && (ev->rflags & UP_REGION_OVERHEAD))
         c->depth++;
     else if (ev->kind == UP_EV_Leave && c->depth && (ev->rflags & UP_REGION_OVERHEAD))
         c->depth--;
@@ -125,11 +135,18 @@ UP_HOT_INLINE uint64_t local_time(up_comp *M, cloc *c, const up_loc_state *ls, c
     if (c->depth) {
         rem = gap;
         c->cum += gap; /* time inside an overhead region is overhead too */
+        c->carry = 0;
     } else {
-        rem = c->pend;
+        /* the record's own O first, then flush time still owed */
+        rem = c->pend + c->carry;
         if (rem > gap) {
+            uint64_t left = rem - gap;
+            if (left > c->carry) /* the calibrated O did not fit: a model limit */
+                M->repairs[UP_REPAIR_overhead_clamped]++;
+            c->carry = left < c->carry ? left : c->carry;
             rem = gap;
-            M->repairs[UP_REPAIR_overhead_clamped]++;
+        } else {
+            c->carry = 0;
         }
     }
     c->removed += rem;
@@ -215,6 +232,7 @@ static void consume_pending(cloc *c, const up_loc_state *ls, const up_event *ev)
 {
     if (ls->started)
         c->removed += c->pend < sub0(ev->time, ls->prev_m) ? c->pend : sub0(ev->time, ls->prev_m);
+    c->carry = 0; /* the formulas start from ready_a: a flush before is gone */
 }
 
 static void c_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
@@ -327,6 +345,8 @@ up_status up_comp_new(const up_comp_params *p, const up_defs *d, up_comp **out,
     for (i = 0; i < UP_EV_COUNT_; i++)
         M->o_kind[i] = M->o[up_rk_of(i)];
     M->o_kind[UP_EV_BufferFlush] = 0; /* a flush costs its duration instead */
+    M->o_fn[0] = M->o[UP_RK_FN_ENTER];
+    M->o_fn[1] = M->o[UP_RK_FN_LEAVE];
     *out = M;
     return UP_OK;
 }

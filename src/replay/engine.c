@@ -510,6 +510,18 @@ static int wake_coll(engine *E, up_coll *c)
     return 0;
 }
 
+/* Region flags of an Enter/Leave, looked up once for engine and model;
+ * every other record kind has 0 (only local records reach here with them). */
+UP_HOT_INLINE void set_rflags(engine *E, up_event *ev)
+{
+    if (ev->kind == UP_EV_Enter)
+        ev->rflags = (uint8_t)up_defs_region_flags(E->d, ev->u.Enter.region);
+    else if (ev->kind == UP_EV_Leave)
+        ev->rflags = (uint8_t)up_defs_region_flags(E->d, ev->u.Leave.region);
+    else
+        ev->rflags = 0;
+}
+
 static void coll_free(up_coll *c)
 {
     if (c) {
@@ -550,6 +562,7 @@ static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
     }
     for (i = 0; i < end_i; i++) { /* all buffered now: no growth, no error */
         up_stream_peek(L->s, i, &e, E->err);
+        set_rflags(E, e);
         ovh += E->ops->record_ovh(E->model, e);
     }
     up_stream_peek(L->s, end_i, &e, E->err);
@@ -666,17 +679,6 @@ static int do_coll_end(engine *E, uint32_t li, up_event *ev)
 /* The tail of every record: keep the location monotonic, note the window
  * marks and statistics, update the location state, write the record
  * (attributes from `al` on the direct path, from the record otherwise). */
-/* Region flags of an Enter/Leave, looked up once for engine and model;
- * every other record kind has 0 (only local records reach here with them). */
-UP_HOT_INLINE void set_rflags(engine *E, up_event *ev)
-{
-    if (ev->kind == UP_EV_Enter)
-        ev->rflags = (uint8_t)up_defs_region_flags(E->d, ev->u.Enter.region);
-    else if (ev->kind == UP_EV_Leave)
-        ev->rflags = (uint8_t)up_defs_region_flags(E->d, ev->u.Leave.region);
-    else
-        ev->rflags = 0;
-}
 
 UP_HOT_INLINE int finish_record(engine *E, uint32_t li, up_event *ev, bool direct)
 {

@@ -127,6 +127,8 @@ static OTF2_CallbackCode on_region(void *ud, OTF2_RegionRef self,
      * names every overhead region "UNPERTURB <what>" (docs/models.md). */
     if (!strcmp(rg->name, "TRACE BUFFER FLUSH") || !strncmp(rg->name, "UNPERTURB ", 10))
         rg->flags |= UP_REGION_OVERHEAD;
+    else if (paradigm == OTF2_PARADIGM_COMPILER || paradigm == OTF2_PARADIGM_USER)
+        rg->flags |= UP_REGION_USER;
     return OTF2_CALLBACK_SUCCESS;
 }
 

@@ -16,7 +16,7 @@
 
 static const char *const kind_keys[UPT_NKINDS] = {"enter", "leave", "send", "recv",
                                                   "coll_begin", "coll_end", "other",
-                                                  "metric"};
+                                                  "metric", "fn_enter", "fn_leave"};
 
 /* ns per byte of memcpy for `size` bytes, min over trials; the loop copies
  * at least `min_total` bytes per trial so small sizes are timed in bulk */
@@ -134,7 +134,7 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
 
     /* O per record kind, [W] eq. (1) */
-    ok = upt_measure_records(rec, thorough ? 20000 : 2000, thorough ? 20 : 5) == 0;
+    ok = upt_measure_records(rec, thorough ? 20000 : 500, thorough ? 20 : 40) == 0;
 
     /* C(size) */
     for (i = 0; i < NSIZES; i++)

@@ -233,15 +233,20 @@ static NOINST uint32_t define_function(struct shadow *s, const void *fn)
 
 /* First sight of `fn` while recording.  `overhead`: enclose the lookup in the
  * tracer's own region (not from upt_funcs_init: its Enter records carry
- * earlier times and must come first). */
+ * earlier times and must come first); 2: the calibration's probe. */
 static NOINST __attribute__((noinline, cold)) uint32_t fn_resolve(struct shadow *s,
                                                                   const void *fn, int overhead)
 {
-    if (overhead)
-        upt_overhead_begin();
-    uint32_t r = define_function(s, fn);
-    if (overhead)
-        upt_overhead_end();
+    uint32_t r;
+    if (overhead == 2) { /* upt_funcs_measure's probe: no definition of its own */
+        r = UPT_R_OVERHEAD;
+    } else {
+        if (overhead)
+            upt_overhead_begin();
+        r = define_function(s, fn);
+        if (overhead)
+            upt_overhead_end();
+    }
     fn_insert(s, fn, r);
     return r;
 }
@@ -368,6 +373,41 @@ UPT_EXPORT NOINST void __cyg_profile_func_exit(void *fn, void *site)
     if (s)
         pop_func(s, fn);
     in_hook = 0;
+}
+
+/* ---- calibration ------------------------------------------------------------ */
+
+/* A function the program never calls: the calibration's compiler-hook
+ * records are written for it, as the tracer's own region. */
+static NOINST __attribute__((noinline)) void calib_probe(void) { __asm__ volatile(""); }
+
+/* `n` entry/exit pairs through the real hooks (the guard, the thread's
+ * stack, the address table, the records), on the calling thread's stack
+ * with recording on; its records go wherever the caller points the writer.
+ * Returns the ns per pair, or -1 when this thread has no stack of its own. */
+NOINST double upt_funcs_measure(unsigned n)
+{
+    struct shadow *s = my_shadow();
+    void *fn = (void *)(uintptr_t)calib_probe;
+    int saved_off = hooks_off, saved_rec;
+    uint64_t t0;
+    unsigned i;
+    if (!s || in_hook)
+        return -1;
+    if (fn_region(s, fn, 2) == UINT32_MAX) /* first time: enter it in the table */
+        return -1;
+    saved_rec = s->recording;
+    hooks_off = 0;
+    s->recording = 1;
+    t0 = upt_ns();
+    for (i = 0; i < n; i++) {
+        __cyg_profile_func_enter(fn, NULL);
+        __cyg_profile_func_exit(fn, NULL);
+    }
+    t0 = upt_ns() - t0;
+    s->recording = saved_rec;
+    hooks_off = saved_off;
+    return (double)t0 / n;
 }
 
 /* ---- the manual API ------------------------------------------------------------ */

@@ -191,9 +191,13 @@ void upt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * kind, ns, the minimum over `trials` runs of `n` back-to-back records written
  * to a scratch archive that writes no file.  Kinds in the order of the
  * calibration file: enter, leave, send, recv, coll_begin, coll_end, other,
- * metric. */
-#define UPT_NKINDS 8 /* ..., other, metric (a --cpu-time Metric record) */
+ * metric, fn_enter, fn_leave (the last two: half an Enter/Leave pair through
+ * the -finstrument-functions hooks). */
+#define UPT_NKINDS 10 /* ..., other, metric (--cpu-time), fn_enter, fn_leave */
 int upt_measure_records(double ns[UPT_NKINDS], unsigned n, unsigned trials);
+/* (funcs.c) ns per Enter/Leave pair written through the compiler hooks, n
+ * pairs back to back; -1 if this thread cannot record functions */
+double upt_funcs_measure(unsigned n);
 /* the extra cost per record outside a traced run (unperturb-calibrate) */
 void upt_calib_extra_ns(uint64_t ns);
 
