@@ -46,5 +46,5 @@ rm -rf "$OUT/probe" "$OUT/probe-c" "$OUT/probe.json" "$OUT/probe-c.json"
 # the Markdown rows
 for f in "$OUT"/*.json; do
     name=$(basename "$f" .json)
-    jq -r --arg n "$name" '.rows[] | "| \($n | sub("-np[0-9]+$"; "")) | \(.np) | \(.extra_ns) | \(.T_s*1000|floor/1000) (\(.T_median_s*1000|floor/1000), \(.T_max_s*1000|floor/1000)) | \(.Tm_s*1000|floor/1000) | \(.delta_m*1000|round/10)% | \(.delta_a_lower*1000|round/10)% | \(.delta_a_upper*1000|round/10)% | \(.delta_a_network*1000|round/10)% | \(if .T_in_bounds then "yes" else "no" end) |"' "$f"
+    jq -r --arg n "$name" '.rows[] | "| \($n | sub("-np[0-9]+$"; "")) | \(.np) | \(.extra_ns) | \(.T_s*1000|floor/1000) (\(.T_median_s*1000|floor/1000), \(.T_max_s*1000|floor/1000)) | \(.Tm_s*1000|floor/1000) (\(.Tm_median_s*1000|floor/1000), \(.Tm_max_s*1000|floor/1000)) | \(.delta_m*1000|round/10)% | \(.delta_a_lower*1000|round/10)% | \(.delta_a_upper*1000|round/10)% | \(.delta_a_network*1000|round/10)% | \(if .T_in_bounds then "yes" else "no" end) |"' "$f"
 done
