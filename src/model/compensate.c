@@ -31,9 +31,10 @@ typedef struct hist_ent {
 
 typedef struct cloc {
     uint64_t pend;       /* overhead to remove from the next gap (eq. 1) */
-    uint64_t carry;      /* flush time not yet removed: the record that filled
-                          * the buffer is written after the flush with its
-                          * earlier timestamp, so the flush lies in a later gap */
+    uint64_t fl_s, fl_e; /* the last flush, measured [time, stopTime]: the record
+                          * that filled the buffer is written after the flush
+                          * with its earlier timestamp, so the flush lies in the
+                          * gaps that overlap it, not in the one after its record */
     unsigned depth;      /* open overhead regions (BUFFER FLUSH, ...) */
     uint64_t cum;        /* overhead of all records so far (upper mode only) */
     uint64_t removed;    /* time actually removed */
@@ -61,6 +62,7 @@ static uint64_t ns_ticks(const up_comp *M, double ns)
 
 static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 static uint64_t max2(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t min2(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
 static uint64_t flush_ticks(const up_event *ev)
 {
@@ -111,7 +113,8 @@ UP_HOT_INLINE void account(up_comp *M, cloc *c, up_event *ev)
         c->cum += o;
     }
     if (ev->kind == UP_EV_BufferFlush) {
-        c->carry += o; /* measured, not calibrated: removed whole, gap by gap */
+        c->fl_s = ev->time; /* measured, not calibrated: removed where it lies */
+        c->fl_e = ev->time + o;
         c->pend = 0;
         ev->u.BufferFlush.stopTime = ev->t_out; /* its duration is removed */
         return;
@@ -135,18 +138,14 @@ UP_HOT_INLINE uint64_t local_time(up_comp *M, cloc *c, const up_loc_state *ls, c
     if (c->depth) {
         rem = gap;
         c->cum += gap; /* time inside an overhead region is overhead too */
-        c->carry = 0;
     } else {
-        /* the record's own O first, then flush time still owed */
-        rem = c->pend + c->carry;
-        if (rem > gap) {
-            uint64_t left = rem - gap;
-            if (left > c->carry) /* the calibrated O did not fit: a model limit */
-                M->repairs[UP_REPAIR_overhead_clamped]++;
-            c->carry = left < c->carry ? left : c->carry;
+        /* the previous record's O, and the part of a flush in this gap */
+        uint64_t lo = max2(c->fl_s, ls->prev_m), hi = min2(c->fl_e, ev->time);
+        uint64_t fl = hi > lo ? hi - lo : 0;
+        rem = fl + c->pend;
+        if (rem > gap) { /* the calibrated O did not fit: a model limit */
             rem = gap;
-        } else {
-            c->carry = 0;
+            M->repairs[UP_REPAIR_overhead_clamped]++;
         }
     }
     c->removed += rem;
@@ -232,7 +231,6 @@ static void consume_pending(cloc *c, const up_loc_state *ls, const up_event *ev)
 {
     if (ls->started)
         c->removed += c->pend < sub0(ev->time, ls->prev_m) ? c->pend : sub0(ev->time, ls->prev_m);
-    c->carry = 0; /* the formulas start from ready_a: a flush before is gone */
 }
 
 static void c_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,

@@ -560,14 +560,20 @@ static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
         E->ops->local(E->model, li, &L->ls, *evp);
         return STEP_OK;
     }
-    for (i = 0; i < end_i; i++) { /* all buffered now: no growth, no error */
-        up_stream_peek(L->s, i, &e, E->err);
-        set_rflags(E, e);
-        ovh += E->ops->record_ovh(E->model, e);
-    }
-    up_stream_peek(L->s, end_i, &e, E->err);
+    up_stream_peek(L->s, end_i, &e, E->err); /* all buffered now: no growth, no error */
     end = e->u.MpiCollectiveEnd;
     end_m = e->time;
+    for (i = 0; i < end_i; i++) {
+        uint64_t o;
+        up_stream_peek(L->s, i, &e, E->err);
+        set_rflags(E, e);
+        o = E->ops->record_ovh(E->model, e);
+        /* only the part of a flush before the end: the end record was
+         * written after the flush, with its earlier time */
+        if (e->kind == UP_EV_BufferFlush && e->time + o > end_m)
+            o = end_m > e->time ? end_m - e->time : 0;
+        ovh += o;
+    }
     up_stream_peek(L->s, 0, evp, E->err);
 
     r = rank_of(E, end.communicator, li, &rank);

@@ -254,4 +254,18 @@ e=$(awk '$1 == "ENTER" && /"get_coords"/' "$T/mc.txt" | wc -l | tr -d ' ')
 [ "$e" = $((4 * 10 * 256)) ] || fail "montecarlo-finst: $e Enter records of get_coords, expected $((4 * 10 * 256))"
 ok "montecarlo-finst traced with --functions: $e calls of get_coords recorded"
 
+# ---- buffer flushes are removed whole ----------------------------------------------
+# barrier on 1 rank with a 1 MiB buffer flushes a few times, each time inside
+# a barrier call.  With O = 0 the only overhead is the flushes: compensation
+# must remove exactly the sum of their durations as otf2-print lists them.
+UNPERTURB_BUFFER_MB=1 $UNPERTURB trace -q -o "$T/fl" -- $MPIRUN -np 1 "$EX/barrier" 100000 1 > /dev/null ||
+    fail "unperturb trace of barrier with a 1 MiB buffer"
+$UNPERTURB compensate -q "$T/fl" -o "$T/fl-c" --overhead-ns 0 --json "$T/fl.json" ||
+    fail "compensate of the flushing trace"
+flushes=$(otf2-print "$T/fl/traces.otf2" | awk '$1 == "BUFFER_FLUSH" { split($0, a, "Stop Time: "); s += a[2] - $3; n++ } END { print n + 0, s + 0 }')
+removed=$(jq '.overhead_removed_s * .window.resolution_ticks_per_s' "$T/fl.json")
+echo "$flushes $removed" | awk '{ if ($1 < 2 || $3 < $2 - $1 || $3 > $2 + $1) exit 1 }' ||
+    fail "flushes (count, ticks) $flushes, removed $removed ticks"
+ok "barrier with a 1 MiB buffer: $(echo "$flushes" | cut -d' ' -f1) flushes, their $(echo "$flushes" | cut -d' ' -f2) ticks removed exactly"
+
 echo "examples tests: $pass passed"
