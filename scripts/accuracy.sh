@@ -11,7 +11,7 @@ set -eu
 BUILD=${1:-build}
 OUT=${2:-accuracy}
 REPEAT=${REPEAT:-5}
-EXAMPLES=${EXAMPLES:-"montecarlo barrier transpose transpose-any ring halo"}
+EXAMPLES=${EXAMPLES-"montecarlo barrier transpose transpose-any ring halo"}
 UP=$BUILD/bin/unperturb
 mkdir -p "$OUT"
 ROOT=""
@@ -34,9 +34,10 @@ for ex in $EXAMPLES; do
         -o "$OUT/$ex-np4" --force --json "$OUT/$ex-np4.json" -- "$BUILD/examples/$ex" > /dev/null
     rm -rf "$OUT/$ex-np2" "$OUT/$ex-np4" # keep the JSON only: the traces are large
 done
-for np in 2 4; do
-    "$UP" validate -q --np $np --repeat "$REPEAT" --functions \
-        $( [ $np = 2 ] && echo --launcher ) $( [ $np = 2 ] && echo "mpirun --bind-to core" ) \
+for np in ${FINST_NP-2 4}; do
+    launcher=mpirun
+    [ $np = 2 ] && launcher="mpirun --bind-to core"
+    "$UP" validate -q --np $np --repeat "$REPEAT" --functions --launcher "$launcher" \
         -o "$OUT/finst-np$np" --force --json "$OUT/montecarlo-finst-np$np.json" \
         -- "$BUILD/examples/montecarlo-finst" > /dev/null
     rm -rf "$OUT/finst-np$np"

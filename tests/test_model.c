@@ -418,6 +418,46 @@ TEST(buffer_flush_and_overhead_region_removed)
     up_replay_result_free(&res);
 }
 
+TEST(receiver_records_since_the_send_leave_comm_m_in_lower_not_upper)
+{
+    /* Two messages completed in one call (as in MPI_Waitall): the second
+     * receive record is written after the first one's overhead.  O = 50.
+     * Rank 0: Enter 100, sends at 200 and 300, Leave 400 -> 100, 150, 200,
+     * 250.  Rank 1 entered at 0, so both are case (m.1).  recv0 at 500:
+     * Comm_m = 500-200-50 = 250 -> 150+250 = 400.  recv1 at 600: Comm_m =
+     * 600-300-50 = 250; in lower mode it also loses the O of recv0 (measured
+     * after 300, on the interval): 200 -> max(200+200, 400) = 400, Leave 450.
+     * Upper keeps it: 200+250 = 450, Leave 500. */
+    static const uint64_t lo[] = {0, 400, 400, 450}, up[] = {0, 400, 450, 500};
+    char in[4096];
+    tg *g;
+    int k;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, 0);
+    tg_enter(g, 0, 100, TG_SEND);
+    tg_send(g, 0, 200, 1, 0, 8);
+    tg_send(g, 0, 300, 1, 1, 8);
+    tg_leave(g, 0, 400, TG_SEND);
+    tg_enter(g, 1, 0, TG_RECV);
+    tg_recv(g, 1, 500, 0, 0, 8);
+    tg_recv(g, 1, 600, 0, 1, 8);
+    tg_leave(g, 1, 700, TG_RECV);
+    CHECK(tg_close(g) == 0);
+    for (k = 0; k < 2; k++) {
+        up_comp_params p = t_params(50, k ? UP_MODE_UPPER : UP_MODE_LOWER,
+                                    UP_COLLECTIVE_INDIVIDUAL);
+        up_replay_result res;
+        tr_trace out;
+        if (comp_load(in, k ? "up" : "lo", &p, &res, &out, NULL) != 0) {
+            CHECK(!"compensation failed");
+            continue;
+        }
+        check_times(&out, 1, k ? up : lo, 4);
+        tr_free(&out);
+        up_replay_result_free(&res);
+    }
+}
+
 TEST(flush_before_a_record_with_its_time_is_removed_from_a_later_gap)
 {
     /* The tracer's way: the Leave that filled the buffer took its time (200)

@@ -395,11 +395,12 @@ static void print_table(FILE *f, const row *rows, unsigned nrows)
 {
     unsigned i;
     fprintf(f, "Fastest of %u runs each; times in seconds over the window MPI_Init..MPI_Finalize;\n"
-               "(median, max) of the runs in brackets.  delta_m = (Tm-T)/T, delta_a = |Ta-T|/T.\n\n",
+               "(median, max) of the runs in brackets.  delta_m = (Tm-T)/T, delta_a = |Ta-T|/T;\n"
+               "noise = (median T - T)/T, how far apart the uninstrumented runs themselves are.\n\n",
             V.repeat);
-    fprintf(f, "%4s %8s  %-26s %-26s %9s %9s %9s %8s %8s %8s %8s  %s\n", "np", "extra_ns",
+    fprintf(f, "%4s %8s  %-26s %-26s %9s %9s %9s %8s %8s %8s %8s %8s  %s\n", "np", "extra_ns",
             "T (median, max)", "Tm (median, max)", "Ta_lower", "Ta_upper", "Ta_netw", "delta_m",
-            "da_lower", "da_upper", "da_netw", "T in [lower,upper]");
+            "da_lower", "da_upper", "da_netw", "noise", "T in [lower,upper]");
     for (i = 0; i < nrows; i++) {
         const row *r = &rows[i];
         double t[3], m[3], T;
@@ -409,10 +410,10 @@ static void print_table(FILE *f, const row *rows, unsigned nrows)
         T = t[0];
         snprintf(ts, sizeof ts, "%.4f (%.4f, %.4f)", t[0], t[1], t[2]);
         snprintf(ms, sizeof ms, "%.4f (%.4f, %.4f)", m[0], m[1], m[2]);
-        fprintf(f, "%4u %8u  %-26s %-26s %9.4f %9.4f %9.4f %7.1f%% %7.1f%% %7.1f%% %7.1f%%  %s%s\n",
+        fprintf(f, "%4u %8u  %-26s %-26s %9.4f %9.4f %9.4f %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%  %s%s\n",
                 r->np, r->extra, ts, ms, r->Ta[0], r->Ta[1], r->Ta[2], 100 * (m[0] - T) / T,
                 100 * fabs(r->Ta[0] - T) / T, 100 * fabs(r->Ta[1] - T) / T,
-                100 * fabs(r->Ta[2] - T) / T,
+                100 * fabs(r->Ta[2] - T) / T, 100 * (t[1] - T) / T,
                 r->Ta[0] <= T && T <= r->Ta[1] ? "yes" : "no",
                 r->np > V.cores ? "  (oversubscribed)" : "");
     }
@@ -462,6 +463,7 @@ static json_t *json_table(const row *rows, unsigned nrows)
         json_object_set_new(o, "delta_a_upper", json_real(fabs(r->Ta[1] - t[0]) / t[0]));
         json_object_set_new(o, "delta_a_network", json_real(fabs(r->Ta[2] - t[0]) / t[0]));
         json_object_set_new(o, "T_in_bounds", json_boolean(r->Ta[0] <= t[0] && t[0] <= r->Ta[1]));
+        json_object_set_new(o, "T_noise", json_real((t[1] - t[0]) / t[0]));
         json_object_set_new(o, "runs_T_s", runs_t);
         json_object_set_new(o, "runs_Tm_s", runs_m);
         json_object_set_new(o, "folder", json_string(path));

@@ -104,7 +104,7 @@ static uint64_t ovh_since(const cloc *c, uint64_t t0)
 UP_HOT_INLINE void account(up_comp *M, cloc *c, up_event *ev)
 {
     uint64_t o = c_record_ovh(M, ev);
-    if (M->p.mode == UP_MODE_UPPER) { /* only eq. (10) looks back (ovh_since) */
+    { /* the receiver-side sums of (m.1) and eq. (10) look back (ovh_since) */
         c->h[c->hpos].t_m = ev->time;
         c->h[c->hpos].cum_before = c->cum;
         c->hpos = (c->hpos + 1) & (HIST - 1);
@@ -203,6 +203,13 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
          * transfer's path; (a.1) eq. (3) send_a + Comm_m, (a.2) eq. (4)
          * enter.recv_a + C, as one MAX (docs/models.md) */
         uint64_t comm = sub0(recv_m, send_m + ovh_path);
+        /* The receiver's records since the send lie on the interval too,
+         * e.g. a completion record written in the same MPI_Waitall before
+         * this one's.  Whether they delayed the receive (the message was
+         * there) or not (it came later) is unknown: lower and network
+         * remove them, upper keeps them. */
+        if (M->p.mode != UP_MODE_UPPER)
+            comm = sub0(comm, ovh_since(c, send_m));
         t = max2(send_a + comm, ready_a + cp);
     } else if (M->p.mode == UP_MODE_LOWER) {
         /* (m.2) eqs. (6), (8), (9), (11): max(2C, Comm^min) */

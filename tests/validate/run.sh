@@ -35,6 +35,7 @@ for i in 0 1; do
            and ((.delta_m - (.Tm_s - .T_s) / .T_s) | fabs < 1e-12)
            and ((.delta_a_network - ((.Ta_network_s - .T_s) | fabs) / .T_s) | fabs < 1e-12)
            and (.T_in_bounds == (.Ta_lower_s <= .T_s and .T_s <= .Ta_upper_s))
+           and ((.T_noise - (.T_median_s - .T_s) / .T_s) | fabs < 1e-12)
            and (.np == 2) and (.oversubscribed | not)" "$T/v.json" > /dev/null ||
         fail "row $i is not consistent with its runs"
 done
