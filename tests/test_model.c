@@ -458,6 +458,38 @@ TEST(receiver_records_since_the_send_leave_comm_m_in_lower_not_upper)
     }
 }
 
+TEST(receiver_overhead_running_past_the_send_counts_in_part)
+{
+    /* O = 100.  Rank 0: Enter 0, send 200, Leave 400 -> 0, 100, 200.  Rank 1
+     * enters at 150 (its first record keeps that time) and was paying for
+     * that Enter until 250, after the send at 200: 50 of it lies on the
+     * transfer.  recv at 500, (m.1): Comm_m = 500-200-100 = 200; lower
+     * removes the 50 too: max(100+150, 150) = 250, Leave 250+100-100 = 250.
+     * Upper keeps it: 300, 300. */
+    static const uint64_t lo[] = {150, 250, 250}, up[] = {150, 300, 300};
+    char in[4096];
+    tg *g;
+    int k;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, 0);
+    tg_mpi_send(g, 0, 0, 200, 400, 1, 0, 8);
+    tg_mpi_recv(g, 1, 150, 500, 600, 0, 0, 8);
+    CHECK(tg_close(g) == 0);
+    for (k = 0; k < 2; k++) {
+        up_comp_params p = t_params(100, k ? UP_MODE_UPPER : UP_MODE_LOWER,
+                                    UP_COLLECTIVE_INDIVIDUAL);
+        up_replay_result res;
+        tr_trace out;
+        if (comp_load(in, k ? "up" : "lo", &p, &res, &out, NULL) != 0) {
+            CHECK(!"compensation failed");
+            continue;
+        }
+        check_times(&out, 1, k ? up : lo, 3);
+        tr_free(&out);
+        up_replay_result_free(&res);
+    }
+}
+
 TEST(flush_before_a_record_with_its_time_is_removed_from_a_later_gap)
 {
     /* The tracer's way: the Leave that filled the buffer took its time (200)

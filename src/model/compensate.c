@@ -83,18 +83,24 @@ UP_HOT_INLINE uint64_t c_record_ovh(void *mp, const up_event *ev)
     return M->o_kind[ev->kind];
 }
 
-/* Overhead of the location's records with timestamps in [t0, now): the
- * interval's share that a model must not reuse.  Older than the remembered
- * records, only those are counted (removes less: bounds stay bounds). */
+/* Overhead of the location's records that lies in [t0, now): the
+ * interval's share that a model must not reuse.  That is the O of the
+ * records with timestamps from t0 on, and the part after t0 of the O of the
+ * record just before it (a receiver whose Enter was written before the send
+ * was still paying for it when the message came).  Older than the
+ * remembered records, only those are counted (removes less: bounds stay
+ * bounds). */
 static uint64_t ovh_since(const cloc *c, uint64_t t0)
 {
-    uint64_t found = c->cum;
+    uint64_t found = c->cum, after = c->cum; /* cum after the entry looked at */
     unsigned i;
     for (i = 0; i < c->hn; i++) {
         const hist_ent *e = &c->h[(c->hpos + HIST - 1 - i) & (HIST - 1)];
-        if (e->t_m < t0)
-            break;
-        found = e->cum_before;
+        if (e->t_m < t0) {
+            uint64_t o = after - e->cum_before, end = e->t_m + o;
+            return c->cum - found + (end > t0 ? end - t0 : 0);
+        }
+        found = after = e->cum_before;
     }
     return c->cum - found;
 }

@@ -113,6 +113,22 @@ $UNPERTURB compensate "$T/cpu" -o "$T/cpu-comp" -q
 [ "$(otf2-print "$T/cpu-comp/traces.otf2" | grep -c '^METRIC')" = "$(grep -c '^METRIC' "$T/cpu.txt")" ] || fail "--cpu-time: compensate lost metrics"
 ok "--cpu-time: a CPU-time metric at every MPI Enter and Leave, compensated"
 
+# ---- the stored calibration: every kind, and --extra-ns timed on its own ----
+# fn_enter/fn_leave come from the real hooks; with 200 us of extra cost per
+# record every kind costs at least that, and the calibration inside MPI_Init
+# stays short (it once wrote 20 000 records per kind with the extra spin: 4 s)
+$UNPERTURB trace -q --extra-ns 200000 -o "$T/xcal" -- $MPIRUN -np 2 "$T/c_prog" > /dev/null
+otf2-print -A "$T/xcal/traces.otf2" > "$T/xcal.txt"
+for k in enter leave send recv coll_begin coll_end other metric fn_enter fn_leave; do
+    v=$(awk -v k="$k" '$1 == k && $2 == "=" { print $3; exit }' "$T/xcal.txt")
+    [ -n "$v" ] || fail "calibration: no '$k'"
+    awk -v v="$v" 'BEGIN { exit !(v >= 200000 && v < 210000) }' ||
+        fail "calibration with --extra-ns 200000: $k = $v"
+done
+took=$(sed -n 's/^; calibration took \([0-9.]*\) ms.*/\1/p' "$T/xcal.txt")
+awk -v t="$took" 'BEGIN { exit !(t > 0 && t < 1500) }' || fail "calibration with --extra-ns took $took ms"
+ok "calibration: all ten kinds stored; --extra-ns 200000 added to each, in $took ms"
+
 # ---- a run that dies ----
 # MPI_Abort on rank 1 after 300 ring steps: every record before it is kept
 $UNPERTURB trace -q -o "$T/abort" -- $MPIRUN -np 2 "$T/c_hang" abort 300 > /dev/null 2>&1 && fail "abort: exit status 0"
