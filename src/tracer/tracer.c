@@ -281,10 +281,9 @@ static inline void rec_begin(void)
     in_record = 1;
 }
 
-/* UNPERTURB_EXTRA_NS: emulate heavier instrumentation.  On the TSC: a
- * clock_gettime spin reads the vDSO's data page, which the program may have
- * pushed out of the cache since the last record, so it cost more in the run
- * than in the calibration. */
+/* UNPERTURB_EXTRA_NS: emulate heavier instrumentation.  On the TSC where
+ * that is the clock: no memory access, unlike clock_gettime (the vDSO's data
+ * page), so the run cannot make it dearer than the calibration found it. */
 static inline void extra_spin(uint64_t ns)
 {
 #if UPT_HAVE_TSC
