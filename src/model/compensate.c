@@ -39,7 +39,7 @@ typedef struct cloc {
     uint64_t cum;        /* overhead of all records so far (upper mode only) */
     uint64_t removed;    /* time actually removed */
     hist_ent h[HIST];
-    unsigned hn, hpos;
+    unsigned hpos;       /* next slot; unused slots have t_m = 0, cum_before = 0 */
 } cloc;
 
 struct up_comp {
@@ -87,14 +87,16 @@ UP_HOT_INLINE uint64_t c_record_ovh(void *mp, const up_event *ev)
  * interval's share that a model must not reuse.  That is the O of the
  * records with timestamps from t0 on, and the part after t0 of the O of the
  * record just before it (a receiver whose Enter was written before the send
- * was still paying for it when the message came).  Older than the
+ * was still paying for it when the message came).  An unused slot (t_m 0)
+ * ends the walk like an older record: its O comes out as 0, because the
+ * location's first record has cum_before 0.  Older than the
  * remembered records, only those are counted (removes less: bounds stay
  * bounds). */
 static uint64_t ovh_since(const cloc *c, uint64_t t0)
 {
     uint64_t found = c->cum, after = c->cum; /* cum after the entry looked at */
     unsigned i;
-    for (i = 0; i < c->hn; i++) {
+    for (i = 0; i < HIST; i++) {
         const hist_ent *e = &c->h[(c->hpos + HIST - 1 - i) & (HIST - 1)];
         if (e->t_m < t0) {
             uint64_t o = after - e->cum_before, end = e->t_m + o;
@@ -114,8 +116,6 @@ UP_HOT_INLINE void account(up_comp *M, cloc *c, up_event *ev)
         c->h[c->hpos].t_m = ev->time;
         c->h[c->hpos].cum_before = c->cum;
         c->hpos = (c->hpos + 1) & (HIST - 1);
-        if (c->hn < HIST)
-            c->hn++;
         c->cum += o;
     }
     if (ev->kind == UP_EV_BufferFlush) {
