@@ -418,6 +418,27 @@ TEST(buffer_flush_and_overhead_region_removed)
     up_replay_result_free(&res);
 }
 
+/* Compensate `in` with O = o_ns in lower and in upper mode and compare
+ * location `loc`'s first n output times with `lo` and `up`. */
+static void check_lower_upper(const char *in, double o_ns, uint64_t loc, const uint64_t *lo,
+                              const uint64_t *up, size_t n)
+{
+    int k;
+    for (k = 0; k < 2; k++) {
+        up_comp_params p = t_params(o_ns, k ? UP_MODE_UPPER : UP_MODE_LOWER,
+                                    UP_COLLECTIVE_INDIVIDUAL);
+        up_replay_result res;
+        tr_trace out;
+        if (comp_load(in, k ? "up" : "lo", &p, &res, &out, NULL) != 0) {
+            CHECK(!"compensation failed");
+            continue;
+        }
+        check_times(&out, loc, k ? up : lo, n);
+        tr_free(&out);
+        up_replay_result_free(&res);
+    }
+}
+
 TEST(receiver_records_since_the_send_leave_comm_m_in_lower_not_upper)
 {
     /* Two messages completed in one call (as in MPI_Waitall): the second
@@ -431,7 +452,6 @@ TEST(receiver_records_since_the_send_leave_comm_m_in_lower_not_upper)
     static const uint64_t lo[] = {0, 400, 400, 450}, up[] = {0, 400, 450, 500};
     char in[4096];
     tg *g;
-    int k;
     snprintf(in, sizeof in, "%s", t_dir("in"));
     g = tg_open(in, 2, NS, 0);
     tg_enter(g, 0, 100, TG_SEND);
@@ -443,19 +463,7 @@ TEST(receiver_records_since_the_send_leave_comm_m_in_lower_not_upper)
     tg_recv(g, 1, 600, 0, 1, 8);
     tg_leave(g, 1, 700, TG_RECV);
     CHECK(tg_close(g) == 0);
-    for (k = 0; k < 2; k++) {
-        up_comp_params p = t_params(50, k ? UP_MODE_UPPER : UP_MODE_LOWER,
-                                    UP_COLLECTIVE_INDIVIDUAL);
-        up_replay_result res;
-        tr_trace out;
-        if (comp_load(in, k ? "up" : "lo", &p, &res, &out, NULL) != 0) {
-            CHECK(!"compensation failed");
-            continue;
-        }
-        check_times(&out, 1, k ? up : lo, 4);
-        tr_free(&out);
-        up_replay_result_free(&res);
-    }
+    check_lower_upper(in, 50, 1, lo, up, 4);
 }
 
 TEST(receiver_overhead_running_past_the_send_counts_in_part)
@@ -469,25 +477,12 @@ TEST(receiver_overhead_running_past_the_send_counts_in_part)
     static const uint64_t lo[] = {150, 250, 250}, up[] = {150, 300, 300};
     char in[4096];
     tg *g;
-    int k;
     snprintf(in, sizeof in, "%s", t_dir("in"));
     g = tg_open(in, 2, NS, 0);
     tg_mpi_send(g, 0, 0, 200, 400, 1, 0, 8);
     tg_mpi_recv(g, 1, 150, 500, 600, 0, 0, 8);
     CHECK(tg_close(g) == 0);
-    for (k = 0; k < 2; k++) {
-        up_comp_params p = t_params(100, k ? UP_MODE_UPPER : UP_MODE_LOWER,
-                                    UP_COLLECTIVE_INDIVIDUAL);
-        up_replay_result res;
-        tr_trace out;
-        if (comp_load(in, k ? "up" : "lo", &p, &res, &out, NULL) != 0) {
-            CHECK(!"compensation failed");
-            continue;
-        }
-        check_times(&out, 1, k ? up : lo, 3);
-        tr_free(&out);
-        up_replay_result_free(&res);
-    }
+    check_lower_upper(in, 100, 1, lo, up, 3);
 }
 
 TEST(flush_before_a_record_with_its_time_is_removed_from_a_later_gap)

@@ -568,9 +568,9 @@ static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
         up_stream_peek(L->s, i, &e, E->err);
         set_rflags(E, e);
         o = E->ops->record_ovh(E->model, e);
-        /* only the part of a flush before the end: the end record was
-         * written after the flush, with its earlier time */
-        if (e->kind == UP_EV_BufferFlush && e->time + o > end_m)
+        /* only the part before the end counts: a flush that the end record
+         * triggered lies after it (that record keeps its earlier time) */
+        if (e->time + o > end_m)
             o = end_m > e->time ? end_m - e->time : 0;
         ovh += o;
     }
