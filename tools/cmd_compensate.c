@@ -26,7 +26,8 @@ static const char usage_text[] =
     "      --collective MODEL     individual (eq. 13, default) | shared (eq. 12)\n"
     "      --overhead-ns [KIND=]N overhead per trace record in ns, for all kinds or\n"
     "                             one of enter leave send recv coll_begin coll_end\n"
-    "                             other metric; repeatable, later ones win\n"
+    "                             other metric fn_enter fn_leave; repeatable,\n"
+    "                             later ones win\n"
     "      --calibration FILE     calibration file (docs/calibration.md)\n"
     "      --copy-ns-per-byte C   buffer copy time per byte, ns\n"
     "      --latency-ns S         network mode: message start-up time, ns\n"
@@ -138,8 +139,14 @@ int cmd_compensate(int argc, char **argv)
                     n = sizeof kind - 1;
                 memcpy(kind, optarg, n);
                 kind[n] = 0;
-                if (!up_rk_parse(kind, &oa[noa].rk))
-                    return usage_fail("unknown record kind in --overhead-ns '%s' (expected enter, leave, send, recv, coll_begin, coll_end or other)", optarg);
+                if (!up_rk_parse(kind, &oa[noa].rk)) {
+                    char kinds[256], msg[400];
+                    up_rk_list(kinds, sizeof kinds);
+                    snprintf(msg, sizeof msg,
+                             "unknown record kind in --overhead-ns '%.64s' (expected %s)", optarg,
+                             kinds);
+                    return usage_fail("%s", msg);
+                }
             }
             if (!parse_ns(eq ? eq + 1 : optarg, &oa[noa].ns))
                 return usage_fail("--overhead-ns '%s' is not a non-negative number of ns", optarg);

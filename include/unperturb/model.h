@@ -42,6 +42,8 @@ typedef enum up_rk {
 
 const char *up_rk_name(unsigned rk);             /* "enter", "leave", ... */
 bool up_rk_parse(const char *name, up_rk *out);
+/* "enter, leave, ..., fn_enter or fn_leave" into buf (for error messages) */
+void up_rk_list(char *buf, size_t cap);
 up_rk up_rk_of(unsigned ev_kind);                /* record kind -> O class */
 const char *up_mode_name(up_mode m);
 const char *up_collective_name(up_collective c);

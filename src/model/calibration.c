@@ -31,6 +31,21 @@ bool up_rk_parse(const char *name, up_rk *out)
     return false;
 }
 
+void up_rk_list(char *buf, size_t cap)
+{
+    size_t len = 0;
+    unsigned k;
+    if (cap)
+        buf[0] = 0;
+    for (k = 0; k < UP_RK_COUNT && len < cap; k++) {
+        int n = snprintf(buf + len, cap - len, "%s%s",
+                         k ? (k + 1 < UP_RK_COUNT ? ", " : " or ") : "", rk_names[k]);
+        if (n < 0)
+            break;
+        len += (size_t)n;
+    }
+}
+
 up_rk up_rk_of(unsigned k)
 {
     switch (k) {
@@ -157,7 +172,9 @@ static int on_kv(void *user, const char *section, const char *name,
             c->named[rk] = true;
             c->onamed[rk] = v;
         } else {
-            return fail(c, section, "unknown key '%s' (expected all, enter, leave, send, recv, coll_begin, coll_end, other, metric)%s", name, "");
+            char kinds[256];
+            up_rk_list(kinds, sizeof kinds);
+            return fail(c, section, "unknown key '%s' (expected all, %s)", name, kinds);
         }
         return 1;
     }
