@@ -489,8 +489,9 @@ TEST(flush_before_a_record_with_its_time_is_removed_from_a_later_gap)
 {
     /* The tracer's way: the Leave that filled the buffer took its time (200)
      * before the flush and is written after it.  O = 10.  0; Enter(work) 90;
-     * BufferFlush 90+100-10 = 180, stop time 180, 500 owed; Leave(work) gap 0
-     * keeps owing -> 180; Enter(work) gap 550 loses 10 + 500 -> 220;
+     * BufferFlush 90+100-10 = 180, stop time 180; Leave(work) gap 0, which
+     * does not overlap the flush -> 180; Enter(work): its gap (200, 750]
+     * overlaps the flush [200, 700] by 500, so it loses 10 + 500 -> 220;
      * Leave(work) 310; Leave(main) 350.  Removed 550, nothing clamped. */
     static const uint64_t w[] = {0, 90, 180, 180, 220, 310, 350};
     char in[4096];

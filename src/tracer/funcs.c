@@ -233,36 +233,40 @@ static NOINST uint32_t define_function(struct shadow *s, const void *fn)
 
 /* First sight of `fn` while recording.  `overhead`: enclose the lookup in the
  * tracer's own region (not from upt_funcs_init: its Enter records carry
- * earlier times and must come first); 2: the calibration's probe. */
+ * earlier times and must come first). */
 static NOINST __attribute__((noinline, cold)) uint32_t fn_resolve(struct shadow *s,
                                                                   const void *fn, int overhead)
 {
-    uint32_t r;
-    if (overhead == 2) { /* upt_funcs_measure's probe: no definition of its own */
-        r = UPT_R_OVERHEAD;
-    } else {
-        if (overhead)
-            upt_overhead_begin();
-        r = define_function(s, fn);
-        if (overhead)
-            upt_overhead_end();
-    }
+    if (overhead)
+        upt_overhead_begin();
+    uint32_t r = define_function(s, fn);
+    if (overhead)
+        upt_overhead_end();
     fn_insert(s, fn, r);
     return r;
 }
 
-static inline NOINST uint32_t fn_region(struct shadow *s, const void *fn, int overhead)
+/* The region of `fn` in the address table, if it is there. */
+static inline NOINST bool fn_lookup(const struct shadow *s, const void *fn, uint32_t *region)
 {
     if (s->fn_cap) {
         size_t mask = s->fn_cap - 1;
         for (size_t i = ptr_hash(fn) & mask;; i = (i + 1) & mask) {
-            if (s->fn_tab[i].fn == fn)
-                return s->fn_tab[i].region;
+            if (s->fn_tab[i].fn == fn) {
+                *region = s->fn_tab[i].region;
+                return true;
+            }
             if (!s->fn_tab[i].fn)
                 break;
         }
     }
-    return fn_resolve(s, fn, overhead);
+    return false;
+}
+
+static inline NOINST uint32_t fn_region(struct shadow *s, const void *fn, int overhead)
+{
+    uint32_t r;
+    return fn_lookup(s, fn, &r) ? r : fn_resolve(s, fn, overhead);
 }
 
 /* ---- the hooks ---------------------------------------------------------------- */
@@ -394,8 +398,12 @@ NOINST double upt_funcs_measure(unsigned n)
     unsigned i;
     if (!s || in_hook)
         return -1;
-    if (fn_region(s, fn, 2) == UINT32_MAX) /* first time: enter it in the table */
-        return -1;
+    uint32_t r;
+    if (!fn_lookup(s, fn, &r)) { /* first time: the tracer's own region, no definition */
+        fn_insert(s, fn, UPT_R_OVERHEAD);
+        if (!fn_lookup(s, fn, &r)) /* the table is full */
+            return -1;
+    }
     saved_rec = s->recording;
     hooks_off = 0;
     s->recording = 1;
