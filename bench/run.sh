@@ -37,7 +37,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP PIPE
-RES="$OUT/results.txt"   # size tool round wall_s rss_mb events cpu_s
+RES="$OUT/results.txt"   # size tool round wall_s rss_mb events cpu_s user_s
 : > "$RES"
 LOG="$OUT/run.log"
 : > "$LOG"
@@ -72,8 +72,8 @@ run() {
     awk -v s="$size" -v t="$tool" -v r="$round" -v e="$events" '
         /^up-bench-measure:/ {
             for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-            printf "%s %s %s %s %s %s %.3f\n", s, t, r, v["wall_s"], v["maxrss_mb"], e,
-                   v["user_s"] + v["sys_s"]
+            printf "%s %s %s %s %s %s %.3f %.3f\n", s, t, r, v["wall_s"], v["maxrss_mb"], e,
+                   v["user_s"] + v["sys_s"], v["user_s"]
         }' "$OUT/last.err" >> "$RES"
     w=$(tail -n 1 "$RES" | awk '{printf "%.2f s (CPU %.2f s), %.1f MiB, %.2fM events/s", $4, $7, $5, $6 / $4 / 1e6}')
     printf '  %-9s %-10s %-7s %s\n' "$size" "$tool" "$round" "$w"
@@ -133,14 +133,15 @@ function median(a, n,    i, j, t) {
     cnt[k]++
     v[k, cnt[k]] = eps
     cpu[k, cnt[k]] = $7
+    usr[k, cnt[k]] = $8
     if (!(k in mn) || eps < mn[k]) mn[k] = eps
     if (!(k in mx) || eps > mx[k]) mx[k] = eps
     if ($5 > rss[k]) rss[k] = $5
     ev[$1] = $6
 }
 END {
-    printf "%-10s %-11s %27s %8s %9s\n", "", "", "--- Mevents/s (wall) ---", "CPU s", "peak RSS"
-    printf "%-10s %-11s %9s %8s %8s %8s %9s\n", "events", "tool", "min", "median", "max", "median", "MiB (max)"
+    printf "%-10s %-11s %27s %8s %8s %9s\n", "", "", "--- Mevents/s (wall) ---", "CPU s", "user s", "peak RSS"
+    printf "%-10s %-11s %9s %8s %8s %8s %8s %9s\n", "events", "tool", "min", "median", "max", "median", "median", "MiB (max)"
     for (i = 1; i <= ns; i++) {
         s = sizes[i]
         for (t = 1; t <= 2; t++) {
@@ -148,12 +149,15 @@ END {
             k = s SUBSEP tool
             if (!(k in cnt)) continue
             n = cnt[k]
-            for (j = 1; j <= n; j++) { a[j] = v[k, j]; c[j] = cpu[k, j] }
+            for (j = 1; j <= n; j++) { a[j] = v[k, j]; c[j] = cpu[k, j]; u[j] = usr[k, j] }
             med[k] = median(a, n)
-            printf "%-10s %-11s %9.2f %8.2f %8.2f %8.2f %9.1f\n", ev[s], tool, mn[k] / 1e6, med[k] / 1e6, mx[k] / 1e6, median(c, n), rss[k]
+            mu[k] = median(u, n)
+            printf "%-10s %-11s %9.2f %8.2f %8.2f %8.2f %8.2f %9.1f\n", ev[s], tool, mn[k] / 1e6, med[k] / 1e6, mx[k] / 1e6, median(c, n), mu[k], rss[k]
         }
         ratio[s] = med[s SUBSEP "compensate"] / med[s SUBSEP "copy"]
         printf "%-10s %-11s %9s %8.2f   (compensate/copy, median events/s; %d runs each)\n", ev[s], "ratio", "", ratio[s], n
+        if (mu[s SUBSEP "compensate"] > 0)
+            printf "%-10s %-11s %9s %8.2f   (copy/compensate, median user CPU: the tools own work)\n", ev[s], "user ratio", "", mu[s SUBSEP "copy"] / mu[s SUBSEP "compensate"]
     }
     print ""
     for (i = 1; i <= ns; i++) {
