@@ -375,6 +375,130 @@ TEST(n_to_one_reduce)
     up_replay_result_free(&res);
 }
 
+/* ---- prefix operations: rank i waits for ranks 0..i ----------------------- */
+
+TEST(scan_waits_for_the_ranks_below)
+{
+    /* O = 10, upper.  Rank 0 works first: Enter(work) 10 -> 0, Leave(work)
+     * 290 -> 270, Enter(scan) 300 -> 270, CollBegin 310 -> 270.  Ranks 1, 2:
+     * Enter 100/500 -> 90/490, CollBegin 110/510 -> 90/490.  Each member's
+     * end waits for ranks 0..i; j has the latest measured begin among them,
+     * k_a the latest approximated begin, and each one entered before j
+     * began, so it waited (m.1): end_a^i = k_a + (X_i - begin_m^j - 10)
+     *   rank 0: j = 0, k_a = 270: 270 + (350 - 320) = 300;
+     *   rank 1: j = 0, k_a = 270: 270 + (400 - 320) = 350;
+     *   rank 2: j = 2, k_a = 490: 490 + (560 - 520) = 530.
+     * As n-to-n, ranks 0 and 1 would have waited for rank 2 (490). */
+    static const uint64_t r0[] = {0, 0, 270, 270, 270, 300, 300},
+                          r1[] = {0, 90, 90, 350, 350}, r2[] = {0, 490, 490, 530, 530};
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(10, UP_MODE_UPPER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 3, NS, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_enter(g, 0, 10, TG_WORK);
+    tg_leave(g, 0, 290, TG_WORK);
+    tg_mpi_coll(g, 0, TG_ALLREDUCE, 300, 310, 350, 360, OTF2_COLLECTIVE_OP_SCAN,
+                OTF2_UNDEFINED_UINT32, 8, 8);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_mpi_coll(g, 1, TG_ALLREDUCE, 100, 110, 400, 410, OTF2_COLLECTIVE_OP_SCAN,
+                OTF2_UNDEFINED_UINT32, 8, 8);
+    tg_enter(g, 2, 0, TG_MAIN);
+    tg_mpi_coll(g, 2, TG_ALLREDUCE, 500, 510, 560, 570, OTF2_COLLECTIVE_OP_SCAN,
+                OTF2_UNDEFINED_UINT32, 8, 8);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, r0, 7);
+    check_times(&out, 1, r1, 5);
+    check_times(&out, 2, r2, 5);
+    CHECK_EQ(res.repairs[UP_REPAIR_collective_clock], 0);
+    CHECK_EQ(res.repairs[UP_REPAIR_collective_incomplete], 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+/* ---- nonblocking collectives (NonBlockingCollectiveRequest/Complete) ------ */
+
+/* Rank r: Enter(main) 0, Request R_r, Enter(wait) W_r, Complete C_r, Leave
+ * C_r + 10; an Iallreduce on MPI_COMM_WORLD with request id 100 + r. */
+static void write_iallreduce(const char *dir, OTF2_CollectiveOp op, uint32_t root)
+{
+    static const uint64_t R[3] = {100, 300, 200}, W[3] = {150, 310, 500}, C[3] = {400, 420, 510};
+    tg *g = tg_open(dir, 3, NS, 0);
+    unsigned r;
+    for (r = 0; r < 3; r++) {
+        OTF2_EvtWriter *w = tg_writer(g, r);
+        tg_enter(g, r, 0, TG_MAIN);
+        CHECK(OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, R[r], 100 + r) == OTF2_SUCCESS);
+        tg_enter(g, r, W[r], TG_WAIT);
+        CHECK(OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, C[r], op, TG_COMM_WORLD, root,
+                                                           8, 8, 100 + r) == OTF2_SUCCESS);
+        tg_leave(g, r, C[r] + 10, TG_WAIT);
+    }
+    CHECK(tg_close(g) == 0);
+}
+
+static void iallreduce_case(OTF2_CollectiveOp op, uint32_t root, const uint64_t want_c[3])
+{
+    char in[4096];
+    up_comp_params p = t_params(10, UP_MODE_UPPER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    static const uint64_t R_a[3] = {90, 290, 190}, W_a[3] = {130, 290, 480};
+    unsigned r;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    write_iallreduce(in, op, root);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    for (r = 0; r < 3; r++) {
+        uint64_t w[5] = {0, R_a[r], W_a[r], want_c[r], want_c[r]};
+        check_times(&out, r, w, 5);
+    }
+    CHECK_EQ(res.repairs[UP_REPAIR_collective_unpaired], 0);
+    CHECK_EQ(res.repairs[UP_REPAIR_collective_incomplete], 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+TEST(nonblocking_allreduce_completes_after_the_last_request)
+{
+    /* O = 10, upper.  Eq. (1): requests at 90, 290, 190; Enter(wait) at 130,
+     * 290, 480; the completes' local times would be 370, 390, 480.  j = rank
+     * 1 (latest measured request, 300), k_a = 290, O_in(j) = 10.
+     *   rank 0 entered its Wait (150) before 300: it waited (m.1):
+     *     290 + (400 - 300 - 10) = 380, not its local 370;
+     *   ranks 1 and 2 entered their Waits after 300 (m.2): local, >= 290:
+     *     390 and 480. */
+    static const uint64_t c[3] = {380, 390, 480};
+    iallreduce_case(OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_UNDEFINED_UINT32, c);
+}
+
+TEST(nonblocking_bcast_waits_for_the_root_only)
+{
+    /* Ibcast from root 0: the root waits for nobody: local 370 (an
+     * allreduce gave 380); ranks 1 and 2 entered their Waits after the
+     * root's request (100): local 390 and 480. */
+    static const uint64_t c[3] = {370, 390, 480};
+    iallreduce_case(OTF2_COLLECTIVE_OP_BCAST, 0, c);
+}
+
+TEST(nonblocking_reduce_root_waits_for_all)
+{
+    /* Ireduce to root 2: rank 0 waits for nobody: local 370 (an allreduce
+     * gave 380); the root entered its Wait (500) after the last request
+     * (300): local 480 (>= k_a 290); rank 1: local 390. */
+    static const uint64_t c[3] = {370, 390, 480};
+    iallreduce_case(OTF2_COLLECTIVE_OP_REDUCE, 2, c);
+}
+
 /* ---- overhead records ----------------------------------------------------- */
 
 TEST(buffer_flush_and_overhead_region_removed)

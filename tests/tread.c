@@ -74,6 +74,34 @@ static OTF2_CallbackCode on_cend(HDR, OTF2_CollectiveOp op, OTF2_CommRef c, uint
     add(ud, loc, TR_CEND, t, op);
     return OTF2_CALLBACK_SUCCESS;
 }
+static OTF2_CallbackCode on_isend(HDR, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len,
+                                  uint64_t req)
+{
+    (void)al, (void)c, (void)tag, (void)len, (void)req;
+    add(ud, loc, TR_SEND, t, peer);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_irecv(HDR, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len,
+                                  uint64_t req)
+{
+    (void)al, (void)c, (void)tag, (void)len, (void)req;
+    add(ud, loc, TR_RECV, t, peer);
+    return OTF2_CALLBACK_SUCCESS;
+}
+/* request records (MpiIsendComplete, MpiIrecvRequest, NonBlockingCollectiveRequest) */
+static OTF2_CallbackCode on_request(HDR, uint64_t req)
+{
+    (void)al;
+    add(ud, loc, TR_OTHER, t, req);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_nbc_complete(HDR, OTF2_CollectiveOp op, OTF2_CommRef c,
+                                         uint32_t root, uint64_t s, uint64_t r, uint64_t req)
+{
+    (void)al, (void)c, (void)root, (void)s, (void)r, (void)req;
+    add(ud, loc, TR_CEND, t, op);
+    return OTF2_CALLBACK_SUCCESS;
+}
 static OTF2_CallbackCode on_flush(HDR, OTF2_TimeStamp stop)
 {
     (void)al;
@@ -174,6 +202,12 @@ int tr_load(const char *dir, tr_trace *t)
     OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(ecb, on_cend);
     OTF2_GlobalEvtReaderCallbacks_SetBufferFlushCallback(ecb, on_flush);
     OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ecb, on_metric);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(ecb, on_isend);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(ecb, on_irecv);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(ecb, on_request);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvRequestCallback(ecb, on_request);
+    OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ecb, on_request);
+    OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(ecb, on_nbc_complete);
     OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, ecb, t);
     OTF2_GlobalEvtReaderCallbacks_Delete(ecb);
     if (OTF2_Reader_ReadAllGlobalEvents(rd, ger, &n) != OTF2_SUCCESS) {

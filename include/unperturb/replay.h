@@ -73,7 +73,8 @@ typedef struct up_msg {
 typedef enum up_coll_class {
     UP_COLL_N_TO_N,  /* barrier, allreduce, allgather(v), alltoall(v/w), ... */
     UP_COLL_ONE_TO_N,/* bcast, scatter(v) */
-    UP_COLL_N_TO_ONE /* reduce, gather(v) */
+    UP_COLL_N_TO_ONE,/* reduce, gather(v) */
+    UP_COLL_PREFIX   /* scan, exscan: rank i waits for ranks 0..i-1 */
 } up_coll_class;
 
 up_coll_class up_coll_class_of(OTF2_CollectiveOp op);
@@ -86,6 +87,8 @@ typedef struct up_member {
     uint64_t sent, recvd;       /* bytes, from MpiCollectiveEnd */
     uint32_t loc;
     bool arrived;
+    bool nonblocking;           /* begin = NonBlockingCollectiveRequest,
+                                 * end = NonBlockingCollectiveComplete */
 } up_member;
 
 /* One execution of a collective on a communicator (k-th on that comm). */

@@ -62,8 +62,10 @@ up_rk up_rk_of(unsigned k)
     case UP_EV_MpiIrecv:
         return UP_RK_RECV;
     case UP_EV_MpiCollectiveBegin:
+    case UP_EV_NonBlockingCollectiveRequest:
         return UP_RK_COLL_BEGIN;
     case UP_EV_MpiCollectiveEnd:
+    case UP_EV_NonBlockingCollectiveComplete:
         return UP_RK_COLL_END;
     case UP_EV_Metric:
         return UP_RK_METRIC;

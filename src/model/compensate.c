@@ -263,6 +263,59 @@ static void c_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
     account(M, c, ev);
 }
 
+/* Does member `me` of c wait for member r's enter (the engine's coll_ready)? */
+static bool coll_dep(const up_coll *co, uint32_t me, uint32_t r)
+{
+    switch (co->cls) {
+    case UP_COLL_ONE_TO_N:
+        return me != co->root && r == co->root;
+    case UP_COLL_N_TO_ONE:
+        return me == co->root;
+    case UP_COLL_PREFIX:
+        return r <= me; /* scan: 0..me; exscan waits for 0..me-1, and itself
+                         * adds nothing: its own enter is before its end */
+    default:
+        return true;
+    }
+}
+
+/* The end of a member that depends on a set of enters, by the rule of eq.
+ * (13) over that set: j is the dependency with the latest measured enter,
+ * k the latest approximated enter, and
+ *   exit_a^i = enter_a^k + (exit_m^i - enter_m^j - O_in(j) - O_i(enter_m^j))
+ * where O_i(t) is the overhead of the member's own records since t (the
+ * principle of docs/models.md; upper mode keeps it, as in (m.1)).  That
+ * holds when the member was already waiting for j (the Enter of the call
+ * that completed it came before enter_m^j: the case (m.1) of a receive).
+ * Otherwise the operation had completed before the member asked (m.2): the
+ * end is a local record (eq. 1), no earlier than enter_a^k.  Used for the prefix
+ * operations and for every nonblocking collective, whose request and
+ * completion lie in different calls. */
+static uint64_t coll_by_deps(up_comp *M, cloc *c, const up_loc_state *ls, const up_event *ev,
+                             const up_coll *co, const up_member *self, uint32_t me)
+{
+    uint64_t k_a = 0, sync;
+    const up_member *j = NULL;
+    uint32_t r;
+    for (r = 0; r < co->n; r++) {
+        const up_member *m = &co->m[r];
+        if (!m->arrived || !coll_dep(co, me, r))
+            continue;
+        if (!j || m->begin_m > j->begin_m)
+            j = m;
+        k_a = max2(k_a, m->begin_a);
+    }
+    if (!j || ls->enter_m > j->begin_m) /* (m.2): the operation was done */
+        return max2(local_time(M, c, ls, ev), k_a);
+    if (self->end_m < j->begin_m)
+        M->repairs[UP_REPAIR_collective_clock]++;
+    sync = sub0(self->end_m, j->begin_m + j->ovh_in);
+    if (M->p.mode != UP_MODE_UPPER)
+        sync = sub0(sync, ovh_since(c, j->begin_m));
+    consume_pending(c, ls, ev);
+    return max2(ls->prev_a, k_a + sync);
+}
+
 static void c_coll_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
                        const up_coll *co, const up_member *self)
 {
@@ -276,7 +329,14 @@ static void c_coll_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
         c_local(mp, loc, ls, ev);
         return;
     }
+    if (self->nonblocking || co->cls == UP_COLL_PREFIX) {
+        ev->t_out = max2(coll_by_deps(M, c, ls, ev, co, self, me), ls->prev_a);
+        account(M, c, ev);
+        return;
+    }
     switch (co->cls) {
+    case UP_COLL_PREFIX:
+        break;
     case UP_COLL_N_TO_N: {
         /* j: latest measured enter, k: latest approximated enter, l: earliest
          * measured exit.  eq. (12): exit_a = enter_a^k + (exit_m^l - enter_m^j)

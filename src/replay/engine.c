@@ -32,6 +32,8 @@ typedef struct rloc {
     int wait;
     uint64_t wk0, wk1;
     up_coll *cur;    /* open collective (between its begin and its end) */
+    up_coll *wcoll;  /* the collective it waits for (W_COLL), as member wmember */
+    uint32_t wmember;
     up_msg **pend;   /* its messages still waiting for the Leave ending their send call */
     size_t npend, pendcap;
     /* the queues its last send and receive used (loops reuse peer and tag),
@@ -60,6 +62,7 @@ typedef struct engine {
     hent *heap;
     size_t hn;
     up_map msgq, colls, collseq, rankof;
+    up_map nbc;       /* (location, request id) -> its nonblocking collective */
     up_msg *free_msgs;
     size_t sweep_at;  /* sweep empty message queues when the map grows past it */
     uint64_t qgen;    /* bumped by each sweep: per-location queue caches expire */
@@ -107,6 +110,9 @@ up_coll_class up_coll_class_of(OTF2_CollectiveOp op)
     case OTF2_COLLECTIVE_OP_GATHER:
     case OTF2_COLLECTIVE_OP_GATHERV:
         return UP_COLL_N_TO_ONE;
+    case OTF2_COLLECTIVE_OP_SCAN:
+    case OTF2_COLLECTIVE_OP_EXSCAN:
+        return UP_COLL_PREFIX;
     default:
         return UP_COLL_N_TO_N;
     }
@@ -490,6 +496,13 @@ static bool coll_ready(const up_coll *c, uint32_t me)
         return me == c->root || c->m[c->root].arrived;
     case UP_COLL_N_TO_ONE:
         return me != c->root || c->arrived == c->n;
+    case UP_COLL_PREFIX: {
+        uint32_t r;
+        for (r = 0; r < me; r++)
+            if (!c->m[r].arrived)
+                return false;
+        return true;
+    }
     default:
         return c->arrived == c->n;
     }
@@ -503,8 +516,8 @@ static int wake_coll(engine *E, up_coll *c)
         if (!c->m[i].arrived)
             continue;
         L = &E->L[c->m[i].loc];
-        if (L->state == S_WAIT && L->wait == W_COLL && L->cur == c &&
-            coll_ready(c, L->cur_member) && make_runnable(E, c->m[i].loc) != 0)
+        if (L->state == S_WAIT && L->wait == W_COLL && L->wcoll == c &&
+            coll_ready(c, L->wmember) && make_runnable(E, c->m[i].loc) != 0)
             return -1;
     }
     return 0;
@@ -530,17 +543,118 @@ static void coll_free(up_coll *c)
     }
 }
 
+/* What a member brings to a collective instance. */
+typedef struct coll_arrival {
+    OTF2_CommRef comm;
+    OTF2_CollectiveOp op;
+    uint32_t root;
+    uint64_t sent, recvd;
+    uint64_t begin_m, begin_a, end_m, ovh_in;
+    bool nonblocking;
+} coll_arrival;
+
+/* Location li arrives at the next instance of a collective on a.comm: the
+ * k-th collective (blocking or nonblocking, in the order it started them) a
+ * location calls on a communicator is the k-th instance, as MPI requires.
+ * Returns 1 with *cp and *rankp set, 0 when li is no member of a.comm, -1 out
+ * of memory. */
+static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp,
+                     uint32_t *rankp)
+{
+    uint64_t *seqp, seq, *v;
+    const up_comm_def *cd;
+    uint32_t rank;
+    up_member *me;
+    up_coll *c;
+    int r = rank_of(E, a->comm, li, &rank);
+    if (r <= 0)
+        return r;
+    cd = up_defs_comm(E->d, a->comm);
+    if (!(seqp = up_map_get(&E->collseq, li, a->comm))) {
+        if (!up_map_put(&E->collseq, li, a->comm, 0) ||
+            !(seqp = up_map_get(&E->collseq, li, a->comm)))
+            return -1;
+    }
+    seq = (*seqp)++;
+    if ((v = up_map_get(&E->colls, a->comm, seq))) {
+        c = (up_coll *)(uintptr_t)*v;
+    } else {
+        uint32_t n = cd->self ? 1 : cd->size;
+        if (!(c = up_calloc(1, sizeof *c)) || !(c->m = up_calloc(n, sizeof *c->m))) {
+            coll_free(c);
+            return -1;
+        }
+        c->comm = a->comm;
+        c->seq = seq;
+        c->op = a->op;
+        c->cls = up_coll_class_of(a->op);
+        c->n = n;
+        c->root = UINT32_MAX;
+        if (c->cls == UP_COLL_ONE_TO_N || c->cls == UP_COLL_N_TO_ONE) {
+            if (a->root < n)
+                c->root = a->root;
+            else
+                c->cls = UP_COLL_N_TO_N; /* rooted op without a valid root */
+        }
+        if (!up_map_put(&E->colls, c->comm, seq, (uint64_t)(uintptr_t)c)) {
+            coll_free(c);
+            return -1;
+        }
+    }
+    me = &c->m[rank];
+    if (!me->arrived) {
+        me->arrived = true;
+        c->arrived++;
+    }
+    me->loc = li;
+    me->begin_m = a->begin_m;
+    me->begin_a = a->begin_a;
+    me->end_m = a->end_m;
+    me->ovh_in = a->ovh_in;
+    me->sent = a->sent;
+    me->recvd = a->recvd;
+    me->nonblocking = a->nonblocking;
+    if (c->arrived == 1 || me->begin_m > c->m[c->j_last_m].begin_m)
+        c->j_last_m = rank;
+    if (c->arrived == 1 || me->end_m < c->m[c->l_first_end_m].end_m)
+        c->l_first_end_m = rank;
+    if (c->arrived == 1 || me->begin_a > c->max_begin_a)
+        c->max_begin_a = me->begin_a;
+    if ((c->arrived == c->n || c->cls == UP_COLL_PREFIX ||
+         (c->cls == UP_COLL_ONE_TO_N && rank == c->root)) &&
+        wake_coll(E, c) != 0)
+        return -1;
+    *cp = c;
+    *rankp = rank;
+    return 1;
+}
+
+/* The overhead of records [0, end_i) of a location's buffer, each counted
+ * only up to end_m: a flush that the end record triggered lies after it
+ * (that record keeps its earlier time). */
+static uint64_t ovh_until(engine *E, rloc *L, size_t end_i, uint64_t end_m)
+{
+    uint64_t ovh = 0;
+    size_t i;
+    for (i = 0; i < end_i; i++) {
+        up_event *e;
+        uint64_t o;
+        up_stream_peek(L->s, i, &e, E->err); /* buffered: cannot fail */
+        set_rflags(E, e);
+        o = E->ops->record_ovh(E->model, e);
+        if (e->time + o > end_m)
+            o = end_m > e->time ? end_m - e->time : 0;
+        ovh += o;
+    }
+    return ovh;
+}
+
 static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
 {
     rloc *L = &E->L[li];
     up_event *e = NULL;
     size_t i, end_i = 0;
-    uint64_t ovh = 0, *seqp, seq, end_m;
-    uint32_t rank;
-    struct up_evf_MpiCollectiveEnd end;
-    const up_comm_def *cd;
-    up_coll *c;
-    up_member *me;
+    coll_arrival a;
     int r;
 
     for (i = 1; i < UP_STREAM_MAX_LOOKAHEAD; i++) {
@@ -561,94 +675,38 @@ static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
         return STEP_OK;
     }
     up_stream_peek(L->s, end_i, &e, E->err); /* all buffered now: no growth, no error */
-    end = e->u.MpiCollectiveEnd;
-    end_m = e->time;
-    for (i = 0; i < end_i; i++) {
-        uint64_t o;
-        up_stream_peek(L->s, i, &e, E->err);
-        set_rflags(E, e);
-        o = E->ops->record_ovh(E->model, e);
-        /* only the part before the end counts: a flush that the end record
-         * triggered lies after it (that record keeps its earlier time) */
-        if (e->time + o > end_m)
-            o = end_m > e->time ? end_m - e->time : 0;
-        ovh += o;
-    }
+    memset(&a, 0, sizeof a);
+    a.comm = e->u.MpiCollectiveEnd.communicator;
+    a.op = e->u.MpiCollectiveEnd.collectiveOp;
+    a.root = e->u.MpiCollectiveEnd.root;
+    a.sent = e->u.MpiCollectiveEnd.sizeSent;
+    a.recvd = e->u.MpiCollectiveEnd.sizeReceived;
+    a.end_m = e->time;
+    a.ovh_in = ovh_until(E, L, end_i, a.end_m);
     up_stream_peek(L->s, 0, evp, E->err);
 
-    r = rank_of(E, end.communicator, li, &rank);
-    if (r < 0) {
-        UP_ERR(E->err, UP_ENOMEM, "out of memory indexing a communicator");
-        return STEP_ERROR;
-    }
-    if (r == 0) {
-        E->repairs[UP_REPAIR_unresolved_peer]++;
-        E->ops->local(E->model, li, &L->ls, *evp);
-        return STEP_OK; /* its end finds no open collective: timed locally */
-    }
-    cd = up_defs_comm(E->d, end.communicator);
-    if (!(seqp = up_map_get(&E->collseq, li, end.communicator))) {
-        if (!up_map_put(&E->collseq, li, end.communicator, 0) ||
-            !(seqp = up_map_get(&E->collseq, li, end.communicator)))
-            goto nomem;
-    }
-    seq = (*seqp)++;
-    {
-        uint64_t *v = up_map_get(&E->colls, end.communicator, seq);
-        if (v) {
-            c = (up_coll *)(uintptr_t)*v;
-        } else {
-            uint32_t n = cd->self ? 1 : cd->size;
-            if (!(c = up_calloc(1, sizeof *c)) || !(c->m = up_calloc(n, sizeof *c->m))) {
-                coll_free(c);
-                goto nomem;
-            }
-            c->comm = end.communicator;
-            c->seq = seq;
-            c->op = end.collectiveOp;
-            c->cls = up_coll_class_of(end.collectiveOp);
-            c->n = n;
-            c->root = UINT32_MAX;
-            if (c->cls != UP_COLL_N_TO_N) {
-                if (end.root < n)
-                    c->root = end.root;
-                else
-                    c->cls = UP_COLL_N_TO_N; /* rooted op without a valid root */
-            }
-            if (!up_map_put(&E->colls, c->comm, seq, (uint64_t)(uintptr_t)c)) {
-                coll_free(c);
-                goto nomem;
-            }
-        }
-    }
     E->ops->local(E->model, li, &L->ls, *evp);
-    me = &c->m[rank];
-    if (!me->arrived) {
-        me->arrived = true;
-        c->arrived++;
-    }
-    me->loc = li;
-    me->begin_m = (*evp)->time;
-    me->begin_a = (*evp)->t_out;
-    me->end_m = end_m;
-    me->ovh_in = ovh;
-    me->sent = end.sizeSent;
-    me->recvd = end.sizeReceived;
-    if (c->arrived == 1 || me->begin_m > c->m[c->j_last_m].begin_m)
-        c->j_last_m = rank;
-    if (c->arrived == 1 || me->end_m < c->m[c->l_first_end_m].end_m)
-        c->l_first_end_m = rank;
-    if (c->arrived == 1 || me->begin_a > c->max_begin_a)
-        c->max_begin_a = me->begin_a;
-    L->cur = c;
-    L->cur_member = rank;
-    if ((c->arrived == c->n || (c->cls == UP_COLL_ONE_TO_N && rank == c->root)) &&
-        wake_coll(E, c) != 0)
+    a.begin_m = (*evp)->time;
+    a.begin_a = (*evp)->t_out;
+    r = coll_join(E, li, &a, &L->cur, &L->cur_member);
+    if (r < 0) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
         return STEP_ERROR;
+    }
+    if (r == 0) { /* its end finds no open collective: timed locally */
+        L->cur = NULL;
+        E->repairs[UP_REPAIR_unresolved_peer]++;
+    }
     return STEP_OK;
-nomem:
-    UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
-    return STEP_ERROR;
+}
+
+/* Member `me` of c is done with it: c is freed after its last member. */
+static void coll_done(engine *E, up_coll *c)
+{
+    if (++c->done == c->n) {
+        up_map_del(&E->colls, c->comm, c->seq);
+        coll_free(c);
+    }
 }
 
 static int do_coll_end(engine *E, uint32_t li, up_event *ev)
@@ -663,6 +721,8 @@ static int do_coll_end(engine *E, uint32_t li, up_event *ev)
     if (!coll_ready(c, L->cur_member)) {
         if (!L->force) {
             L->wait = W_COLL;
+            L->wcoll = c;
+            L->wmember = L->cur_member;
             return STEP_BLOCKED;
         }
         L->force = false;
@@ -671,12 +731,108 @@ static int do_coll_end(engine *E, uint32_t li, up_event *ev)
         if (wake_coll(E, c) != 0)
             return STEP_ERROR;
     }
+    L->wcoll = NULL;
     E->ops->coll_end(E->model, li, &L->ls, ev, c, &c->m[L->cur_member]);
     L->cur = NULL;
-    if (++c->done == c->n) {
-        up_map_del(&E->colls, c->comm, c->seq);
-        coll_free(c);
+    coll_done(E, c);
+    return STEP_OK;
+}
+
+/* A nonblocking collective (OTF2 3.0): NonBlockingCollectiveRequest starts
+ * it, NonBlockingCollectiveComplete with the same request id (inside the
+ * Wait or Test that completed it) ends it and names the operation.  The
+ * request is the member's enter, so the complete is looked for ahead in the
+ * stream; the member arrives at its request, in the order the location
+ * started its collectives.  A request whose complete is out of reach, or a
+ * complete without a request, is timed as a local record. */
+static int do_nbc_request(engine *E, uint32_t li, up_event **evp)
+{
+    rloc *L = &E->L[li];
+    uint64_t req = (*evp)->u.NonBlockingCollectiveRequest.requestID;
+    up_event *e = NULL;
+    size_t i, end_i = 0;
+    coll_arrival a;
+    up_coll *c;
+    uint32_t rank;
+    int r;
+
+    for (i = 1; i < UP_STREAM_MAX_LOOKAHEAD; i++) {
+        if (up_stream_peek(L->s, i, &e, E->err) != UP_OK)
+            return STEP_ERROR;
+        if (!e)
+            break;
+        if (e->kind == UP_EV_NonBlockingCollectiveComplete &&
+            e->u.NonBlockingCollectiveComplete.requestID == req) {
+            end_i = i;
+            break;
+        }
     }
+    if (up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
+        return STEP_ERROR;
+    if (!end_i) {
+        E->repairs[UP_REPAIR_collective_unpaired]++;
+        E->ops->local(E->model, li, &L->ls, *evp);
+        return STEP_OK;
+    }
+    up_stream_peek(L->s, end_i, &e, E->err);
+    memset(&a, 0, sizeof a);
+    a.comm = e->u.NonBlockingCollectiveComplete.communicator;
+    a.op = e->u.NonBlockingCollectiveComplete.collectiveOp;
+    a.root = e->u.NonBlockingCollectiveComplete.root;
+    a.sent = e->u.NonBlockingCollectiveComplete.sizeSent;
+    a.recvd = e->u.NonBlockingCollectiveComplete.sizeReceived;
+    a.end_m = e->time;
+    a.nonblocking = true;
+    up_stream_peek(L->s, 0, evp, E->err);
+    /* what delays this member's start: the request record's own overhead */
+    a.ovh_in = ovh_until(E, L, 1, a.end_m);
+    E->ops->local(E->model, li, &L->ls, *evp);
+    a.begin_m = (*evp)->time;
+    a.begin_a = (*evp)->t_out;
+    r = coll_join(E, li, &a, &c, &rank);
+    if (r < 0 || (r > 0 && !up_map_put(&E->nbc, li, req, (uint64_t)(uintptr_t)c))) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
+        return STEP_ERROR;
+    }
+    if (r == 0)
+        E->repairs[UP_REPAIR_unresolved_peer]++;
+    return STEP_OK;
+}
+
+static int do_nbc_complete(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    uint64_t req = ev->u.NonBlockingCollectiveComplete.requestID;
+    uint64_t *v = up_map_get(&E->nbc, li, req);
+    uint32_t rank;
+    up_coll *c;
+    if (!v) { /* no request, or one that found no instance */
+        E->repairs[UP_REPAIR_collective_unpaired]++;
+        E->ops->local(E->model, li, &L->ls, ev);
+        return STEP_OK;
+    }
+    c = (up_coll *)(uintptr_t)*v;
+    if (rank_of(E, c->comm, li, &rank) <= 0) { /* it joined: cannot happen */
+        UP_ERR(E->err, UP_EINTERNAL, "nonblocking collective lost its member");
+        return STEP_ERROR;
+    }
+    if (!coll_ready(c, rank)) {
+        if (!L->force) {
+            L->wait = W_COLL;
+            L->wcoll = c;
+            L->wmember = rank;
+            return STEP_BLOCKED;
+        }
+        L->force = false;
+        c->forced = true;
+        E->repairs[UP_REPAIR_collective_incomplete]++;
+        if (wake_coll(E, c) != 0)
+            return STEP_ERROR;
+    }
+    L->wcoll = NULL;
+    E->ops->coll_end(E->model, li, &L->ls, ev, c, &c->m[rank]);
+    up_map_del(&E->nbc, li, req);
+    coll_done(E, c);
     return STEP_OK;
 }
 
@@ -756,6 +912,12 @@ static int step(engine *E, uint32_t li)
     case UP_EV_MpiCollectiveEnd:
         r = do_coll_end(E, li, ev);
         break;
+    case UP_EV_NonBlockingCollectiveRequest:
+        r = do_nbc_request(E, li, &ev);
+        break;
+    case UP_EV_NonBlockingCollectiveComplete:
+        r = do_nbc_complete(E, li, ev);
+        break;
     default:
         set_rflags(E, ev);
         E->ops->local(E->model, li, &L->ls, ev);
@@ -781,6 +943,8 @@ static int direct_record(void *ctx, uint32_t li, up_event *ev)
     switch (ev->kind) {
     case UP_EV_MpiCollectiveBegin:
     case UP_EV_MpiCollectiveEnd:
+    case UP_EV_NonBlockingCollectiveRequest:
+    case UP_EV_NonBlockingCollectiveComplete:
         return 0;
     case UP_EV_MpiSend:
     case UP_EV_MpiIsend:
@@ -1027,6 +1191,7 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
     up_map_init(&E.colls);
     up_map_init(&E.collseq);
     up_map_init(&E.rankof);
+    up_map_init(&E.nbc);
     E.L = up_calloc(E.n, sizeof *E.L);
     E.heap = up_calloc(E.n, sizeof *E.heap);
     res->locs = up_calloc(E.n, sizeof *res->locs);
@@ -1066,6 +1231,7 @@ done:
     up_map_free(&E.colls);
     up_map_free(&E.collseq);
     up_map_free(&E.rankof);
+    up_map_free(&E.nbc);
     up_free(E.L);
     up_free(E.heap);
     return st;
