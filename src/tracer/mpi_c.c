@@ -16,13 +16,18 @@
 
 /* ---- requests ---------------------------------------------------------------- */
 
+enum { REQ_SEND, REQ_RECV, REQ_COLL };
+
 typedef struct reqent {
     MPI_Request r;      /* key; MPI_REQUEST_NULL marks a free slot */
     uint64_t id;        /* OTF2 request id of the current operation, 0 if inactive */
-    uint64_t bytes;     /* persistent: message size */
-    uint32_t peer, comm, tag;
+    uint64_t bytes;     /* persistent: message size; collective: bytes sent */
+    uint64_t received;  /* collective: bytes received */
+    uint32_t peer, comm, tag; /* collective: peer is the root */
     uint64_t seq;       /* insertion order among entries with the same handle */
-    bool send, persistent, tomb;
+    uint8_t kind;       /* REQ_SEND, REQ_RECV, REQ_COLL */
+    uint8_t op;         /* collective: its OTF2_CollectiveOp */
+    bool persistent, tomb;
 } reqent;
 
 /* Open MPI hands out one shared handle for every send that completed at
@@ -111,7 +116,7 @@ void upt_req_isend(MPI_Request r, uint32_t dest, uint32_t comm, uint32_t tag, ui
     reqent *e;
     if (!upt_on || !(e = req_add(r)))
         return;
-    e->send = true;
+    e->kind = REQ_SEND;
     e->id = upt_next_request();
     upt_isend(dest, comm, tag, bytes, e->id);
 }
@@ -121,10 +126,24 @@ void upt_req_irecv(MPI_Request r, uint32_t comm)
     reqent *e;
     if (!upt_on || !(e = req_add(r)))
         return;
-    e->send = false;
+    e->kind = REQ_RECV;
     e->comm = comm;
     e->id = upt_next_request();
     upt_irecv_request(e->id);
+}
+
+void upt_req_icoll(MPI_Request r, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
+                   uint64_t sent, uint64_t received)
+{
+    reqent *e;
+    if (!upt_on || !(e = req_add(r)))
+        return;
+    e->kind = REQ_COLL;
+    e->op = (uint8_t)op;
+    e->comm = comm, e->peer = root;
+    e->bytes = sent, e->received = received;
+    e->id = upt_next_request();
+    upt_nbcoll_request(e->id);
 }
 
 void upt_req_persistent(MPI_Request r, bool send, uint32_t peer, uint32_t comm, uint32_t tag,
@@ -134,7 +153,7 @@ void upt_req_persistent(MPI_Request r, bool send, uint32_t peer, uint32_t comm, 
     if (!upt_on || !(e = req_add(r)))
         return;
     e->persistent = true;
-    e->send = send;
+    e->kind = send ? REQ_SEND : REQ_RECV;
     e->peer = peer, e->comm = comm, e->tag = tag, e->bytes = bytes;
 }
 
@@ -144,7 +163,7 @@ void upt_req_start(MPI_Request r)
     if (!upt_on || !e || !e->persistent || e->peer == (uint32_t)MPI_PROC_NULL)
         return;
     e->id = upt_next_request();
-    if (e->send)
+    if (e->kind == REQ_SEND)
         upt_isend(e->peer, e->comm, e->tag, e->bytes, e->id);
     else
         upt_irecv_request(e->id);
@@ -159,8 +178,11 @@ void upt_req_completed(MPI_Request r, const MPI_Status *st)
     if (e->id) {
         if (st && PMPI_Test_cancelled(st, &cancelled) == MPI_SUCCESS && cancelled)
             upt_request_cancelled(e->id);
-        else if (e->send)
+        else if (e->kind == REQ_SEND)
             upt_isend_complete(e->id);
+        else if (e->kind == REQ_COLL)
+            upt_nbcoll_complete((OTF2_CollectiveOp)e->op, e->comm, e->peer, e->bytes,
+                                e->received, e->id);
         else if (st && st->MPI_SOURCE != MPI_PROC_NULL) {
             int n = 0;
             PMPI_Get_count(st, MPI_BYTE, &n);
@@ -752,7 +774,11 @@ UPT_EXPORT int MPI_Cancel(MPI_Request *req)
 
 /* ---- collectives --------------------------------------------------------------------
  * sent / received: the bytes this rank contributes and gets, as Score-P
- * counts them (docs/tracer.md); MPI_IN_PLACE contributes nothing. */
+ * counts them (docs/tracer.md); MPI_IN_PLACE contributes nothing.  Each
+ * nonblocking collective follows its blocking twin and counts the same:
+ * Enter, NonBlockingCollectiveRequest, Leave; the operation, communicator,
+ * root and sizes are kept with the request and recorded by the call that
+ * completes it (upt_req_completed). */
 
 #define COLL(REGION, OP, COMM, ROOT, SENT, RECVD, CALL)                                   \
     do {                                                                                  \
@@ -767,12 +793,31 @@ UPT_EXPORT int MPI_Cancel(MPI_Request *req)
         return rc_;                                                                       \
     } while (0)
 
+#define ICOLL(REGION, OP, COMM, ROOT, SENT, RECVD, CALL, REQ)                           \
+    do {                                                                                  \
+        int rc_;                                                                          \
+        if (!ON())                                                                        \
+            return CALL;                                                                  \
+        upt_enter(REGION);                                                                \
+        rc_ = CALL;                                                                       \
+        if (rc_ == MPI_SUCCESS)                                                           \
+            upt_req_icoll(*(REQ), OP, upt_comm_id(COMM), ROOT, SENT, RECVD);              \
+        upt_leave(REGION);                                                                \
+        return rc_;                                                                       \
+    } while (0)
+
 #define NOROOT OTF2_UNDEFINED_UINT32
 #define INPLACE(buf, bytes) ((buf) == MPI_IN_PLACE ? 0 : (bytes))
 
 UPT_EXPORT int MPI_Barrier(MPI_Comm comm)
 {
     COLL(UPT_R_MPI_Barrier, OTF2_COLLECTIVE_OP_BARRIER, comm, NOROOT, 0, 0, PMPI_Barrier(comm));
+}
+
+UPT_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+    ICOLL(UPT_R_MPI_Ibarrier, OTF2_COLLECTIVE_OP_BARRIER, comm, NOROOT, 0, 0,
+          PMPI_Ibarrier(comm, req), req);
 }
 
 UPT_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
@@ -784,6 +829,16 @@ UPT_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_
          PMPI_Bcast(buf, count, type, root, comm));
 }
 
+UPT_EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                          MPI_Request *req)
+{
+    uint64_t b = ON() ? upt_bytes(count, type) : 0;
+    bool me = ON() && comm_rank(comm) == root;
+    ICOLL(UPT_R_MPI_Ibcast, OTF2_COLLECTIVE_OP_BCAST, comm, (uint32_t)root,
+          me ? b * (uint64_t)(comm_size(comm) - 1) : 0, me ? 0 : b,
+          PMPI_Ibcast(buf, count, type, root, comm, req), req);
+}
+
 UPT_EXPORT int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                           MPI_Datatype rtype, int root, MPI_Comm comm)
 {
@@ -792,6 +847,17 @@ UPT_EXPORT int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void
          ON() ? INPLACE(sbuf, upt_bytes(scount, stype)) : 0,
          me ? upt_bytes(rcount, rtype) * (uint64_t)comm_size(comm) : 0,
          PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
+}
+
+UPT_EXPORT int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                           int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                           MPI_Request *req)
+{
+    bool me = ON() && comm_rank(comm) == root;
+    ICOLL(UPT_R_MPI_Igather, OTF2_COLLECTIVE_OP_GATHER, comm, (uint32_t)root,
+          ON() ? INPLACE(sbuf, upt_bytes(scount, stype)) : 0,
+          me ? upt_bytes(rcount, rtype) * (uint64_t)comm_size(comm) : 0,
+          PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), req);
 }
 
 UPT_EXPORT int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -805,6 +871,17 @@ UPT_EXPORT int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, voi
          PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm));
 }
 
+UPT_EXPORT int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                            const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
+                            MPI_Comm comm, MPI_Request *req)
+{
+    bool me = ON() && comm_rank(comm) == root;
+    ICOLL(UPT_R_MPI_Igatherv, OTF2_COLLECTIVE_OP_GATHERV, comm, (uint32_t)root,
+          ON() ? INPLACE(sbuf, upt_bytes(scount, stype)) : 0,
+          me ? sum_counts(rcounts, comm_size(comm), rtype) : 0,
+          PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req), req);
+}
+
 UPT_EXPORT int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                            int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
@@ -813,6 +890,17 @@ UPT_EXPORT int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, voi
          me ? upt_bytes(scount, stype) * (uint64_t)comm_size(comm) : 0,
          ON() ? INPLACE(rbuf, upt_bytes(rcount, rtype)) : 0,
          PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm));
+}
+
+UPT_EXPORT int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                            int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                            MPI_Request *req)
+{
+    bool me = ON() && comm_rank(comm) == root;
+    ICOLL(UPT_R_MPI_Iscatter, OTF2_COLLECTIVE_OP_SCATTER, comm, (uint32_t)root,
+          me ? upt_bytes(scount, stype) * (uint64_t)comm_size(comm) : 0,
+          ON() ? INPLACE(rbuf, upt_bytes(rcount, rtype)) : 0,
+          PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req), req);
 }
 
 UPT_EXPORT int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
@@ -826,6 +914,18 @@ UPT_EXPORT int MPI_Scatterv(const void *sbuf, const int scounts[], const int dis
          PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
 }
 
+UPT_EXPORT int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
+                             MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                             int root, MPI_Comm comm, MPI_Request *req)
+{
+    bool me = ON() && comm_rank(comm) == root;
+    ICOLL(UPT_R_MPI_Iscatterv, OTF2_COLLECTIVE_OP_SCATTERV, comm, (uint32_t)root,
+          me ? sum_counts(scounts, comm_size(comm), stype) : 0,
+          ON() ? INPLACE(rbuf, upt_bytes(rcount, rtype)) : 0,
+          PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req),
+          req);
+}
+
 UPT_EXPORT int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                              int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
@@ -834,6 +934,16 @@ UPT_EXPORT int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, v
          ON() ? INPLACE(sbuf, upt_bytes(scount, stype)) * (uint64_t)n : 0,
          ON() ? upt_bytes(rcount, rtype) * (uint64_t)n : 0,
          PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm));
+}
+
+UPT_EXPORT int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                              int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+    int n = ON() ? comm_size(comm) : 0;
+    ICOLL(UPT_R_MPI_Iallgather, OTF2_COLLECTIVE_OP_ALLGATHER, comm, NOROOT,
+          ON() ? INPLACE(sbuf, upt_bytes(scount, stype)) * (uint64_t)n : 0,
+          ON() ? upt_bytes(rcount, rtype) * (uint64_t)n : 0,
+          PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req), req);
 }
 
 UPT_EXPORT int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -847,6 +957,17 @@ UPT_EXPORT int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, 
          PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm));
 }
 
+UPT_EXPORT int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                               const int rcounts[], const int displs[], MPI_Datatype rtype,
+                               MPI_Comm comm, MPI_Request *req)
+{
+    int n = ON() ? comm_size(comm) : 0;
+    ICOLL(UPT_R_MPI_Iallgatherv, OTF2_COLLECTIVE_OP_ALLGATHERV, comm, NOROOT,
+          ON() ? INPLACE(sbuf, upt_bytes(scount, stype)) * (uint64_t)n : 0,
+          ON() ? sum_counts(rcounts, n, rtype) : 0,
+          PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req), req);
+}
+
 UPT_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                             int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
@@ -855,6 +976,16 @@ UPT_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, vo
          ON() ? INPLACE(sbuf, upt_bytes(scount, stype) * (uint64_t)n) : 0,
          ON() ? upt_bytes(rcount, rtype) * (uint64_t)n : 0,
          PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm));
+}
+
+UPT_EXPORT int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                             int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *req)
+{
+    int n = ON() ? comm_size(comm) : 0;
+    ICOLL(UPT_R_MPI_Ialltoall, OTF2_COLLECTIVE_OP_ALLTOALL, comm, NOROOT,
+          ON() ? INPLACE(sbuf, upt_bytes(scount, stype) * (uint64_t)n) : 0,
+          ON() ? upt_bytes(rcount, rtype) * (uint64_t)n : 0,
+          PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req), req);
 }
 
 UPT_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
@@ -866,6 +997,19 @@ UPT_EXPORT int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sd
          ON() && sbuf != MPI_IN_PLACE ? sum_counts(scounts, n, stype) : 0,
          ON() ? sum_counts(rcounts, n, rtype) : 0,
          PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm));
+}
+
+UPT_EXPORT int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+                              MPI_Datatype stype, void *rbuf, const int rcounts[],
+                              const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
+                              MPI_Request *req)
+{
+    int n = ON() ? comm_size(comm) : 0;
+    ICOLL(UPT_R_MPI_Ialltoallv, OTF2_COLLECTIVE_OP_ALLTOALLV, comm, NOROOT,
+          ON() && sbuf != MPI_IN_PLACE ? sum_counts(scounts, n, stype) : 0,
+          ON() ? sum_counts(rcounts, n, rtype) : 0,
+          PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req),
+          req);
 }
 
 static uint64_t sum_w(const int *counts, const MPI_Datatype *types, int n)
@@ -890,6 +1034,20 @@ UPT_EXPORT int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sd
          PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm));
 }
 
+UPT_EXPORT int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                              const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                              const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                              MPI_Request *req)
+{
+    int n = ON() ? comm_size(comm) : 0;
+    ICOLL(UPT_R_MPI_Ialltoallw, OTF2_COLLECTIVE_OP_ALLTOALLW, comm, NOROOT,
+          ON() && sbuf != MPI_IN_PLACE ? sum_w(scounts, stypes, n) : 0,
+          ON() ? sum_w(rcounts, rtypes, n) : 0,
+          PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
+                          req),
+          req);
+}
+
 UPT_EXPORT int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                           int root, MPI_Comm comm)
 {
@@ -898,6 +1056,16 @@ UPT_EXPORT int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype 
     COLL(UPT_R_MPI_Reduce, OTF2_COLLECTIVE_OP_REDUCE, comm, (uint32_t)root, INPLACE(sbuf, b),
          me ? b * (uint64_t)comm_size(comm) : 0,
          PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
+}
+
+UPT_EXPORT int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                           int root, MPI_Comm comm, MPI_Request *req)
+{
+    bool me = ON() && comm_rank(comm) == root;
+    uint64_t b = ON() ? upt_bytes(count, type) : 0;
+    ICOLL(UPT_R_MPI_Ireduce, OTF2_COLLECTIVE_OP_REDUCE, comm, (uint32_t)root, INPLACE(sbuf, b),
+          me ? b * (uint64_t)comm_size(comm) : 0,
+          PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req), req);
 }
 
 UPT_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -910,6 +1078,16 @@ UPT_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
          PMPI_Allreduce(sbuf, rbuf, count, type, op, comm));
 }
 
+UPT_EXPORT int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+                              MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    uint64_t b = ON() ? upt_bytes(count, type) : 0;
+    int n = ON() ? comm_size(comm) : 0;
+    ICOLL(UPT_R_MPI_Iallreduce, OTF2_COLLECTIVE_OP_ALLREDUCE, comm, NOROOT,
+          INPLACE(sbuf, b) * (uint64_t)n, b * (uint64_t)n,
+          PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req), req);
+}
+
 UPT_EXPORT int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
                                   MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
@@ -918,6 +1096,16 @@ UPT_EXPORT int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcount
     COLL(UPT_R_MPI_Reduce_scatter, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, comm, NOROOT,
          INPLACE(sbuf, total), ON() && rcounts ? upt_bytes(rcounts[me], type) * (uint64_t)n : 0,
          PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm));
+}
+
+UPT_EXPORT int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
+                                   MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    int n = ON() ? comm_size(comm) : 0, me = ON() ? comm_rank(comm) : 0;
+    uint64_t total = ON() ? sum_counts(rcounts, n, type) : 0;
+    ICOLL(UPT_R_MPI_Ireduce_scatter, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, comm, NOROOT,
+          INPLACE(sbuf, total), ON() && rcounts ? upt_bytes(rcounts[me], type) * (uint64_t)n : 0,
+          PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, type, op, comm, req), req);
 }
 
 UPT_EXPORT int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
@@ -930,6 +1118,17 @@ UPT_EXPORT int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount
          PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm));
 }
 
+UPT_EXPORT int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                         MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                         MPI_Request *req)
+{
+    int n = ON() ? comm_size(comm) : 0;
+    uint64_t b = ON() ? upt_bytes(rcount, type) : 0;
+    ICOLL(UPT_R_MPI_Ireduce_scatter_block, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, comm, NOROOT,
+          INPLACE(sbuf, b * (uint64_t)n), b * (uint64_t)n,
+          PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req), req);
+}
+
 UPT_EXPORT int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                         MPI_Comm comm)
 {
@@ -940,6 +1139,16 @@ UPT_EXPORT int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype ty
          PMPI_Scan(sbuf, rbuf, count, type, op, comm));
 }
 
+UPT_EXPORT int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                         MPI_Comm comm, MPI_Request *req)
+{
+    uint64_t b = ON() ? upt_bytes(count, type) : 0;
+    int me = ON() ? comm_rank(comm) : 0, n = ON() ? comm_size(comm) : 0;
+    ICOLL(UPT_R_MPI_Iscan, OTF2_COLLECTIVE_OP_SCAN, comm, NOROOT,
+          INPLACE(sbuf, b) * (uint64_t)(n - me), b * (uint64_t)(me + 1),
+          PMPI_Iscan(sbuf, rbuf, count, type, op, comm, req), req);
+}
+
 UPT_EXPORT int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                           MPI_Comm comm)
 {
@@ -948,6 +1157,16 @@ UPT_EXPORT int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype 
     COLL(UPT_R_MPI_Exscan, OTF2_COLLECTIVE_OP_EXSCAN, comm, NOROOT,
          INPLACE(sbuf, b) * (uint64_t)(n - me - 1), b * (uint64_t)me,
          PMPI_Exscan(sbuf, rbuf, count, type, op, comm));
+}
+
+UPT_EXPORT int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                           MPI_Comm comm, MPI_Request *req)
+{
+    uint64_t b = ON() ? upt_bytes(count, type) : 0;
+    int me = ON() ? comm_rank(comm) : 0, n = ON() ? comm_size(comm) : 0;
+    ICOLL(UPT_R_MPI_Iexscan, OTF2_COLLECTIVE_OP_EXSCAN, comm, NOROOT,
+          INPLACE(sbuf, b) * (uint64_t)(n - me - 1), b * (uint64_t)me,
+          PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, req), req);
 }
 
 /* ---- communicators ------------------------------------------------------------------

@@ -849,7 +849,10 @@ FORTRAN(mpi_cancel, MPI_CANCEL, (MPI_Fint *request, MPI_Fint *ierr))
 
 /* ---- collectives ---------------------------------------------------------------------------
  * Each: Enter, MpiCollectiveBegin, the call, MpiCollectiveEnd, Leave; the byte
- * counts are mpi_c.c's (n: the communicator's size, me: this rank in it). */
+ * counts are mpi_c.c's (n: the communicator's size, me: this rank in it).
+ * The nonblocking twin of each follows it and counts the same: Enter, the
+ * call, NonBlockingCollectiveRequest, Leave (ICOLL_END); the completion call
+ * records the rest. */
 
 #define COLL_BEGIN(region)                                                         \
     do {                                                                           \
@@ -863,6 +866,14 @@ FORTRAN(mpi_cancel, MPI_CANCEL, (MPI_Fint *request, MPI_Fint *ierr))
         upt_leave(region);                                                         \
     } while (0)
 
+#define ICOLL_END(region, op, comm, root, sent, received, request, ierr)          \
+    do {                                                                           \
+        if ((ierr) == MPI_SUCCESS)                                                 \
+            upt_req_icoll(MPI_Request_f2c(request), op, comm_id(comm), root, sent,  \
+                          received);                                               \
+        upt_leave(region);                                                         \
+    } while (0)
+
 FORTRAN(mpi_barrier, MPI_BARRIER, (MPI_Fint *comm, MPI_Fint *ierr))
 {
     if (!upt_on) {
@@ -872,6 +883,18 @@ FORTRAN(mpi_barrier, MPI_BARRIER, (MPI_Fint *comm, MPI_Fint *ierr))
     COLL_BEGIN(UPT_R_MPI_Barrier);
     pmpi_barrier_(comm, ierr);
     COLL_END(UPT_R_MPI_Barrier, OTF2_COLLECTIVE_OP_BARRIER, *comm, NOROOT, 0, 0);
+}
+
+FORTRAN(mpi_ibarrier, MPI_IBARRIER, (MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr))
+{
+    if (!upt_on) {
+        pmpi_ibarrier_(comm, request, ierr);
+        return;
+    }
+    upt_enter(UPT_R_MPI_Ibarrier);
+    pmpi_ibarrier_(comm, request, ierr);
+    ICOLL_END(UPT_R_MPI_Ibarrier, OTF2_COLLECTIVE_OP_BARRIER, *comm, NOROOT, 0, 0, *request,
+              *ierr);
 }
 
 /* root sends b to each other rank: b*(n-1); the others receive b */
@@ -895,6 +918,26 @@ FORTRAN(mpi_bcast, MPI_BCAST,
              me && n > 0 ? b * (uint64_t)(n - 1) : 0, me ? 0 : b);
 }
 
+FORTRAN(mpi_ibcast, MPI_IBCAST,
+        (void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *root, MPI_Fint *comm,
+         MPI_Fint *request, MPI_Fint *ierr))
+{
+    uint64_t b;
+    int n;
+    bool me;
+    if (!upt_on) {
+        pmpi_ibcast_(buf, count, type, root, comm, request, ierr);
+        return;
+    }
+    b = fbytes(*count, *type);
+    n = comm_size(*comm);
+    me = comm_rank(*comm) == *root;
+    upt_enter(UPT_R_MPI_Ibcast);
+    pmpi_ibcast_(buf, count, type, root, comm, request, ierr);
+    ICOLL_END(UPT_R_MPI_Ibcast, OTF2_COLLECTIVE_OP_BCAST, *comm, (uint32_t)*root,
+              me && n > 0 ? b * (uint64_t)(n - 1) : 0, me ? 0 : b, *request, *ierr);
+}
+
 FORTRAN(mpi_gather, MPI_GATHER,
         (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
          MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr))
@@ -910,6 +953,27 @@ FORTRAN(mpi_gather, MPI_GATHER,
     COLL_BEGIN(UPT_R_MPI_Gather);
     pmpi_gather_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr);
     COLL_END(UPT_R_MPI_Gather, OTF2_COLLECTIVE_OP_GATHER, *comm, (uint32_t)*root, s, r);
+}
+
+FORTRAN(mpi_igather, MPI_IGATHER,
+        (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+         MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+         MPI_Fint *request, MPI_Fint *ierr))
+{
+    uint64_t s, r = 0;
+    if (!upt_on) {
+        pmpi_igather_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                      request, ierr);
+        return;
+    }
+    s = in_place(sendbuf) ? 0 : fbytes(*sendcount, *sendtype);
+    if (comm_rank(*comm) == *root)
+        r = fbytes(*recvcount, *recvtype) * (uint64_t)comm_size(*comm);
+    upt_enter(UPT_R_MPI_Igather);
+    pmpi_igather_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request,
+                  ierr);
+    ICOLL_END(UPT_R_MPI_Igather, OTF2_COLLECTIVE_OP_GATHER, *comm, (uint32_t)*root, s, r,
+              *request, *ierr);
 }
 
 FORTRAN(mpi_gatherv, MPI_GATHERV,
@@ -932,6 +996,27 @@ FORTRAN(mpi_gatherv, MPI_GATHERV,
     COLL_END(UPT_R_MPI_Gatherv, OTF2_COLLECTIVE_OP_GATHERV, *comm, (uint32_t)*root, s, r);
 }
 
+FORTRAN(mpi_igatherv, MPI_IGATHERV,
+        (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+         MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root,
+         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr))
+{
+    uint64_t s, r = 0;
+    if (!upt_on) {
+        pmpi_igatherv_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, request, ierr);
+        return;
+    }
+    s = in_place(sendbuf) ? 0 : fbytes(*sendcount, *sendtype);
+    if (comm_rank(*comm) == *root)
+        r = sum_counts(recvcounts, comm_size(*comm), *recvtype);
+    upt_enter(UPT_R_MPI_Igatherv);
+    pmpi_igatherv_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                   request, ierr);
+    ICOLL_END(UPT_R_MPI_Igatherv, OTF2_COLLECTIVE_OP_GATHERV, *comm, (uint32_t)*root, s, r,
+              *request, *ierr);
+}
+
 FORTRAN(mpi_scatter, MPI_SCATTER,
         (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
          MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr))
@@ -948,6 +1033,27 @@ FORTRAN(mpi_scatter, MPI_SCATTER,
     COLL_BEGIN(UPT_R_MPI_Scatter);
     pmpi_scatter_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr);
     COLL_END(UPT_R_MPI_Scatter, OTF2_COLLECTIVE_OP_SCATTER, *comm, (uint32_t)*root, s, r);
+}
+
+FORTRAN(mpi_iscatter, MPI_ISCATTER,
+        (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+         MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+         MPI_Fint *request, MPI_Fint *ierr))
+{
+    uint64_t s = 0, r;
+    if (!upt_on) {
+        pmpi_iscatter_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                       request, ierr);
+        return;
+    }
+    if (comm_rank(*comm) == *root)
+        s = fbytes(*sendcount, *sendtype) * (uint64_t)comm_size(*comm);
+    r = in_place(recvbuf) ? 0 : fbytes(*recvcount, *recvtype);
+    upt_enter(UPT_R_MPI_Iscatter);
+    pmpi_iscatter_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                   request, ierr);
+    ICOLL_END(UPT_R_MPI_Iscatter, OTF2_COLLECTIVE_OP_SCATTER, *comm, (uint32_t)*root, s, r,
+              *request, *ierr);
 }
 
 FORTRAN(mpi_scatterv, MPI_SCATTERV,
@@ -970,6 +1076,27 @@ FORTRAN(mpi_scatterv, MPI_SCATTERV,
     COLL_END(UPT_R_MPI_Scatterv, OTF2_COLLECTIVE_OP_SCATTERV, *comm, (uint32_t)*root, s, r);
 }
 
+FORTRAN(mpi_iscatterv, MPI_ISCATTERV,
+        (void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype,
+         void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm,
+         MPI_Fint *request, MPI_Fint *ierr))
+{
+    uint64_t s = 0, r;
+    if (!upt_on) {
+        pmpi_iscatterv_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, request, ierr);
+        return;
+    }
+    if (comm_rank(*comm) == *root)
+        s = sum_counts(sendcounts, comm_size(*comm), *sendtype);
+    r = in_place(recvbuf) ? 0 : fbytes(*recvcount, *recvtype);
+    upt_enter(UPT_R_MPI_Iscatterv);
+    pmpi_iscatterv_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                    comm, request, ierr);
+    ICOLL_END(UPT_R_MPI_Iscatterv, OTF2_COLLECTIVE_OP_SCATTERV, *comm, (uint32_t)*root, s, r,
+              *request, *ierr);
+}
+
 /* each rank's block goes to all n: sb*n */
 FORTRAN(mpi_allgather, MPI_ALLGATHER,
         (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
@@ -986,6 +1113,27 @@ FORTRAN(mpi_allgather, MPI_ALLGATHER,
     COLL_BEGIN(UPT_R_MPI_Allgather);
     pmpi_allgather_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr);
     COLL_END(UPT_R_MPI_Allgather, OTF2_COLLECTIVE_OP_ALLGATHER, *comm, NOROOT, s, r);
+}
+
+FORTRAN(mpi_iallgather, MPI_IALLGATHER,
+        (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+         MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
+         MPI_Fint *ierr))
+{
+    uint64_t n, s, r;
+    if (!upt_on) {
+        pmpi_iallgather_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                         ierr);
+        return;
+    }
+    n = (uint64_t)comm_size(*comm);
+    s = in_place(sendbuf) ? 0 : fbytes(*sendcount, *sendtype) * n;
+    r = fbytes(*recvcount, *recvtype) * n;
+    upt_enter(UPT_R_MPI_Iallgather);
+    pmpi_iallgather_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                     ierr);
+    ICOLL_END(UPT_R_MPI_Iallgather, OTF2_COLLECTIVE_OP_ALLGATHER, *comm, NOROOT, s, r, *request,
+              *ierr);
 }
 
 FORTRAN(mpi_allgatherv, MPI_ALLGATHERV,
@@ -1009,6 +1157,28 @@ FORTRAN(mpi_allgatherv, MPI_ALLGATHERV,
     COLL_END(UPT_R_MPI_Allgatherv, OTF2_COLLECTIVE_OP_ALLGATHERV, *comm, NOROOT, s, r);
 }
 
+FORTRAN(mpi_iallgatherv, MPI_IALLGATHERV,
+        (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+         MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+         MPI_Fint *request, MPI_Fint *ierr))
+{
+    int n;
+    uint64_t s, r;
+    if (!upt_on) {
+        pmpi_iallgatherv_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          comm, request, ierr);
+        return;
+    }
+    n = comm_size(*comm);
+    s = in_place(sendbuf) ? 0 : fbytes(*sendcount, *sendtype) * (uint64_t)n;
+    r = sum_counts(recvcounts, n, *recvtype);
+    upt_enter(UPT_R_MPI_Iallgatherv);
+    pmpi_iallgatherv_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                      request, ierr);
+    ICOLL_END(UPT_R_MPI_Iallgatherv, OTF2_COLLECTIVE_OP_ALLGATHERV, *comm, NOROOT, s, r, *request,
+              *ierr);
+}
+
 FORTRAN(mpi_alltoall, MPI_ALLTOALL,
         (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
          MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr))
@@ -1024,6 +1194,27 @@ FORTRAN(mpi_alltoall, MPI_ALLTOALL,
     COLL_BEGIN(UPT_R_MPI_Alltoall);
     pmpi_alltoall_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr);
     COLL_END(UPT_R_MPI_Alltoall, OTF2_COLLECTIVE_OP_ALLTOALL, *comm, NOROOT, s, r);
+}
+
+FORTRAN(mpi_ialltoall, MPI_IALLTOALL,
+        (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+         MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
+         MPI_Fint *ierr))
+{
+    uint64_t n, s, r;
+    if (!upt_on) {
+        pmpi_ialltoall_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                        ierr);
+        return;
+    }
+    n = (uint64_t)comm_size(*comm);
+    s = in_place(sendbuf) ? 0 : fbytes(*sendcount, *sendtype) * n;
+    r = fbytes(*recvcount, *recvtype) * n;
+    upt_enter(UPT_R_MPI_Ialltoall);
+    pmpi_ialltoall_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                    ierr);
+    ICOLL_END(UPT_R_MPI_Ialltoall, OTF2_COLLECTIVE_OP_ALLTOALL, *comm, NOROOT, s, r, *request,
+              *ierr);
 }
 
 FORTRAN(mpi_alltoallv, MPI_ALLTOALLV,
@@ -1045,6 +1236,28 @@ FORTRAN(mpi_alltoallv, MPI_ALLTOALLV,
     pmpi_alltoallv_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                     recvtype, comm, ierr);
     COLL_END(UPT_R_MPI_Alltoallv, OTF2_COLLECTIVE_OP_ALLTOALLV, *comm, NOROOT, s, r);
+}
+
+FORTRAN(mpi_ialltoallv, MPI_IALLTOALLV,
+        (void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype,
+         void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,
+         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr))
+{
+    int n;
+    uint64_t s, r;
+    if (!upt_on) {
+        pmpi_ialltoallv_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                         recvtype, comm, request, ierr);
+        return;
+    }
+    n = comm_size(*comm);
+    s = in_place(sendbuf) ? 0 : sum_counts(sendcounts, n, *sendtype);
+    r = sum_counts(recvcounts, n, *recvtype);
+    upt_enter(UPT_R_MPI_Ialltoallv);
+    pmpi_ialltoallv_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                     recvtype, comm, request, ierr);
+    ICOLL_END(UPT_R_MPI_Ialltoallv, OTF2_COLLECTIVE_OP_ALLTOALLV, *comm, NOROOT, s, r, *request,
+              *ierr);
 }
 
 FORTRAN(mpi_alltoallw, MPI_ALLTOALLW,
@@ -1071,6 +1284,31 @@ FORTRAN(mpi_alltoallw, MPI_ALLTOALLW,
     COLL_END(UPT_R_MPI_Alltoallw, OTF2_COLLECTIVE_OP_ALLTOALLW, *comm, NOROOT, s, r);
 }
 
+FORTRAN(mpi_ialltoallw, MPI_IALLTOALLW,
+        (void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes,
+         void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes,
+         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr))
+{
+    int i, n;
+    uint64_t s = 0, r = 0;
+    if (!upt_on) {
+        pmpi_ialltoallw_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                         recvtypes, comm, request, ierr);
+        return;
+    }
+    n = comm_size(*comm);
+    for (i = 0; i < n; i++) {
+        if (!in_place(sendbuf))
+            s += fbytes(sendcounts[i], sendtypes[i]);
+        r += fbytes(recvcounts[i], recvtypes[i]);
+    }
+    upt_enter(UPT_R_MPI_Ialltoallw);
+    pmpi_ialltoallw_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                     recvtypes, comm, request, ierr);
+    ICOLL_END(UPT_R_MPI_Ialltoallw, OTF2_COLLECTIVE_OP_ALLTOALLW, *comm, NOROOT, s, r, *request,
+              *ierr);
+}
+
 /* the root receives every rank's b: b*n */
 FORTRAN(mpi_reduce, MPI_REDUCE,
         (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
@@ -1090,6 +1328,24 @@ FORTRAN(mpi_reduce, MPI_REDUCE,
              in_place(sendbuf) ? 0 : b, r);
 }
 
+FORTRAN(mpi_ireduce, MPI_IREDUCE,
+        (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+         MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr))
+{
+    uint64_t b, r = 0;
+    if (!upt_on) {
+        pmpi_ireduce_(sendbuf, recvbuf, count, type, op, root, comm, request, ierr);
+        return;
+    }
+    b = fbytes(*count, *type);
+    if (comm_rank(*comm) == *root)
+        r = b * (uint64_t)comm_size(*comm);
+    upt_enter(UPT_R_MPI_Ireduce);
+    pmpi_ireduce_(sendbuf, recvbuf, count, type, op, root, comm, request, ierr);
+    ICOLL_END(UPT_R_MPI_Ireduce, OTF2_COLLECTIVE_OP_REDUCE, *comm, (uint32_t)*root,
+              in_place(sendbuf) ? 0 : b, r, *request, *ierr);
+}
+
 /* b*n each way (the in-place send side 0) */
 FORTRAN(mpi_allreduce, MPI_ALLREDUCE,
         (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
@@ -1105,6 +1361,22 @@ FORTRAN(mpi_allreduce, MPI_ALLREDUCE,
     pmpi_allreduce_(sendbuf, recvbuf, count, type, op, comm, ierr);
     COLL_END(UPT_R_MPI_Allreduce, OTF2_COLLECTIVE_OP_ALLREDUCE, *comm, NOROOT,
              in_place(sendbuf) ? 0 : b, b);
+}
+
+FORTRAN(mpi_iallreduce, MPI_IALLREDUCE,
+        (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr))
+{
+    uint64_t b;
+    if (!upt_on) {
+        pmpi_iallreduce_(sendbuf, recvbuf, count, type, op, comm, request, ierr);
+        return;
+    }
+    b = fbytes(*count, *type) * (uint64_t)comm_size(*comm);
+    upt_enter(UPT_R_MPI_Iallreduce);
+    pmpi_iallreduce_(sendbuf, recvbuf, count, type, op, comm, request, ierr);
+    ICOLL_END(UPT_R_MPI_Iallreduce, OTF2_COLLECTIVE_OP_ALLREDUCE, *comm, NOROOT,
+              in_place(sendbuf) ? 0 : b, b, *request, *ierr);
 }
 
 /* sent: the whole send buffer; received: this rank's block times n */
@@ -1128,6 +1400,27 @@ FORTRAN(mpi_reduce_scatter, MPI_REDUCE_SCATTER,
     COLL_END(UPT_R_MPI_Reduce_scatter, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, *comm, NOROOT, s, r);
 }
 
+FORTRAN(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER,
+        (void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *type, MPI_Fint *op,
+         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr))
+{
+    int n, me;
+    uint64_t s, r = 0;
+    if (!upt_on) {
+        pmpi_ireduce_scatter_(sendbuf, recvbuf, recvcounts, type, op, comm, request, ierr);
+        return;
+    }
+    n = comm_size(*comm);
+    me = comm_rank(*comm);
+    s = in_place(sendbuf) ? 0 : sum_counts(recvcounts, n, *type);
+    if (me >= 0 && me < n)
+        r = fbytes(recvcounts[me], *type) * (uint64_t)n;
+    upt_enter(UPT_R_MPI_Ireduce_scatter);
+    pmpi_ireduce_scatter_(sendbuf, recvbuf, recvcounts, type, op, comm, request, ierr);
+    ICOLL_END(UPT_R_MPI_Ireduce_scatter, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, *comm, NOROOT, s, r,
+              *request, *ierr);
+}
+
 FORTRAN(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
         (void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *type, MPI_Fint *op,
          MPI_Fint *comm, MPI_Fint *ierr))
@@ -1142,6 +1435,22 @@ FORTRAN(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
     pmpi_reduce_scatter_block_(sendbuf, recvbuf, recvcount, type, op, comm, ierr);
     COLL_END(UPT_R_MPI_Reduce_scatter_block, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, *comm,
              NOROOT, in_place(sendbuf) ? 0 : b, b);
+}
+
+FORTRAN(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK,
+        (void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *type, MPI_Fint *op,
+         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr))
+{
+    uint64_t b;
+    if (!upt_on) {
+        pmpi_ireduce_scatter_block_(sendbuf, recvbuf, recvcount, type, op, comm, request, ierr);
+        return;
+    }
+    b = fbytes(*recvcount, *type) * (uint64_t)comm_size(*comm);
+    upt_enter(UPT_R_MPI_Ireduce_scatter_block);
+    pmpi_ireduce_scatter_block_(sendbuf, recvbuf, recvcount, type, op, comm, request, ierr);
+    ICOLL_END(UPT_R_MPI_Ireduce_scatter_block, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, *comm,
+              NOROOT, in_place(sendbuf) ? 0 : b, b, *request, *ierr);
 }
 
 /* Scan: rank me's b goes to the n-me ranks from me on, and it gets the b of
@@ -1184,6 +1493,46 @@ FORTRAN(mpi_exscan, MPI_EXSCAN,
 {
     scan(pmpi_exscan_, UPT_R_MPI_Exscan, OTF2_COLLECTIVE_OP_EXSCAN, 1, sendbuf, recvbuf, count,
          type, op, comm, ierr);
+}
+
+typedef void iscan_fn(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                      MPI_Fint *, MPI_Fint *);
+
+static void iscan(iscan_fn *f, uint32_t region, OTF2_CollectiveOp op, int exclusive,
+                  void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *rop,
+                  MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    uint64_t b;
+    int n, me;
+    if (!upt_on) {
+        f(sendbuf, recvbuf, count, type, rop, comm, request, ierr);
+        return;
+    }
+    b = fbytes(*count, *type);
+    n = comm_size(*comm);
+    me = comm_rank(*comm);
+    if (me < 0 || me >= n)
+        n = me = 0;
+    upt_enter(region);
+    f(sendbuf, recvbuf, count, type, rop, comm, request, ierr);
+    ICOLL_END(region, op, *comm, NOROOT, in_place(sendbuf) ? 0 : b * (uint64_t)(n - me - exclusive),
+              b * (uint64_t)(me + 1 - exclusive), *request, *ierr);
+}
+
+FORTRAN(mpi_iscan, MPI_ISCAN,
+        (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr))
+{
+    iscan(pmpi_iscan_, UPT_R_MPI_Iscan, OTF2_COLLECTIVE_OP_SCAN, 0, sendbuf, recvbuf, count, type,
+          op, comm, request, ierr);
+}
+
+FORTRAN(mpi_iexscan, MPI_IEXSCAN,
+        (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr))
+{
+    iscan(pmpi_iexscan_, UPT_R_MPI_Iexscan, OTF2_COLLECTIVE_OP_EXSCAN, 1, sendbuf, recvbuf, count,
+          type, op, comm, request, ierr);
 }
 
 /* ---- communicators ---------------------------------------------------------------------------

@@ -417,6 +417,21 @@ void upt_coll_end(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t s
     RECORD(OTF2_EvtWriter_MpiCollectiveEnd(T.w, NULL, upt_now(), op, comm, root, sent, received));
 }
 
+/* Nonblocking collectives, as Score-P writes them with OTF2 3: the request
+ * inside the starting call (MPI_Ibcast, ...), the operation with its sizes
+ * inside the call that completes it (MPI_Wait, ...). */
+void upt_nbcoll_request(uint64_t req)
+{
+    RECORD(OTF2_EvtWriter_NonBlockingCollectiveRequest(T.w, NULL, upt_now(), req));
+}
+
+void upt_nbcoll_complete(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent,
+                         uint64_t received, uint64_t req)
+{
+    RECORD(OTF2_EvtWriter_NonBlockingCollectiveComplete(T.w, NULL, upt_now(), op, comm, root,
+                                                        sent, received, req));
+}
+
 void upt_overhead_begin(void) { upt_enter(UPT_R_OVERHEAD); }
 void upt_overhead_end(void) { upt_leave(UPT_R_OVERHEAD); }
 

@@ -102,6 +102,15 @@ extern int upt_rank, upt_size;
     X(MPI_Allreduce, COLL_ALL2ALL) X(MPI_Reduce_scatter, COLL_ALL2ALL)         \
     X(MPI_Reduce_scatter_block, COLL_ALL2ALL) X(MPI_Scan, COLL_OTHER)          \
     X(MPI_Exscan, COLL_OTHER)                                                  \
+    X(MPI_Ibarrier, BARRIER) X(MPI_Ibcast, COLL_ONE2ALL)                       \
+    X(MPI_Igather, COLL_ALL2ONE) X(MPI_Igatherv, COLL_ALL2ONE)                 \
+    X(MPI_Iscatter, COLL_ONE2ALL) X(MPI_Iscatterv, COLL_ONE2ALL)               \
+    X(MPI_Iallgather, COLL_ALL2ALL) X(MPI_Iallgatherv, COLL_ALL2ALL)           \
+    X(MPI_Ialltoall, COLL_ALL2ALL) X(MPI_Ialltoallv, COLL_ALL2ALL)             \
+    X(MPI_Ialltoallw, COLL_ALL2ALL) X(MPI_Ireduce, COLL_ALL2ONE)               \
+    X(MPI_Iallreduce, COLL_ALL2ALL) X(MPI_Ireduce_scatter, COLL_ALL2ALL)       \
+    X(MPI_Ireduce_scatter_block, COLL_ALL2ALL) X(MPI_Iscan, COLL_OTHER)        \
+    X(MPI_Iexscan, COLL_OTHER)                                                 \
     X(MPI_Comm_split, FUNCTION) X(MPI_Comm_dup, FUNCTION)                      \
     X(MPI_Comm_create, FUNCTION) X(MPI_Comm_split_type, FUNCTION)              \
     X(MPI_Cart_create, FUNCTION) X(MPI_Comm_free, FUNCTION)
@@ -137,6 +146,9 @@ void upt_request_cancelled(uint64_t req);
 void upt_coll_begin(void);
 void upt_coll_end(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent,
                   uint64_t received);
+void upt_nbcoll_request(uint64_t req);
+void upt_nbcoll_complete(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent,
+                         uint64_t received, uint64_t req);
 
 /* the metric class of the thread CPU time (--cpu-time, UNPERTURB_CPU_TIME=1) */
 #define UPT_METRIC_CPU 0u
@@ -160,6 +172,10 @@ uint64_t upt_bytes(int count, MPI_Datatype type);
  * MpiIrecvRequest and remembers the request. */
 void upt_req_isend(MPI_Request r, uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes);
 void upt_req_irecv(MPI_Request r, uint32_t comm);
+/* A nonblocking collective was started: records NonBlockingCollectiveRequest
+ * and remembers what its completion records (sizes as the blocking twin's). */
+void upt_req_icoll(MPI_Request r, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
+                   uint64_t sent, uint64_t received);
 /* A persistent request was created (records nothing); MPI_Start of it
  * records as a nonblocking send or receive would. */
 void upt_req_persistent(MPI_Request r, bool send, uint32_t peer, uint32_t comm, uint32_t tag,
@@ -167,8 +183,9 @@ void upt_req_persistent(MPI_Request r, bool send, uint32_t peer, uint32_t comm, 
 void upt_req_start(MPI_Request r);
 /* `r` (its handle before the completing call) completed with status `st`
  * (never MPI_STATUS_IGNORE: pass a status of your own): records
- * MpiIsendComplete, MpiIrecv or MpiRequestCancelled, and forgets a
- * non-persistent request. Unknown requests (PROC_NULL, ...) are ignored. */
+ * MpiIsendComplete, MpiIrecv, NonBlockingCollectiveComplete or
+ * MpiRequestCancelled, and forgets a non-persistent request. Unknown
+ * requests (PROC_NULL, ...) are ignored. */
 void upt_req_completed(MPI_Request r, const MPI_Status *st);
 /* A test of `r` found it incomplete: records MpiRequestTest. */
 void upt_req_tested(MPI_Request r);
