@@ -499,6 +499,59 @@ TEST(nonblocking_reduce_root_waits_for_all)
     iallreduce_case(OTF2_COLLECTIVE_OP_REDUCE, 2, c);
 }
 
+/* ---- synchronous sends: the late-receiver wait ---------------------------- */
+
+static void ssend_case(tg_region_t region, uint64_t bytes, uint64_t want_leave)
+{
+    /* O = 10, lower, no copy time.  Rank 0: Enter(send call) 100 -> 90,
+     * MpiSend 110 -> 90, Leave 400.  Rank 1 works (two regions, so that it
+     * loses more overhead than rank 0) and posts its receive late: Enter(work)
+     * 10, 100, 110, 290 -> 0, 80, 80, 250; Enter(MPI_Recv) 300 -> 250 (the
+     * post); MpiRecv 390: (m.1), Comm = 390 - (110 + 10) less rank 1's
+     * overhead since 110 (30) = 240: max(90 + 240, 250) = 330; Leave 330.
+     * A synchronous send (MPI_Ssend, or more bytes than the eager limit)
+     * had a late receiver (post 300 > send 110): its Leave is
+     *   max(90, post_a + (400 - 300)) = 250 + 100 = 350,
+     * where an eager send's Leave is local: 90 + (400 - 110) - 10 = 370.
+ * Both Leave(main) at 500 are local. */
+    static const uint64_t r1[] = {0, 0, 80, 80, 250, 250, 330, 330, 420};
+    uint64_t r0[] = {0, 90, 90, want_leave, want_leave};
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_enter(g, 0, 100, region);
+    tg_send(g, 0, 110, 1, 3, bytes);
+    tg_leave(g, 0, 400, region);
+    tg_leave(g, 0, 500, TG_MAIN);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_enter(g, 1, 10, TG_WORK);
+    tg_leave(g, 1, 100, TG_WORK);
+    tg_enter(g, 1, 110, TG_WORK);
+    tg_leave(g, 1, 290, TG_WORK);
+    tg_mpi_recv(g, 1, 300, 390, 400, 0, 3, bytes);
+    tg_leave(g, 1, 500, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    r0[4] = want_leave + 100 - 10; /* Leave(main) 500: local */
+    check_times(&out, 0, r0, 5);
+    check_times(&out, 1, r1, 9);
+    CHECK_EQ(res.repairs[UP_REPAIR_sync_unposted], 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+TEST(ssend_waits_for_a_late_receiver) { ssend_case(TG_SSEND, 8, 350); }
+TEST(send_above_the_eager_limit_is_synchronous) { ssend_case(TG_SEND, 8192, 350); }
+TEST(eager_send_does_not_wait) { ssend_case(TG_SEND, 8, 370); }
+
 /* ---- overhead records ----------------------------------------------------- */
 
 TEST(buffer_flush_and_overhead_region_removed)

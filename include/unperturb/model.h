@@ -49,6 +49,7 @@ const char *up_mode_name(up_mode m);
 const char *up_collective_name(up_collective c);
 
 #define UP_COPY_POINTS 64
+#define UP_DEFAULT_EAGER_LIMIT 4096 /* Open MPI's shared-memory eager limit */
 
 typedef struct up_comp_params {
     up_mode mode;
@@ -64,6 +65,10 @@ typedef struct up_comp_params {
     double ns_per_byte;      /* gamma */
     double per_hop_ns;       /* H; h = 0 within a node, 1 between nodes */
     bool network_set;        /* any of the three given */
+    /* sends of more bytes than this are synchronous (rendezvous): they
+     * complete only after the receive was posted, like MPI_Ssend */
+    double eager_limit;
+    bool eager_set;
     bool overhead_set;       /* any O given */
     bool copy_set;
 } up_comp_params;

@@ -35,6 +35,7 @@
     X(collective_unpaired, "collective begin/end records without their partner", 1)            \
     X(collective_clock, "collective exits measured before the last member entered", 1)         \
     X(decreasing_time, "input timestamps that went backwards on a location", 1)                \
+    X(sync_unposted, "synchronous sends completed without their receive being posted", 1)      \
     X(min_transfer, "approximated receives raised to send + minimum transfer time", 0)         \
     X(overhead_clamped, "gaps shorter than the overhead to remove from them", 0)               \
     X(output_clamped, "output timestamps raised to keep a location monotonic", 0)
@@ -59,6 +60,18 @@ typedef struct up_loc_state {
     uint64_t enter_m, enter_a;  /* most recent Enter (enter.recv of the paper) */
 } up_loc_state;
 
+/* A synchronous send (MPI_Ssend, MPI_Issend, or more bytes than the eager
+ * limit): its call cannot complete before the receive was posted. */
+typedef struct up_sync {
+    uint64_t send_m, send_a;    /* the send record */
+    uint64_t post_m, post_a;    /* the receive's post: Enter of MPI_Recv, or
+                                 * MpiIrecvRequest of an Irecv */
+    uint64_t req;               /* MpiIsend request id (blocking: unused) */
+    uint32_t src;               /* the sender's location */
+    bool posted, blocking;
+    int refs;                   /* the message and the sender hold it */
+} up_sync;
+
 /* A message in flight: posted by the send, consumed by its receive. */
 typedef struct up_msg {
     uint64_t send_m, send_a;    /* the send record */
@@ -67,6 +80,8 @@ typedef struct up_msg {
     uint64_t ovh_path;          /* overhead between the send and the transfer */
     uint64_t bytes;
     uint32_t src, dst;          /* location indices */
+    bool posted;                /* its receive was posted */
+    up_sync *sync;              /* NULL for an eager send */
     struct up_msg *next;
 } up_msg;
 
@@ -124,6 +139,13 @@ typedef struct up_model_ops {
                      const up_coll *c, const up_member *self);
     /* counters of the model's own repairs (UP_REPAIR_*), may be NULL */
     const uint64_t *(*repairs)(void *m);
+    /* bytes above which a send is synchronous (UINT64_MAX: never) */
+    uint64_t (*eager_limit)(void *m);
+    /* the record that completes a synchronous send (the Leave of its call,
+     * or its MpiIsendComplete), once the receive was posted (s NULL:
+     * released without it, time it locally) */
+    void (*sync_end)(void *m, uint32_t loc, const up_loc_state *ls, up_event *ev,
+                     const up_sync *s);
 } up_model_ops;
 
 /* ---- results ---------------------------------------------------------------- */

@@ -79,8 +79,9 @@ enum {
     UP_REGION_MPI_INIT = 1u << 0,     /* MPI_Init, MPI_Init_thread */
     UP_REGION_MPI_FINALIZE = 1u << 1, /* MPI_Finalize */
     UP_REGION_OVERHEAD = 1u << 2,     /* measurement overhead: removed whole */
-    UP_REGION_USER = 1u << 3          /* the program's own code (paradigm COMPILER or
+    UP_REGION_USER = 1u << 3,         /* the program's own code (paradigm COMPILER or
                                        * USER): its Enter/Leave are kinds fn_enter/fn_leave */
+    UP_REGION_SSEND = 1u << 4         /* MPI_Ssend, MPI_Issend: synchronous sends */
 };
 
 typedef struct up_region_def {

@@ -89,6 +89,7 @@ void up_comp_params_init(up_comp_params *p)
     memset(p, 0, sizeof *p);
     p->mode = UP_MODE_NETWORK;
     p->collective = UP_COLLECTIVE_INDIVIDUAL;
+    p->eager_limit = UP_DEFAULT_EAGER_LIMIT;
 }
 
 double up_copy_ns(const up_comp_params *p, uint64_t bytes)
@@ -205,7 +206,7 @@ static int on_kv(void *user, const char *section, const char *name,
         else if (!strcmp(name, "per_hop_ns"))
             c->p->per_hop_ns = v;
         else if (!strcmp(name, "eager_limit"))
-            ; /* used by the synchronous-send model (docs/calibration.md) */
+            c->p->eager_limit = v, c->p->eager_set = true;
         else
             return fail(c, section, "unknown key '%s' (expected latency_ns, ns_per_byte, per_hop_ns, eager_limit)%s", name, "");
         c->p->network_set = true;

@@ -391,8 +391,47 @@ static void c_coll_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
 
 static const uint64_t *c_repairs(void *mp) { return ((up_comp *)mp)->repairs; }
 
+static uint64_t c_eager_limit(void *mp)
+{
+    double e = ((up_comp *)mp)->p.eager_limit;
+    return e < 0 ? 0 : e >= 1.8e19 ? UINT64_MAX : (uint64_t)e;
+}
+
+/* The record completing a synchronous send (the Leave of MPI_Ssend, or the
+ * MpiIsendComplete of an MPI_Issend or of a send above the eager limit):
+ * blocked synchronous communication, Sarukkai and Malony Section 3.3.
+ * The sender cannot finish before the receive was posted (post).  When the
+ * receiver posted after the send in the measured run (a late receiver), the
+ * sender waited: the time from the post to the completion is reused like
+ * Comm_m of (m.1), less the sender's own overhead since the post (lower and
+ * network; upper keeps it):
+ *     exit_a = max(ready_a, post_a + (exit_m - post_m - O_s(post_m)))
+ * Otherwise the receive was waiting already and the completion is a local
+ * record (eq. 1), no earlier than post_a. */
+static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
+                       const up_sync *s)
+{
+    up_comp *M = mp;
+    cloc *c = &M->L[loc];
+    if (!ls->started || !s) {
+        c_local(mp, loc, ls, ev);
+        return;
+    }
+    if (s->post_m > s->send_m) { /* late receiver */
+        uint64_t wait = sub0(ev->time, s->post_m);
+        if (M->p.mode != UP_MODE_UPPER)
+            wait = sub0(wait, ovh_since(c, s->post_m));
+        consume_pending(c, ls, ev);
+        ev->t_out = max2(ls->prev_a, s->post_a + wait);
+    } else {
+        ev->t_out = max2(local_time(M, c, ls, ev), s->post_a);
+    }
+    account(M, c, ev);
+}
+
 static const up_model_ops comp_ops = {
     "compensate", c_record_ovh, c_local, c_send, c_recv, c_coll_end, c_repairs,
+    c_eager_limit, c_sync_end,
 };
 
 const up_model_ops *up_comp_ops(void) { return &comp_ops; }

@@ -15,11 +15,18 @@
 #define SWEEP_MIN 4096    /* message queues kept before empty ones are swept */
 
 enum { S_RUN, S_WAIT, S_DONE };
-enum { W_NONE, W_MSG, W_COLL };
+enum { W_NONE, W_MSG, W_COLL, W_SYNC };
 enum { STEP_OK, STEP_BLOCKED, STEP_END, STEP_ERROR, STEP_DECLINED };
+
+/* A receive posted (MpiIrecvRequest) before the send it will match. */
+typedef struct post {
+    uint64_t m, a;
+    struct post *next;
+} post;
 
 typedef struct msgq {
     up_msg *head, *tail;
+    post *posts, *posts_tail; /* posted receives not yet paired with a send */
     uint32_t skip;   /* receives released without this key's next sends */
     bool waiting;    /* the receiver waits on this key */
 } msgq;
@@ -41,6 +48,11 @@ typedef struct rloc {
     uint64_t qgen, qs0, qs1, qr0, qr1;
     msgq *qs, *qr;
     uint32_t cur_member;
+    /* its synchronous sends whose call has not completed yet */
+    up_sync **syncs;
+    size_t nsync, synccap;
+    up_sync *wsync;  /* the one it waits for (W_SYNC) */
+    uint8_t enter_rflags; /* region flags of its most recent Enter */
     uint64_t first_m, first_a;  /* its first record (the last is ls.prev_*) */
     uint64_t init_m, init_a, fin_m, fin_a;
     bool has_init, has_fin;
@@ -63,6 +75,8 @@ typedef struct engine {
     size_t hn;
     up_map msgq, colls, collseq, rankof;
     up_map nbc;       /* (location, request id) -> its nonblocking collective */
+    up_map iposted;   /* (location, request id) of Irecvs posted at their request */
+    uint64_t eager;   /* bytes above which a send is synchronous */
     up_msg *free_msgs;
     size_t sweep_at;  /* sweep empty message queues when the map grows past it */
     uint64_t qgen;    /* bumped by each sweep: per-location queue caches expire */
@@ -183,8 +197,16 @@ static up_msg *msg_new(engine *E)
     return m;
 }
 
+static void sync_unref(up_sync *s)
+{
+    if (s && --s->refs == 0)
+        up_free(s);
+}
+
 static void msg_free(engine *E, up_msg *m)
 {
+    sync_unref(m->sync);
+    m->sync = NULL;
     m->next = E->free_msgs;
     E->free_msgs = m;
 }
@@ -219,7 +241,7 @@ static void queues_sweep(engine *E)
     while (i < E->msgq.cap) {
         if (up_map_at(&E->msgq, i, &k0, &k1, &v)) {
             msgq *q = (msgq *)(uintptr_t)v;
-            if (!q->head && !q->skip && !q->waiting) {
+            if (!q->head && !q->posts && !q->skip && !q->waiting) {
                 up_map_del(&E->msgq, k0, k1);
                 up_free(q);
                 continue; /* backward shift may have moved an entry into slot i */
@@ -257,6 +279,59 @@ static void msg_key(uint32_t src, uint32_t dst, OTF2_CommRef comm, uint32_t tag,
 {
     *k0 = (uint64_t)src << 32 | dst;
     *k1 = (uint64_t)comm << 32 | tag;
+}
+
+/* ---- synchronous sends ------------------------------------------------------ */
+
+/* Message m's receive was posted at (post_m, post_a): a synchronous sender
+ * waiting for it may go on. */
+static int msg_posted(engine *E, up_msg *m, uint64_t post_m, uint64_t post_a)
+{
+    up_sync *s = m->sync;
+    rloc *S;
+    m->posted = true;
+    if (!s || s->posted)
+        return 0;
+    s->posted = true;
+    s->post_m = post_m;
+    s->post_a = post_a;
+    S = &E->L[s->src];
+    if (S->state == S_WAIT && S->wait == W_SYNC && S->wsync == s)
+        return make_runnable(E, s->src);
+    return 0;
+}
+
+/* A receive on q was posted: it pairs with the first message not yet
+ * paired, or waits in q->posts for the next send (MPI matches receives in
+ * the order they were posted). */
+static int post_recv(engine *E, msgq *q, uint64_t post_m, uint64_t post_a)
+{
+    up_msg *m;
+    post *p;
+    for (m = q->head; m; m = m->next)
+        if (!m->posted)
+            return msg_posted(E, m, post_m, post_a);
+    if (!(p = up_malloc(sizeof *p)))
+        return -1;
+    p->m = post_m;
+    p->a = post_a;
+    p->next = NULL;
+    if (q->posts_tail)
+        q->posts_tail->next = p;
+    else
+        q->posts = p;
+    q->posts_tail = p;
+    return 0;
+}
+
+static void posts_free(msgq *q)
+{
+    while (q->posts) {
+        post *p = q->posts;
+        q->posts = p->next;
+        up_free(p);
+    }
+    q->posts_tail = NULL;
 }
 
 /* ---- lookahead -------------------------------------------------------------- */
@@ -361,6 +436,24 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
     m->dst = dst;
     E->ops->send(E->model, li, &L->ls, ev, m);
     m->send_a = ev->t_out;
+    if ((L->enter_rflags & UP_REGION_SSEND) || bytes > E->eager) {
+        up_sync *s;
+        if ((L->nsync == L->synccap &&
+             !up_grow((void **)&L->syncs, &L->synccap, L->nsync + 1, sizeof *L->syncs)) ||
+            !(s = up_calloc(1, sizeof *s))) {
+            msg_free(E, m);
+            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+            return STEP_ERROR;
+        }
+        s->send_m = m->send_m;
+        s->send_a = m->send_a;
+        s->src = li;
+        s->blocking = ev->kind == UP_EV_MpiSend;
+        s->req = ev->kind == UP_EV_MpiIsend ? ev->u.MpiIsend.requestID : 0;
+        s->refs = 2;
+        m->sync = s;
+        L->syncs[L->nsync++] = s;
+    }
 
     msg_key(li, dst, comm, tag, &k0, &k1);
     queues_sweep(E);
@@ -372,8 +465,17 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
     if (q->skip) { /* its receive was released already (inconsistent trace) */
         q->skip--;
         E->repairs[UP_REPAIR_late_send]++;
+        if (m->sync) /* no receive will post it: its sender is released */
+            msg_posted(E, m, m->send_m, m->send_a);
         msg_free(E, m);
         return STEP_OK;
+    }
+    if (q->posts) { /* its receive was posted before it was sent */
+        post *p = q->posts;
+        if (!(q->posts = p->next))
+            q->posts_tail = NULL;
+        msg_posted(E, m, p->m, p->a);
+        up_free(p);
     }
     if (direct) {
         if (L->npend == L->pendcap &&
@@ -462,6 +564,10 @@ static int do_recv(engine *E, uint32_t li, up_event **evp, bool direct)
         if (!q->head)
             q->tail = NULL;
         q->waiting = false;
+        if (ev->kind == UP_EV_MpiIrecv)
+            up_map_del(&E->iposted, li, ev->u.MpiIrecv.requestID);
+        if (!m->posted) /* not posted at an MpiIrecvRequest: when its call began */
+            msg_posted(E, m, L->ls.enter_m, L->ls.enter_a);
         E->ops->recv(E->model, li, &L->ls, ev, m);
         msg_free(E, m);
         return STEP_OK;
@@ -836,6 +942,117 @@ static int do_nbc_complete(engine *E, uint32_t li, up_event *ev)
     return STEP_OK;
 }
 
+/* An Irecv is posted at its MpiIrecvRequest, long before the MpiIrecv that
+ * completes it names the sender and tag: these are looked for ahead, so that
+ * a synchronous sender can go on as soon as the receive was posted, as in
+ * MPI.  A request that is cancelled, or whose completion is out of reach,
+ * posts nothing here (the completion posts it then). */
+static int do_irecv_request(engine *E, uint32_t li, up_event **evp)
+{
+    rloc *L = &E->L[li];
+    uint64_t req = (*evp)->u.MpiIrecvRequest.requestID, k0, k1;
+    up_event *e = NULL;
+    size_t i;
+    uint32_t rank = 0, tag = 0, src = 0;
+    OTF2_CommRef comm = 0;
+    msgq *q;
+
+    for (i = 1; i < UP_STREAM_MAX_LOOKAHEAD; i++) {
+        if (up_stream_peek(L->s, i, &e, E->err) != UP_OK)
+            return STEP_ERROR;
+        if (!e || (e->kind == UP_EV_MpiIrecv && e->u.MpiIrecv.requestID == req) ||
+            (e->kind == UP_EV_MpiRequestCancelled && e->u.MpiRequestCancelled.requestID == req))
+            break;
+    }
+    if (e && e->kind == UP_EV_MpiIrecv && e->u.MpiIrecv.requestID == req) {
+        recv_fields(e, &rank, &comm, &tag);
+        if (!up_defs_rank_loc(E->d, comm, rank, li, &src))
+            e = NULL;
+    } else {
+        e = NULL;
+    }
+    if (up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
+        return STEP_ERROR;
+    E->ops->local(E->model, li, &L->ls, *evp);
+    if (!e)
+        return STEP_OK;
+    msg_key(src, li, comm, tag, &k0, &k1);
+    if (!(q = queue_get(E, k0, k1, true)) || post_recv(E, q, (*evp)->time, (*evp)->t_out) != 0 ||
+        !up_map_put(&E->iposted, li, req, 1)) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory posting a receive");
+        return STEP_ERROR;
+    }
+    return STEP_OK;
+}
+
+/* Does record ev complete some of L's synchronous sends?  The Leave of the
+ * call completes its blocking ones, MpiIsendComplete the one with its
+ * request id; MpiRequestCancelled drops one. */
+static bool sync_completes(const rloc *L, const up_event *ev, size_t i)
+{
+    const up_sync *s = L->syncs[i];
+    if (ev->kind == UP_EV_Leave)
+        return s->blocking;
+    if (ev->kind == UP_EV_MpiIsendComplete)
+        return !s->blocking && s->req == ev->u.MpiIsendComplete.requestID;
+    return false;
+}
+
+static void sync_drop(rloc *L, size_t i)
+{
+    sync_unref(L->syncs[i]);
+    memmove(&L->syncs[i], &L->syncs[i + 1], (L->nsync - i - 1) * sizeof *L->syncs);
+    L->nsync--;
+}
+
+/* The record completing synchronous sends waits until their receives were
+ * posted (the late-receiver wait of Sarukkai and Malony, Section 3.3); the
+ * model times it from the latest post.  Returns STEP_DECLINED when the
+ * record completes none of them. */
+static int do_sync_end(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    const up_sync *last = NULL;
+    bool any = false;
+    size_t i;
+    if (ev->kind == UP_EV_MpiRequestCancelled) {
+        for (i = 0; i < L->nsync; i++)
+            if (!L->syncs[i]->blocking && L->syncs[i]->req == ev->u.MpiRequestCancelled.requestID) {
+                sync_drop(L, i);
+                break;
+            }
+        return STEP_DECLINED;
+    }
+    for (i = 0; i < L->nsync; i++) {
+        up_sync *s = L->syncs[i];
+        if (!sync_completes(L, ev, i))
+            continue;
+        any = true;
+        if (!s->posted) {
+            if (!L->force) {
+                L->wait = W_SYNC;
+                L->wsync = s;
+                return STEP_BLOCKED;
+            }
+            L->force = false; /* its receive never came: complete without it */
+            s->posted = true;
+            s->post_m = s->send_m;
+            s->post_a = s->send_a;
+            E->repairs[UP_REPAIR_sync_unposted]++;
+        }
+        if (!last || s->post_a > last->post_a)
+            last = s;
+    }
+    if (!any)
+        return STEP_DECLINED;
+    L->wsync = NULL;
+    E->ops->sync_end(E->model, li, &L->ls, ev, last);
+    for (i = L->nsync; i-- > 0;)
+        if (sync_completes(L, ev, i))
+            sync_drop(L, i);
+    return STEP_OK;
+}
+
 /* ---- one record ------------------------------------------------------------ */
 
 /* The tail of every record: keep the location monotonic, note the window
@@ -855,6 +1072,7 @@ UP_HOT_INLINE int finish_record(engine *E, uint32_t li, up_event *ev, bool direc
     if (ev->kind == UP_EV_Enter) {
         L->ls.enter_m = ev->time;
         L->ls.enter_a = ev->t_out;
+        L->enter_rflags = ev->rflags;
         if ((ev->rflags & UP_REGION_MPI_FINALIZE) && !L->has_fin) {
             L->has_fin = true;
             L->fin_m = ev->time;
@@ -918,10 +1136,16 @@ static int step(engine *E, uint32_t li)
     case UP_EV_NonBlockingCollectiveComplete:
         r = do_nbc_complete(E, li, ev);
         break;
+    case UP_EV_MpiIrecvRequest:
+        r = do_irecv_request(E, li, &ev);
+        break;
     default:
         set_rflags(E, ev);
-        E->ops->local(E->model, li, &L->ls, ev);
-        r = STEP_OK;
+        r = L->nsync ? do_sync_end(E, li, ev) : STEP_DECLINED;
+        if (r == STEP_DECLINED) {
+            E->ops->local(E->model, li, &L->ls, ev);
+            r = STEP_OK;
+        }
     }
     if (r != STEP_OK)
         return r;
@@ -945,6 +1169,7 @@ static int direct_record(void *ctx, uint32_t li, up_event *ev)
     case UP_EV_MpiCollectiveEnd:
     case UP_EV_NonBlockingCollectiveRequest:
     case UP_EV_NonBlockingCollectiveComplete:
+    case UP_EV_MpiIrecvRequest:
         return 0;
     case UP_EV_MpiSend:
     case UP_EV_MpiIsend:
@@ -963,6 +1188,9 @@ static int direct_record(void *ctx, uint32_t li, up_event *ev)
         }
         break;
     default:
+        if (L->nsync && (ev->kind == UP_EV_Leave || ev->kind == UP_EV_MpiIsendComplete ||
+                         ev->kind == UP_EV_MpiRequestCancelled))
+            return 0; /* may complete a synchronous send: step() */
         set_rflags(E, ev);
         E->ops->local(E->model, li, &L->ls, ev);
     }
@@ -1057,6 +1285,8 @@ static int run(engine *E)
                 L->state = S_DONE;
                 while (L->npend) /* no Leave followed: exit.send_m = send_m */
                     L->pend[--L->npend]->exit_known = true;
+                while (L->nsync) /* their calls never ended */
+                    sync_drop(L, L->nsync - 1);
                 break;
             }
             if (slice >= SLICE_MIN && E->hn) {
@@ -1086,8 +1316,10 @@ static void release_leftovers(engine *E, bool count)
                 q->head = m->next;
                 if (count)
                     E->repairs[UP_REPAIR_unmatched_send]++;
+                sync_unref(m->sync);
                 up_free(m);
             }
+            posts_free(q);
             up_free(q);
         }
     }
@@ -1192,6 +1424,8 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
     up_map_init(&E.collseq);
     up_map_init(&E.rankof);
     up_map_init(&E.nbc);
+    up_map_init(&E.iposted);
+    E.eager = ops->eager_limit ? ops->eager_limit(model) : UINT64_MAX;
     E.L = up_calloc(E.n, sizeof *E.L);
     E.heap = up_calloc(E.n, sizeof *E.heap);
     res->locs = up_calloc(E.n, sizeof *res->locs);
@@ -1225,13 +1459,18 @@ done:
         up_free(m);
     }
     if (E.L)
-        for (i = 0; i < E.n; i++)
+        for (i = 0; i < E.n; i++) {
+            while (E.L[i].nsync)
+                sync_drop(&E.L[i], E.L[i].nsync - 1);
+            up_free(E.L[i].syncs);
             up_free(E.L[i].pend);
+        }
     up_map_free(&E.msgq);
     up_map_free(&E.colls);
     up_map_free(&E.collseq);
     up_map_free(&E.rankof);
     up_map_free(&E.nbc);
+    up_map_free(&E.iposted);
     up_free(E.L);
     up_free(E.heap);
     return st;

@@ -123,6 +123,8 @@ static OTF2_CallbackCode on_region(void *ud, OTF2_RegionRef self,
         rg->flags |= UP_REGION_MPI_INIT;
     if (!strcmp(rg->name, "MPI_Finalize"))
         rg->flags |= UP_REGION_MPI_FINALIZE;
+    if (!strcmp(rg->name, "MPI_Ssend") || !strcmp(rg->name, "MPI_Issend"))
+        rg->flags |= UP_REGION_SSEND;
     /* Score-P encloses buffer flushes in "TRACE BUFFER FLUSH"; our tracer
      * names every overhead region "UNPERTURB <what>" (docs/models.md). */
     if (!strcmp(rg->name, "TRACE BUFFER FLUSH") || !strncmp(rg->name, "UNPERTURB ", 10))
