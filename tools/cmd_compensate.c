@@ -33,6 +33,8 @@ static const char usage_text[] =
     "      --latency-ns S         network mode: message start-up time, ns\n"
     "      --ns-per-byte G        network mode: transfer time per byte, ns\n"
     "      --per-hop-ns H         network mode: time per hop between nodes, ns\n"
+    "      --eager-limit BYTES    larger sends are synchronous (rendezvous); default\n"
+    "                             the calibration's, else 4096\n"
     "      --json FILE            also write the summary as JSON\n"
     "  -f, --force                replace DIR if it exists\n"
     "  -q, --quiet                print nothing on success\n"
@@ -75,6 +77,7 @@ int cmd_compensate(int argc, char **argv)
         {"latency-ns", required_argument, NULL, 'S'},
         {"ns-per-byte", required_argument, NULL, 'G'},
         {"per-hop-ns", required_argument, NULL, 'H'},
+        {"eager-limit", required_argument, NULL, 'E'},
         {"json", required_argument, NULL, 'j'},
         {"force", no_argument, NULL, 'f'},
         {"quiet", no_argument, NULL, 'q'},
@@ -87,7 +90,7 @@ int cmd_compensate(int argc, char **argv)
     up_collective coll = UP_COLLECTIVE_INDIVIDUAL;
     ovh_arg oa[MAX_OVH_ARGS];
     size_t noa = 0, i;
-    double copy = -1, lat = -1, npb = -1, hop = -1;
+    double copy = -1, lat = -1, npb = -1, hop = -1, eager = -1;
     char source[256] = "", desc[1024], prop[128];
     int opt, rc = 1;
     up_err err = {0};
@@ -172,6 +175,10 @@ int cmd_compensate(int argc, char **argv)
             if (!parse_ns(optarg, &hop))
                 return usage_fail("--per-hop-ns '%s' is not a non-negative number", optarg);
             break;
+        case 'E':
+            if (!parse_ns(optarg, &eager))
+                return usage_fail("--eager-limit '%s' is not a non-negative number of bytes", optarg);
+            break;
         case 'j':
             json = optarg;
             break;
@@ -246,6 +253,8 @@ int cmd_compensate(int argc, char **argv)
         p.ns_per_byte = npb, p.network_set = true;
     if (hop >= 0)
         p.per_hop_ns = hop, p.network_set = true;
+    if (eager >= 0)
+        p.eager_limit = eager, p.eager_set = true;
     if (mode_set)
         p.mode = mode;
     if (coll_set)

@@ -49,6 +49,8 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
         fprintf(f, "  network      latency %g ns, %g ns/byte, %g ns/hop%s\n", p->latency_ns,
                 p->ns_per_byte, p->per_hop_ns,
                 p->network_set ? "" : " (no network parameters given: same as --mode lower)");
+    fprintf(f, "  protocol     sends above %g bytes and MPI_Ssend/MPI_Issend are synchronous%s\n",
+            p->eager_limit, p->eager_set ? "" : " (default eager limit)");
     fprintf(f, "  window       %s\n", window_text(r));
     fprintf(f, "  run time     measured %.9f s, approximated %.9f s (%+.2f%%)\n", tm, ta,
             tm > 0 ? 100.0 * (ta - tm) / tm : 0.0);
@@ -155,6 +157,7 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     put(par, "latency_ns", json_real(p->latency_ns));
     put(par, "ns_per_byte", json_real(p->ns_per_byte));
     put(par, "per_hop_ns", json_real(p->per_hop_ns));
+    put(par, "eager_limit_bytes", json_real(p->eager_limit));
     put(par, "source", json_string(rp->params_source));
     for (i = 0; i < r->nlocs; i++) {
         const up_loc_result *l = &r->locs[i];
