@@ -132,6 +132,23 @@ check-generated:
 	  { echo "include/unperturb/otf2_records.h is out of date with the installed OTF2:"; \
 	    echo "  run tools/dev/gen-otf2-records.sh > include/unperturb/otf2_records.h"; exit 1; }
 
+# ---- tests/check: up-check, the consistency checker of output traces ------------
+# A test utility, not installed; it shares no code with src/ and links only OTF2.
+CHECK_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(OTF2_CFLAGS)
+
+$(BUILD)/bin/up-check: tests/check/up_check.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CHECK_CFLAGS) $(CFLAGS) -o $@ $< $(OTF2_LIBS)
+$(BUILD)/bin/up-check-gen: tests/check/badgen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CHECK_CFLAGS) $(CFLAGS) -o $@ $< $(OTF2_LIBS)
+$(SAN)/bin/up-check: tests/check/up_check.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CHECK_CFLAGS) $(SAN_CFLAGS) -o $@ $< $(OTF2_LIBS)
+$(SAN)/bin/up-check-gen: tests/check/badgen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CHECK_CFLAGS) $(SAN_CFLAGS) -o $@ $< $(OTF2_LIBS)
+
 # ---- demo --------------------------------------------------------------------
 demo: all
 	@scripts/deps.sh demo

@@ -1,0 +1,362 @@
+/*
+ * badgen.c - writes the small hand-made OTF2 traces that test up-check
+ * (tests/check/run.sh), through OTF2's own writer.
+ *
+ *   up-check-gen DIR SCENARIO      writes DIR/traces.otf2
+ *
+ * Scenarios, each with what up-check must find:
+ *   good        3 MPI ranks, an OpenMP thread, a pthread: messages on a world,
+ *               a sub- (ranks reordered) and an intercommunicator, blocking,
+ *               self and nonblocking collectives of every class, a fork/join
+ *               and a pthread create/wait; all consistent: no violation, no
+ *               warning
+ *   bad         2 ranks: a receive before its send, a barrier end before the
+ *               other rank's begin, a decreasing timestamp: exactly the classes
+ *               time, message and collective
+ *   badcoll     bcast, reduce, scan, exscan and a nonblocking allreduce, each
+ *               with one end too early: 5 collective violations, nothing else
+ *   badthreads  a team begin before its fork, a join before a team end, a
+ *               pthread begin before its create, a wait before the thread's end
+ *   altered     good with one record more on rank 1 and one kind changed on
+ *               rank 2: against good, the classes count and kinds
+ */
+#include <otf2/otf2.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NLOCS_MAX 5
+#define NONE OTF2_UNDEFINED_UINT32
+
+/* locations: ranks 0..2 are 0..2; the OpenMP thread and the pthread of rank 0 */
+#define L_OMP 3
+#define L_PTH 4
+static const OTF2_LocationRef loc_ids[NLOCS_MAX] = {0, 1, 2, UINT64_C(1) << 32, UINT64_C(2) << 32};
+
+/* communicators */
+enum { WORLD, SELF, SUB, TEAM, CONTINGENT, INTER };
+
+enum {
+    ENTER, LEAVE, SEND, ISEND, ISEND_DONE, IRECV_REQ, RECV, IRECV, CBEGIN, CEND, NBREQ, NBDONE,
+    FORK, JOIN, TBEGIN, TEND, CREATE, BEGIN, WAIT, END, FLUSH
+};
+
+typedef struct ev {
+    int loc, what;
+    uint64_t t;
+    uint32_t a, b, c;  /* peer/op, comm, tag/root */
+    uint64_t d;        /* request id, sequence number */
+} ev;
+
+/* good: every rule holds, with the tight cases (ends that may precede other
+ * ranks' begins) that an over-eager checker would flag */
+static const ev good[] = {
+    {0, ENTER, 10, 0, 0, 0, 0},
+    {1, ENTER, 10, 0, 0, 0, 0},
+    {2, ENTER, 10, 0, 0, 0, 0},
+    {0, SEND, 100, 1, WORLD, 5, 0},
+    {1, RECV, 150, 0, WORLD, 5, 0},
+    /* SUB has ranks (2, 0): rank 0 is location 2, rank 1 is location 0 */
+    {0, SEND, 200, 0, SUB, 7, 0},
+    {2, IRECV_REQ, 180, 0, 0, 0, 4},
+    {2, IRECV, 250, 1, SUB, 7, 4},
+    /* barrier */
+    {0, CBEGIN, 300, 0, 0, 0, 0}, {0, CEND, 330, OTF2_COLLECTIVE_OP_BARRIER, WORLD, NONE, 0},
+    {1, CBEGIN, 310, 0, 0, 0, 0}, {1, CEND, 331, OTF2_COLLECTIVE_OP_BARRIER, WORLD, NONE, 0},
+    {2, CBEGIN, 320, 0, 0, 0, 0}, {2, CEND, 332, OTF2_COLLECTIVE_OP_BARRIER, WORLD, NONE, 0},
+    /* bcast from rank 1: non-roots end after the root's begin */
+    {0, CBEGIN, 350, 0, 0, 0, 0}, {0, CEND, 401, OTF2_COLLECTIVE_OP_BCAST, WORLD, 1, 0},
+    {1, CBEGIN, 400, 0, 0, 0, 0}, {1, CEND, 401, OTF2_COLLECTIVE_OP_BCAST, WORLD, 1, 0},
+    {2, CBEGIN, 390, 0, 0, 0, 0}, {2, CEND, 402, OTF2_COLLECTIVE_OP_BCAST, WORLD, 1, 0},
+    /* reduce to rank 2: only the root waits */
+    {0, CBEGIN, 500, 0, 0, 0, 0}, {0, CEND, 505, OTF2_COLLECTIVE_OP_REDUCE, WORLD, 2, 0},
+    {1, CBEGIN, 510, 0, 0, 0, 0}, {1, CEND, 512, OTF2_COLLECTIVE_OP_REDUCE, WORLD, 2, 0},
+    {2, CBEGIN, 520, 0, 0, 0, 0}, {2, CEND, 530, OTF2_COLLECTIVE_OP_REDUCE, WORLD, 2, 0},
+    /* scan: rank r waits for ranks 0..r only */
+    {0, CBEGIN, 600, 0, 0, 0, 0}, {0, CEND, 601, OTF2_COLLECTIVE_OP_SCAN, WORLD, NONE, 0},
+    {1, CBEGIN, 650, 0, 0, 0, 0}, {1, CEND, 651, OTF2_COLLECTIVE_OP_SCAN, WORLD, NONE, 0},
+    {2, CBEGIN, 620, 0, 0, 0, 0}, {2, CEND, 651, OTF2_COLLECTIVE_OP_SCAN, WORLD, NONE, 0},
+    /* nonblocking allreduce, different request ids per rank */
+    {0, NBREQ, 700, 0, 0, 0, 7}, {0, NBDONE, 730, OTF2_COLLECTIVE_OP_ALLREDUCE, WORLD, NONE, 7},
+    {1, NBREQ, 710, 0, 0, 0, 9}, {1, NBDONE, 740, OTF2_COLLECTIVE_OP_ALLREDUCE, WORLD, NONE, 9},
+    {2, NBREQ, 720, 0, 0, 0, 7}, {2, NBDONE, 750, OTF2_COLLECTIVE_OP_ALLREDUCE, WORLD, NONE, 7},
+    /* an OpenMP parallel region */
+    {0, FORK, 800, 0, 0, 0, 0}, {0, TBEGIN, 801, 0, TEAM, 0, 0},
+    {L_OMP, TBEGIN, 802, 0, TEAM, 0, 0}, {L_OMP, TEND, 850, 0, TEAM, 0, 0},
+    {0, TEND, 851, 0, TEAM, 0, 0}, {0, JOIN, 860, 0, 0, 0, 0},
+    /* a pthread */
+    {0, CREATE, 900, 0, CONTINGENT, 0, 1}, {L_PTH, BEGIN, 905, 0, CONTINGENT, 0, 1},
+    {L_PTH, END, 950, 0, CONTINGENT, 0, 1}, {0, WAIT, 960, 0, CONTINGENT, 0, 1},
+    /* an isend, a collective on MPI_COMM_SELF, an intercommunicator message */
+    {0, ISEND, 970, 2, WORLD, 9, 3}, {0, ISEND_DONE, 975, 0, 0, 0, 3},
+    {2, IRECV_REQ, 960, 0, 0, 0, 5}, {2, IRECV, 990, 0, WORLD, 9, 5},
+    {0, CBEGIN, 980, 0, 0, 0, 0}, {0, CEND, 981, OTF2_COLLECTIVE_OP_BARRIER, SELF, NONE, 0},
+    {1, SEND, 990, 0, INTER, 3, 0},   /* from group B to rank 0 of group A (location 0) */
+    {0, RECV, 995, 0, INTER, 3, 0},   /* from rank 0 of group B (location 1) */
+    {0, LEAVE, 1000, 0, 0, 0, 0},
+    {1, LEAVE, 1000, 0, 0, 0, 0},
+    {2, LEAVE, 1000, 0, 0, 0, 0},
+};
+
+static const ev bad[] = {
+    {0, ENTER, 10, 0, 0, 0, 0},
+    {0, SEND, 110, 1, WORLD, 0, 0},
+    {0, CBEGIN, 300, 0, 0, 0, 0},
+    {0, CEND, 310, OTF2_COLLECTIVE_OP_BARRIER, WORLD, NONE, 0},  /* before rank 1 begins */
+    {0, LEAVE, 320, 0, 0, 0, 0},  /* read as 305 (clock offsets below): decreases */
+    {1, ENTER, 10, 0, 0, 0, 0},
+    {1, RECV, 100, 0, WORLD, 0, 0},                              /* before its send */
+    {1, CBEGIN, 320, 0, 0, 0, 0},
+    {1, CEND, 330, OTF2_COLLECTIVE_OP_BARRIER, WORLD, NONE, 0},
+    {1, LEAVE, 340, 0, 0, 0, 0},
+};
+
+static const ev badcoll[] = {
+    /* bcast from rank 1: rank 0 ends before the root begins */
+    {0, CBEGIN, 350, 0, 0, 0, 0}, {0, CEND, 390, OTF2_COLLECTIVE_OP_BCAST, WORLD, 1, 0},
+    {1, CBEGIN, 400, 0, 0, 0, 0}, {1, CEND, 410, OTF2_COLLECTIVE_OP_BCAST, WORLD, 1, 0},
+    {2, CBEGIN, 380, 0, 0, 0, 0}, {2, CEND, 420, OTF2_COLLECTIVE_OP_BCAST, WORLD, 1, 0},
+    /* reduce to rank 2: the root ends before rank 1 begins */
+    {0, CBEGIN, 500, 0, 0, 0, 0}, {0, CEND, 505, OTF2_COLLECTIVE_OP_REDUCE, WORLD, 2, 0},
+    {1, CBEGIN, 540, 0, 0, 0, 0}, {1, CEND, 545, OTF2_COLLECTIVE_OP_REDUCE, WORLD, 2, 0},
+    {2, CBEGIN, 520, 0, 0, 0, 0}, {2, CEND, 530, OTF2_COLLECTIVE_OP_REDUCE, WORLD, 2, 0},
+    /* scan: rank 2 ends before rank 1 begins */
+    {0, CBEGIN, 600, 0, 0, 0, 0}, {0, CEND, 601, OTF2_COLLECTIVE_OP_SCAN, WORLD, NONE, 0},
+    {1, CBEGIN, 630, 0, 0, 0, 0}, {1, CEND, 640, OTF2_COLLECTIVE_OP_SCAN, WORLD, NONE, 0},
+    {2, CBEGIN, 610, 0, 0, 0, 0}, {2, CEND, 620, OTF2_COLLECTIVE_OP_SCAN, WORLD, NONE, 0},
+    /* exscan: rank 0 waits for nobody; rank 1 ends before rank 0 begins */
+    {0, CBEGIN, 720, 0, 0, 0, 0}, {0, CEND, 721, OTF2_COLLECTIVE_OP_EXSCAN, WORLD, NONE, 0},
+    {1, CBEGIN, 700, 0, 0, 0, 0}, {1, CEND, 710, OTF2_COLLECTIVE_OP_EXSCAN, WORLD, NONE, 0},
+    {2, CBEGIN, 705, 0, 0, 0, 0}, {2, CEND, 730, OTF2_COLLECTIVE_OP_EXSCAN, WORLD, NONE, 0},
+    /* nonblocking allreduce: rank 0 completes before rank 2's request */
+    {0, NBREQ, 800, 0, 0, 0, 1}, {0, NBDONE, 805, OTF2_COLLECTIVE_OP_ALLREDUCE, WORLD, NONE, 1},
+    {1, NBREQ, 801, 0, 0, 0, 1}, {1, NBDONE, 820, OTF2_COLLECTIVE_OP_ALLREDUCE, WORLD, NONE, 1},
+    {2, NBREQ, 810, 0, 0, 0, 1}, {2, NBDONE, 830, OTF2_COLLECTIVE_OP_ALLREDUCE, WORLD, NONE, 1},
+};
+
+static const ev badthreads[] = {
+    {0, FORK, 800, 0, 0, 0, 0}, {0, TBEGIN, 801, 0, TEAM, 0, 0},
+    {L_OMP, TBEGIN, 790, 0, TEAM, 0, 0},   /* before the fork */
+    {L_OMP, TEND, 870, 0, TEAM, 0, 0},     /* after the join */
+    {0, TEND, 851, 0, TEAM, 0, 0}, {0, JOIN, 860, 0, 0, 0, 0},
+    {0, CREATE, 900, 0, CONTINGENT, 0, 1},
+    {L_PTH, BEGIN, 895, 0, CONTINGENT, 0, 1},  /* before its create */
+    {L_PTH, END, 950, 0, CONTINGENT, 0, 1},
+    {0, WAIT, 940, 0, CONTINGENT, 0, 1},       /* before the thread's end */
+};
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool final)
+{
+    (void)ud, (void)ft, (void)l, (void)c, (void)final;
+    return OTF2_FLUSH;
+}
+
+static const OTF2_FlushCallbacks flush_cb = {pre_flush, NULL};
+
+static OTF2_ErrorCode write_ev(OTF2_EvtWriter *w, const ev *e)
+{
+    switch (e->what) {
+    case ENTER: return OTF2_EvtWriter_Enter(w, NULL, e->t, 0);
+    case LEAVE: return OTF2_EvtWriter_Leave(w, NULL, e->t, 0);
+    case SEND: return OTF2_EvtWriter_MpiSend(w, NULL, e->t, e->a, e->b, e->c, 8);
+    case ISEND: return OTF2_EvtWriter_MpiIsend(w, NULL, e->t, e->a, e->b, e->c, 8, e->d);
+    case ISEND_DONE: return OTF2_EvtWriter_MpiIsendComplete(w, NULL, e->t, e->d);
+    case IRECV_REQ: return OTF2_EvtWriter_MpiIrecvRequest(w, NULL, e->t, e->d);
+    case RECV: return OTF2_EvtWriter_MpiRecv(w, NULL, e->t, e->a, e->b, e->c, 8);
+    case IRECV: return OTF2_EvtWriter_MpiIrecv(w, NULL, e->t, e->a, e->b, e->c, 8, e->d);
+    case CBEGIN: return OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, e->t);
+    case CEND:
+        return OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, e->t, (OTF2_CollectiveOp)e->a, e->b, e->c, 8, 8);
+    case NBREQ: return OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, e->t, e->d);
+    case NBDONE:
+        return OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, e->t, (OTF2_CollectiveOp)e->a,
+                                                            e->b, e->c, 8, 8, e->d);
+    case FORK: return OTF2_EvtWriter_ThreadFork(w, NULL, e->t, OTF2_PARADIGM_OPENMP, 2);
+    case JOIN: return OTF2_EvtWriter_ThreadJoin(w, NULL, e->t, OTF2_PARADIGM_OPENMP);
+    case TBEGIN: return OTF2_EvtWriter_ThreadTeamBegin(w, NULL, e->t, e->b);
+    case TEND: return OTF2_EvtWriter_ThreadTeamEnd(w, NULL, e->t, e->b);
+    case CREATE: return OTF2_EvtWriter_ThreadCreate(w, NULL, e->t, e->b, e->d);
+    case BEGIN: return OTF2_EvtWriter_ThreadBegin(w, NULL, e->t, e->b, e->d);
+    case WAIT: return OTF2_EvtWriter_ThreadWait(w, NULL, e->t, e->b, e->d);
+    case END: return OTF2_EvtWriter_ThreadEnd(w, NULL, e->t, e->b, e->d);
+    case FLUSH: return OTF2_EvtWriter_BufferFlush(w, NULL, e->t, e->t);
+    default: return OTF2_ERROR_INVALID_ARGUMENT;
+    }
+}
+
+#define TRY(call)                                                               \
+    do {                                                                        \
+        OTF2_ErrorCode rc_ = (call);                                            \
+        if (rc_ != OTF2_SUCCESS) {                                              \
+            fprintf(stderr, "up-check-gen: %s: %s: %s\n", dir, #call,           \
+                    OTF2_Error_GetDescription(rc_));                            \
+            return 1;                                                           \
+        }                                                                       \
+    } while (0)
+
+static int write_defs(const char *dir, OTF2_GlobalDefWriter *gw, int nranks, bool threads,
+                      const uint64_t *nev)
+{
+    enum { S_EMPTY, S_MAIN, S_MACHINE, S_RANK0, S_RANK1, S_RANK2, S_MASTER, S_OMP, S_PTH, S_WORLD };
+    static const char *const strings[] = {"", "main", "machine", "MPI Rank 0", "MPI Rank 1",
+                                          "MPI Rank 2", "Master thread", "OMP thread 1",
+                                          "Pthread 1", "MPI_COMM_WORLD"};
+    uint64_t all[NLOCS_MAX], idx[NLOCS_MAX];
+    uint32_t i;
+    for (i = 0; i < sizeof strings / sizeof strings[0]; i++)
+        TRY(OTF2_GlobalDefWriter_WriteString(gw, i, strings[i]));
+    TRY(OTF2_GlobalDefWriter_WriteRegion(gw, 0, S_MAIN, S_MAIN, S_EMPTY, OTF2_REGION_ROLE_FUNCTION,
+                                         OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0));
+    TRY(OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, S_MACHINE, S_MACHINE,
+                                                 OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+    for (i = 0; i < (uint32_t)nranks; i++)
+        TRY(OTF2_GlobalDefWriter_WriteLocationGroup(gw, i, S_RANK0 + i, OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                    0, OTF2_UNDEFINED_LOCATION_GROUP));
+    for (i = 0; i < (uint32_t)nranks; i++)
+        TRY(OTF2_GlobalDefWriter_WriteLocation(gw, loc_ids[i], S_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD,
+                                               nev[i], i));
+    if (threads) {
+        TRY(OTF2_GlobalDefWriter_WriteLocation(gw, loc_ids[L_OMP], S_OMP, OTF2_LOCATION_TYPE_CPU_THREAD,
+                                               nev[L_OMP], 0));
+        TRY(OTF2_GlobalDefWriter_WriteLocation(gw, loc_ids[L_PTH], S_PTH, OTF2_LOCATION_TYPE_CPU_THREAD,
+                                               nev[L_PTH], 0));
+    }
+    for (i = 0; i < (uint32_t)nranks; i++) {
+        all[i] = loc_ids[i];
+        idx[i] = i;
+    }
+    TRY(OTF2_GlobalDefWriter_WriteGroup(gw, 0, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, (uint32_t)nranks, all));
+    TRY(OTF2_GlobalDefWriter_WriteGroup(gw, 1, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, (uint32_t)nranks, idx));
+    TRY(OTF2_GlobalDefWriter_WriteGroup(gw, 2, S_EMPTY, OTF2_GROUP_TYPE_COMM_SELF,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL));
+    TRY(OTF2_GlobalDefWriter_WriteComm(gw, WORLD, S_WORLD, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+    TRY(OTF2_GlobalDefWriter_WriteComm(gw, SELF, S_EMPTY, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+    if (nranks >= 3) {
+        static const uint64_t sub[] = {2, 0}, ga[] = {0}, gb[] = {1, 2};
+        TRY(OTF2_GlobalDefWriter_WriteGroup(gw, 3, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP,
+                                            OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, sub));
+        TRY(OTF2_GlobalDefWriter_WriteComm(gw, SUB, S_EMPTY, 3, WORLD, OTF2_COMM_FLAG_NONE));
+        TRY(OTF2_GlobalDefWriter_WriteGroup(gw, 8, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP,
+                                            OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 1, ga));
+        TRY(OTF2_GlobalDefWriter_WriteGroup(gw, 9, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP,
+                                            OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, gb));
+        TRY(OTF2_GlobalDefWriter_WriteInterComm(gw, INTER, S_EMPTY, 8, 9, WORLD, OTF2_COMM_FLAG_NONE));
+    }
+    if (threads) {
+        const uint64_t omp[] = {loc_ids[0], loc_ids[L_OMP]}, pth[] = {loc_ids[0], loc_ids[L_PTH]};
+        static const uint64_t two[] = {0, 1};
+        TRY(OTF2_GlobalDefWriter_WriteGroup(gw, 4, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                            OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, 2, omp));
+        TRY(OTF2_GlobalDefWriter_WriteGroup(gw, 5, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP,
+                                            OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, 2, two));
+        TRY(OTF2_GlobalDefWriter_WriteComm(gw, TEAM, S_EMPTY, 5, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+        TRY(OTF2_GlobalDefWriter_WriteGroup(gw, 6, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                            OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE, 2, pth));
+        TRY(OTF2_GlobalDefWriter_WriteGroup(gw, 7, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP,
+                                            OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE, 2, two));
+        TRY(OTF2_GlobalDefWriter_WriteComm(gw, CONTINGENT, S_EMPTY, 7, OTF2_UNDEFINED_COMM,
+                                           OTF2_COMM_FLAG_NONE));
+    }
+    return 0;
+}
+
+static int generate(const char *dir, const ev *evs, size_t n, int nranks, bool threads, bool altered,
+                    bool skew)
+{
+    OTF2_Archive *ar;
+    OTF2_EvtWriter *w[NLOCS_MAX] = {NULL};
+    uint64_t nev[NLOCS_MAX] = {0}, tmin = UINT64_MAX, tmax = 0;
+    int nlocs = threads ? NLOCS_MAX : nranks, l;
+    size_t i;
+
+    if (!(ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+                                 OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE))) {
+        fprintf(stderr, "up-check-gen: %s: cannot create the archive\n", dir);
+        return 1;
+    }
+    TRY(OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL));
+    TRY(OTF2_Archive_SetSerialCollectiveCallbacks(ar));
+    TRY(OTF2_Archive_SetCreator(ar, "unperturb tests/check/badgen"));
+    TRY(OTF2_Archive_OpenEvtFiles(ar));
+    for (l = 0; l < nlocs; l++)
+        if (!(w[l] = OTF2_Archive_GetEvtWriter(ar, loc_ids[l]))) {
+            fprintf(stderr, "up-check-gen: %s: no event writer\n", dir);
+            return 1;
+        }
+    for (i = 0; i < n; i++) {
+        ev e = evs[i];
+        if (altered && e.loc == 2 && e.what == ENTER)
+            e.what = FLUSH;  /* the same count, another kind */
+        TRY(write_ev(w[e.loc], &e));
+        nev[e.loc]++;
+        tmin = e.t < tmin ? e.t : tmin;
+        tmax = e.t > tmax ? e.t : tmax;
+    }
+    if (altered) {  /* one record more */
+        TRY(OTF2_EvtWriter_Enter(w[1], NULL, 1001, 0));
+        nev[1]++;
+        tmax = 1001;
+    }
+    for (l = 0; l < nlocs; l++)
+        TRY(OTF2_Archive_CloseEvtWriter(ar, w[l]));
+    TRY(OTF2_Archive_CloseEvtFiles(ar));
+    TRY(OTF2_Archive_OpenDefFiles(ar));
+    for (l = 0; l < nlocs; l++) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, loc_ids[l]);
+        if (!dw) {
+            fprintf(stderr, "up-check-gen: %s: no definition writer\n", dir);
+            return 1;
+        }
+        if (skew && l == 0) {
+            /* OTF2's writer refuses a decreasing timestamp, but its reader
+             * interpolates clock offsets: from 310 to 320 the offset falls
+             * from 0 to -15 ticks, so 320 reads as 305, after 310 */
+            TRY(OTF2_DefWriter_WriteClockOffset(dw, 0, 0, 0.0));
+            TRY(OTF2_DefWriter_WriteClockOffset(dw, 310, 0, 0.0));
+            TRY(OTF2_DefWriter_WriteClockOffset(dw, 320, -15, 0.0));
+        }
+        TRY(OTF2_Archive_CloseDefWriter(ar, dw));
+    }
+    TRY(OTF2_Archive_CloseDefFiles(ar));
+    {
+        OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(ar);
+        if (!gw) {
+            fprintf(stderr, "up-check-gen: %s: no global definition writer\n", dir);
+            return 1;
+        }
+        TRY(OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, tmin, tmax - tmin + 1,
+                                                      OTF2_UNDEFINED_TIMESTAMP));
+        if (write_defs(dir, gw, nranks, threads, nev) != 0)
+            return 1;
+    }
+    TRY(OTF2_Archive_Close(ar));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir, *s;
+    if (argc != 3) {
+        fprintf(stderr, "usage: up-check-gen DIR good|bad|badcoll|badthreads|altered\n");
+        return 2;
+    }
+    dir = argv[1];
+    s = argv[2];
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+    if (!strcmp(s, "good"))
+        return generate(dir, good, N(good), 3, true, false, false);
+    if (!strcmp(s, "altered"))
+        return generate(dir, good, N(good), 3, true, true, false);
+    if (!strcmp(s, "bad"))
+        return generate(dir, bad, N(bad), 2, false, false, true);
+    if (!strcmp(s, "badcoll"))
+        return generate(dir, badcoll, N(badcoll), 3, false, false, false);
+    if (!strcmp(s, "badthreads"))
+        return generate(dir, badthreads, N(badthreads), 3, true, false, false);
+    fprintf(stderr, "up-check-gen: unknown scenario '%s'\n", s);
+    return 2;
+}

@@ -1,0 +1,156 @@
+#!/bin/sh
+# tests/check/run.sh BUILD - checks the traces `unperturb compensate` writes
+# with up-check (tests/check/up_check.c), a checker that shares no code with
+# the replay engine.  Needs BUILD/bin/up-check and BUILD/bin/up-check-gen.
+#
+#   1. up-check itself: hand-made traces (up-check-gen) with known faults must
+#      give exactly their violation classes; a consistent one must pass.
+#   2. The inputs, tests/data/*/traces.otf2, for information: violations there
+#      are the measured run's (clock skew) and do not fail this test.
+#   3. Every input compensated in --mode lower, upper and network (latency
+#      1000 ns) with --overhead-ns 100, then `up-check OUT --against IN`.
+#      Any violation fails the test.
+#
+#   UNPERTURB=build/san/bin/unperturb tests/check/run.sh build/san
+set -u
+BUILD=${1:-build}
+UNPERTURB=${UNPERTURB:-$BUILD/bin/unperturb}
+UPCHECK=$BUILD/bin/up-check
+GEN=$BUILD/bin/up-check-gen
+DATA=${UNPERTURB_SRC:-.}/tests/data
+for x in "$UNPERTURB" "$UPCHECK" "$GEN"; do
+    [ -x "$x" ] || { echo "FAIL: $x is missing: run make first" >&2; exit 1; }
+done
+T=$(mktemp -d "${TMPDIR:-/tmp}/unperturb-check-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); printf 'ok    %s\n' "$1"; }
+bad() { fail=$((fail + 1)); printf 'FAIL  %s\n' "$1"; [ $# -gt 1 ] && printf '%s\n' "$2" | sed 's/^/      /'; }
+
+# the sorted violation classes up-check reported in file $1, e.g. "collective message time"
+classes() { sed -n 's/^up-check: .*: VIOLATION \[\([a-z-]*\)\].*/\1/p' "$1" | sort | tr '\n' ' ' | sed 's/ $//'; }
+# "class count" pairs
+class_counts() { sed -n 's/^up-check: .*: VIOLATION \[\([a-z-]*\)\] \([0-9]*\) .*/\1 \2/p' "$1" | tr '\n' ',' | sed 's/,$//; s/,/, /g'; }
+# a number from the summary line: field records|messages|collectives
+summary() { sed -n "s/^up-check: .* \([0-9][0-9]*\) $2[,:].*/\1/p" "$1" | tail -n 1; }
+
+# expect_check NAME CODE "CLASSES" -- up-check arguments...
+expect_check() {
+    name=$1 want=$2 want_classes=$3
+    shift 4
+    "$UPCHECK" "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    got_classes=$(classes "$T/out")
+    if [ "$got" -ne "$want" ]; then
+        bad "$name" "up-check exit $got, wanted $want: $(cat "$T/out" "$T/err" | head -n 20)"
+    elif [ "$got_classes" != "$want_classes" ]; then
+        bad "$name" "classes '$got_classes', wanted '$want_classes': $(head -n 20 "$T/out")"
+    else
+        ok "$name"
+    fi
+}
+
+# ---- 1. up-check on hand-made traces ------------------------------------------
+echo "== up-check on hand-made traces (tests/check/badgen.c)"
+for s in good bad badcoll badthreads altered; do
+    "$GEN" "$T/$s" "$s" || { bad "up-check-gen $s" "could not write the trace"; }
+done
+expect_check "a consistent trace passes" 0 "" -- "$T/good"
+if grep -q "warning" "$T/out"; then bad "a consistent trace has no warning" "$(cat "$T/out")"; else ok "a consistent trace has no warning"; fi
+if grep -q ": 5 locations, 59 records, 4 messages, 6 collectives, 1 forks, 1 threads: ok$" "$T/out"; then
+    ok "a consistent trace: every message, collective, fork and thread matched"
+else
+    bad "a consistent trace: every message, collective, fork and thread matched" "$(cat "$T/out")"
+fi
+expect_check "the anchor file works as the folder does" 0 "" -- -q "$T/good/traces.otf2"
+[ -s "$T/out" ] && bad "-q prints nothing on success" "$(cat "$T/out")" || ok "-q prints nothing on success"
+expect_check "a trace against itself" 0 "" -- "$T/good" --against "$T/good"
+expect_check "bad: receive before send, collective end before a begin, decreasing time" \
+    1 "collective message time" -- "$T/bad"
+if grep -q "VIOLATION \[message\] 1 " "$T/out" && grep -q "VIOLATION \[collective\] 1 " "$T/out" &&
+    grep -q "VIOLATION \[time\] 1 " "$T/out" && grep -q "location 1 record 1 (MpiRecv) t=100 < send t=110" "$T/out"; then
+    ok "bad: one of each, with location, record and times"
+else
+    bad "bad: one of each, with location, record and times" "$(cat "$T/out")"
+fi
+expect_check "-q still prints violations" 1 "collective message time" -- -q "$T/bad"
+expect_check "badcoll: 1-to-n, n-to-1, scan, exscan, nonblocking" 1 "collective" -- "$T/badcoll"
+grep -q "VIOLATION \[collective\] 5 " "$T/out" && ok "badcoll: exactly 5" || bad "badcoll: exactly 5" "$(cat "$T/out")"
+expect_check "badthreads: team begin, join, pthread begin, pthread wait" \
+    1 "team-begin team-join thread-begin thread-wait" -- "$T/badthreads"
+expect_check "altered alone passes" 0 "" -- "$T/altered"
+expect_check "altered against good: record count and kinds" 1 "count kinds" -- "$T/altered" --against "$T/good"
+expect_check "different location sets" 1 "count kinds locations" -- "$T/good" --against "$T/bad"
+expect_check "no trace is a usage error" 2 "" --
+expect_check "two traces is a usage error" 2 "" -- "$T/good" "$T/bad"
+expect_check "unknown option" 2 "" -- --frobnicate "$T/good"
+expect_check "missing trace" 2 "" -- "$T/nonexistent"
+grep -q "$T/nonexistent: cannot open" "$T/err" && ok "missing trace: names the file" || bad "missing trace: names the file" "$(cat "$T/err")"
+echo "not a trace" >"$T/junk.otf2"
+expect_check "not an OTF2 file" 2 "" -- "$T/good" --against "$T/junk.otf2"
+grep -q "$T/junk.otf2: not an OTF2 archive" "$T/err" && ok "not an OTF2 file: names it" || bad "not an OTF2 file: names it" "$(cat "$T/err")"
+
+# ---- 2. the inputs, for information ---------------------------------------------
+echo
+echo "== up-check on the inputs (information only: what the compensation must repair)"
+printf '%-36s %9s %9s %11s  %s\n' trace records messages collectives violations
+for anchor in "$DATA"/*/traces.otf2; do
+    dir=$(dirname "$anchor")
+    name=$(basename "$dir")
+    "$UPCHECK" "$dir" >"$T/in-$name.out" 2>"$T/in-$name.err"
+    rc=$?
+    if [ "$rc" -eq 2 ]; then
+        bad "up-check $name (input)" "$(cat "$T/in-$name.err")"
+        continue
+    fi
+    v=$(class_counts "$T/in-$name.out")
+    printf '%-36s %9s %9s %11s  %s\n' "$name" "$(summary "$T/in-$name.out" records)" \
+        "$(summary "$T/in-$name.out" messages)" "$(summary "$T/in-$name.out" collectives)" "${v:-none}"
+done
+
+# ---- 3. the outputs of unperturb compensate ------------------------------------------
+echo
+echo "== up-check OUT --against IN, OUT = unperturb compensate IN --overhead-ns 100 --mode ..."
+printf '%-36s %-8s %9s %9s %11s  %s\n' trace mode records messages collectives violations
+nviol=0
+for anchor in "$DATA"/*/traces.otf2; do
+    dir=$(dirname "$anchor")
+    name=$(basename "$dir")
+    for mode in lower upper network; do
+        out="$T/$name-$mode"
+        set -- --mode "$mode"
+        [ "$mode" = network ] && set -- "$@" --latency-ns 1000
+        if ! "$UNPERTURB" compensate "$dir" "$@" --overhead-ns 100 -q -o "$out" >"$out.cerr" 2>&1; then
+            bad "compensate $name $mode" "$(head -n 5 "$out.cerr")"
+            continue
+        fi
+        "$UPCHECK" "$out" --against "$dir" >"$out.check" 2>"$out.checkerr"
+        rc=$?
+        if [ "$rc" -eq 2 ]; then
+            bad "up-check $name $mode" "$(cat "$out.checkerr")"
+            continue
+        fi
+        v=$(class_counts "$out.check")
+        printf '%-36s %-8s %9s %9s %11s  %s\n' "$name" "$mode" "$(summary "$out.check" records)" \
+            "$(summary "$out.check" messages)" "$(summary "$out.check" collectives)" "${v:-none}"
+        if [ "$rc" -ne 0 ]; then
+            nviol=$((nviol + 1))
+            cp "$out.check" "$T/viol-$name-$mode"
+        fi
+        rm -rf "$out"
+    done
+done
+if [ "$nviol" -gt 0 ]; then
+    echo
+    for f in "$T"/viol-*; do
+        bad "output ${f##*/viol-} violates" \
+            "$(awk '/: VIOLATION \[/ {p = 1; print; next} /^up-check:/ {p = 0} p' "$f")"
+    done
+else
+    ok "every output passes up-check"
+fi
+
+echo
+echo "tests/check/run.sh: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
