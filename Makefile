@@ -116,6 +116,8 @@ test:
 	$(MAKE) --no-print-directory $(SAN)/bin/unperturb $(SAN)/bin/unperturb-tests
 	$(SAN)/bin/unperturb-tests
 	UNPERTURB=$(SAN)/bin/unperturb tests/cli.sh
+	$(MAKE) --no-print-directory $(SAN)/bin/up-check $(SAN)/bin/up-check-gen
+	UNPERTURB=$(SAN)/bin/unperturb tests/check/run.sh $(SAN)
 	$(MAKE) --no-print-directory $(SAN)/lib/libunperturb-trace.so
 	UNPERTURB=$(SAN)/bin/unperturb tests/tracer/run.sh $(SAN)
 	tests/tracer/symbols_test.sh

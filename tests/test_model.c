@@ -552,6 +552,57 @@ TEST(ssend_waits_for_a_late_receiver) { ssend_case(TG_SSEND, 8, 350); }
 TEST(send_above_the_eager_limit_is_synchronous) { ssend_case(TG_SEND, 8192, 350); }
 TEST(eager_send_does_not_wait) { ssend_case(TG_SEND, 8, 370); }
 
+/* ---- threads: fork and join --------------------------------------------- */
+
+TEST(thread_events_stay_inside_fork_and_join)
+{
+    /* O = 10, lower.  Master (location 0): Enter(main) 0, ThreadFork 100,
+     * ThreadTeamBegin 110, two short work regions 120..150, ThreadTeamEnd 160,
+     * ThreadJoin 300: eq. (1) gives 0, 90, 90, 90, 90, 90, 90, 90 and a local
+     * join at 90 + 140 - 10 = 220.  Thread (location 1): ThreadTeamBegin 115
+     * is its first record: the master's fork_a + its measured distance from
+     * the fork, 90 + 15 = 105; Enter(work) 120 -> 105 (the gap of 5 cannot
+     * lose O: a model limit); Leave(work) 280 -> 105 + 160 - 10 = 255;
+     * ThreadTeamEnd 290 -> 255.  The join waits for the thread's end: 255,
+     * not 220; Leave(main) 400 -> 255 + 100 - 10 = 345. */
+    static const uint64_t m0[] = {0, 90, 90, 90, 90, 90, 90, 90, 255, 345},
+                          t1[] = {105, 105, 255, 255};
+    char in[4096];
+    tg *g;
+    OTF2_EvtWriter *w0, *w1;
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, TG_OMP_TEAM);
+    w0 = tg_writer(g, 0);
+    w1 = tg_writer(g, 1);
+    tg_enter(g, 0, 0, TG_MAIN);
+    CHECK(OTF2_EvtWriter_ThreadFork(w0, NULL, 100, OTF2_PARADIGM_OPENMP, 2) == OTF2_SUCCESS);
+    CHECK(OTF2_EvtWriter_ThreadTeamBegin(w0, NULL, 110, TG_COMM_TEAM) == OTF2_SUCCESS);
+    tg_enter(g, 0, 120, TG_WORK);
+    tg_leave(g, 0, 130, TG_WORK);
+    tg_enter(g, 0, 140, TG_WORK);
+    tg_leave(g, 0, 150, TG_WORK);
+    CHECK(OTF2_EvtWriter_ThreadTeamEnd(w0, NULL, 160, TG_COMM_TEAM) == OTF2_SUCCESS);
+    CHECK(OTF2_EvtWriter_ThreadJoin(w0, NULL, 300, OTF2_PARADIGM_OPENMP) == OTF2_SUCCESS);
+    tg_leave(g, 0, 400, TG_MAIN);
+    CHECK(OTF2_EvtWriter_ThreadTeamBegin(w1, NULL, 115, TG_COMM_TEAM) == OTF2_SUCCESS);
+    tg_enter(g, 1, 120, TG_WORK);
+    tg_leave(g, 1, 280, TG_WORK);
+    CHECK(OTF2_EvtWriter_ThreadTeamEnd(w1, NULL, 290, TG_COMM_TEAM) == OTF2_SUCCESS);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, m0, 10);
+    check_times(&out, 1, t1, 4);
+    CHECK_EQ(res.repairs[UP_REPAIR_thread_unpaired], 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
 /* ---- overhead records ----------------------------------------------------- */
 
 TEST(buffer_flush_and_overhead_region_removed)

@@ -230,6 +230,14 @@ int tg_close(tg *g)
                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL);
     OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_WORLD, s_world, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_SELF, s_self, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    if (g->flags & TG_OMP_TEAM) { /* Score-P's layout of an OpenMP team */
+        OTF2_GlobalDefWriter_WriteGroup(gw, 3, s_empty, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                        OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, g->n, members);
+        OTF2_GlobalDefWriter_WriteGroup(gw, 4, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                        OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, g->n, ranks);
+        OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_TEAM, s_empty, 4, OTF2_UNDEFINED_COMM,
+                                       OTF2_COMM_FLAG_NONE);
+    }
     if (OTF2_Archive_Close(g->ar) != OTF2_SUCCESS)
         rc = -1;
     free(members);

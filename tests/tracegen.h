@@ -18,7 +18,9 @@ typedef struct tg tg;
 
 enum {
     TG_SPARSE_IDS = 1,   /* 64-bit location ids far apart */
-    TG_TWO_NODES = 2     /* even ranks on node A, odd ranks on node B */
+    TG_TWO_NODES = 2,    /* even ranks on node A, odd ranks on node B */
+    TG_OMP_TEAM = 4      /* also an OpenMP thread team (comm TG_COMM_TEAM) of all
+                          * locations, location 0 its master */
 };
 
 typedef enum tg_region_t {
@@ -29,6 +31,7 @@ typedef enum tg_region_t {
 
 #define TG_COMM_WORLD 0
 #define TG_COMM_SELF 1
+#define TG_COMM_TEAM 2
 
 tg *tg_open(const char *dir, unsigned nranks, uint64_t resolution, unsigned flags);
 /* Writes the definitions and closes; returns 0 on success. */

@@ -102,6 +102,24 @@ static OTF2_CallbackCode on_nbc_complete(HDR, OTF2_CollectiveOp op, OTF2_CommRef
     add(ud, loc, TR_CEND, t, op);
     return OTF2_CALLBACK_SUCCESS;
 }
+static OTF2_CallbackCode on_fork(HDR, OTF2_Paradigm m, uint32_t n)
+{
+    (void)al, (void)m, (void)n;
+    add(ud, loc, TR_OTHER, t, 0);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_join(HDR, OTF2_Paradigm m)
+{
+    (void)al, (void)m;
+    add(ud, loc, TR_OTHER, t, 0);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_team(HDR, OTF2_CommRef c)
+{
+    (void)al;
+    add(ud, loc, TR_OTHER, t, c);
+    return OTF2_CALLBACK_SUCCESS;
+}
 static OTF2_CallbackCode on_flush(HDR, OTF2_TimeStamp stop)
 {
     (void)al;
@@ -202,6 +220,10 @@ int tr_load(const char *dir, tr_trace *t)
     OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(ecb, on_cend);
     OTF2_GlobalEvtReaderCallbacks_SetBufferFlushCallback(ecb, on_flush);
     OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ecb, on_metric);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadForkCallback(ecb, on_fork);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadJoinCallback(ecb, on_join);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadTeamBeginCallback(ecb, on_team);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadTeamEndCallback(ecb, on_team);
     OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(ecb, on_isend);
     OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(ecb, on_irecv);
     OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(ecb, on_request);

@@ -36,6 +36,7 @@
     X(collective_clock, "collective exits measured before the last member entered", 1)         \
     X(decreasing_time, "input timestamps that went backwards on a location", 1)                \
     X(sync_unposted, "synchronous sends completed without their receive being posted", 1)      \
+    X(thread_unpaired, "thread team begins or joins released without their partners", 1)       \
     X(min_transfer, "approximated receives raised to send + minimum transfer time", 0)         \
     X(overhead_clamped, "gaps shorter than the overhead to remove from them", 0)               \
     X(output_clamped, "output timestamps raised to keep a location monotonic", 0)

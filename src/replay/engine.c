@@ -15,7 +15,18 @@
 #define SWEEP_MIN 4096    /* message queues kept before empty ones are swept */
 
 enum { S_RUN, S_WAIT, S_DONE };
-enum { W_NONE, W_MSG, W_COLL, W_SYNC };
+enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM };
+
+/* One parallel region of a thread team (the k-th ThreadTeamBegin of its
+ * members on the team's communicator); member 0 is the master. */
+typedef struct team {
+    OTF2_CommRef comm;
+    uint64_t seq;
+    uint32_t n, begun, ended;
+    bool root_begun;
+    uint64_t root_m, root_a; /* the master's ThreadFork (else its ThreadTeamBegin) */
+    uint64_t max_end_a;   /* the latest ThreadTeamEnd, approximated */
+} team;
 enum { STEP_OK, STEP_BLOCKED, STEP_END, STEP_ERROR, STEP_DECLINED };
 
 /* A receive posted (MpiIrecvRequest) before the send it will match. */
@@ -53,6 +64,10 @@ typedef struct rloc {
     size_t nsync, synccap;
     up_sync *wsync;  /* the one it waits for (W_SYNC) */
     uint8_t enter_rflags; /* region flags of its most recent Enter */
+    team *wteam;     /* the team it waits for (W_TEAM) */
+    team *join_team; /* the team it ended as master: its ThreadJoin waits for it */
+    bool forked;     /* a ThreadFork since its last ThreadTeamBegin as master */
+    uint64_t fork_m, fork_a;
     uint64_t first_m, first_a;  /* its first record (the last is ls.prev_*) */
     uint64_t init_m, init_a, fin_m, fin_a;
     bool has_init, has_fin;
@@ -76,6 +91,8 @@ typedef struct engine {
     up_map msgq, colls, collseq, rankof;
     up_map nbc;       /* (location, request id) -> its nonblocking collective */
     up_map iposted;   /* (location, request id) of Irecvs posted at their request */
+    up_map teams;     /* (team comm, k) -> team */
+    up_map teamseq;   /* (location, team comm) -> its ThreadTeamBegins so far */
     uint64_t eager;   /* bytes above which a send is synchronous */
     up_msg *free_msgs;
     size_t sweep_at;  /* sweep empty message queues when the map grows past it */
@@ -1053,6 +1070,147 @@ static int do_sync_end(engine *E, uint32_t li, up_event *ev)
     return STEP_OK;
 }
 
+/* ---- threads ------------------------------------------------------------------ */
+
+/* Threads of a process (OpenMP, pthreads in Score-P traces) keep their place
+ * around fork and join: a thread's ThreadTeamBegin is no earlier than its
+ * master's ThreadFork (Score-P may write a thread's begin before the
+ * master's), and the master's ThreadJoin no earlier than every ThreadTeamEnd
+ * of the team.  The model times these records as local ones (eq. 1); the
+ * dependency only raises them. */
+static void team_wake(engine *E, team *tm)
+{
+    const up_comm_def *cd = up_defs_comm(E->d, tm->comm);
+    uint32_t r;
+    for (r = 0; cd && r < cd->size; r++) {
+        uint32_t li = cd->members[r];
+        rloc *L;
+        if (li >= E->n)
+            continue;
+        L = &E->L[li];
+        if (L->state == S_WAIT && L->wait == W_TEAM && L->wteam == tm)
+            make_runnable(E, li);
+    }
+}
+
+static void team_free(engine *E, team *tm)
+{
+    up_map_del(&E->teams, tm->comm, tm->seq);
+    up_free(tm);
+}
+
+static int do_team(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    bool begin = ev->kind == UP_EV_ThreadTeamBegin;
+    OTF2_CommRef comm = begin ? ev->u.ThreadTeamBegin.threadTeam : ev->u.ThreadTeamEnd.threadTeam;
+    uint64_t *seqp, *v, seq;
+    uint32_t rank;
+    team *tm;
+    int r = rank_of(E, comm, li, &rank);
+    if (r < 0)
+        goto nomem;
+    if (r == 0) { /* not a team we know: a local record */
+        E->ops->local(E->model, li, &L->ls, ev);
+        return STEP_OK;
+    }
+    if (!(seqp = up_map_get(&E->teamseq, li, comm))) {
+        if (!up_map_put(&E->teamseq, li, comm, 0) || !(seqp = up_map_get(&E->teamseq, li, comm)))
+            goto nomem;
+    }
+    if (!begin && *seqp == 0) { /* an end without a begin */
+        E->repairs[UP_REPAIR_thread_unpaired]++;
+        E->ops->local(E->model, li, &L->ls, ev);
+        return STEP_OK;
+    }
+    seq = begin ? *seqp : *seqp - 1;
+    if ((v = up_map_get(&E->teams, comm, seq))) {
+        tm = (team *)(uintptr_t)*v;
+    } else {
+        const up_comm_def *cd = up_defs_comm(E->d, comm);
+        if (!(tm = up_calloc(1, sizeof *tm)))
+            goto nomem;
+        tm->comm = comm;
+        tm->seq = seq;
+        tm->n = cd->self ? 1 : cd->size;
+        if (!up_map_put(&E->teams, comm, seq, (uint64_t)(uintptr_t)tm)) {
+            up_free(tm);
+            goto nomem;
+        }
+    }
+    if (begin && rank != 0 && !tm->root_begun) {
+        if (!L->force) {
+            L->wait = W_TEAM;
+            L->wteam = tm;
+            return STEP_BLOCKED;
+        }
+        L->force = false;
+        E->repairs[UP_REPAIR_thread_unpaired]++;
+    }
+    L->wteam = NULL;
+    E->ops->local(E->model, li, &L->ls, ev);
+    if (begin) {
+        (*seqp)++;
+        tm->begun++;
+        if (rank == 0) {
+            tm->root_begun = true;
+            tm->root_m = L->forked ? L->fork_m : ev->time;
+            tm->root_a = L->forked ? L->fork_a : ev->t_out;
+            L->forked = false;
+            team_wake(E, tm);
+        } else if (!L->ls.started && tm->root_begun) {
+            /* a thread's first record: its measured distance from the
+             * master's begin (the time the thread took to start) */
+            ev->t_out = tm->root_a + (ev->time > tm->root_m ? ev->time - tm->root_m : 0);
+        } else if (ev->t_out < tm->root_a) {
+            ev->t_out = tm->root_a;
+        }
+        return STEP_OK;
+    }
+    tm->ended++;
+    if (ev->t_out > tm->max_end_a)
+        tm->max_end_a = ev->t_out;
+    if (rank == 0) {
+        L->join_team = tm;
+    } else if (tm->ended == tm->n) {
+        uint32_t root = up_defs_comm(E->d, comm)->members[0];
+        if (root < E->n && E->L[root].state == S_WAIT && E->L[root].wait == W_TEAM &&
+            E->L[root].wteam == tm)
+            make_runnable(E, root);
+    }
+    return STEP_OK;
+nomem:
+    UP_ERR(E->err, UP_ENOMEM, "out of memory for a thread team");
+    return STEP_ERROR;
+}
+
+/* The master's ThreadJoin waits for every ThreadTeamEnd of the team it
+ * ended last. */
+static int do_join(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    team *tm = L->join_team;
+    if (tm && tm->ended < tm->n) {
+        if (!L->force) {
+            L->wait = W_TEAM;
+            L->wteam = tm;
+            return STEP_BLOCKED;
+        }
+        L->force = false;
+        E->repairs[UP_REPAIR_thread_unpaired]++;
+    }
+    L->wteam = NULL;
+    E->ops->local(E->model, li, &L->ls, ev);
+    if (tm) {
+        if (ev->t_out < tm->max_end_a)
+            ev->t_out = tm->max_end_a;
+        L->join_team = NULL;
+        if (tm->ended == tm->n && tm->begun == tm->n)
+            team_free(E, tm);
+    }
+    return STEP_OK;
+}
+
 /* ---- one record ------------------------------------------------------------ */
 
 /* The tail of every record: keep the location monotonic, note the window
@@ -1139,6 +1297,20 @@ static int step(engine *E, uint32_t li)
     case UP_EV_MpiIrecvRequest:
         r = do_irecv_request(E, li, &ev);
         break;
+    case UP_EV_ThreadTeamBegin:
+    case UP_EV_ThreadTeamEnd:
+        r = do_team(E, li, ev);
+        break;
+    case UP_EV_ThreadJoin:
+        r = do_join(E, li, ev);
+        break;
+    case UP_EV_ThreadFork:
+        E->ops->local(E->model, li, &L->ls, ev);
+        L->forked = true;
+        L->fork_m = ev->time;
+        L->fork_a = ev->t_out;
+        r = STEP_OK;
+        break;
     default:
         set_rflags(E, ev);
         r = L->nsync ? do_sync_end(E, li, ev) : STEP_DECLINED;
@@ -1170,6 +1342,10 @@ static int direct_record(void *ctx, uint32_t li, up_event *ev)
     case UP_EV_NonBlockingCollectiveRequest:
     case UP_EV_NonBlockingCollectiveComplete:
     case UP_EV_MpiIrecvRequest:
+    case UP_EV_ThreadTeamBegin:
+    case UP_EV_ThreadTeamEnd:
+    case UP_EV_ThreadJoin:
+    case UP_EV_ThreadFork:
         return 0;
     case UP_EV_MpiSend:
     case UP_EV_MpiIsend:
@@ -1323,6 +1499,9 @@ static void release_leftovers(engine *E, bool count)
             up_free(q);
         }
     }
+    for (i = 0; i < E->teams.cap; i++)
+        if (up_map_at(&E->teams, i, &k0, &k1, &v))
+            up_free((team *)(uintptr_t)v);
     for (i = 0; i < E->colls.cap; i++) {
         if (up_map_at(&E->colls, i, &k0, &k1, &v)) {
             up_coll *c = (up_coll *)(uintptr_t)v;
@@ -1425,6 +1604,8 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
     up_map_init(&E.rankof);
     up_map_init(&E.nbc);
     up_map_init(&E.iposted);
+    up_map_init(&E.teams);
+    up_map_init(&E.teamseq);
     E.eager = ops->eager_limit ? ops->eager_limit(model) : UINT64_MAX;
     E.L = up_calloc(E.n, sizeof *E.L);
     E.heap = up_calloc(E.n, sizeof *E.heap);
@@ -1471,6 +1652,8 @@ done:
     up_map_free(&E.rankof);
     up_map_free(&E.nbc);
     up_map_free(&E.iposted);
+    up_map_free(&E.teams);
+    up_map_free(&E.teamseq);
     up_free(E.L);
     up_free(E.heap);
     return st;
