@@ -4,11 +4,13 @@
 #
 #   $(BUILD)/examples/{montecarlo,barrier,transpose,transpose-any,ring,halo}
 #   $(BUILD)/examples/montecarlo-finst   montecarlo with -finstrument-functions
+#   $(BUILD)/examples/features           one of each MPI feature the tracer records
+#                                        (tests/features/run.sh; not a paper's program)
 #   $(BUILD)/lib/libunperturb-time.so    LD_PRELOAD shim: the run's window, untraced
 #
 # `make examples` builds them; `make` (all) does too.
 
-EXAMPLES       := montecarlo barrier transpose ring halo
+EXAMPLES       := montecarlo barrier transpose ring halo features
 EXAMPLES_PROGS := $(EXAMPLES:%=$(BUILD)/examples/%) $(BUILD)/examples/transpose-any \
                   $(BUILD)/examples/montecarlo-finst
 TIMESHIM       := $(BUILD)/lib/libunperturb-time.so
