@@ -10,7 +10,8 @@
  * left = rank - 1 (mod ranks).  One iteration, on every rank:
  *   1. six Isend/Irecv exchanges with the neighbours, completed by MPI_Wait,
  *      MPI_Waitall, MPI_Waitany, MPI_Waitsome, an MPI_Test loop and an
- *      MPI_Testall loop;
+ *      MPI_Testall loop (test loops pause 10 us between tests: their
+ *      MpiRequestTest records are the only ones whose count is not fixed);
  *   2. an Irecv of a tag nobody sends, cancelled: MPI_Cancel, MPI_Wait,
  *      MPI_Test_cancelled must say so;
  *   3. MPI_Ssend (into a posted Irecv), MPI_Issend (into an MPI_Recv);

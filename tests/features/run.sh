@@ -169,6 +169,7 @@ for np in 2 4; do
     ok "uninstrumented on $np ranks: $line"
 
     tr=$T/tr$np
+    # shellcheck disable=SC2086 # $MPIRUN is a command line
     $UNPERTURB trace -q -o "$tr" -- $MPIRUN -np $np "$EX" $I > "$T/tr$np.out" || fail "features np=$np traced failed"
     grep -qx "$line" "$T/tr$np.out" || fail "features np=$np traced: $(cat "$T/tr$np.out")"
     otf2-print "$tr/traces.otf2" > "$T/tr$np.txt" || fail "otf2-print of the np=$np trace"
