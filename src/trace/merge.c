@@ -66,6 +66,9 @@ typedef struct merger {
     char **cmembers;
     size_t cap_cm;
     bool cpu_metric; /* some rank recorded thread CPU time (UPT_METRIC_CPU) */
+    /* attributes: ids are the tracer's constants, the same on every rank */
+    struct gattr { uint32_t id; int type; char *name, *desc; } *attrs;
+    size_t nattrs, cap_at;
     bool nomem;
 } merger;
 
@@ -204,6 +207,24 @@ static int add_comm(merger *m, rankdefs *r, char **f)
     return 0;
 }
 
+/* "attribute ID TYPE NAME DESCRIPTION": the first rank's line defines it */
+static int add_attr(merger *m, char **f)
+{
+    uint32_t id = (uint32_t)strtoul(f[1], NULL, 10);
+    size_t i;
+    for (i = 0; i < m->nattrs; i++)
+        if (m->attrs[i].id == id)
+            return 0;
+    if (!(m->attrs = grow(m->attrs, &m->cap_at, m->nattrs + 1, sizeof *m->attrs)))
+        return -1;
+    m->attrs[i].id = id;
+    m->attrs[i].type = atoi(f[2]);
+    m->attrs[i].name = strdup(f[3]);
+    m->attrs[i].desc = strdup(f[4]);
+    m->nattrs++;
+    return m->attrs[i].name && m->attrs[i].desc ? 0 : -1;
+}
+
 static int read_defs(merger *m, int rank, const char *path)
 {
     FILE *fp = fopen(path, "r");
@@ -240,6 +261,9 @@ static int read_defs(merger *m, int rank, const char *path)
                                                   strtoll(f[2], NULL, 10), strtod(f[3], NULL)};
         } else if (!strcmp(f[0], "metric") && n >= 2 && !strcmp(f[1], "cpu")) {
             m->cpu_metric = true;
+        } else if (!strcmp(f[0], "attribute") && n >= 5) {
+            if (add_attr(m, f) != 0)
+                goto nomem;
         } else if (!strcmp(f[0], "clock") && n >= 5) {
             r->tsc = !strcmp(f[1], "tsc");
             r->clk_t0 = strtoull(f[2], NULL, 10);
@@ -354,6 +378,10 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
                                          "Enter and Leave of MPI calls");
         s_sec = intern(&m->strings, "s");
     }
+    for (i = 0; i < m->nattrs; i++)
+        if (intern(&m->strings, m->attrs[i].name) == SIZE_MAX ||
+            intern(&m->strings, m->attrs[i].desc) == SIZE_MAX)
+            goto nomem;
     str_rank0 = m->strings.n;
     for (r = 0; r < m->nranks; r++) {
         char name[64];
@@ -417,6 +445,11 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
                                            (OTF2_RegionRole)g->role, (OTF2_Paradigm)g->paradigm,
                                            OTF2_REGION_FLAG_NONE, g->file, g->line, 0));
     }
+    for (i = 0; i < m->nattrs; i++)
+        W(OTF2_GlobalDefWriter_WriteAttribute(gw, m->attrs[i].id,
+                                              (uint32_t)intern(&m->strings, m->attrs[i].name),
+                                              (uint32_t)intern(&m->strings, m->attrs[i].desc),
+                                              (OTF2_Type)m->attrs[i].type));
     /* groups: 0 the locations of MPI_COMM_WORLD, 1 its ranks, 2 self,
      * 3.. the created communicators' ranks (world ranks) */
     if (!(members = malloc((size_t)m->nranks * sizeof *members)))
@@ -752,5 +785,8 @@ out:
             free(m.cmembers[i]);
     free(m.cmembers);
     free(m.gregions);
+    for (size_t i = 0; i < m.nattrs; i++)
+        free(m.attrs[i].name), free(m.attrs[i].desc);
+    free(m.attrs);
     return ret;
 }
