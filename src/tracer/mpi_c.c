@@ -27,6 +27,7 @@ typedef struct reqent {
     uint64_t seq;       /* insertion order among entries with the same handle */
     uint8_t kind;       /* REQ_SEND, REQ_RECV, REQ_COLL */
     uint8_t op;         /* collective: its OTF2_CollectiveOp */
+    uint8_t wildcard;   /* receive: upt_wildcard() of its source and tag */
     bool persistent, tomb;
 } reqent;
 
@@ -121,13 +122,14 @@ void upt_req_isend(MPI_Request r, uint32_t dest, uint32_t comm, uint32_t tag, ui
     upt_isend(dest, comm, tag, bytes, e->id);
 }
 
-void upt_req_irecv(MPI_Request r, uint32_t comm)
+void upt_req_irecv(MPI_Request r, uint32_t comm, unsigned wildcard)
 {
     reqent *e;
     if (!upt_on || !(e = req_add(r)))
         return;
     e->kind = REQ_RECV;
     e->comm = comm;
+    e->wildcard = (uint8_t)wildcard;
     e->id = upt_next_request();
     upt_irecv_request(e->id);
 }
@@ -155,6 +157,8 @@ void upt_req_persistent(MPI_Request r, bool send, uint32_t peer, uint32_t comm, 
     e->persistent = true;
     e->kind = send ? REQ_SEND : REQ_RECV;
     e->peer = peer, e->comm = comm, e->tag = tag, e->bytes = bytes;
+    if (!send)
+        e->wildcard = (uint8_t)upt_wildcard((int)peer, (int)tag);
 }
 
 void upt_req_start(MPI_Request r)
@@ -187,7 +191,7 @@ void upt_req_completed(MPI_Request r, const MPI_Status *st)
             int n = 0;
             PMPI_Get_count(st, MPI_BYTE, &n);
             upt_irecv((uint32_t)st->MPI_SOURCE, e->comm, (uint32_t)st->MPI_TAG,
-                      n > 0 ? (uint64_t)n : 0, e->id);
+                      n > 0 ? (uint64_t)n : 0, e->id, e->wildcard);
         }
         e->id = 0;
     }
@@ -336,13 +340,15 @@ INIT_WRAPPER(Ssend_init, true)
 INIT_WRAPPER(Rsend_init, true)
 INIT_WRAPPER(Recv_init, false)
 
-static void record_recv(const MPI_Status *st, uint32_t comm)
+/* MpiRecv of a finished receive; wildcard: upt_wildcard() of its arguments */
+static void record_recv(const MPI_Status *st, uint32_t comm, unsigned wildcard)
 {
     int n = 0;
     if (st->MPI_SOURCE == MPI_PROC_NULL)
         return;
     PMPI_Get_count(st, MPI_BYTE, &n);
-    upt_recv((uint32_t)st->MPI_SOURCE, comm, (uint32_t)st->MPI_TAG, n > 0 ? (uint64_t)n : 0);
+    upt_recv((uint32_t)st->MPI_SOURCE, comm, (uint32_t)st->MPI_TAG, n > 0 ? (uint64_t)n : 0,
+             wildcard);
 }
 
 UPT_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
@@ -357,7 +363,7 @@ UPT_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int ta
         status = &st;
     rc = PMPI_Recv(buf, count, type, src, tag, comm, status);
     if (rc == MPI_SUCCESS)
-        record_recv(status, upt_comm_id(comm));
+        record_recv(status, upt_comm_id(comm), upt_wildcard(src, tag));
     upt_leave(UPT_R_MPI_Recv);
     return rc;
 }
@@ -371,7 +377,7 @@ UPT_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int t
     upt_enter(UPT_R_MPI_Irecv);
     rc = PMPI_Irecv(buf, count, type, src, tag, comm, req);
     if (rc == MPI_SUCCESS && src != MPI_PROC_NULL)
-        upt_req_irecv(*req, upt_comm_id(comm));
+        upt_req_irecv(*req, upt_comm_id(comm), upt_wildcard(src, tag));
     upt_leave(UPT_R_MPI_Irecv);
     return rc;
 }
@@ -395,7 +401,7 @@ UPT_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, in
     rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,
                        status);
     if (rc == MPI_SUCCESS)
-        record_recv(status, c);
+        record_recv(status, c, upt_wildcard(src, rtag));
     upt_leave(UPT_R_MPI_Sendrecv);
     return rc;
 }
@@ -416,7 +422,7 @@ UPT_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int
         status = &st;
     rc = PMPI_Sendrecv_replace(buf, count, type, dest, stag, src, rtag, comm, status);
     if (rc == MPI_SUCCESS)
-        record_recv(status, c);
+        record_recv(status, c, upt_wildcard(src, rtag));
     upt_leave(UPT_R_MPI_Sendrecv_replace);
     return rc;
 }
@@ -444,28 +450,33 @@ UPT_EXPORT int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status
 }
 
 /* A matched probe hands the message to MPI_Mrecv, which has no communicator
- * argument: remember the communicator per message handle (a few at once). */
-static struct { MPI_Message m; uint32_t comm; } probed[64];
+ * argument: remember the communicator per message handle (a few at once),
+ * and whether the probe named MPI_ANY_SOURCE or MPI_ANY_TAG: the receive
+ * is as wildcard as the probe that matched its message. */
+static struct { MPI_Message m; uint32_t comm; uint8_t wildcard; } probed[64];
 
-static void probed_put(MPI_Message m, MPI_Comm comm)
+static void probed_put(MPI_Message m, MPI_Comm comm, unsigned wildcard)
 {
     size_t i;
     for (i = 0; i < 64; i++)
         if (probed[i].m == MPI_MESSAGE_NULL || probed[i].m == m || i == 63) {
             probed[i].m = m;
             probed[i].comm = upt_comm_id(comm);
+            probed[i].wildcard = (uint8_t)wildcard;
             return;
         }
 }
 
-static uint32_t probed_take(MPI_Message m)
+static uint32_t probed_take(MPI_Message m, unsigned *wildcard)
 {
     size_t i;
     for (i = 0; i < 64; i++)
         if (probed[i].m == m) {
             probed[i].m = MPI_MESSAGE_NULL;
+            *wildcard = probed[i].wildcard;
             return probed[i].comm;
         }
+    *wildcard = 0;
     return UPT_COMM_WORLD; /* unknown: the usual case */
 }
 
@@ -477,7 +488,7 @@ UPT_EXPORT int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI
     upt_enter(UPT_R_MPI_Mprobe);
     rc = PMPI_Mprobe(src, tag, comm, msg, status);
     if (rc == MPI_SUCCESS)
-        probed_put(*msg, comm);
+        probed_put(*msg, comm, upt_wildcard(src, tag));
     upt_leave(UPT_R_MPI_Mprobe);
     return rc;
 }
@@ -491,7 +502,7 @@ UPT_EXPORT int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Messa
     upt_enter(UPT_R_MPI_Improbe);
     rc = PMPI_Improbe(src, tag, comm, flag, msg, status);
     if (rc == MPI_SUCCESS && *flag)
-        probed_put(*msg, comm);
+        probed_put(*msg, comm, upt_wildcard(src, tag));
     upt_leave(UPT_R_MPI_Improbe);
     return rc;
 }
@@ -502,15 +513,16 @@ UPT_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *m
     MPI_Status st;
     int rc;
     uint32_t c;
+    unsigned wildcard;
     if (!ON())
         return PMPI_Mrecv(buf, count, type, msg, status);
     upt_enter(UPT_R_MPI_Mrecv);
-    c = probed_take(*msg);
+    c = probed_take(*msg, &wildcard);
     if (status == MPI_STATUS_IGNORE)
         status = &st;
     rc = PMPI_Mrecv(buf, count, type, msg, status);
     if (rc == MPI_SUCCESS)
-        record_recv(status, c);
+        record_recv(status, c, wildcard);
     upt_leave(UPT_R_MPI_Mrecv);
     return rc;
 }
@@ -520,13 +532,14 @@ UPT_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *
 {
     int rc;
     uint32_t c;
+    unsigned wildcard;
     if (!ON())
         return PMPI_Imrecv(buf, count, type, msg, req);
     upt_enter(UPT_R_MPI_Imrecv);
-    c = probed_take(*msg);
+    c = probed_take(*msg, &wildcard);
     rc = PMPI_Imrecv(buf, count, type, msg, req);
     if (rc == MPI_SUCCESS)
-        upt_req_irecv(*req, c);
+        upt_req_irecv(*req, c, wildcard);
     upt_leave(UPT_R_MPI_Imrecv);
     return rc;
 }

@@ -143,8 +143,9 @@ static void send_record(MPI_Fint dest, MPI_Fint tag, uint32_t comm, MPI_Fint cou
 }
 
 /* MpiRecv of a finished receive, from its Fortran status; nothing for a
- * receive from MPI_PROC_NULL. */
-static void recv_record(const MPI_Fint *fst, uint32_t comm)
+ * receive from MPI_PROC_NULL.  wildcard: upt_wildcard() of its source and
+ * tag (Open MPI's Fortran MPI_ANY_SOURCE and MPI_ANY_TAG are C's). */
+static void recv_record(const MPI_Fint *fst, uint32_t comm, unsigned wildcard)
 {
     MPI_Status st;
     int n = 0;
@@ -152,7 +153,8 @@ static void recv_record(const MPI_Fint *fst, uint32_t comm)
         return;
     if (PMPI_Get_count(&st, MPI_BYTE, &n) != MPI_SUCCESS)
         n = 0;
-    upt_recv((uint32_t)st.MPI_SOURCE, comm, (uint32_t)st.MPI_TAG, n > 0 ? (uint64_t)n : 0);
+    upt_recv((uint32_t)st.MPI_SOURCE, comm, (uint32_t)st.MPI_TAG, n > 0 ? (uint64_t)n : 0,
+             wildcard);
 }
 
 /* ---- request arrays of the completion calls ---------------------------------- */
@@ -222,18 +224,19 @@ static void completed(MPI_Request c, const MPI_Fint *fst, bool in_status)
 /* ---- matched probes: message -> communicator --------------------------------- */
 
 /* MPI_Mrecv and MPI_Imrecv do not name the communicator, so Mprobe/Improbe
- * remember it per message.  Few messages are outstanding at once; a full
- * table drops its oldest entry.  An unknown message counts as
- * MPI_COMM_WORLD's, as in mpi_c.c. */
+ * remember it per message, with the probe's wildcard bits.  Few messages
+ * are outstanding at once; a full table drops its oldest entry.  An unknown
+ * message counts as MPI_COMM_WORLD's, as in mpi_c.c. */
 enum { NMSG = 16 };
 static _Thread_local struct {
     MPI_Message m;
     uint32_t comm;
+    uint8_t wildcard;
     bool used;
 } msgs[NMSG];
 static _Thread_local unsigned msg_next;
 
-static void msg_put(MPI_Fint fmsg, uint32_t comm)
+static void msg_put(MPI_Fint fmsg, uint32_t comm, unsigned wildcard)
 {
     MPI_Message m = MPI_Message_f2c(fmsg);
     unsigned i, slot;
@@ -245,18 +248,21 @@ static void msg_put(MPI_Fint fmsg, uint32_t comm)
     slot = i < NMSG ? i : msg_next++ % NMSG;
     msgs[slot].m = m;
     msgs[slot].comm = comm;
+    msgs[slot].wildcard = (uint8_t)wildcard;
     msgs[slot].used = true;
 }
 
-static uint32_t msg_take(MPI_Fint fmsg)
+static uint32_t msg_take(MPI_Fint fmsg, unsigned *wildcard)
 {
     MPI_Message m = MPI_Message_f2c(fmsg);
     unsigned i;
     for (i = 0; i < NMSG; i++)
         if (msgs[i].used && msgs[i].m == m) {
             msgs[i].used = false;
+            *wildcard = msgs[i].wildcard;
             return msgs[i].comm;
         }
+    *wildcard = 0;
     return UPT_COMM_WORLD;
 }
 
@@ -348,7 +354,7 @@ FORTRAN(mpi_recv, MPI_RECV,
     st = status_or(status, own);
     pmpi_recv_(buf, count, type, source, tag, comm, st, ierr);
     if (*ierr == MPI_SUCCESS)
-        recv_record(st, comm_id(*comm));
+        recv_record(st, comm_id(*comm), upt_wildcard(*source, *tag));
     upt_leave(UPT_R_MPI_Recv);
 }
 
@@ -371,7 +377,7 @@ FORTRAN(mpi_sendrecv, MPI_SENDRECV,
     pmpi_sendrecv_(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                    source, recvtag, comm, st, ierr);
     if (*ierr == MPI_SUCCESS)
-        recv_record(st, c);
+        recv_record(st, c, upt_wildcard(*source, *recvtag));
     upt_leave(UPT_R_MPI_Sendrecv);
 }
 
@@ -392,7 +398,7 @@ FORTRAN(mpi_sendrecv_replace, MPI_SENDRECV_REPLACE,
     st = status_or(status, own);
     pmpi_sendrecv_replace_(buf, count, type, dest, sendtag, source, recvtag, comm, st, ierr);
     if (*ierr == MPI_SUCCESS)
-        recv_record(st, c);
+        recv_record(st, c, upt_wildcard(*source, *recvtag));
     upt_leave(UPT_R_MPI_Sendrecv_replace);
 }
 
@@ -435,7 +441,7 @@ FORTRAN(mpi_mprobe, MPI_MPROBE,
     upt_enter(UPT_R_MPI_Mprobe);
     pmpi_mprobe_(source, tag, comm, message, status, ierr);
     if (*ierr == MPI_SUCCESS)
-        msg_put(*message, comm_id(*comm));
+        msg_put(*message, comm_id(*comm), upt_wildcard(*source, *tag));
     upt_leave(UPT_R_MPI_Mprobe);
 }
 
@@ -450,7 +456,7 @@ FORTRAN(mpi_improbe, MPI_IMPROBE,
     upt_enter(UPT_R_MPI_Improbe);
     pmpi_improbe_(source, tag, comm, flag, message, status, ierr);
     if (*ierr == MPI_SUCCESS && *flag)
-        msg_put(*message, comm_id(*comm));
+        msg_put(*message, comm_id(*comm), upt_wildcard(*source, *tag));
     upt_leave(UPT_R_MPI_Improbe);
 }
 
@@ -462,16 +468,17 @@ FORTRAN(mpi_mrecv, MPI_MRECV,
 {
     MPI_Fint own[FSTATUS], *st;
     uint32_t c;
+    unsigned wildcard;
     if (!upt_on) {
         pmpi_mrecv_(buf, count, type, message, status, ierr);
         return;
     }
     upt_enter(UPT_R_MPI_Mrecv);
-    c = msg_take(*message);
+    c = msg_take(*message, &wildcard);
     st = status_or(status, own);
     pmpi_mrecv_(buf, count, type, message, st, ierr);
     if (*ierr == MPI_SUCCESS)
-        recv_record(st, c);
+        recv_record(st, c, wildcard);
     upt_leave(UPT_R_MPI_Mrecv);
 }
 
@@ -480,15 +487,16 @@ FORTRAN(mpi_imrecv, MPI_IMRECV,
          MPI_Fint *ierr))
 {
     uint32_t c;
+    unsigned wildcard;
     if (!upt_on) {
         pmpi_imrecv_(buf, count, type, message, request, ierr);
         return;
     }
     upt_enter(UPT_R_MPI_Imrecv);
-    c = msg_take(*message);
+    c = msg_take(*message, &wildcard);
     pmpi_imrecv_(buf, count, type, message, request, ierr);
     if (*ierr == MPI_SUCCESS)
-        upt_req_irecv(MPI_Request_f2c(*request), c);
+        upt_req_irecv(MPI_Request_f2c(*request), c, wildcard);
     upt_leave(UPT_R_MPI_Imrecv);
 }
 
@@ -592,7 +600,7 @@ FORTRAN(mpi_irecv, MPI_IRECV,
     upt_enter(UPT_R_MPI_Irecv);
     pmpi_irecv_(buf, count, type, source, tag, comm, request, ierr);
     if (*ierr == MPI_SUCCESS && *source != MPI_PROC_NULL)
-        upt_req_irecv(MPI_Request_f2c(*request), comm_id(*comm));
+        upt_req_irecv(MPI_Request_f2c(*request), comm_id(*comm), upt_wildcard(*source, *tag));
     upt_leave(UPT_R_MPI_Irecv);
 }
 

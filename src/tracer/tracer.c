@@ -53,6 +53,7 @@ static struct {
     bool closed;
     bool sync;            /* ranks on more than one node: measure clock offsets */
     bool cpu;             /* UNPERTURB_CPU_TIME=1: thread CPU time at MPI calls */
+    OTF2_AttributeList *attrs; /* a record's attributes; OTF2 empties it after each */
     /* regions defined at run time: (name, file, line) -> id */
     struct region { char *name, *file; uint32_t line; } *regions;
     uint32_t nregions, regions_cap;
@@ -374,9 +375,21 @@ void upt_send(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes)
     RECORD(OTF2_EvtWriter_MpiSend(T.w, NULL, upt_now(), dest, comm, tag, bytes));
 }
 
-void upt_recv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes)
+/* The attribute list of a receive: NULL for a plain one, else T.attrs with
+ * its wildcard bits.  Called inside RECORD only, so a list filled here is
+ * always written (and emptied by OTF2) right away. */
+static OTF2_AttributeList *wildcard_attrs(unsigned wildcard)
 {
-    RECORD(OTF2_EvtWriter_MpiRecv(T.w, NULL, upt_now(), src, comm, tag, bytes));
+    if (!wildcard || !T.attrs ||
+        OTF2_AttributeList_AddUint8(T.attrs, UPT_ATTR_WILDCARD, (uint8_t)wildcard) != OTF2_SUCCESS)
+        return NULL; /* (a failed add added nothing) */
+    return T.attrs;
+}
+
+void upt_recv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes, unsigned wildcard)
+{
+    RECORD(OTF2_EvtWriter_MpiRecv(T.w, wildcard_attrs(wildcard), upt_now(), src, comm, tag,
+                                  bytes));
 }
 
 void upt_isend(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
@@ -394,9 +407,11 @@ void upt_irecv_request(uint64_t req)
     RECORD(OTF2_EvtWriter_MpiIrecvRequest(T.w, NULL, upt_now(), req));
 }
 
-void upt_irecv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
+void upt_irecv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req,
+               unsigned wildcard)
 {
-    RECORD(OTF2_EvtWriter_MpiIrecv(T.w, NULL, upt_now(), src, comm, tag, bytes, req));
+    RECORD(OTF2_EvtWriter_MpiIrecv(T.w, wildcard_attrs(wildcard), upt_now(), src, comm, tag,
+                                   bytes, req));
 }
 
 void upt_request_test(uint64_t req)
@@ -496,6 +511,14 @@ static void define_fixed_regions(void)
                 "TRACE BUFFER FLUSH", NULL, 0);
     side_region(UPT_R_OVERHEAD, OTF2_REGION_ROLE_ARTIFICIAL, OTF2_PARADIGM_MEASUREMENT_SYSTEM,
                 "UNPERTURB tracer", NULL, 0);
+}
+
+/* attributes: id, OTF2 type, name, description (no tabs) */
+static void define_attributes(void)
+{
+    side_line("attribute\t%u\t%d\tunperturb::wildcard\t"
+              "MPI_ANY_SOURCE (1) and/or MPI_ANY_TAG (2) receive\n",
+              UPT_ATTR_WILDCARD, (int)OTF2_TYPE_UINT8);
 }
 
 /* ---- communicators ------------------------------------------------------------ */
@@ -784,6 +807,10 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
     side_line("chunk\t%d\n", CHUNK_SIZE);
     side_line("start\t%llu\n", (unsigned long long)(t_enter < t_funcs ? t_enter : t_funcs));
     define_fixed_regions();
+    if ((T.attrs = OTF2_AttributeList_New()) != NULL)
+        define_attributes();
+    else
+        upt_warn("out of memory: wildcard receives are recorded without their attribute");
     side_line("comm\t%u\tw\t0\t\n", UPT_COMM_WORLD);
     side_line("comm\t%u\ts\t0\t%d\n", UPT_COMM_SELF, upt_rank);
     if (T.cpu)
@@ -831,6 +858,9 @@ static void close_local(void)
     }
     OTF2_Archive_Close(T.ar);
     T.ar = NULL;
+    if (T.attrs)
+        OTF2_AttributeList_Delete(T.attrs);
+    T.attrs = NULL;
     while (pool.n) /* chunks the run never needed */
         free(pool.chunks[--pool.n]);
     free(pool.chunks);
@@ -972,7 +1002,7 @@ int upt_measure_records(double ns[UPT_NKINDS], unsigned n, unsigned trials)
                 case 0: upt_enter(UPT_R_OVERHEAD); break;
                 case 1: upt_leave(UPT_R_OVERHEAD); break;
                 case 2: upt_send(1, UPT_COMM_WORLD, 7, 1024); break;
-                case 3: upt_recv(1, UPT_COMM_WORLD, 7, 1024); break;
+                case 3: upt_recv(1, UPT_COMM_WORLD, 7, 1024, 0); break;
                 case 4: upt_coll_begin(); break;
                 case 5: upt_coll_end(OTF2_COLLECTIVE_OP_ALLREDUCE, UPT_COMM_WORLD,
                                      OTF2_UNDEFINED_UINT32, 8, 8); break;

@@ -135,12 +135,16 @@ void upt_enter(uint32_t region);
 void upt_leave(uint32_t region);
 void upt_enter_at(uint32_t region, uint64_t t); /* an Enter with a saved time */
 /* `comm` is the communicator's local id (upt_comm_id); peers are ranks in it */
+/* `wildcard`: the receive named MPI_ANY_SOURCE and/or MPI_ANY_TAG
+ * (upt_wildcard); non-zero adds the attribute UPT_ATTR_WILDCARD to its
+ * MpiRecv / MpiIrecv record */
 void upt_send(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes);
-void upt_recv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes);
+void upt_recv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes, unsigned wildcard);
 void upt_isend(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req);
 void upt_isend_complete(uint64_t req);
 void upt_irecv_request(uint64_t req);
-void upt_irecv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req);
+void upt_irecv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req,
+               unsigned wildcard);
 void upt_request_test(uint64_t req);
 void upt_request_cancelled(uint64_t req);
 void upt_coll_begin(void);
@@ -152,6 +156,19 @@ void upt_nbcoll_complete(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uin
 
 /* the metric class of the thread CPU time (--cpu-time, UNPERTURB_CPU_TIME=1) */
 #define UPT_METRIC_CPU 0u
+
+/* The attribute "unperturb::wildcard" (OTF2_TYPE_UINT8) of a receive that
+ * named MPI_ANY_SOURCE (bit UPT_WILDCARD_SOURCE) and/or MPI_ANY_TAG (bit
+ * UPT_WILDCARD_TAG).  Its id is the same on every rank. */
+#define UPT_ATTR_WILDCARD 0u
+#define UPT_WILDCARD_SOURCE 1u
+#define UPT_WILDCARD_TAG 2u
+
+static inline unsigned upt_wildcard(int src, int tag)
+{
+    return (src == MPI_ANY_SOURCE ? UPT_WILDCARD_SOURCE : 0u) |
+           (tag == MPI_ANY_TAG ? UPT_WILDCARD_TAG : 0u);
+}
 
 /* ---- communicators -------------------------------------------------------- */
 
@@ -171,7 +188,7 @@ uint64_t upt_bytes(int count, MPI_Datatype type);
 /* A nonblocking send / receive was started: records MpiIsend /
  * MpiIrecvRequest and remembers the request. */
 void upt_req_isend(MPI_Request r, uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes);
-void upt_req_irecv(MPI_Request r, uint32_t comm);
+void upt_req_irecv(MPI_Request r, uint32_t comm, unsigned wildcard);
 /* A nonblocking collective was started: records NonBlockingCollectiveRequest
  * and remembers what its completion records (sizes as the blocking twin's). */
 void upt_req_icoll(MPI_Request r, OTF2_CollectiveOp op, uint32_t comm, uint32_t root,
