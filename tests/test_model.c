@@ -481,6 +481,60 @@ TEST(nonblocking_allreduce_completes_after_the_last_request)
     iallreduce_case(OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_UNDEFINED_UINT32, c);
 }
 
+TEST(nonblocking_completion_beyond_the_lookahead)
+{
+    /* The allreduce above, with 70 000 MpiRequestTest records at 120 on rank
+     * 0 between its request and its Wait: its completion is out of the
+     * lookahead's reach, so rank 0 joins the instance at its completion,
+     * with its request's times.  Eq. (1): the first test 90 + 20 - 10 =
+     * 100, the others 100 (gaps of 0), Enter(wait) 100 + 30 - 10 = 120; the
+     * completion still waited for rank 1: 290 + 90 = 380. */
+    enum { NTEST = 70000 };
+    static const uint64_t r1[] = {0, 290, 290, 390, 390}, r2[] = {0, 190, 480, 480, 480};
+    static const uint64_t R[3] = {100, 300, 200}, W[3] = {150, 310, 500}, C[3] = {400, 420, 510};
+    char in[4096];
+    up_comp_params p = t_params(10, UP_MODE_UPPER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    const tr_loc *l0;
+    tg *g;
+    unsigned r, i;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 3, NS, 0);
+    for (r = 0; r < 3; r++) {
+        OTF2_EvtWriter *w = tg_writer(g, r);
+        tg_enter(g, r, 0, TG_MAIN);
+        CHECK(OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, R[r], 100 + r) == OTF2_SUCCESS);
+        for (i = 0; r == 0 && i < NTEST; i++)
+            CHECK(OTF2_EvtWriter_MpiRequestTest(w, NULL, 120, 100) == OTF2_SUCCESS);
+        tg_enter(g, r, W[r], TG_WAIT);
+        CHECK(OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, C[r], OTF2_COLLECTIVE_OP_ALLREDUCE,
+                                                           TG_COMM_WORLD, OTF2_UNDEFINED_UINT32,
+                                                           8, 8, 100 + r) == OTF2_SUCCESS);
+        tg_leave(g, r, C[r] + 10, TG_WAIT);
+    }
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    l0 = tr_loc_id(&out, 0);
+    CHECK(l0 && l0->n == NTEST + 5);
+    if (l0 && l0->n == NTEST + 5) {
+        CHECK_EQ(l0->ev[2].t, 100);
+        CHECK_EQ(l0->ev[NTEST + 1].t, 100);
+        CHECK_EQ(l0->ev[NTEST + 2].t, 120);
+        CHECK_EQ(l0->ev[NTEST + 3].t, 380);
+        CHECK_EQ(l0->ev[NTEST + 4].t, 380);
+    }
+    check_times(&out, 1, r1, 5);
+    check_times(&out, 2, r2, 5);
+    CHECK_EQ(res.repairs[UP_REPAIR_collective_unpaired], 0);
+    CHECK_EQ(res.repairs[UP_REPAIR_collective_incomplete], 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
 TEST(nonblocking_bcast_waits_for_the_root_only)
 {
     /* Ibcast from root 0: the root waits for nobody: local 370 (an

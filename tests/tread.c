@@ -228,6 +228,8 @@ int tr_load(const char *dir, tr_trace *t)
     OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(ecb, on_irecv);
     OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(ecb, on_request);
     OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvRequestCallback(ecb, on_request);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiRequestTestCallback(ecb, on_request);
+    OTF2_GlobalEvtReaderCallbacks_SetMpiRequestCancelledCallback(ecb, on_request);
     OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ecb, on_request);
     OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(ecb, on_nbc_complete);
     OTF2_Reader_RegisterGlobalEvtCallbacks(rd, ger, ecb, t);

@@ -90,6 +90,8 @@ typedef struct engine {
     size_t hn;
     up_map msgq, colls, collseq, rankof;
     up_map nbc;       /* (location, request id) -> its nonblocking collective */
+    up_map nbpend;    /* (location, request id) -> coll_arrival of a request
+                       * whose completion was out of reach */
     up_map iposted;   /* (location, request id) of Irecvs posted at their request */
     up_map teams;     /* (team comm, k) -> team */
     up_map teamseq;   /* (location, team comm) -> its ThreadTeamBegins so far */
@@ -893,8 +895,19 @@ static int do_nbc_request(engine *E, uint32_t li, up_event **evp)
     if (up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
         return STEP_ERROR;
     if (!end_i) {
-        E->repairs[UP_REPAIR_collective_unpaired]++;
+        /* out of reach (a long MPI_Test loop): the member joins at its
+         * completion, with the times of its request */
+        coll_arrival *pa = up_calloc(1, sizeof *pa);
         E->ops->local(E->model, li, &L->ls, *evp);
+        if (!pa || !up_map_put(&E->nbpend, li, req, (uint64_t)(uintptr_t)pa)) {
+            up_free(pa);
+            UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
+            return STEP_ERROR;
+        }
+        pa->begin_m = (*evp)->time;
+        pa->begin_a = (*evp)->t_out;
+        pa->ovh_in = ovh_until(E, L, 1, UINT64_MAX);
+        pa->nonblocking = true;
         return STEP_OK;
     }
     up_stream_peek(L->s, end_i, &e, E->err);
@@ -926,9 +939,29 @@ static int do_nbc_complete(engine *E, uint32_t li, up_event *ev)
 {
     rloc *L = &E->L[li];
     uint64_t req = ev->u.NonBlockingCollectiveComplete.requestID;
-    uint64_t *v = up_map_get(&E->nbc, li, req);
+    uint64_t *v = up_map_get(&E->nbc, li, req), *pv;
     uint32_t rank;
     up_coll *c;
+    if (!v && (pv = up_map_get(&E->nbpend, li, req))) { /* join now (do_nbc_request) */
+        coll_arrival *pa = (coll_arrival *)(uintptr_t)*pv;
+        int r;
+        pa->comm = ev->u.NonBlockingCollectiveComplete.communicator;
+        pa->op = ev->u.NonBlockingCollectiveComplete.collectiveOp;
+        pa->root = ev->u.NonBlockingCollectiveComplete.root;
+        pa->sent = ev->u.NonBlockingCollectiveComplete.sizeSent;
+        pa->recvd = ev->u.NonBlockingCollectiveComplete.sizeReceived;
+        pa->end_m = ev->time;
+        r = coll_join(E, li, pa, &c, &rank);
+        up_map_del(&E->nbpend, li, req);
+        up_free(pa);
+        if (r < 0 || (r > 0 && !up_map_put(&E->nbc, li, req, (uint64_t)(uintptr_t)c))) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
+            return STEP_ERROR;
+        }
+        if (r == 0)
+            E->repairs[UP_REPAIR_unresolved_peer]++;
+        v = up_map_get(&E->nbc, li, req);
+    }
     if (!v) { /* no request, or one that found no instance */
         E->repairs[UP_REPAIR_collective_unpaired]++;
         E->ops->local(E->model, li, &L->ls, ev);
@@ -1603,6 +1636,7 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
     up_map_init(&E.collseq);
     up_map_init(&E.rankof);
     up_map_init(&E.nbc);
+    up_map_init(&E.nbpend);
     up_map_init(&E.iposted);
     up_map_init(&E.teams);
     up_map_init(&E.teamseq);
@@ -1650,7 +1684,13 @@ done:
     up_map_free(&E.colls);
     up_map_free(&E.collseq);
     up_map_free(&E.rankof);
+    for (i = 0; i < E.nbpend.cap; i++) {
+        uint64_t k0, k1, v;
+        if (up_map_at(&E.nbpend, i, &k0, &k1, &v))
+            up_free((coll_arrival *)(uintptr_t)v);
+    }
     up_map_free(&E.nbc);
+    up_map_free(&E.nbpend);
     up_map_free(&E.iposted);
     up_map_free(&E.teams);
     up_map_free(&E.teamseq);
