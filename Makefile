@@ -124,6 +124,7 @@ test:
 	$(MAKE) --no-print-directory $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so $(EXAMPLES_BIN)
 	tests/tracer/valgrind.sh $(BUILD)
 	tests/examples/run.sh $(BUILD)
+	$(MAKE) --no-print-directory $(BUILD)/bin/up-check
 	tests/features/run.sh $(BUILD)
 	UNPERTURB=$(SAN)/bin/unperturb UNPERTURB_TIME_LIB=$(BUILD)/lib/libunperturb-time.so \
 	  tests/validate/run.sh $(BUILD)
