@@ -880,7 +880,9 @@ TEST(clock_condition_repaired)
     /* The receive is measured 100 ns before its send (clock skew).  With O = 0
      * and no copy time: (m.1) (300 <= 510), Comm_m = max(0, 400-500) = 0,
      * recv_a = max(500, 300) = 500: the receive moves to its send; counted.
-     * With C = 10 the minimum transfer 2C also applies: 520. */
+     * With C = 10 the minimum transfer 2C also applies: 520.  One record
+     * moved; the largest shift is the measured violation, send + 2C - recv:
+     * 100, then 120. */
     char in[4096];
     tg *g;
     int k;
@@ -904,6 +906,8 @@ TEST(clock_condition_repaired)
         check_times(&out, 1, r, 3);
         CHECK_EQ(res.repairs[UP_REPAIR_clock_condition], 1);
         CHECK_EQ(res.repairs[UP_REPAIR_min_transfer], k ? 1 : 0);
+        CHECK_EQ(res.moved, 1);
+        CHECK_EQ(res.max_shift, k ? 120 : 100);
         tr_free(&out);
         up_replay_result_free(&res);
     }

@@ -147,6 +147,10 @@ typedef struct up_model_ops {
      * released without it, time it locally) */
     void (*sync_end)(void *m, uint32_t loc, const up_loc_state *ls, up_event *ev,
                      const up_sync *s);
+    /* the receives the model raised to repair the clock condition or to keep
+     * the minimum transfer time (*moved), and the largest raise (ticks), or
+     * the measured violation if larger; may be NULL */
+    uint64_t (*max_shift)(void *m, uint64_t *moved);
 } up_model_ops;
 
 /* ---- results ---------------------------------------------------------------- */
@@ -170,6 +174,9 @@ typedef struct up_replay_result {
     size_t nlocs;
     up_loc_result *locs;
     uint64_t repairs[UP_REPAIR_COUNT];
+    /* records raised by repairs and limits (clock condition, minimum
+     * transfer, a model going back), and the largest raise, ticks */
+    uint64_t moved, max_shift;
     uint64_t unknown_records;
 } up_replay_result;
 

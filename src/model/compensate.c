@@ -52,6 +52,8 @@ struct up_comp {
     cloc *L;
     size_t n;
     uint64_t repairs[UP_REPAIR_COUNT];
+    uint64_t max_shift;  /* largest clock-condition violation or min_transfer raise */
+    uint64_t moved;      /* receives raised by either */
 };
 
 static uint64_t ns_ticks(const up_comp *M, double ns)
@@ -201,8 +203,12 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
     if (M->p.mode == UP_MODE_NETWORK) /* C_a = S + n*gamma + h*H */
         net = ns_ticks(M, M->p.latency_ns + (double)bytes * M->p.ns_per_byte +
                               (double)h * M->p.per_hop_ns);
-    if (recv_m < send_m + 2 * cp)
-        M->repairs[UP_REPAIR_clock_condition]++; /* measured trace violates it */
+    bool moved = false;
+    if (recv_m < send_m + 2 * cp) { /* measured trace violates it */
+        M->repairs[UP_REPAIR_clock_condition]++;
+        M->max_shift = max2(M->max_shift, send_m + 2 * cp - recv_m);
+        moved = true;
+    }
 
     if (enter_m <= exit_m) {
         /* (m.1): eq. (2) Comm_m = recv_m - send_m, less the overhead on the
@@ -232,9 +238,12 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
     /* never before the send plus the modelled minimum transfer time */
     tmin = 2 * cp + net;
     if (t < send_a + tmin) {
+        M->max_shift = max2(M->max_shift, send_a + tmin - t);
         t = send_a + tmin;
         M->repairs[UP_REPAIR_min_transfer]++;
+        moved = true;
     }
+    M->moved += moved;
     return max2(t, ready_a);
 }
 
@@ -391,6 +400,12 @@ static void c_coll_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
 
 static const uint64_t *c_repairs(void *mp) { return ((up_comp *)mp)->repairs; }
 
+static uint64_t c_max_shift(void *mp, uint64_t *moved)
+{
+    *moved = ((up_comp *)mp)->moved;
+    return ((up_comp *)mp)->max_shift;
+}
+
 static uint64_t c_eager_limit(void *mp)
 {
     double e = ((up_comp *)mp)->p.eager_limit;
@@ -431,7 +446,7 @@ static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
 
 static const up_model_ops comp_ops = {
     "compensate", c_record_ovh, c_local, c_send, c_recv, c_coll_end, c_repairs,
-    c_eager_limit, c_sync_end,
+    c_eager_limit, c_sync_end, c_max_shift,
 };
 
 const up_model_ops *up_comp_ops(void) { return &comp_ops; }

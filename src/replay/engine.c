@@ -96,6 +96,7 @@ typedef struct engine {
     up_map teams;     /* (team comm, k) -> team */
     up_map teamseq;   /* (location, team comm) -> its ThreadTeamBegins so far */
     uint64_t eager;   /* bytes above which a send is synchronous */
+    uint64_t max_shift; /* largest output_clamped raise */
     up_msg *free_msgs;
     size_t sweep_at;  /* sweep empty message queues when the map grows past it */
     uint64_t qgen;    /* bumped by each sweep: per-location queue caches expire */
@@ -1257,6 +1258,8 @@ UP_HOT_INLINE int finish_record(engine *E, uint32_t li, up_event *ev, bool direc
     if (ev->time < L->ls.prev_m)
         E->repairs[UP_REPAIR_decreasing_time]++;
     if (ev->t_out < L->ls.prev_a) { /* a model may not go back */
+        if (L->ls.prev_a - ev->t_out > E->max_shift)
+            E->max_shift = L->ls.prev_a - ev->t_out;
         ev->t_out = L->ls.prev_a;
         E->repairs[UP_REPAIR_output_clamped]++;
     }
@@ -1609,6 +1612,14 @@ static void finish(engine *E, up_replay_result *res)
     }
     if (E->out)
         res->repairs[UP_REPAIR_output_clamped] += up_writer_clamped(E->out);
+    res->max_shift = E->max_shift;
+    res->moved = E->repairs[UP_REPAIR_output_clamped];
+    if (E->ops->max_shift) {
+        uint64_t moved, s = E->ops->max_shift(E->model, &moved);
+        res->moved += moved;
+        if (s > res->max_shift)
+            res->max_shift = s;
+    }
 }
 
 up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,

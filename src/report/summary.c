@@ -70,6 +70,9 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
             fprintf(f, "%s\n", any ? "" : " none");
         }
     }
+    if (r->moved)
+        fprintf(f, "  moved        %llu records raised by repairs and limits, the largest shift %.9f s\n",
+                (unsigned long long)r->moved, up_ticks_s(r, r->max_shift));
     if (r->unknown_records)
         fprintf(f, "  WARNING      %llu records of a newer OTF2 version could not be read and are missing from the output\n",
                 (unsigned long long)r->unknown_records);
@@ -117,6 +120,8 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
 
     if (!root)
         return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
+    put(root, "moved_records", json_integer((json_int_t)r->moved));
+    put(root, "largest_shift_s", json_real(up_ticks_s(r, r->max_shift)));
     rep = child(root, "repairs", json_object());
     win = child(root, "window", json_object());
     par = child(root, "parameters", json_object());
