@@ -871,6 +871,17 @@ static int do_coll_end(engine *E, uint32_t li, up_event *ev)
  * stream; the member arrives at its request, in the order the location
  * started its collectives.  A request whose complete is out of reach, or a
  * complete without a request, is timed as a local record. */
+/* What a NonBlockingCollectiveComplete tells of its collective. */
+static void nbc_completion(coll_arrival *a, const up_event *e)
+{
+    a->comm = e->u.NonBlockingCollectiveComplete.communicator;
+    a->op = e->u.NonBlockingCollectiveComplete.collectiveOp;
+    a->root = e->u.NonBlockingCollectiveComplete.root;
+    a->sent = e->u.NonBlockingCollectiveComplete.sizeSent;
+    a->recvd = e->u.NonBlockingCollectiveComplete.sizeReceived;
+    a->end_m = e->time;
+}
+
 static int do_nbc_request(engine *E, uint32_t li, up_event **evp)
 {
     rloc *L = &E->L[li];
@@ -913,12 +924,7 @@ static int do_nbc_request(engine *E, uint32_t li, up_event **evp)
     }
     up_stream_peek(L->s, end_i, &e, E->err);
     memset(&a, 0, sizeof a);
-    a.comm = e->u.NonBlockingCollectiveComplete.communicator;
-    a.op = e->u.NonBlockingCollectiveComplete.collectiveOp;
-    a.root = e->u.NonBlockingCollectiveComplete.root;
-    a.sent = e->u.NonBlockingCollectiveComplete.sizeSent;
-    a.recvd = e->u.NonBlockingCollectiveComplete.sizeReceived;
-    a.end_m = e->time;
+    nbc_completion(&a, e);
     a.nonblocking = true;
     up_stream_peek(L->s, 0, evp, E->err);
     /* what delays this member's start: the request record's own overhead */
@@ -946,12 +952,7 @@ static int do_nbc_complete(engine *E, uint32_t li, up_event *ev)
     if (!v && (pv = up_map_get(&E->nbpend, li, req))) { /* join now (do_nbc_request) */
         coll_arrival *pa = (coll_arrival *)(uintptr_t)*pv;
         int r;
-        pa->comm = ev->u.NonBlockingCollectiveComplete.communicator;
-        pa->op = ev->u.NonBlockingCollectiveComplete.collectiveOp;
-        pa->root = ev->u.NonBlockingCollectiveComplete.root;
-        pa->sent = ev->u.NonBlockingCollectiveComplete.sizeSent;
-        pa->recvd = ev->u.NonBlockingCollectiveComplete.sizeReceived;
-        pa->end_m = ev->time;
+        nbc_completion(pa, ev);
         r = coll_join(E, li, pa, &c, &rank);
         up_map_del(&E->nbpend, li, req);
         up_free(pa);
@@ -1127,6 +1128,19 @@ static void team_wake(engine *E, team *tm)
     }
 }
 
+/* L must wait for tm: true, unless the replay released it (counted) */
+static bool team_wait(engine *E, rloc *L, team *tm)
+{
+    if (!L->force) {
+        L->wait = W_TEAM;
+        L->wteam = tm;
+        return true;
+    }
+    L->force = false;
+    E->repairs[UP_REPAIR_thread_unpaired]++;
+    return false;
+}
+
 static void team_free(engine *E, team *tm)
 {
     up_map_del(&E->teams, tm->comm, tm->seq);
@@ -1172,16 +1186,8 @@ static int do_team(engine *E, uint32_t li, up_event *ev)
             goto nomem;
         }
     }
-    if (begin && rank != 0 && !tm->root_begun) {
-        if (!L->force) {
-            L->wait = W_TEAM;
-            L->wteam = tm;
-            return STEP_BLOCKED;
-        }
-        L->force = false;
-        E->repairs[UP_REPAIR_thread_unpaired]++;
-    }
-    L->wteam = NULL;
+    if (begin && rank != 0 && !tm->root_begun && team_wait(E, L, tm))
+        return STEP_BLOCKED;
     E->ops->local(E->model, li, &L->ls, ev);
     if (begin) {
         (*seqp)++;
@@ -1194,7 +1200,7 @@ static int do_team(engine *E, uint32_t li, up_event *ev)
             team_wake(E, tm);
         } else if (!L->ls.started && tm->root_begun) {
             /* a thread's first record: its measured distance from the
-             * master's begin (the time the thread took to start) */
+             * master's fork (the time the thread took to start) */
             ev->t_out = tm->root_a + (ev->time > tm->root_m ? ev->time - tm->root_m : 0);
         } else if (ev->t_out < tm->root_a) {
             ev->t_out = tm->root_a;
@@ -1224,16 +1230,8 @@ static int do_join(engine *E, uint32_t li, up_event *ev)
 {
     rloc *L = &E->L[li];
     team *tm = L->join_team;
-    if (tm && tm->ended < tm->n) {
-        if (!L->force) {
-            L->wait = W_TEAM;
-            L->wteam = tm;
-            return STEP_BLOCKED;
-        }
-        L->force = false;
-        E->repairs[UP_REPAIR_thread_unpaired]++;
-    }
-    L->wteam = NULL;
+    if (tm && tm->ended < tm->n && team_wait(E, L, tm))
+        return STEP_BLOCKED;
     E->ops->local(E->model, li, &L->ls, ev);
     if (tm) {
         if (ev->t_out < tm->max_end_a)
