@@ -272,6 +272,26 @@ static void c_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
     account(M, c, ev);
 }
 
+/* Record ev ends a wait for a dependency that happened at dep_m (measured)
+ * and dep_a (approximated).  If the location was already waiting then
+ * (`waited`, the case (m.1) of a receive), the measured time from the
+ * dependency to ev is reused, less the dependency's own overhead ovh_dep and,
+ * in lower and network mode, the location's overhead since dep_m (upper keeps
+ * it):  ev_a = max(ready_a, dep_a + (ev_m - dep_m - ovh_dep - O_self(dep_m))).
+ * Otherwise (m.2) ev is a local record (eq. 1), no earlier than dep_a. */
+static uint64_t after_dep(up_comp *M, cloc *c, const up_loc_state *ls, const up_event *ev,
+                          bool waited, uint64_t dep_m, uint64_t dep_a, uint64_t ovh_dep)
+{
+    uint64_t d;
+    if (!waited)
+        return max2(local_time(M, c, ls, ev), dep_a);
+    d = sub0(ev->time, dep_m + ovh_dep);
+    if (M->p.mode != UP_MODE_UPPER)
+        d = sub0(d, ovh_since(c, dep_m));
+    consume_pending(c, ls, ev);
+    return max2(ls->prev_a, dep_a + d);
+}
+
 /* Does member `me` of c wait for member r's enter (the engine's coll_ready)? */
 static bool coll_dep(const up_coll *co, uint32_t me, uint32_t r)
 {
@@ -303,7 +323,7 @@ static bool coll_dep(const up_coll *co, uint32_t me, uint32_t r)
 static uint64_t coll_by_deps(up_comp *M, cloc *c, const up_loc_state *ls, const up_event *ev,
                              const up_coll *co, const up_member *self, uint32_t me)
 {
-    uint64_t k_a = 0, sync;
+    uint64_t k_a = 0;
     const up_member *j = NULL;
     uint32_t r;
     for (r = 0; r < co->n; r++) {
@@ -314,15 +334,12 @@ static uint64_t coll_by_deps(up_comp *M, cloc *c, const up_loc_state *ls, const 
             j = m;
         k_a = max2(k_a, m->begin_a);
     }
-    if (!j || ls->enter_m > j->begin_m) /* (m.2): the operation was done */
-        return max2(local_time(M, c, ls, ev), k_a);
-    if (self->end_m < j->begin_m)
+    if (!j) /* depends on nobody: a local record */
+        return local_time(M, c, ls, ev);
+    if (self->end_m < j->begin_m && ls->enter_m <= j->begin_m)
         M->repairs[UP_REPAIR_collective_clock]++;
-    sync = sub0(self->end_m, j->begin_m + j->ovh_in);
-    if (M->p.mode != UP_MODE_UPPER)
-        sync = sub0(sync, ovh_since(c, j->begin_m));
-    consume_pending(c, ls, ev);
-    return max2(ls->prev_a, k_a + sync);
+    /* (m.1) when it was waiting in its call already, else (m.2) */
+    return after_dep(M, c, ls, ev, ls->enter_m <= j->begin_m, j->begin_m, k_a, j->ovh_in);
 }
 
 static void c_coll_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
@@ -432,15 +449,8 @@ static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
         c_local(mp, loc, ls, ev);
         return;
     }
-    if (s->post_m > s->send_m) { /* late receiver */
-        uint64_t wait = sub0(ev->time, s->post_m);
-        if (M->p.mode != UP_MODE_UPPER)
-            wait = sub0(wait, ovh_since(c, s->post_m));
-        consume_pending(c, ls, ev);
-        ev->t_out = max2(ls->prev_a, s->post_a + wait);
-    } else {
-        ev->t_out = max2(local_time(M, c, ls, ev), s->post_a);
-    }
+    /* a late receiver (posted after the send) made the sender wait */
+    ev->t_out = after_dep(M, c, ls, ev, s->post_m > s->send_m, s->post_m, s->post_a, 0);
     account(M, c, ev);
 }
 
