@@ -606,6 +606,131 @@ TEST(ssend_waits_for_a_late_receiver) { ssend_case(TG_SSEND, 8, 350); }
 TEST(send_above_the_eager_limit_is_synchronous) { ssend_case(TG_SEND, 8192, 350); }
 TEST(eager_send_does_not_wait) { ssend_case(TG_SEND, 8, 370); }
 
+/* ---- wildcard receives: --wildcard fifo|lifo (Sarukkai Section 4.2) ----- */
+
+/* O = 100, lower.  Rank 1 sends to 0 at 460 after no records; rank 2 at
+ * 560 after four work records, so that, compensated, rank 2 sent first:
+ *   rank 1: Enter(main) 0 -> 0; Enter(MPI_Send) 450 -> 350; MpiSend 460 and
+ *           Leave 470 -> 350 (gaps of 10 < O); Leave(main) 2000 -> 1780
+ *   rank 2: 0; work 110, 220, 330, 440 -> 10, 20, 30, 40; Enter(MPI_Send)
+ *           550 -> 50; MpiSend 560, Leave 570 -> 50; Leave(main) 2000 -> 1380
+ * Rank 0 receives twice with MPI_ANY_SOURCE (its first Enter(MPI_Recv) at
+ * `post`): measured, first rank 1's message (at 600), then rank 2's (800). */
+static void write_wild(const char *dir, uint64_t post, bool wild)
+{
+    tg *g = tg_open(dir, 3, NS, 0);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_mpi_send(g, 1, 450, 460, 470, 0, 5, 8);
+    tg_leave(g, 1, 2000, TG_MAIN);
+    tg_enter(g, 2, 0, TG_MAIN);
+    tg_enter(g, 2, 110, TG_WORK);
+    tg_leave(g, 2, 220, TG_WORK);
+    tg_enter(g, 2, 330, TG_WORK);
+    tg_leave(g, 2, 440, TG_WORK);
+    tg_mpi_send(g, 2, 550, 560, 570, 0, 5, 8);
+    tg_leave(g, 2, 2000, TG_MAIN);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_enter(g, 0, post, TG_RECV);
+    if (wild)
+        tg_recv_wild(g, 0, 600, 1, 5, 8, 1);
+    else
+        tg_recv(g, 0, 600, 1, 5, 8);
+    tg_leave(g, 0, 610, TG_RECV);
+    tg_enter(g, 0, 720, TG_RECV);
+    if (wild)
+        tg_recv_wild(g, 0, 800, 2, 5, 8, 1);
+    else
+        tg_recv(g, 0, 800, 2, 5, 8);
+    tg_leave(g, 0, 810, TG_RECV);
+    tg_leave(g, 0, 2000, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+}
+
+/* The senders of location 0's receive records, in order. */
+static void check_senders(const tr_trace *t, uint64_t first, uint64_t second)
+{
+    const tr_loc *l = tr_loc_id(t, 0);
+    uint64_t got[2] = {UINT64_MAX, UINT64_MAX};
+    size_t i, n = 0;
+    CHECK(l != NULL);
+    for (i = 0; l && i < l->n; i++)
+        if (l->ev[i].kind == TR_RECV && n < 2)
+            got[n++] = l->ev[i].aux;
+    CHECK_EQ(n, 2);
+    CHECK_EQ(got[0], first);
+    CHECK_EQ(got[1], second);
+}
+
+static void wild_case(uint64_t post, bool wild, up_wildcard w, const uint64_t *m0,
+                      uint64_t first, uint64_t second, uint64_t rematched)
+{
+    static const uint64_t t1[] = {0, 350, 350, 350, 1780},
+                          t2[] = {0, 10, 20, 30, 40, 50, 50, 50, 1380};
+    char in[4096];
+    up_comp_params p = t_params(100, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    write_wild(in, post, wild);
+    p.wildcard = w;
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 1, t1, 5);
+    check_times(&out, 2, t2, 9);
+    if (m0)
+        check_times(&out, 0, m0, 8);
+    check_senders(&out, first, second);
+    CHECK_EQ(res.rematched, rematched);
+    CHECK_EQ(res.wildcard_recvs, wild && w != UP_WILDCARD_PRESERVE ? 2 : 0);
+    CHECK_EQ(res.repairs[UP_REPAIR_unmatched_recv] + res.repairs[UP_REPAIR_unmatched_send], 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+TEST(any_source_fifo_changes_the_match)
+{
+    /* Rank 0 posts at 100 -> 0.  FIFO: its first receive takes the message
+     * sent first, rank 2's (send_a 50), timed by the model alone (the pair
+     * was never measured): max(send_a + 2C, ready_a) = max(50, 0) = 50;
+     * Leave 610 -> 50; Enter 720 -> 50 + 110 - 100 = 60; the second receive
+     * (recorded from rank 2, whose message is gone) takes rank 1's:
+     * max(350, 60) = 350; Leave -> 350; Leave(main) -> 350 + 1190 - 100 =
+     * 1440.  Both receive records now name the other sender. */
+    static const uint64_t m0[] = {0, 0, 50, 50, 60, 350, 350, 1440};
+    wild_case(100, true, UP_WILDCARD_FIFO, m0, 2, 1, 2);
+}
+
+TEST(any_source_preserve_keeps_the_match)
+{
+    wild_case(100, true, UP_WILDCARD_PRESERVE, NULL, 1, 2, 0);
+}
+
+TEST(receive_without_wildcard_is_not_rematched)
+{
+    wild_case(100, false, UP_WILDCARD_FIFO, NULL, 1, 2, 0);
+}
+
+TEST(any_source_lifo_takes_the_last_sent_before_the_post)
+{
+    /* Rank 0 posts at 500 -> 400, after both sends (50 and 350).  LIFO
+     * takes the last sent before the post, rank 1's, which is the measured
+     * match: nothing changes.  (m.2) lower: max(350, 400) = 400; Leave 400;
+     * Enter 720 -> 410; rank 2's: max(50, 410) = 410; 410; 410 + 1190 -
+     * 100 = 1500. */
+    static const uint64_t m0[] = {0, 400, 400, 400, 410, 410, 410, 1500};
+    wild_case(500, true, UP_WILDCARD_LIFO, m0, 1, 2, 0);
+}
+
+TEST(any_source_fifo_after_the_post)
+{
+    /* The same trace with FIFO: rank 2's message (sent first) goes to the
+     * first receive: max(50, 400) = 400, then rank 1's: max(350, 410). */
+    static const uint64_t m0[] = {0, 400, 400, 400, 410, 410, 410, 1500};
+    wild_case(500, true, UP_WILDCARD_FIFO, m0, 2, 1, 2);
+}
+
 /* ---- threads: fork and join --------------------------------------------- */
 
 TEST(thread_events_stay_inside_fork_and_join)

@@ -4,6 +4,7 @@
  */
 #include "tracegen.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 struct tg {
     OTF2_Archive *ar;
     unsigned n, flags;
+    bool wildcard;   /* tg_recv_wild was used: define the attribute */
     uint64_t res, tmin, tmax;
     OTF2_EvtWriter **w;
     uint64_t *nev;
@@ -164,6 +166,16 @@ void tg_mpi_coll(tg *g, unsigned rank, tg_region_t region, uint64_t t_enter, uin
     tg_leave(g, rank, t_leave, region);
 }
 
+void tg_recv_wild(tg *g, unsigned rank, uint64_t t, unsigned src, uint32_t tag, uint64_t bytes,
+                  uint8_t bits)
+{
+    OTF2_AttributeList *al = OTF2_AttributeList_New();
+    OTF2_AttributeList_AddUint8(al, TG_ATTR_WILDCARD, bits);
+    OTF2_EvtWriter_MpiRecv(rec(g, rank, t), al, t, src, TG_COMM_WORLD, tag, bytes);
+    OTF2_AttributeList_Delete(al);
+    g->wildcard = true;
+}
+
 int tg_close(tg *g)
 {
     OTF2_GlobalDefWriter *gw;
@@ -198,6 +210,11 @@ int tg_close(tg *g)
     OTF2_GlobalDefWriter_WriteString(gw, s_mpi = s++, "MPI");
     OTF2_GlobalDefWriter_WriteString(gw, s_world = s++, "MPI_COMM_WORLD");
     OTF2_GlobalDefWriter_WriteString(gw, s_self = s++, "MPI_COMM_SELF");
+    if (g->wildcard) { /* as the unperturb tracer defines it */
+        OTF2_GlobalDefWriter_WriteString(gw, s, "unperturb::wildcard");
+        OTF2_GlobalDefWriter_WriteAttribute(gw, TG_ATTR_WILDCARD, s, s_empty, OTF2_TYPE_UINT8);
+        s++;
+    }
     s_region0 = s;
     for (r = 0; r < TG_NREGIONS; r++)
         OTF2_GlobalDefWriter_WriteString(gw, s++, regions[r].name);

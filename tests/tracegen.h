@@ -46,6 +46,11 @@ void tg_recv(tg *g, unsigned rank, uint64_t t, unsigned src, uint32_t tag, uint6
 void tg_coll_begin(tg *g, unsigned rank, uint64_t t);
 void tg_coll_end(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, uint32_t root,
                  uint64_t sent, uint64_t received);
+/* an MpiRecv with the attribute "unperturb::wildcard" = bits (1 ANY_SOURCE,
+ * 2 ANY_TAG), as the unperturb tracer writes a wildcard receive */
+#define TG_ATTR_WILDCARD 0
+void tg_recv_wild(tg *g, unsigned rank, uint64_t t, unsigned src, uint32_t tag, uint64_t bytes,
+                  uint8_t bits);
 void tg_flush(tg *g, unsigned rank, uint64_t t, uint64_t stop);
 /* a Metric record of class 0 with one UINT64 value (the tracer's --cpu-time) */
 void tg_metric(tg *g, unsigned rank, uint64_t t, uint64_t value);

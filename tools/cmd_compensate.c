@@ -35,6 +35,8 @@ static const char usage_text[] =
     "      --per-hop-ns H         network mode: time per hop between nodes, ns\n"
     "      --eager-limit BYTES    larger sends are synchronous (rendezvous); default\n"
     "                             the calibration's, else 4096\n"
+    "      --wildcard POLICY      receives that named MPI_ANY_SOURCE/MPI_ANY_TAG:\n"
+    "                             preserve (measured match, default) | fifo | lifo\n"
     "      --json FILE            also write the summary as JSON\n"
     "  -f, --force                replace DIR if it exists\n"
     "  -q, --quiet                print nothing on success\n"
@@ -78,6 +80,7 @@ int cmd_compensate(int argc, char **argv)
         {"ns-per-byte", required_argument, NULL, 'G'},
         {"per-hop-ns", required_argument, NULL, 'H'},
         {"eager-limit", required_argument, NULL, 'E'},
+        {"wildcard", required_argument, NULL, 'W'},
         {"json", required_argument, NULL, 'j'},
         {"force", no_argument, NULL, 'f'},
         {"quiet", no_argument, NULL, 'q'},
@@ -85,7 +88,8 @@ int cmd_compensate(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *out = NULL, *calib = NULL, *json = NULL, *input;
-    bool force = false, quiet = false, mode_set = false, coll_set = false;
+    bool force = false, quiet = false, mode_set = false, coll_set = false, wild_set = false;
+    up_wildcard wild = UP_WILDCARD_PRESERVE;
     up_mode mode = UP_MODE_NETWORK;
     up_collective coll = UP_COLLECTIVE_INDIVIDUAL;
     ovh_arg oa[MAX_OVH_ARGS];
@@ -179,6 +183,11 @@ int cmd_compensate(int argc, char **argv)
             if (!parse_ns(optarg, &eager))
                 return usage_fail("--eager-limit '%s' is not a non-negative number of bytes", optarg);
             break;
+        case 'W':
+            if (!up_wildcard_parse(optarg, &wild))
+                return usage_fail("--wildcard '%s' is not one of preserve, fifo, lifo", optarg);
+            wild_set = true;
+            break;
         case 'j':
             json = optarg;
             break;
@@ -259,6 +268,8 @@ int cmd_compensate(int argc, char **argv)
         p.mode = mode;
     if (coll_set)
         p.collective = coll;
+    if (wild_set)
+        p.wildcard = wild;
 
     if (up_outdir_begin(&od, out, up_trace_anchor(t), force, &err) != UP_OK)
         goto fail;

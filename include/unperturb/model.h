@@ -69,6 +69,7 @@ typedef struct up_comp_params {
      * complete only after the receive was posted, like MPI_Ssend */
     double eager_limit;
     bool eager_set;
+    up_wildcard wildcard;    /* matching of wildcard receives (replay.h) */
     bool overhead_set;       /* any O given */
     bool copy_set;
 } up_comp_params;

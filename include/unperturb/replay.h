@@ -82,9 +82,31 @@ typedef struct up_msg {
     uint64_t bytes;
     uint32_t src, dst;          /* location indices */
     bool posted;                /* its receive was posted */
+    bool rematched;             /* taken by another receive than measured */
     up_sync *sync;              /* NULL for an eager send */
     struct up_msg *next;
+    /* the engine's, for re-matching wildcard receives (up_wildcard) */
+    OTF2_CommRef comm;
+    uint32_t tag;
+    void *q;                    /* its queue (sender, receiver, comm, tag) */
+    struct up_msg *gprev, *gnext; /* messages to its receiver on comm */
 } up_msg;
+
+/* How receives that named MPI_ANY_SOURCE or MPI_ANY_TAG (the tracer's
+ * attribute "unperturb::wildcard") are matched in the approximated run
+ * (Sarukkai and Malony Section 4.2): PRESERVE keeps the measured match;
+ * FIFO takes, of the messages that could match, the one sent first in
+ * approximated time; LIFO the one sent last before the receive was posted
+ * (else the first sent after it).  A changed match rewrites the receive's
+ * sender, tag and length. */
+typedef enum up_wildcard {
+    UP_WILDCARD_PRESERVE,
+    UP_WILDCARD_FIFO,
+    UP_WILDCARD_LIFO
+} up_wildcard;
+
+const char *up_wildcard_name(up_wildcard w);   /* "preserve", "fifo", "lifo" */
+bool up_wildcard_parse(const char *s, up_wildcard *out);
 
 typedef enum up_coll_class {
     UP_COLL_N_TO_N,  /* barrier, allreduce, allgather(v), alltoall(v/w), ... */
@@ -151,6 +173,8 @@ typedef struct up_model_ops {
      * the minimum transfer time (*moved), and the largest raise (ticks), or
      * the measured violation if larger; may be NULL */
     uint64_t (*max_shift)(void *m, uint64_t *moved);
+    /* how wildcard receives are matched (NULL: preserve) */
+    up_wildcard (*wildcard)(void *m);
 } up_model_ops;
 
 /* ---- results ---------------------------------------------------------------- */
@@ -177,6 +201,9 @@ typedef struct up_replay_result {
     /* records raised by repairs and limits (clock condition, minimum
      * transfer, a model going back), and the largest raise, ticks */
     uint64_t moved, max_shift;
+    /* wildcard receives seen while re-matching (fifo, lifo), and how many
+     * of them got another message than in the measured run */
+    uint64_t wildcard_recvs, rematched;
     uint64_t unknown_records;
 } up_replay_result;
 

@@ -135,6 +135,10 @@ typedef struct up_defs {
     uint64_t n_local_defs, n_clock_offsets, n_mapping_tables;
     uint32_t n_snapshots, n_thumbnails; /* auxiliary files, not copied */
     char *creator;
+    /* the attribute "unperturb::wildcard" (UINT8: 1 MPI_ANY_SOURCE, 2
+     * MPI_ANY_TAG) our tracer puts on receives that named a wildcard */
+    bool has_wildcard_attr;
+    OTF2_AttributeRef wildcard_attr;
 } up_defs;
 
 const up_region_def *up_defs_region_slow_(const up_defs *d, OTF2_RegionRef r);

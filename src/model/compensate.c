@@ -195,7 +195,8 @@ static unsigned hops(const up_comp *M, uint32_t a, uint32_t b)
  *                  >= enter.recv_a and the receive cannot complete before it */
 static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
                     uint64_t exit_m, uint64_t ovh_path, uint64_t bytes,
-                    uint64_t recv_m, uint64_t enter_m, uint64_t ready_a, unsigned h)
+                    uint64_t recv_m, uint64_t enter_m, uint64_t ready_a, unsigned h,
+                    bool measured)
 {
     uint64_t cp = ns_ticks(M, up_copy_ns(&M->p, bytes)); /* C(size(msg)) * size(msg) */
     uint64_t net = 0, t, tmin;
@@ -204,6 +205,8 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
         net = ns_ticks(M, M->p.latency_ns + (double)bytes * M->p.ns_per_byte +
                               (double)h * M->p.per_hop_ns);
     bool moved = false;
+    if (!measured) /* re-matched (--wildcard): this pair was never measured */
+        return max2(send_a + net + 2 * cp, ready_a + cp);
     if (recv_m < send_m + 2 * cp) { /* measured trace violates it */
         M->repairs[UP_REPAIR_clock_condition]++;
         M->max_shift = max2(M->max_shift, send_m + 2 * cp - recv_m);
@@ -268,7 +271,7 @@ static void c_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
     bytes = ev->kind == UP_EV_MpiRecv ? ev->u.MpiRecv.msgLength : ev->u.MpiIrecv.msgLength;
     consume_pending(c, ls, ev);
     ev->t_out = p2p(M, c, msg->send_m, msg->send_a, msg->exit_m, msg->ovh_path, bytes,
-                    ev->time, ls->enter_m, ls->prev_a, hops(M, msg->src, loc));
+                    ev->time, ls->enter_m, ls->prev_a, hops(M, msg->src, loc), !msg->rematched);
     account(M, c, ev);
 }
 
@@ -384,7 +387,7 @@ static void c_coll_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
         if (me == co->root || !r->arrived)
             break;
         t = p2p(M, c, r->begin_m, r->begin_a, r->end_m, r->ovh_in, self->recvd,
-                ev->time, self->begin_m, ls->prev_a, hops(M, r->loc, loc));
+                ev->time, self->begin_m, ls->prev_a, hops(M, r->loc, loc), true);
         any = true;
         break;
     }
@@ -400,7 +403,7 @@ static void c_coll_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
             if (i == me || !s->arrived)
                 continue;
             ts = p2p(M, c, s->begin_m, s->begin_a, s->end_m, s->ovh_in, s->sent,
-                     ev->time, self->begin_m, ls->prev_a, hops(M, s->loc, loc));
+                     ev->time, self->begin_m, ls->prev_a, hops(M, s->loc, loc), true);
             t = any ? max2(t, ts) : ts;
             any = true;
         }
@@ -454,9 +457,11 @@ static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
     account(M, c, ev);
 }
 
+static up_wildcard c_wildcard(void *mp) { return ((up_comp *)mp)->p.wildcard; }
+
 static const up_model_ops comp_ops = {
     "compensate", c_record_ovh, c_local, c_send, c_recv, c_coll_end, c_repairs,
-    c_eager_limit, c_sync_end, c_max_shift,
+    c_eager_limit, c_sync_end, c_max_shift, c_wildcard,
 };
 
 const up_model_ops *up_comp_ops(void) { return &comp_ops; }

@@ -27,7 +27,9 @@ typedef struct team {
     uint64_t root_m, root_a; /* the master's ThreadFork (else its ThreadTeamBegin) */
     uint64_t max_end_a;   /* the latest ThreadTeamEnd, approximated */
 } team;
-enum { STEP_OK, STEP_BLOCKED, STEP_END, STEP_ERROR, STEP_DECLINED };
+/* STEP_YIELD: the record waits for locations behind it in measured time to
+ * catch up (a wildcard receive chooses among the messages sent so far) */
+enum { STEP_OK, STEP_BLOCKED, STEP_END, STEP_ERROR, STEP_DECLINED, STEP_YIELD };
 
 /* A receive posted (MpiIrecvRequest) before the send it will match. */
 typedef struct post {
@@ -40,7 +42,18 @@ typedef struct msgq {
     post *posts, *posts_tail; /* posted receives not yet paired with a send */
     uint32_t skip;   /* receives released without this key's next sends */
     bool waiting;    /* the receiver waits on this key */
+    /* re-matching (up_wildcard): this key's messages taken by receives
+     * recorded on other keys, less the receives recorded on this key that
+     * took other keys' messages */
+    int64_t lent;
 } msgq;
+
+/* Re-matching: the messages in flight to one receiver on one communicator,
+ * in the order the replay sent them (per sender, its send order). */
+typedef struct mgroup {
+    up_msg *head, *tail;
+    bool waiting;    /* its receiver waits for any message of the group */
+} mgroup;
 
 typedef struct rloc {
     up_stream *s;
@@ -95,6 +108,11 @@ typedef struct engine {
     up_map iposted;   /* (location, request id) of Irecvs posted at their request */
     up_map teams;     /* (team comm, k) -> team */
     up_map teamseq;   /* (location, team comm) -> its ThreadTeamBegins so far */
+    up_map groups;    /* (receiver, comm) -> mgroup, when re-matching */
+    up_wildcard wild; /* matching of wildcard receives */
+    uint32_t *seen;   /* per location: last candidate scan that saw it */
+    uint32_t scan;
+    uint64_t wild_recvs, rematched;
     uint64_t eager;   /* bytes above which a send is synchronous */
     uint64_t max_shift; /* largest output_clamped raise */
     up_msg *free_msgs;
@@ -124,6 +142,24 @@ static const bool repair_fix[] = {
 };
 
 bool up_repair_is_fix(unsigned r) { return r < UP_REPAIR_COUNT && repair_fix[r]; }
+
+const char *up_wildcard_name(up_wildcard w)
+{
+    return w == UP_WILDCARD_FIFO ? "fifo" : w == UP_WILDCARD_LIFO ? "lifo" : "preserve";
+}
+
+bool up_wildcard_parse(const char *s, up_wildcard *out)
+{
+    if (!strcmp(s, "preserve"))
+        *out = UP_WILDCARD_PRESERVE;
+    else if (!strcmp(s, "fifo"))
+        *out = UP_WILDCARD_FIFO;
+    else if (!strcmp(s, "lifo"))
+        *out = UP_WILDCARD_LIFO;
+    else
+        return false;
+    return true;
+}
 
 const char *up_repair_name(unsigned r) { return r < UP_REPAIR_COUNT ? repair_names[r] : "?"; }
 const char *up_repair_text(unsigned r) { return r < UP_REPAIR_COUNT ? repair_texts[r] : "?"; }
@@ -261,7 +297,7 @@ static void queues_sweep(engine *E)
     while (i < E->msgq.cap) {
         if (up_map_at(&E->msgq, i, &k0, &k1, &v)) {
             msgq *q = (msgq *)(uintptr_t)v;
-            if (!q->head && !q->posts && !q->skip && !q->waiting) {
+            if (!q->head && !q->posts && !q->skip && !q->waiting && !q->lent) {
                 up_map_del(&E->msgq, k0, k1);
                 up_free(q);
                 continue; /* backward shift may have moved an entry into slot i */
@@ -352,6 +388,198 @@ static void posts_free(msgq *q)
         up_free(p);
     }
     q->posts_tail = NULL;
+}
+
+/* ---- re-matching wildcard receives (up_wildcard) ---------------------------- */
+
+enum { WILD_SOURCE = 1, WILD_TAG = 2 }; /* bits of the attribute unperturb::wildcard */
+
+static int resolve_exit(engine *E, uint32_t li, up_msg *m, bool direct);
+static int recv_done(engine *E, uint32_t li, up_event *ev, up_msg *m);
+
+static mgroup *group_get(engine *E, uint32_t dst, OTF2_CommRef comm, bool create)
+{
+    uint64_t *v = up_map_get(&E->groups, dst, comm);
+    mgroup *g;
+    if (v || !create)
+        return v ? (mgroup *)(uintptr_t)*v : NULL;
+    if (!(g = up_calloc(1, sizeof *g)))
+        return NULL;
+    if (!up_map_put(&E->groups, dst, comm, (uint64_t)(uintptr_t)g)) {
+        up_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+static void group_unlink(engine *E, up_msg *m)
+{
+    mgroup *g = group_get(E, m->dst, m->comm, false);
+    if (!g)
+        return;
+    if (m->gprev)
+        m->gprev->gnext = m->gnext;
+    else
+        g->head = m->gnext;
+    if (m->gnext)
+        m->gnext->gprev = m->gprev;
+    else
+        g->tail = m->gprev;
+    m->gprev = m->gnext = NULL;
+}
+
+/* The head of queue q, taken by a receive. */
+static up_msg *queue_pop(engine *E, msgq *q)
+{
+    up_msg *m = q->head;
+    q->head = m->next;
+    if (!q->head)
+        q->tail = NULL;
+    q->waiting = false;
+    if (E->wild != UP_WILDCARD_PRESERVE)
+        group_unlink(E, m);
+    return m;
+}
+
+/* The wildcard bits of a receive record (0: it named its sender and tag, or
+ * the trace does not say). */
+static unsigned wildcard_bits(const engine *E, const up_event *ev)
+{
+    uint32_t i;
+    if (!E->d->has_wildcard_attr)
+        return 0;
+    for (i = 0; i < ev->nattrs; i++)
+        if (ev->attrs[i].id == E->d->wildcard_attr && ev->attrs[i].type == OTF2_TYPE_UINT8)
+            return ev->attrs[i].value.uint8 & (WILD_SOURCE | WILD_TAG);
+    return 0;
+}
+
+/* The message a receive on group g takes among its candidates: with
+ * wildcard bits, every message it could match in MPI (sender src unless
+ * WILD_SOURCE, tag unless WILD_TAG), of each sender only the first one
+ * (non-overtaking); without (bits 0), the heads of the keys that owe
+ * messages (lent < 0).  FIFO: the one sent first in approximated time; LIFO:
+ * the one sent last no later than the receive's post (post_a), else the
+ * first sent after it (Sarukkai and Malony Section 4.2). */
+static up_msg *choose(engine *E, const mgroup *g, uint32_t src, uint32_t tag, unsigned bits,
+                      uint64_t post_a)
+{
+    up_msg *m, *first = NULL, *last = NULL;
+    if (++E->scan == 0) {
+        memset(E->seen, 0, E->n * sizeof *E->seen);
+        E->scan = 1;
+    }
+    for (m = g->head; m; m = m->gnext) {
+        if (bits) {
+            if ((!(bits & WILD_SOURCE) && m->src != src) || (!(bits & WILD_TAG) && m->tag != tag))
+                continue;
+            if (E->seen[m->src] == E->scan)
+                continue; /* a later message of a sender already seen */
+            E->seen[m->src] = E->scan;
+        } else if (((msgq *)m->q)->lent >= 0 || ((msgq *)m->q)->head != m) {
+            continue;
+        }
+        if (!first || m->send_a < first->send_a)
+            first = m;
+        if (m->send_a <= post_a && (!last || m->send_a >= last->send_a))
+            last = m;
+    }
+    return E->wild == UP_WILDCARD_LIFO && last ? last : first;
+}
+
+/* The event rank of location loc in communicator comm (inverse of
+ * up_defs_rank_loc), or false. */
+static bool event_rank(const engine *E, OTF2_CommRef comm, uint32_t loc, uint32_t *rank)
+{
+    const up_comm_def *c = up_defs_comm(E->d, comm);
+    uint32_t r;
+    if (!c || !c->resolved)
+        return false;
+    if (c->self) {
+        *rank = 0;
+        return true;
+    }
+    for (r = 0; r < (c->global_ranks ? c->world_size : c->size); r++)
+        if ((c->global_ranks ? c->world[r] : c->members[r]) == loc) {
+            *rank = r;
+            return true;
+        }
+    return false;
+}
+
+/* A receive recorded on key (src, li, comm, tag), re-matched:
+ *  1. its recorded message was taken already by another receive (lent > 0):
+ *     it takes a candidate of choose(), with its wildcard bits, else one
+ *     owed by another key, else it waits for the group;
+ *  2. a wildcard receive whose recorded message is here: choose();
+ *  3. otherwise it waits for its recorded message, as when preserving.
+ * Taking another key's message rewrites the receive's sender, tag and
+ * length.  The counts of lent keep every receive matched: the sum over a
+ * group is zero, so a key owed a message has one coming. */
+static int recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef comm,
+                        uint32_t src, uint32_t tag, uint64_t k0, uint64_t k1)
+{
+    rloc *L = &E->L[li];
+    up_event *ev = *evp;
+    unsigned bits = wildcard_bits(E, ev);
+    msgq *q = queue_get(E, k0, k1, true);
+    mgroup *g = group_get(E, li, comm, true);
+    up_msg *m;
+    int r;
+
+    if (!q || !g) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory matching a receive");
+        return STEP_ERROR;
+    }
+    if ((q->lent > 0 || (bits && q->head)) && E->hn && E->heap[0].key < ev->time)
+        return STEP_YIELD; /* let the senders behind it in measured time send first */
+    if (q->lent > 0 || (bits && q->head))
+        m = choose(E, g, src, tag, bits, L->ls.enter_a);
+    else
+        m = q->head;
+    if (!m && q->lent > 0 && bits)
+        m = choose(E, g, src, tag, 0, L->ls.enter_a);
+    if (!m) {
+        if (L->force) { /* released: no send will ever come before it */
+            L->force = false;
+            q->waiting = g->waiting = false;
+            if (q->lent <= 0)
+                q->skip++;
+            E->repairs[UP_REPAIR_unmatched_recv]++;
+            E->ops->recv(E->model, li, &L->ls, ev, NULL);
+            return STEP_OK;
+        }
+        q->waiting = true;
+        g->waiting = q->lent > 0;
+        L->wait = W_MSG;
+        L->wk0 = k0;
+        L->wk1 = k1;
+        return STEP_BLOCKED;
+    }
+    if ((r = resolve_exit(E, li, m, false)) != STEP_OK)
+        return r;
+    if (m->src == li && up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
+        return STEP_ERROR; /* read ahead in our own stream: the head moved */
+    ev = *evp;
+    queue_pop(E, m->q);
+    q->waiting = g->waiting = false;
+    if (bits)
+        E->wild_recvs++;
+    if (m->q != q) {
+        uint32_t rank = 0;
+        ((msgq *)m->q)->lent++;
+        q->lent--;
+        E->rematched++;
+        m->rematched = true;
+        event_rank(E, comm, m->src, &rank); /* known: m was sent to it on comm */
+        if (ev->kind == UP_EV_MpiRecv)
+            ev->u.MpiRecv.sender = rank, ev->u.MpiRecv.msgTag = m->tag,
+            ev->u.MpiRecv.msgLength = m->bytes;
+        else
+            ev->u.MpiIrecv.sender = rank, ev->u.MpiIrecv.msgTag = m->tag,
+            ev->u.MpiIrecv.msgLength = m->bytes;
+    }
+    return recv_done(E, li, ev, m);
 }
 
 /* ---- lookahead -------------------------------------------------------------- */
@@ -511,6 +739,25 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
     else
         q->head = m;
     q->tail = m;
+    if (E->wild != UP_WILDCARD_PRESERVE) {
+        mgroup *g = group_get(E, dst, comm, true);
+        if (!g) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+            return STEP_ERROR;
+        }
+        m->comm = comm, m->tag = tag, m->q = q;
+        m->gprev = g->tail;
+        if (g->tail)
+            g->tail->gnext = m;
+        else
+            g->head = m;
+        g->tail = m;
+        if (g->waiting) {
+            g->waiting = q->waiting = false;
+            if (E->L[dst].state == S_WAIT && make_runnable(E, dst) != 0)
+                return STEP_ERROR;
+        }
+    }
     if (q->waiting) {
         q->waiting = false;
         if (make_runnable(E, dst) != 0)
@@ -552,6 +799,19 @@ static void recv_fields(const up_event *ev, uint32_t *rank, OTF2_CommRef *comm, 
     }
 }
 
+/* Receive ev takes message m. */
+static int recv_done(engine *E, uint32_t li, up_event *ev, up_msg *m)
+{
+    rloc *L = &E->L[li];
+    if (ev->kind == UP_EV_MpiIrecv)
+        up_map_del(&E->iposted, li, ev->u.MpiIrecv.requestID);
+    if (!m->posted) /* not posted at an MpiIrecvRequest: when its call began */
+        msg_posted(E, m, L->ls.enter_m, L->ls.enter_a);
+    E->ops->recv(E->model, li, &L->ls, ev, m);
+    msg_free(E, m);
+    return STEP_OK;
+}
+
 /* direct: called on the direct path, where a missing message is not waited
  * for (STEP_DECLINED, nothing changed) but left to step(). */
 static int do_recv(engine *E, uint32_t li, up_event **evp, bool direct)
@@ -562,7 +822,6 @@ static int do_recv(engine *E, uint32_t li, up_event **evp, bool direct)
     OTF2_CommRef comm;
     uint64_t k0, k1;
     msgq *q;
-    up_msg *m;
 
     recv_fields(ev, &rank, &comm, &tag);
     if (!up_defs_rank_loc(E->d, comm, rank, li, &src)) {
@@ -571,6 +830,8 @@ static int do_recv(engine *E, uint32_t li, up_event **evp, bool direct)
         return STEP_OK;
     }
     msg_key(src, li, comm, tag, &k0, &k1);
+    if (E->wild != UP_WILDCARD_PRESERVE) /* needs the record's attributes */
+        return direct ? STEP_DECLINED : recv_rematch(E, li, evp, comm, src, tag, k0, k1);
     q = queue_cached(E, L, false, k0, k1, false);
     if (q && q->head) {
         int r = resolve_exit(E, li, q->head, direct);
@@ -578,19 +839,7 @@ static int do_recv(engine *E, uint32_t li, up_event **evp, bool direct)
             return r;
         if (!direct && q->head->src == li && up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
             return STEP_ERROR; /* read ahead in our own stream: the head moved */
-        ev = *evp;
-        m = q->head;
-        q->head = m->next;
-        if (!q->head)
-            q->tail = NULL;
-        q->waiting = false;
-        if (ev->kind == UP_EV_MpiIrecv)
-            up_map_del(&E->iposted, li, ev->u.MpiIrecv.requestID);
-        if (!m->posted) /* not posted at an MpiIrecvRequest: when its call began */
-            msg_posted(E, m, L->ls.enter_m, L->ls.enter_a);
-        E->ops->recv(E->model, li, &L->ls, ev, m);
-        msg_free(E, m);
-        return STEP_OK;
+        return recv_done(E, li, *evp, queue_pop(E, q));
     }
     if (direct)
         return STEP_DECLINED;
@@ -1433,8 +1682,11 @@ static int release_one(engine *E)
     }
     if (E->L[best].wait == W_MSG) {
         msgq *q = queue_get(E, E->L[best].wk0, E->L[best].wk1, false);
+        mgroup *g = group_get(E, best, (OTF2_CommRef)(E->L[best].wk1 >> 32), false);
         if (q)
             q->waiting = false;
+        if (g)
+            g->waiting = false;
     }
     E->L[best].force = true;
     return make_runnable(E, best);
@@ -1486,6 +1738,10 @@ static int run(engine *E)
             }
             if (r == STEP_ERROR)
                 return -1;
+            if (r == STEP_YIELD) {
+                heap_push(E, li, next_key(E, L));
+                break;
+            }
             if (r == STEP_BLOCKED) {
                 L->state = S_WAIT;
                 E->nwait++;
@@ -1536,6 +1792,10 @@ static void release_leftovers(engine *E, bool count)
     for (i = 0; i < E->teams.cap; i++)
         if (up_map_at(&E->teams, i, &k0, &k1, &v))
             up_free((team *)(uintptr_t)v);
+    for (i = 0; i < E->groups.cap; i++)
+        if (up_map_at(&E->groups, i, &k0, &k1, &v))
+            up_free((mgroup *)(uintptr_t)v);
+    up_map_free(&E->groups);
     for (i = 0; i < E->colls.cap; i++) {
         if (up_map_at(&E->colls, i, &k0, &k1, &v)) {
             up_coll *c = (up_coll *)(uintptr_t)v;
@@ -1611,6 +1871,8 @@ static void finish(engine *E, up_replay_result *res)
     if (E->out)
         res->repairs[UP_REPAIR_output_clamped] += up_writer_clamped(E->out);
     res->max_shift = E->max_shift;
+    res->wildcard_recvs = E->wild_recvs;
+    res->rematched = E->rematched;
     res->moved = E->repairs[UP_REPAIR_output_clamped];
     if (E->ops->max_shift) {
         uint64_t moved, s = E->ops->max_shift(E->model, &moved);
@@ -1649,12 +1911,15 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
     up_map_init(&E.iposted);
     up_map_init(&E.teams);
     up_map_init(&E.teamseq);
+    up_map_init(&E.groups);
+    E.wild = ops->wildcard ? ops->wildcard(model) : UP_WILDCARD_PRESERVE;
     E.eager = ops->eager_limit ? ops->eager_limit(model) : UINT64_MAX;
     E.L = up_calloc(E.n, sizeof *E.L);
     E.heap = up_calloc(E.n, sizeof *E.heap);
+    E.seen = up_calloc(E.n ? E.n : 1, sizeof *E.seen);
     res->locs = up_calloc(E.n, sizeof *res->locs);
     res->nlocs = E.n;
-    if (!E.L || !E.heap || !res->locs) {
+    if (!E.L || !E.heap || !E.seen || !res->locs) {
         st = UP_ERR(err, UP_ENOMEM, "out of memory");
         goto done;
     }
@@ -1705,6 +1970,7 @@ done:
     up_map_free(&E.teamseq);
     up_free(E.L);
     up_free(E.heap);
+    up_free(E.seen);
     return st;
 }
 

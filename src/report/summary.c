@@ -51,6 +51,12 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
                 p->network_set ? "" : " (no network parameters given: same as --mode lower)");
     fprintf(f, "  protocol     sends above %g bytes and MPI_Ssend/MPI_Issend are synchronous%s\n",
             p->eager_limit, p->eager_set ? "" : " (default eager limit)");
+    if (p->wildcard != UP_WILDCARD_PRESERVE)
+        fprintf(f, "  wildcard     %s: %llu of %llu wildcard receives matched another send than measured\n",
+                up_wildcard_name(p->wildcard), (unsigned long long)r->rematched,
+                (unsigned long long)r->wildcard_recvs);
+    else
+        fprintf(f, "  wildcard     preserve: every receive keeps its measured send\n");
     fprintf(f, "  window       %s\n", window_text(r));
     fprintf(f, "  run time     measured %.9f s, approximated %.9f s (%+.2f%%)\n", tm, ta,
             tm > 0 ? 100.0 * (ta - tm) / tm : 0.0);
@@ -121,6 +127,9 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     if (!root)
         return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
     put(root, "moved_records", json_integer((json_int_t)r->moved));
+    put(root, "wildcard", json_string(up_wildcard_name(p->wildcard)));
+    put(root, "wildcard_receives", json_integer((json_int_t)r->wildcard_recvs));
+    put(root, "rematched_receives", json_integer((json_int_t)r->rematched));
     put(root, "largest_shift_s", json_real(up_ticks_s(r, r->max_shift)));
     rep = child(root, "repairs", json_object());
     win = child(root, "window", json_object());

@@ -98,6 +98,21 @@ static OTF2_CallbackCode on_string(void *ud, OTF2_StringRef self, const char *s)
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* Attributes are carried over by the writer; the engine needs to know one. */
+static OTF2_CallbackCode on_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
+                                      OTF2_StringRef desc, OTF2_Type type)
+{
+    up_defs *d = ((reading *)ud)->d;
+    (void)desc;
+    d->n_global_defs++;
+    if (type == OTF2_TYPE_UINT8 && !strcmp(str_of(d, name), "unperturb::wildcard") &&
+        !d->has_wildcard_attr) {
+        d->has_wildcard_attr = true;
+        d->wildcard_attr = self;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode on_region(void *ud, OTF2_RegionRef self,
                                    OTF2_StringRef name, OTF2_StringRef canon,
                                    OTF2_StringRef desc, OTF2_RegionRole role,
@@ -370,6 +385,7 @@ up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor, up_err 
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, on_clock);
     OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, on_string);
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, on_region);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, on_attribute);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, on_lgroup);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, on_location);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
