@@ -731,6 +731,168 @@ TEST(any_source_fifo_after_the_post)
     wild_case(500, true, UP_WILDCARD_FIFO, m0, 2, 1, 2);
 }
 
+/* ---- RMA: fence, post/start/complete/wait, locks ------------------------- */
+
+TEST(fence_is_an_n_to_n_collective_on_the_window)
+{
+    /* The trace of eq13_individual_collective with MPI_Win_fence
+     * (RmaCollectiveBegin/End on a window of MPI_COMM_WORLD) instead of
+     * MPI_Allreduce: upper, O = 10, eq. (13): 280 + (X_i - 320 - 10). */
+    static const uint64_t E[3] = {100, 300, 200}, X[3] = {350, 345, 360}, x[3] = {300, 295, 310};
+    char in[4096];
+    up_comp_params p = t_params(10, UP_MODE_UPPER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    tg *g;
+    unsigned i;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 3, NS, TG_RMA);
+    for (i = 0; i < 3; i++) {
+        tg_enter(g, i, 0, TG_MAIN);
+        tg_enter(g, i, 10, TG_WORK);
+        tg_leave(g, i, E[i], TG_WORK);
+        tg_enter(g, i, E[i] + 10, TG_WIN_FENCE);
+        CHECK(OTF2_EvtWriter_RmaCollectiveBegin(tg_writer(g, i), NULL, E[i] + 20) == OTF2_SUCCESS);
+        CHECK(OTF2_EvtWriter_RmaCollectiveEnd(tg_writer(g, i), NULL, X[i], OTF2_COLLECTIVE_OP_BARRIER,
+                                              OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY,
+                                              TG_WIN, OTF2_UNDEFINED_UINT32, 0, 0) == OTF2_SUCCESS);
+        tg_leave(g, i, X[i] + 10, TG_WIN_FENCE);
+    }
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    for (i = 0; i < 3; i++) {
+        uint64_t w[7] = {0, 0, E[i] - 20, E[i] - 20, E[i] - 20, x[i], x[i]};
+        check_times(&out, i, w, 7);
+    }
+    CHECK_EQ(res.repairs[UP_REPAIR_collective_unpaired], 0);
+    CHECK_EQ(res.repairs[UP_REPAIR_collective_incomplete], 0);
+    CHECK_EQ(res.repairs[UP_REPAIR_unresolved_peer], 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+static void group_sync(tg *g, unsigned rank, uint64_t t, OTF2_RmaSyncLevel level, OTF2_GroupRef grp)
+{
+    CHECK(OTF2_EvtWriter_RmaGroupSync(tg_writer(g, rank), NULL, t, level, TG_WIN, grp) == OTF2_SUCCESS);
+}
+
+TEST(pscw_start_waits_for_the_post_and_wait_for_the_complete)
+{
+    /* O = 10, lower.  Rank 0 (target): 0; work 10 -> 0, 300 -> 280;
+     * MPI_Win_post 310..330 -> 280 (its RmaGroupSync at 320: the post);
+     * Enter(MPI_Win_wait) 340 -> 280.  Rank 1 (origin): 0; Enter(MPI_Win_start)
+     * 100 -> 90; its RmaGroupSync at 350 came after the post (320): it waited
+     * since 100, so the measured 350 - 320 = 30 is reused (no overhead of
+     * rank 1 since 320): 280 + 30 = 310; Leave 310; a put 370..390 -> 310;
+     * Enter(MPI_Win_complete) 400 -> 310; its RmaGroupSync at 500 did not wait
+     * for the post (400 > 320): local, 310 + 100 - 10 = 400; Leave 400;
+     * Leave(main) 700 -> 400 + 190 - 10 = 580.  Rank 0's wait (RmaGroupSync at
+     * 600) waited since 340 for the complete (500): 400 + (600 - 500) = 500;
+     * Leave 500; Leave(main) 500 + 90 - 10 = 580.  Without the dependency it
+     * would be a local 280 + 260 - 10 = 530. */
+    static const uint64_t r0[] = {0, 0, 280, 280, 280, 280, 280, 500, 500, 580},
+                          r1[] = {0, 90, 310, 310, 310, 310, 310, 310, 400, 400, 580};
+    const OTF2_RmaSyncLevel ps = OTF2_RMA_SYNC_LEVEL_PROCESS,
+                            pm = OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY;
+    char in[4096];
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    tg *g;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, TG_RMA);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_enter(g, 0, 10, TG_WORK);
+    tg_leave(g, 0, 300, TG_WORK);
+    tg_enter(g, 0, 310, TG_WIN_POST);
+    group_sync(g, 0, 320, ps, TG_GROUP_OTHERS);
+    tg_leave(g, 0, 330, TG_WIN_POST);
+    tg_enter(g, 0, 340, TG_WIN_WAIT);
+    group_sync(g, 0, 600, pm, TG_GROUP_OTHERS);
+    tg_leave(g, 0, 610, TG_WIN_WAIT);
+    tg_leave(g, 0, 700, TG_MAIN);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_enter(g, 1, 100, TG_WIN_START);
+    group_sync(g, 1, 350, ps, TG_GROUP_RANK0);
+    tg_leave(g, 1, 360, TG_WIN_START);
+    tg_enter(g, 1, 370, TG_PUT);
+    CHECK(OTF2_EvtWriter_RmaPut(tg_writer(g, 1), NULL, 380, TG_WIN, 0, 64, 1) == OTF2_SUCCESS);
+    tg_leave(g, 1, 390, TG_PUT);
+    tg_enter(g, 1, 400, TG_WIN_COMPLETE);
+    group_sync(g, 1, 500, pm, TG_GROUP_RANK0);
+    tg_leave(g, 1, 510, TG_WIN_COMPLETE);
+    tg_leave(g, 1, 700, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, r0, 10);
+    check_times(&out, 1, r1, 11);
+    CHECK_EQ(res.repairs[UP_REPAIR_rma_unpaired], 0);
+    CHECK_EQ(res.repairs[UP_REPAIR_unresolved_peer], 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+static void lock_case(OTF2_LockType type, uint64_t want)
+{
+    /* O = 10, lower.  Ranks 1 and 2 lock rank 0's window.  Rank 1: 0;
+     * MPI_Win_lock 100..120 (request at 110) -> 90; a put 130..150 -> 90;
+     * Enter(MPI_Win_unlock) 160 -> 90; RmaReleaseLock 400 -> 90 + 240 - 10 =
+     * 320 (no epoch before it); Leave 320; Leave(main) 1000 -> 900.  Rank 2:
+     * 0; lock 200..220 (request 210) -> 190; Enter(unlock) 230 -> 190;
+     * RmaReleaseLock at 600.  Exclusive: it requested (210) while rank 1 held
+     * the lock until 400, so it waited; 600 - 400 = 200 is reused: 320 + 200 =
+     * 520.  Shared: the epochs overlap, no dependency: local 190 + 370 - 10 =
+     * 550. */
+    uint64_t r2[] = {0, 190, 190, 190, 190, want, want, want + 390 - 10};
+    static const uint64_t r1[] = {0, 90, 90, 90, 90, 90, 90, 90, 320, 320, 900};
+    char in[4096];
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    tg *g;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 3, NS, TG_RMA);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_leave(g, 0, 1000, TG_MAIN);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_enter(g, 1, 100, TG_WIN_LOCK);
+    CHECK(OTF2_EvtWriter_RmaRequestLock(tg_writer(g, 1), NULL, 110, TG_WIN, 0, 0, type) == OTF2_SUCCESS);
+    tg_leave(g, 1, 120, TG_WIN_LOCK);
+    tg_enter(g, 1, 130, TG_PUT);
+    CHECK(OTF2_EvtWriter_RmaPut(tg_writer(g, 1), NULL, 140, TG_WIN, 0, 64, 1) == OTF2_SUCCESS);
+    tg_leave(g, 1, 150, TG_PUT);
+    tg_enter(g, 1, 160, TG_WIN_UNLOCK);
+    CHECK(OTF2_EvtWriter_RmaReleaseLock(tg_writer(g, 1), NULL, 400, TG_WIN, 0, 0) == OTF2_SUCCESS);
+    tg_leave(g, 1, 410, TG_WIN_UNLOCK);
+    tg_leave(g, 1, 1000, TG_MAIN);
+    tg_enter(g, 2, 0, TG_MAIN);
+    tg_enter(g, 2, 200, TG_WIN_LOCK);
+    CHECK(OTF2_EvtWriter_RmaRequestLock(tg_writer(g, 2), NULL, 210, TG_WIN, 0, 0, type) == OTF2_SUCCESS);
+    tg_leave(g, 2, 220, TG_WIN_LOCK);
+    tg_enter(g, 2, 230, TG_WIN_UNLOCK);
+    CHECK(OTF2_EvtWriter_RmaReleaseLock(tg_writer(g, 2), NULL, 600, TG_WIN, 0, 0) == OTF2_SUCCESS);
+    tg_leave(g, 2, 610, TG_WIN_UNLOCK);
+    tg_leave(g, 2, 1000, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 1, r1, 11);
+    check_times(&out, 2, r2, 8);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+TEST(exclusive_lock_waits_for_the_previous_release) { lock_case(OTF2_LOCK_EXCLUSIVE, 520); }
+TEST(shared_locks_do_not_wait_for_each_other) { lock_case(OTF2_LOCK_SHARED, 550); }
+
 /* ---- threads: fork and join --------------------------------------------- */
 
 TEST(thread_events_stay_inside_fork_and_join)

@@ -40,6 +40,14 @@ static const struct {
     [TG_SENDRECV] = {"MPI_Sendrecv", OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI},
     [TG_GET_COORDS] = {"get_coords", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER},
     [TG_SSEND] = {"MPI_Ssend", OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI},
+    [TG_WIN_FENCE] = {"MPI_Win_fence", OTF2_REGION_ROLE_BARRIER, OTF2_PARADIGM_MPI},
+    [TG_WIN_POST] = {"MPI_Win_post", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI},
+    [TG_WIN_START] = {"MPI_Win_start", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI},
+    [TG_WIN_COMPLETE] = {"MPI_Win_complete", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI},
+    [TG_WIN_WAIT] = {"MPI_Win_wait", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI},
+    [TG_WIN_LOCK] = {"MPI_Win_lock", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI},
+    [TG_WIN_UNLOCK] = {"MPI_Win_unlock", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI},
+    [TG_PUT] = {"MPI_Put", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI},
 };
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)
@@ -247,6 +255,13 @@ int tg_close(tg *g)
                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL);
     OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_WORLD, s_world, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_SELF, s_self, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    if (g->flags & TG_RMA) { /* window TG_WIN on MPI_COMM_WORLD; groups {0} and {1..n-1} */
+        OTF2_GlobalDefWriter_WriteGroup(gw, TG_GROUP_RANK0, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 1, ranks);
+        OTF2_GlobalDefWriter_WriteGroup(gw, TG_GROUP_OTHERS, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, g->n - 1, ranks + 1);
+        OTF2_GlobalDefWriter_WriteRmaWin(gw, TG_WIN, s_world, TG_COMM_WORLD, OTF2_RMA_WIN_FLAG_NONE);
+    }
     if (g->flags & TG_OMP_TEAM) { /* Score-P's layout of an OpenMP team */
         OTF2_GlobalDefWriter_WriteGroup(gw, 3, s_empty, OTF2_GROUP_TYPE_COMM_LOCATIONS,
                                         OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, g->n, members);

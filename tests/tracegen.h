@@ -19,14 +19,21 @@ typedef struct tg tg;
 enum {
     TG_SPARSE_IDS = 1,   /* 64-bit location ids far apart */
     TG_TWO_NODES = 2,    /* even ranks on node A, odd ranks on node B */
-    TG_OMP_TEAM = 4      /* also an OpenMP thread team (comm TG_COMM_TEAM) of all
+    TG_OMP_TEAM = 4,     /* also an OpenMP thread team (comm TG_COMM_TEAM) of all
                           * locations, location 0 its master */
+    TG_RMA = 8           /* an RMA window TG_WIN on MPI_COMM_WORLD, and the MPI
+                          * groups TG_GROUP_RANK0 = {0}, TG_GROUP_OTHERS = {1..n-1} */
 };
+
+#define TG_WIN 0
+#define TG_GROUP_RANK0 5
+#define TG_GROUP_OTHERS 6
 
 typedef enum tg_region_t {
     TG_MAIN, TG_WORK, TG_INIT, TG_FINALIZE, TG_SEND, TG_RECV, TG_ISEND,
     TG_IRECV, TG_WAIT, TG_BARRIER, TG_ALLREDUCE, TG_BCAST, TG_REDUCE,
-    TG_FLUSH_REGION, TG_SENDRECV, TG_GET_COORDS, TG_SSEND, TG_NREGIONS
+    TG_FLUSH_REGION, TG_SENDRECV, TG_GET_COORDS, TG_SSEND, TG_WIN_FENCE, TG_WIN_POST,
+    TG_WIN_START, TG_WIN_COMPLETE, TG_WIN_WAIT, TG_WIN_LOCK, TG_WIN_UNLOCK, TG_PUT, TG_NREGIONS
 } tg_region_t;
 
 #define TG_COMM_WORLD 0

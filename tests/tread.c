@@ -114,6 +114,44 @@ static OTF2_CallbackCode on_join(HDR, OTF2_Paradigm m)
     add(ud, loc, TR_OTHER, t, 0);
     return OTF2_CALLBACK_SUCCESS;
 }
+/* RMA records: kept as TR_OTHER with their window */
+static OTF2_CallbackCode on_rma_cbegin(HDR)
+{
+    (void)al;
+    add(ud, loc, TR_OTHER, t, 0);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_rma_cend(HDR, OTF2_CollectiveOp op, OTF2_RmaSyncLevel l,
+                                     OTF2_RmaWinRef w, uint32_t root, uint64_t s, uint64_t r)
+{
+    (void)al, (void)op, (void)l, (void)root, (void)s, (void)r;
+    add(ud, loc, TR_OTHER, t, w);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_rma_gsync(HDR, OTF2_RmaSyncLevel l, OTF2_RmaWinRef w, OTF2_GroupRef g)
+{
+    (void)al, (void)l, (void)g;
+    add(ud, loc, TR_OTHER, t, w);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_rma_lock(HDR, OTF2_RmaWinRef w, uint32_t r, uint64_t id, OTF2_LockType ty)
+{
+    (void)al, (void)r, (void)id, (void)ty;
+    add(ud, loc, TR_OTHER, t, w);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_rma_release(HDR, OTF2_RmaWinRef w, uint32_t r, uint64_t id)
+{
+    (void)al, (void)r, (void)id;
+    add(ud, loc, TR_OTHER, t, w);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_rma_put(HDR, OTF2_RmaWinRef w, uint32_t r, uint64_t b, uint64_t id)
+{
+    (void)al, (void)r, (void)b, (void)id;
+    add(ud, loc, TR_OTHER, t, w);
+    return OTF2_CALLBACK_SUCCESS;
+}
 static OTF2_CallbackCode on_team(HDR, OTF2_CommRef c)
 {
     (void)al;
@@ -224,6 +262,12 @@ int tr_load(const char *dir, tr_trace *t)
     OTF2_GlobalEvtReaderCallbacks_SetThreadJoinCallback(ecb, on_join);
     OTF2_GlobalEvtReaderCallbacks_SetThreadTeamBeginCallback(ecb, on_team);
     OTF2_GlobalEvtReaderCallbacks_SetThreadTeamEndCallback(ecb, on_team);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaCollectiveBeginCallback(ecb, on_rma_cbegin);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaCollectiveEndCallback(ecb, on_rma_cend);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaGroupSyncCallback(ecb, on_rma_gsync);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaRequestLockCallback(ecb, on_rma_lock);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaReleaseLockCallback(ecb, on_rma_release);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(ecb, on_rma_put);
     OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(ecb, on_isend);
     OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(ecb, on_irecv);
     OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(ecb, on_request);

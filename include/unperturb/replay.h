@@ -37,6 +37,7 @@
     X(decreasing_time, "input timestamps that went backwards on a location", 1)                \
     X(sync_unposted, "synchronous sends completed without their receive being posted", 1)      \
     X(thread_unpaired, "thread team begins or joins released without their partners", 1)       \
+    X(rma_unpaired, "RMA post/start/complete/wait synchronisations released without their partners", 1) \
     X(min_transfer, "approximated receives raised to send + minimum transfer time", 0)         \
     X(overhead_clamped, "gaps shorter than the overhead to remove from them", 0)               \
     X(output_clamped, "output timestamps raised to keep a location monotonic", 0)
@@ -132,6 +133,7 @@ typedef struct up_member {
 /* One execution of a collective on a communicator (k-th on that comm). */
 typedef struct up_coll {
     OTF2_CommRef comm;
+    uint64_t key;               /* comm, or 1 << 32 | window for an RMA fence */
     uint64_t seq;
     OTF2_CollectiveOp op;
     up_coll_class cls;

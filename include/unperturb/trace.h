@@ -125,6 +125,7 @@ typedef struct up_defs {
     up_region_def *regions;  /* indexed through region_index */
     up_comm_def *comms;
     up_map region_index, comm_index, strings, groups;
+    up_map wins;             /* RMA window id -> its communicator */
     /* dense id -> index tables for the hot lookups (ids are dense in
      * unified definitions; UINT32_MAX = undefined) */
     uint32_t *region_by_id, *comm_by_id;
@@ -194,6 +195,16 @@ static inline bool up_defs_rank_loc(const up_defs *d, OTF2_CommRef c, uint32_t r
     *loc = cd->members[rank];
     return true;
 }
+/* The communicator of RMA window `win`, or false. */
+bool up_defs_win_comm(const up_defs *d, OTF2_RmaWinRef win, OTF2_CommRef *comm);
+
+/* The location indices of the members of group `g`: a group of locations,
+ * or a group of ranks (COMM_GROUP, as RmaGroupSync names the processes of
+ * an MPI_Group) resolved through its paradigm's COMM_LOCATIONS group.
+ * Writes up to `cap` of them to `out` and returns how many there are, or
+ * -1 if the group is unknown or cannot be resolved. */
+long up_defs_group_locs(const up_defs *d, OTF2_GroupRef g, uint32_t *out, size_t cap);
+
 /* ---- input archive and streams ------------------------------------------ */
 
 typedef struct up_trace up_trace;

@@ -63,9 +63,11 @@ up_rk up_rk_of(unsigned k)
         return UP_RK_RECV;
     case UP_EV_MpiCollectiveBegin:
     case UP_EV_NonBlockingCollectiveRequest:
+    case UP_EV_RmaCollectiveBegin:
         return UP_RK_COLL_BEGIN;
     case UP_EV_MpiCollectiveEnd:
     case UP_EV_NonBlockingCollectiveComplete:
+    case UP_EV_RmaCollectiveEnd:
         return UP_RK_COLL_END;
     case UP_EV_Metric:
         return UP_RK_METRIC;

@@ -15,7 +15,7 @@
 #define SWEEP_MIN 4096    /* message queues kept before empty ones are swept */
 
 enum { S_RUN, S_WAIT, S_DONE };
-enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM };
+enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA };
 
 /* One parallel region of a thread team (the k-th ThreadTeamBegin of its
  * members on the team's communicator); member 0 is the master. */
@@ -77,6 +77,7 @@ typedef struct rloc {
     size_t nsync, synccap;
     up_sync *wsync;  /* the one it waits for (W_SYNC) */
     uint8_t enter_rflags; /* region flags of its most recent Enter */
+    OTF2_RegionRef enter_region; /* ... and its region */
     team *wteam;     /* the team it waits for (W_TEAM) */
     team *join_team; /* the team it ended as master: its ThreadJoin waits for it */
     bool forked;     /* a ThreadFork since its last ThreadTeamBegin as master */
@@ -113,6 +114,10 @@ typedef struct engine {
     uint32_t *seen;   /* per location: last candidate scan that saw it */
     uint32_t scan;
     uint64_t wild_recvs, rematched;
+    up_map toks;      /* RMA: (from, to), (window, kind) -> tokq of sync points */
+    up_map epochs;    /* RMA: (origin, window) -> the posts its access epoch waits for */
+    up_map locks;     /* RMA: (location, window) -> its lock requests; (target
+                       * location | 1 << 32, window) -> the target's last releases */
     uint64_t eager;   /* bytes above which a send is synchronous */
     uint64_t max_shift; /* largest output_clamped raise */
     up_msg *free_msgs;
@@ -921,6 +926,8 @@ static void coll_free(up_coll *c)
 /* What a member brings to a collective instance. */
 typedef struct coll_arrival {
     OTF2_CommRef comm;
+    uint64_t key;       /* instances are numbered per location and key: the
+                         * communicator, or an RMA window (WIN_KEY) */
     OTF2_CollectiveOp op;
     uint32_t root;
     uint64_t sent, recvd;
@@ -945,13 +952,13 @@ static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp
     if (r <= 0)
         return r;
     cd = up_defs_comm(E->d, a->comm);
-    if (!(seqp = up_map_get(&E->collseq, li, a->comm))) {
-        if (!up_map_put(&E->collseq, li, a->comm, 0) ||
-            !(seqp = up_map_get(&E->collseq, li, a->comm)))
+    if (!(seqp = up_map_get(&E->collseq, li, a->key))) {
+        if (!up_map_put(&E->collseq, li, a->key, 0) ||
+            !(seqp = up_map_get(&E->collseq, li, a->key)))
             return -1;
     }
     seq = (*seqp)++;
-    if ((v = up_map_get(&E->colls, a->comm, seq))) {
+    if ((v = up_map_get(&E->colls, a->key, seq))) {
         c = (up_coll *)(uintptr_t)*v;
     } else {
         uint32_t n = cd->self ? 1 : cd->size;
@@ -960,6 +967,7 @@ static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp
             return -1;
         }
         c->comm = a->comm;
+        c->key = a->key;
         c->seq = seq;
         c->op = a->op;
         c->cls = up_coll_class_of(a->op);
@@ -971,7 +979,7 @@ static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp
             else
                 c->cls = UP_COLL_N_TO_N; /* rooted op without a valid root */
         }
-        if (!up_map_put(&E->colls, c->comm, seq, (uint64_t)(uintptr_t)c)) {
+        if (!up_map_put(&E->colls, c->key, seq, (uint64_t)(uintptr_t)c)) {
             coll_free(c);
             return -1;
         }
@@ -1024,20 +1032,29 @@ static uint64_t ovh_until(engine *E, rloc *L, size_t end_i, uint64_t end_m)
     return ovh;
 }
 
+/* The key of an RMA window's fences: never a communicator id (32 bits). */
+#define WIN_KEY(win) ((uint64_t)1 << 32 | (uint64_t)(win))
+
+/* An MpiCollectiveBegin, or an RmaCollectiveBegin (MPI_Win_fence, a
+ * collective on the window's communicator; its RmaCollectiveEnd names the
+ * window and the operation, a barrier). */
 static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
 {
     rloc *L = &E->L[li];
     up_event *e = NULL;
     size_t i, end_i = 0;
     coll_arrival a;
+    bool rma = (*evp)->kind == UP_EV_RmaCollectiveBegin;
+    unsigned begin_kind = rma ? UP_EV_RmaCollectiveBegin : UP_EV_MpiCollectiveBegin;
+    unsigned end_kind = rma ? UP_EV_RmaCollectiveEnd : UP_EV_MpiCollectiveEnd;
     int r;
 
     for (i = 1; i < UP_STREAM_MAX_LOOKAHEAD; i++) {
         if (up_stream_peek(L->s, i, &e, E->err) != UP_OK)
             return STEP_ERROR;
-        if (!e || e->kind == UP_EV_MpiCollectiveBegin)
+        if (!e || e->kind == begin_kind)
             break;
-        if (e->kind == UP_EV_MpiCollectiveEnd) {
+        if (e->kind == end_kind) {
             end_i = i;
             break;
         }
@@ -1051,11 +1068,26 @@ static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
     }
     up_stream_peek(L->s, end_i, &e, E->err); /* all buffered now: no growth, no error */
     memset(&a, 0, sizeof a);
-    a.comm = e->u.MpiCollectiveEnd.communicator;
-    a.op = e->u.MpiCollectiveEnd.collectiveOp;
-    a.root = e->u.MpiCollectiveEnd.root;
-    a.sent = e->u.MpiCollectiveEnd.sizeSent;
-    a.recvd = e->u.MpiCollectiveEnd.sizeReceived;
+    if (rma) {
+        if (!up_defs_win_comm(E->d, e->u.RmaCollectiveEnd.win, &a.comm)) {
+            L->cur = NULL; /* its end finds no open collective: timed locally */
+            E->repairs[UP_REPAIR_unresolved_peer]++;
+            E->ops->local(E->model, li, &L->ls, *evp);
+            return STEP_OK;
+        }
+        a.key = WIN_KEY(e->u.RmaCollectiveEnd.win);
+        a.op = e->u.RmaCollectiveEnd.collectiveOp;
+        a.root = e->u.RmaCollectiveEnd.root;
+        a.sent = e->u.RmaCollectiveEnd.bytesSent;
+        a.recvd = e->u.RmaCollectiveEnd.bytesReceived;
+    } else {
+        a.comm = e->u.MpiCollectiveEnd.communicator;
+        a.key = a.comm;
+        a.op = e->u.MpiCollectiveEnd.collectiveOp;
+        a.root = e->u.MpiCollectiveEnd.root;
+        a.sent = e->u.MpiCollectiveEnd.sizeSent;
+        a.recvd = e->u.MpiCollectiveEnd.sizeReceived;
+    }
     a.end_m = e->time;
     a.ovh_in = ovh_until(E, L, end_i, a.end_m);
     up_stream_peek(L->s, 0, evp, E->err);
@@ -1079,7 +1111,7 @@ static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
 static void coll_done(engine *E, up_coll *c)
 {
     if (++c->done == c->n) {
-        up_map_del(&E->colls, c->comm, c->seq);
+        up_map_del(&E->colls, c->key, c->seq);
         coll_free(c);
     }
 }
@@ -1124,6 +1156,7 @@ static int do_coll_end(engine *E, uint32_t li, up_event *ev)
 static void nbc_completion(coll_arrival *a, const up_event *e)
 {
     a->comm = e->u.NonBlockingCollectiveComplete.communicator;
+    a->key = a->comm;
     a->op = e->u.NonBlockingCollectiveComplete.collectiveOp;
     a->root = e->u.NonBlockingCollectiveComplete.root;
     a->sent = e->u.NonBlockingCollectiveComplete.sizeSent;
@@ -1514,6 +1547,7 @@ UP_HOT_INLINE int finish_record(engine *E, uint32_t li, up_event *ev, bool direc
         L->ls.enter_m = ev->time;
         L->ls.enter_a = ev->t_out;
         L->enter_rflags = ev->rflags;
+        L->enter_region = ev->u.Enter.region;
         if ((ev->rflags & UP_REGION_MPI_FINALIZE) && !L->has_fin) {
             L->has_fin = true;
             L->fin_m = ev->time;
@@ -1545,6 +1579,337 @@ UP_HOT_INLINE int finish_record(engine *E, uint32_t li, up_event *ev, bool direc
     return STEP_OK;
 }
 
+/* ---- RMA: synchronisation of one-sided communication ------------------------ */
+
+/* MPI_Win_fence is a collective (do_coll_begin).  General active target
+ * synchronisation (MPI_Win_post/start/complete/wait) and passive target
+ * locks are dependencies between single records, timed like the end of a
+ * late receiver's wait (ops->sync_end): the record depends on a sync point
+ * (dep_m, dep_a) of another location; if it was measured waiting for it
+ * (its call began before dep_m) the measured time from dep_m is reused, else
+ * it is a local record no earlier than dep_a.  Puts, gets and their
+ * completions are local records: they keep their place. */
+
+enum { TOK_POST, TOK_COMPLETE };
+
+typedef struct tok {
+    uint64_t m, a;
+    struct tok *next;
+} tok;
+
+typedef struct tokq {
+    tok *head, *tail;
+} tokq;
+
+/* what an RmaGroupSync stands for: the MPI call around it */
+enum { GS_NONE, GS_POST, GS_START, GS_COMPLETE, GS_WAIT };
+
+static int group_sync_role(const engine *E, const rloc *L, const up_event *ev)
+{
+    const up_region_def *rg = up_defs_region(E->d, L->enter_region);
+    const char *n = rg ? rg->name : "";
+    if (ev->u.RmaGroupSync.syncLevel == OTF2_RMA_SYNC_LEVEL_NONE)
+        return GS_NONE; /* MPI_Win_test that found the epoch still open */
+    if (!strcmp(n, "MPI_Win_post"))
+        return GS_POST;
+    if (!strcmp(n, "MPI_Win_start"))
+        return GS_START;
+    if (!strcmp(n, "MPI_Win_complete"))
+        return GS_COMPLETE;
+    if (!strcmp(n, "MPI_Win_wait") || !strcmp(n, "MPI_Win_test"))
+        return GS_WAIT;
+    return GS_NONE;
+}
+
+static tokq *tokq_get(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win, int kind,
+                      bool create)
+{
+    uint64_t k0 = (uint64_t)from << 32 | to, k1 = (uint64_t)win << 1 | (uint64_t)kind;
+    uint64_t *v = up_map_get(&E->toks, k0, k1);
+    tokq *q;
+    if (v || !create)
+        return v ? (tokq *)(uintptr_t)*v : NULL;
+    if (!(q = up_calloc(1, sizeof *q)))
+        return NULL;
+    if (!up_map_put(&E->toks, k0, k1, (uint64_t)(uintptr_t)q)) {
+        up_free(q);
+        return NULL;
+    }
+    return q;
+}
+
+/* A sync point of `from` that `to` will wait for. */
+static int tok_push(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win, int kind,
+                    uint64_t m, uint64_t a)
+{
+    tokq *q = tokq_get(E, from, to, win, kind, true);
+    tok *t = q ? up_malloc(sizeof *t) : NULL;
+    if (!t)
+        return -1;
+    t->m = m, t->a = a, t->next = NULL;
+    if (q->tail)
+        q->tail->next = t;
+    else
+        q->head = t;
+    q->tail = t;
+    if (E->L[to].state == S_WAIT && E->L[to].wait == W_RMA)
+        return make_runnable(E, to);
+    return 0;
+}
+
+/* Times ev after the dependency (dep_m, dep_a), or locally if there is none
+ * (dep_m 0).  `ref_m`: when the record's own wait began (its call's Enter,
+ * or its lock request). */
+static void time_after(engine *E, uint32_t li, up_event *ev, uint64_t ref_m, uint64_t dep_m,
+                       uint64_t dep_a)
+{
+    rloc *L = &E->L[li];
+    up_sync s;
+    if ((!dep_m && !dep_a) || !E->ops->sync_end) {
+        E->ops->local(E->model, li, &L->ls, ev);
+        return;
+    }
+    memset(&s, 0, sizeof s);
+    s.send_m = ref_m;
+    s.post_m = dep_m;
+    s.post_a = dep_a;
+    s.posted = true;
+    E->ops->sync_end(E->model, li, &L->ls, ev, &s);
+}
+
+#define RMA_GROUP_MAX 4096
+
+/* An RmaGroupSync:
+ *   post (target):      local; a POST token to every origin of its group
+ *   start (origin):     takes a POST token from every target; it depends
+ *                       on them only if it ended after them (MPI_Win_start
+ *                       may return before the targets posted), but its
+ *                       epoch does: the complete depends on them
+ *   complete (origin):  after the posts; a COMPLETE token to every target
+ *   wait/test (target): after a COMPLETE token of every origin */
+static int do_group_sync(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    OTF2_RmaWinRef win = ev->u.RmaGroupSync.win;
+    int role = group_sync_role(E, L, ev);
+    uint32_t members[RMA_GROUP_MAX];
+    long n, k;
+    uint64_t dep_m = 0, dep_a = 0, *v;
+
+    if (role == GS_NONE) {
+        E->ops->local(E->model, li, &L->ls, ev);
+        return STEP_OK;
+    }
+    n = up_defs_group_locs(E->d, ev->u.RmaGroupSync.group, members, RMA_GROUP_MAX);
+    if (n < 0 || n > RMA_GROUP_MAX) {
+        E->repairs[UP_REPAIR_unresolved_peer]++;
+        E->ops->local(E->model, li, &L->ls, ev);
+        return STEP_OK;
+    }
+    if (role == GS_START || role == GS_WAIT) {
+        int kind = role == GS_START ? TOK_POST : TOK_COMPLETE;
+        bool missing = false;
+        for (k = 0; k < n; k++) {
+            tokq *q = members[k] == li ? NULL : tokq_get(E, members[k], li, win, kind, false);
+            if (members[k] != li && (!q || !q->head))
+                missing = true;
+        }
+        if (missing && !L->force) {
+            L->wait = W_RMA;
+            return STEP_BLOCKED;
+        }
+        if (missing) {
+            L->force = false;
+            E->repairs[UP_REPAIR_rma_unpaired]++;
+        }
+        for (k = 0; k < n; k++) {
+            tokq *q = members[k] == li ? NULL : tokq_get(E, members[k], li, win, kind, false);
+            tok *t = q ? q->head : NULL;
+            if (!t)
+                continue;
+            dep_m = t->m > dep_m ? t->m : dep_m;
+            dep_a = t->a > dep_a ? t->a : dep_a;
+            if (!(q->head = t->next))
+                q->tail = NULL;
+            up_free(t);
+        }
+    }
+    switch (role) {
+    case GS_POST:
+        E->ops->local(E->model, li, &L->ls, ev);
+        for (k = 0; k < n; k++)
+            if (members[k] != li && tok_push(E, li, members[k], win, TOK_POST, ev->time, ev->t_out) != 0)
+                goto nomem;
+        break;
+    case GS_START:
+        /* the epoch's dependency, for its complete */
+        if (!up_map_put(&E->epochs, li, win, dep_m) ||
+            !up_map_put(&E->epochs, li | (uint64_t)1 << 32, win, dep_a))
+            goto nomem;
+        if (dep_m && dep_m <= ev->time)
+            time_after(E, li, ev, L->ls.enter_m, dep_m, dep_a);
+        else
+            E->ops->local(E->model, li, &L->ls, ev);
+        break;
+    case GS_COMPLETE:
+        if ((v = up_map_get(&E->epochs, li, win))) { /* the posts of its epoch */
+            uint64_t *va = up_map_get(&E->epochs, li | (uint64_t)1 << 32, win);
+            dep_m = *v;
+            dep_a = va ? *va : 0;
+            up_map_del(&E->epochs, li, win);
+        }
+        time_after(E, li, ev, L->ls.enter_m, dep_m, dep_a);
+        for (k = 0; k < n; k++)
+            if (members[k] != li &&
+                tok_push(E, li, members[k], win, TOK_COMPLETE, ev->time, ev->t_out) != 0)
+                goto nomem;
+        break;
+    default: /* GS_WAIT */
+        time_after(E, li, ev, L->ls.enter_m, dep_m, dep_a);
+    }
+    return STEP_OK;
+nomem:
+    UP_ERR(E->err, UP_ENOMEM, "out of memory for an RMA synchronisation");
+    return STEP_ERROR;
+}
+
+/* Passive target: a lock request remembers when and how (exclusive or
+ * shared) a location asked for a target's window; its RmaReleaseLock ends
+ * the epoch.  Epochs on one target that exclude each other (one of them
+ * exclusive) follow in their measured order: a release depends on the
+ * latest earlier release it excludes, (m, a) kept per target and window. */
+typedef struct lockreq {
+    uint64_t m;
+    bool exclusive;
+} lockreq;
+
+typedef struct lockstate {
+    uint64_t any_m, any_a;      /* the latest release of any epoch */
+    uint64_t excl_m, excl_a;    /* of an exclusive epoch */
+} lockstate;
+
+static int do_lock(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    OTF2_RmaWinRef win;
+    uint32_t remote;
+    uint64_t *v, key;
+    lockreq *rq;
+    E->ops->local(E->model, li, &L->ls, ev);
+    if (ev->kind == UP_EV_RmaRequestLock)
+        win = ev->u.RmaRequestLock.win, remote = ev->u.RmaRequestLock.remote;
+    else if (ev->kind == UP_EV_RmaAcquireLock)
+        win = ev->u.RmaAcquireLock.win, remote = ev->u.RmaAcquireLock.remote;
+    else
+        win = ev->u.RmaTryLock.win, remote = ev->u.RmaTryLock.remote;
+    key = (uint64_t)win << 32 | remote;
+    if ((v = up_map_get(&E->locks, li, key))) {
+        rq = (lockreq *)(uintptr_t)*v;
+        if (ev->kind != UP_EV_RmaRequestLock)
+            return STEP_OK; /* acquired what it requested: the request's time stays */
+    } else {
+        if (!(rq = up_calloc(1, sizeof *rq)) ||
+            !up_map_put(&E->locks, li, key, (uint64_t)(uintptr_t)rq)) {
+            up_free(rq);
+            UP_ERR(E->err, UP_ENOMEM, "out of memory for an RMA lock");
+            return STEP_ERROR;
+        }
+    }
+    rq->m = ev->time;
+    rq->exclusive = (ev->kind == UP_EV_RmaRequestLock ? ev->u.RmaRequestLock.lockType
+                     : ev->kind == UP_EV_RmaAcquireLock ? ev->u.RmaAcquireLock.lockType
+                                                         : ev->u.RmaTryLock.lockType) ==
+                    OTF2_LOCK_EXCLUSIVE;
+    return STEP_OK;
+}
+
+static lockstate *lockstate_get(engine *E, uint32_t target, OTF2_RmaWinRef win)
+{
+    uint64_t *v = up_map_get(&E->locks, (uint64_t)target | (uint64_t)1 << 32, win);
+    lockstate *s;
+    if (v)
+        return (lockstate *)(uintptr_t)*v;
+    if (!(s = up_calloc(1, sizeof *s)))
+        return NULL;
+    if (!up_map_put(&E->locks, (uint64_t)target | (uint64_t)1 << 32, win, (uint64_t)(uintptr_t)s)) {
+        up_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static int do_unlock(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    OTF2_RmaWinRef win = ev->u.RmaReleaseLock.win;
+    uint32_t remote = ev->u.RmaReleaseLock.remote, r, first, last, t;
+    uint64_t *v = up_map_get(&E->locks, li, (uint64_t)win << 32 | remote);
+    lockreq *rq = v ? (lockreq *)(uintptr_t)*v : NULL;
+    uint64_t dep_m = 0, dep_a = 0;
+    OTF2_CommRef comm;
+    const up_comm_def *cd;
+
+    if (!rq || !up_defs_win_comm(E->d, win, &comm) || !(cd = up_defs_comm(E->d, comm)) ||
+        !cd->resolved) {
+        E->ops->local(E->model, li, &L->ls, ev);
+        return STEP_OK;
+    }
+    if (E->hn && E->heap[0].key < ev->time)
+        return STEP_YIELD; /* releases earlier in measured time go first */
+    /* one target, or all of them (MPI_Win_unlock_all) */
+    first = remote == OTF2_UNDEFINED_UINT32 ? 0 : remote;
+    last = remote == OTF2_UNDEFINED_UINT32 ? (cd->self ? 1 : cd->size) : remote + 1;
+    for (r = first; r < last; r++) {
+        lockstate *s;
+        if (!up_defs_rank_loc(E->d, comm, r, li, &t) || !(s = lockstate_get(E, t, win)))
+            continue;
+        if (rq->exclusive && s->any_m && s->any_m < ev->time) {
+            dep_m = s->any_m > dep_m ? s->any_m : dep_m;
+            dep_a = s->any_a > dep_a ? s->any_a : dep_a;
+        } else if (!rq->exclusive && s->excl_m && s->excl_m < ev->time) {
+            dep_m = s->excl_m > dep_m ? s->excl_m : dep_m;
+            dep_a = s->excl_a > dep_a ? s->excl_a : dep_a;
+        }
+    }
+    time_after(E, li, ev, rq->m, dep_m, dep_a);
+    for (r = first; r < last; r++) {
+        lockstate *s;
+        if (!up_defs_rank_loc(E->d, comm, r, li, &t))
+            continue;
+        if (!(s = lockstate_get(E, t, win))) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory for an RMA lock");
+            return STEP_ERROR;
+        }
+        if (ev->time >= s->any_m)
+            s->any_m = ev->time, s->any_a = ev->t_out;
+        if (rq->exclusive && ev->time >= s->excl_m)
+            s->excl_m = ev->time, s->excl_a = ev->t_out;
+    }
+    return STEP_OK;
+}
+
+static void rma_free(engine *E)
+{
+    size_t i;
+    uint64_t k0, k1, v;
+    for (i = 0; i < E->toks.cap; i++)
+        if (up_map_at(&E->toks, i, &k0, &k1, &v)) {
+            tokq *q = (tokq *)(uintptr_t)v;
+            while (q->head) {
+                tok *t = q->head;
+                q->head = t->next;
+                up_free(t);
+            }
+            up_free(q);
+        }
+    for (i = 0; i < E->locks.cap; i++)
+        if (up_map_at(&E->locks, i, &k0, &k1, &v))
+            up_free((void *)(uintptr_t)v);
+    up_map_free(&E->toks);
+    up_map_free(&E->epochs);
+    up_map_free(&E->locks);
+}
+
 /* One buffered record (the slow path: lookahead, waiting). */
 static int step(engine *E, uint32_t li)
 {
@@ -1566,9 +1931,11 @@ static int step(engine *E, uint32_t li)
         r = do_recv(E, li, &ev, false);
         break;
     case UP_EV_MpiCollectiveBegin:
+    case UP_EV_RmaCollectiveBegin:
         r = do_coll_begin(E, li, &ev);
         break;
     case UP_EV_MpiCollectiveEnd:
+    case UP_EV_RmaCollectiveEnd:
         r = do_coll_end(E, li, ev);
         break;
     case UP_EV_NonBlockingCollectiveRequest:
@@ -1583,6 +1950,17 @@ static int step(engine *E, uint32_t li)
     case UP_EV_ThreadTeamBegin:
     case UP_EV_ThreadTeamEnd:
         r = do_team(E, li, ev);
+        break;
+    case UP_EV_RmaGroupSync:
+        r = do_group_sync(E, li, ev);
+        break;
+    case UP_EV_RmaRequestLock:
+    case UP_EV_RmaAcquireLock:
+    case UP_EV_RmaTryLock:
+        r = do_lock(E, li, ev);
+        break;
+    case UP_EV_RmaReleaseLock:
+        r = do_unlock(E, li, ev);
         break;
     case UP_EV_ThreadJoin:
         r = do_join(E, li, ev);
@@ -1622,6 +2000,13 @@ static int direct_record(void *ctx, uint32_t li, up_event *ev)
     switch (ev->kind) {
     case UP_EV_MpiCollectiveBegin:
     case UP_EV_MpiCollectiveEnd:
+    case UP_EV_RmaCollectiveBegin:
+    case UP_EV_RmaCollectiveEnd:
+    case UP_EV_RmaGroupSync:
+    case UP_EV_RmaRequestLock:
+    case UP_EV_RmaAcquireLock:
+    case UP_EV_RmaTryLock:
+    case UP_EV_RmaReleaseLock:
     case UP_EV_NonBlockingCollectiveRequest:
     case UP_EV_NonBlockingCollectiveComplete:
     case UP_EV_MpiIrecvRequest:
@@ -1796,6 +2181,7 @@ static void release_leftovers(engine *E, bool count)
         if (up_map_at(&E->groups, i, &k0, &k1, &v))
             up_free((mgroup *)(uintptr_t)v);
     up_map_free(&E->groups);
+    rma_free(E);
     for (i = 0; i < E->colls.cap; i++) {
         if (up_map_at(&E->colls, i, &k0, &k1, &v)) {
             up_coll *c = (up_coll *)(uintptr_t)v;
@@ -1912,6 +2298,9 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
     up_map_init(&E.teams);
     up_map_init(&E.teamseq);
     up_map_init(&E.groups);
+    up_map_init(&E.toks);
+    up_map_init(&E.epochs);
+    up_map_init(&E.locks);
     E.wild = ops->wildcard ? ops->wildcard(model) : UP_WILDCARD_PRESERVE;
     E.eager = ops->eager_limit ? ops->eager_limit(model) : UINT64_MAX;
     E.L = up_calloc(E.n, sizeof *E.L);

@@ -98,6 +98,28 @@ static OTF2_CallbackCode on_string(void *ud, OTF2_StringRef self, const char *s)
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode on_rmawin(void *ud, OTF2_RmaWinRef self, OTF2_StringRef name,
+                                   OTF2_CommRef comm, OTF2_RmaWinFlag flags)
+{
+    reading *r = ud;
+    (void)name, (void)flags;
+    r->d->n_global_defs++;
+    if (!up_map_get(&r->d->wins, self, 0) && !up_map_put(&r->d->wins, self, 0, comm)) {
+        r->nomem = true;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+bool up_defs_win_comm(const up_defs *d, OTF2_RmaWinRef win, OTF2_CommRef *comm)
+{
+    uint64_t *v = up_map_get(&d->wins, win, 0);
+    if (!v)
+        return false;
+    *comm = (OTF2_CommRef)*v;
+    return true;
+}
+
 /* Attributes are carried over by the writer; the engine needs to know one. */
 static OTF2_CallbackCode on_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
                                       OTF2_StringRef desc, OTF2_Type type)
@@ -260,6 +282,42 @@ static const group_def *group_of(const up_defs *d, OTF2_GroupRef g)
     return v ? (const group_def *)(uintptr_t)*v : NULL;
 }
 
+long up_defs_group_locs(const up_defs *d, OTF2_GroupRef gid, uint32_t *out, size_t cap)
+{
+    const group_def *g = group_of(d, gid), *w = NULL;
+    uint32_t k;
+    size_t i;
+    if (!g)
+        return -1;
+    if (g->type == OTF2_GROUP_TYPE_COMM_GROUP) {
+        for (i = 0; i < d->groups.cap && !w; i++) {
+            uint64_t k0, k1, v;
+            if (up_map_at(&d->groups, i, &k0, &k1, &v) &&
+                ((const group_def *)(uintptr_t)v)->type == OTF2_GROUP_TYPE_COMM_LOCATIONS &&
+                ((const group_def *)(uintptr_t)v)->paradigm == g->paradigm)
+                w = (const group_def *)(uintptr_t)v;
+        }
+        if (!w)
+            return -1;
+    } else if (g->type != OTF2_GROUP_TYPE_COMM_LOCATIONS && g->type != OTF2_GROUP_TYPE_LOCATIONS) {
+        return -1;
+    }
+    for (k = 0; k < g->n; k++) {
+        uint64_t id = g->members[k];
+        uint32_t li;
+        if (w) {
+            if (id >= w->n)
+                return -1;
+            id = w->members[id];
+        }
+        if (!up_defs_loc_index(d, id, &li))
+            return -1;
+        if (k < cap)
+            out[k] = li;
+    }
+    return (long)g->n;
+}
+
 static bool resolve(reading *r)
 {
     up_defs *d = r->d;
@@ -386,6 +444,7 @@ up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor, up_err 
     OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, on_string);
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, on_region);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, on_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, on_rmawin);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, on_lgroup);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, on_location);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
@@ -447,6 +506,7 @@ void up_defs_free_(up_defs *d)
     up_free(d->creator);
     up_map_free(&d->strings);
     up_map_free(&d->groups);
+    up_map_free(&d->wins);
     up_map_free(&d->loc_index);
     up_map_free(&d->region_index);
     up_map_free(&d->comm_index);
