@@ -117,6 +117,47 @@ for d in "$DATA"/pipit-ping-pong-papi/ "$DATA"/casita-1_sptc/; do
     else bad "$n: zero overhead reproduces every record"; fi
 done
 
+# ---- unperturb estimate: the time-based models, no replay ----------------------------
+expect 0 "estimate: help" -- "$UP" estimate --help
+expect 2 "estimate: bad option" -- "$UP" estimate "$DATA/pipit-ping-pong" --frobnicate
+expect 2 "estimate: no input" -- "$UP" estimate --overhead-ns 1
+expect 2 "estimate: --overhead-ns takes one constant" -- "$UP" estimate "$DATA/pipit-ping-pong" --overhead-ns enter=3
+expect 1 "estimate: missing input" -- "$UP" estimate "$T/nothing-here" --overhead-ns 1
+grep_err "estimate: missing input: names the file" "nothing-here"
+expect 1 "estimate: not an OTF2 file" -- "$UP" estimate "$T/fake.otf2" --overhead-ns 1
+grep_err "estimate: not an OTF2 file: says so" "not an OTF2 archive"
+expect 1 "estimate: bad calibration file" -- "$UP" estimate "$DATA/pipit-ping-pong" --calibration "$T/bad.ini"
+grep_err "estimate: bad calibration file: names file and key" "bad.ini.*enter"
+expect 0 "estimate a real trace with --compare" -- "$UP" estimate "$DATA/pipit-ping-pong" --overhead-ns 100 --compare --per-location --json "$T/e.json"
+grep -q "sequential total time" "$T/stdout" && grep -q "replay (compensate, lower)" "$T/stdout" &&
+    ok "estimate: text table" || bad "estimate: text table" "$(head -c 600 "$T/stdout")"
+if command -v jq >/dev/null 2>&1; then
+    for k in measured_time_s records records_by_kind overhead window models replay per_location; do
+        jq -e "has(\"$k\")" "$T/e.json" >/dev/null && ok "estimate json has $k" || bad "estimate json has $k"
+    done
+    jq -e '[.models[].name] == ["sequential_total", "concurrent_total", "sequential_event", "concurrent_event"]
+           and all(.models[]; has("approximated_time_s") and has("absolute_error_s") and has("direct_perturbation_s")
+                   and has("records") and (.error_vs_replay | type) == "number")' "$T/e.json" >/dev/null &&
+        ok "estimate json: four models with their keys" || bad "estimate json: four models with their keys"
+    jq -e '.replay.measured_time_s == .measured_time_s and (.per_location | length) == 2' "$T/e.json" >/dev/null &&
+        ok "estimate json: the replay's window is the same" || bad "estimate json: the replay's window is the same"
+    # independent count with otf2-print: the window (earliest end of MPI_Init,
+    # latest first start of MPI_Finalize) and the records in [start, end)
+    otf2-print "$DATA/pipit-ping-pong/traces.otf2" 2>/dev/null |
+        awk '/^=== Events/ {ev = 1; next}
+             ev && $1 ~ /^[A-Z_]+$/ && $2 ~ /^[0-9]+$/ && NF >= 3 {
+                 m = "-"; if ($0 ~ /Region: "MPI_Init(_thread)?"/) m = "I"; if ($0 ~ /Region: "MPI_Finalize"/) m = "F"
+                 print $1, $2, $3, m }' >"$T/ev.txt"
+    ws=$(awk '$1 == "LEAVE" && $4 == "I" && (s == "" || $3 < s) {s = $3} END {print s}' "$T/ev.txt")
+    we=$(awk '$1 == "ENTER" && $4 == "F" && !($2 in f) {f[$2] = 1; if ($3 > e) e = $3} END {print e}' "$T/ev.txt")
+    n=$(awk -v s="$ws" -v e="$we" '$3 + 0 >= s + 0 && $3 + 0 < e + 0' "$T/ev.txt" | wc -l)
+    jq -e --argjson s "$ws" --argjson e "$we" --argjson n "$n" '
+        .window.start_ticks == $s and .window.end_ticks == $e and .records == $n and .measured_overhead_s == 0
+        and ((.models[0].approximated_time_s - (.measured_time_s - $n * 100e-9)) | fabs) < 1e-12' "$T/e.json" >/dev/null &&
+        ok "estimate: sequential T_a = T_m - N O, N counted by otf2-print ($n)" ||
+        bad "estimate: sequential T_a = T_m - N O, N counted by otf2-print ($n)" "$(jq -c '{window, records, s: .models[0].approximated_time_s, m: .measured_time_s}' "$T/e.json")"
+fi
+
 echo "$pass passed, $fail failed"
 if [ "$fail" -eq 0 ]; then rm -rf "$T"; else echo "test files kept in $T"; fi
 [ "$fail" -eq 0 ]

@@ -23,6 +23,7 @@ static const struct {
     {"calibrate", cmd_calibrate, "measure the platform constants compensation needs"},
     {"compensate", cmd_compensate, "remove the tracer's overhead from an OTF2 trace"},
     {"validate", cmd_validate, "compare uninstrumented, traced and compensated runs"},
+    {"estimate", cmd_estimate, "quick time-based estimates of the run time, no replay"},
 };
 
 int cmd_fail(const char *cmd, int status, const char *msg)

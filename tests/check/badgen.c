@@ -13,7 +13,7 @@
  *   bad         2 ranks: a receive before its send, a barrier end before the
  *               other rank's begin, a decreasing timestamp: exactly the classes
  *               time, message and collective
- *   badcoll     bcast, reduce, scan, exscan and a nonblocking allreduce, each
+ *   badcoll     bcast, reduce, scan, exscan, a nonblocking allreduce and a fence, each
  *               with one end too early: 5 collective violations, nothing else
  *   badthreads  a team begin before its fork, a join before a team end, a
  *               pthread begin before its create, a wait before the thread's end
@@ -40,8 +40,10 @@ enum { WORLD, SELF, SUB, TEAM, CONTINGENT, INTER };
 
 enum {
     ENTER, LEAVE, SEND, ISEND, ISEND_DONE, IRECV_REQ, RECV, IRECV, CBEGIN, CEND, NBREQ, NBDONE,
-    FORK, JOIN, TBEGIN, TEND, CREATE, BEGIN, WAIT, END, FLUSH
+    FORK, JOIN, TBEGIN, TEND, CREATE, BEGIN, WAIT, END, FLUSH, RBEGIN, REND
 };
+
+#define WIN 0   /* an RMA window on MPI_COMM_WORLD (fences: RBEGIN, REND) */
 
 typedef struct ev {
     int loc, what;
@@ -95,6 +97,10 @@ static const ev good[] = {
     {0, CBEGIN, 980, 0, 0, 0, 0}, {0, CEND, 981, OTF2_COLLECTIVE_OP_BARRIER, SELF, NONE, 0},
     {1, SEND, 990, 0, INTER, 3, 0},   /* from group B to rank 0 of group A (location 0) */
     {0, RECV, 995, 0, INTER, 3, 0},   /* from rank 0 of group B (location 1) */
+    /* MPI_Win_fence on WIN: a barrier on its communicator */
+    {0, RBEGIN, 996, 0, 0, 0, 0}, {0, REND, 999, 0, 0, 0, 0},
+    {1, RBEGIN, 997, 0, 0, 0, 0}, {1, REND, 999, 0, 0, 0, 0},
+    {2, RBEGIN, 998, 0, 0, 0, 0}, {2, REND, 999, 0, 0, 0, 0},
     {0, LEAVE, 1000, 0, 0, 0, 0},
     {1, LEAVE, 1000, 0, 0, 0, 0},
     {2, LEAVE, 1000, 0, 0, 0, 0},
@@ -134,6 +140,10 @@ static const ev badcoll[] = {
     {0, NBREQ, 800, 0, 0, 0, 1}, {0, NBDONE, 805, OTF2_COLLECTIVE_OP_ALLREDUCE, WORLD, NONE, 1},
     {1, NBREQ, 801, 0, 0, 0, 1}, {1, NBDONE, 820, OTF2_COLLECTIVE_OP_ALLREDUCE, WORLD, NONE, 1},
     {2, NBREQ, 810, 0, 0, 0, 1}, {2, NBDONE, 830, OTF2_COLLECTIVE_OP_ALLREDUCE, WORLD, NONE, 1},
+    /* MPI_Win_fence: rank 0 ends before rank 2 begins */
+    {0, RBEGIN, 900, 0, 0, 0, 0}, {0, REND, 905, 0, 0, 0, 0},
+    {1, RBEGIN, 901, 0, 0, 0, 0}, {1, REND, 920, 0, 0, 0, 0},
+    {2, RBEGIN, 910, 0, 0, 0, 0}, {2, REND, 930, 0, 0, 0, 0},
 };
 
 static const ev badthreads[] = {
@@ -182,6 +192,11 @@ static OTF2_ErrorCode write_ev(OTF2_EvtWriter *w, const ev *e)
     case WAIT: return OTF2_EvtWriter_ThreadWait(w, NULL, e->t, e->b, e->d);
     case END: return OTF2_EvtWriter_ThreadEnd(w, NULL, e->t, e->b, e->d);
     case FLUSH: return OTF2_EvtWriter_BufferFlush(w, NULL, e->t, e->t);
+    case RBEGIN: return OTF2_EvtWriter_RmaCollectiveBegin(w, NULL, e->t);
+    case REND:
+        return OTF2_EvtWriter_RmaCollectiveEnd(w, NULL, e->t, OTF2_COLLECTIVE_OP_BARRIER,
+                                               OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY,
+                                               WIN, NONE, 0, 0);
     default: return OTF2_ERROR_INVALID_ARGUMENT;
     }
 }
@@ -235,6 +250,7 @@ static int write_defs(const char *dir, OTF2_GlobalDefWriter *gw, int nranks, boo
                                         OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL));
     TRY(OTF2_GlobalDefWriter_WriteComm(gw, WORLD, S_WORLD, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
     TRY(OTF2_GlobalDefWriter_WriteComm(gw, SELF, S_EMPTY, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+    TRY(OTF2_GlobalDefWriter_WriteRmaWin(gw, WIN, S_EMPTY, WORLD, OTF2_RMA_WIN_FLAG_NONE));
     if (nranks >= 3) {
         static const uint64_t sub[] = {2, 0}, ga[] = {0}, gb[] = {1, 2};
         TRY(OTF2_GlobalDefWriter_WriteGroup(gw, 3, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP,

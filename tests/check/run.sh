@@ -58,7 +58,7 @@ for s in good bad badcoll badthreads altered; do
 done
 expect_check "a consistent trace passes" 0 "" -- "$T/good"
 if grep -q "warning" "$T/out"; then bad "a consistent trace has no warning" "$(cat "$T/out")"; else ok "a consistent trace has no warning"; fi
-if grep -q ": 5 locations, 59 records, 4 messages, 6 collectives, 1 forks, 1 threads: ok$" "$T/out"; then
+if grep -q ": 5 locations, 65 records, 4 messages, 7 collectives, 1 forks, 1 threads: ok$" "$T/out"; then
     ok "a consistent trace: every message, collective, fork and thread matched"
 else
     bad "a consistent trace: every message, collective, fork and thread matched" "$(cat "$T/out")"
@@ -75,8 +75,8 @@ else
     bad "bad: one of each, with location, record and times" "$(cat "$T/out")"
 fi
 expect_check "-q still prints violations" 1 "collective message time" -- -q "$T/bad"
-expect_check "badcoll: 1-to-n, n-to-1, scan, exscan, nonblocking" 1 "collective" -- "$T/badcoll"
-grep -q "VIOLATION \[collective\] 5 " "$T/out" && ok "badcoll: exactly 5" || bad "badcoll: exactly 5" "$(cat "$T/out")"
+expect_check "badcoll: 1-to-n, n-to-1, scan, exscan, nonblocking, fence" 1 "collective" -- "$T/badcoll"
+grep -q "VIOLATION \[collective\] 6 " "$T/out" && ok "badcoll: exactly 6" || bad "badcoll: exactly 6" "$(cat "$T/out")"
 expect_check "badthreads: team begin, join, pthread begin, pthread wait" \
     1 "team-begin team-join thread-begin thread-wait" -- "$T/badthreads"
 expect_check "altered alone passes" 0 "" -- "$T/altered"

@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 
 #define NONE UINT32_MAX
+#define NO_WIN UINT32_MAX
 #define MAX_EXAMPLES 5
 
 /* ---- record kinds ---------------------------------------------------------
@@ -70,8 +71,7 @@
     P(RmaWinCreate, OTF2_RmaWinRef a)                                                     \
     P(RmaWinDestroy, OTF2_RmaWinRef a)                                                    \
     S(RmaCollectiveBegin)                                                                 \
-    P(RmaCollectiveEnd, OTF2_CollectiveOp a, OTF2_RmaSyncLevel b, OTF2_RmaWinRef c,       \
-      uint32_t d, uint64_t e, uint64_t f)                                                 \
+    S(RmaCollectiveEnd)                                                                   \
     P(RmaGroupSync, OTF2_RmaSyncLevel a, OTF2_RmaWinRef b, OTF2_GroupRef c)               \
     P(RmaRequestLock, OTF2_RmaWinRef a, uint32_t b, uint64_t c, OTF2_LockType d)          \
     P(RmaAcquireLock, OTF2_RmaWinRef a, uint32_t b, uint64_t c, OTF2_LockType d)          \
@@ -192,6 +192,8 @@ typedef struct loc {
     /* load-time state */
     bool cb_open;    /* a MpiCollectiveBegin waits for its End */
     uint64_t cb_t, cb_idx;
+    bool rb_open;    /* an RmaCollectiveBegin (MPI_Win_fence) waits for its End */
+    uint64_t rb_t, rb_idx;
     nbreq *req;      /* nonblocking collective requests not completed yet */
     size_t nreq, capreq;
 } loc;
@@ -235,6 +237,7 @@ typedef struct p2p {
 
 typedef struct coll {
     uint32_t loc, comm, root;
+    uint32_t win;              /* an RMA fence on this window, else NO_WIN */
     uint8_t op, nb;
     uint64_t ib, ie, tb, te;   /* begin (or request) and end (or complete) */
     uint64_t seq;
@@ -260,6 +263,8 @@ typedef struct trace {
     group *groups;
     commdef *commdefs;
     comm *comms;         /* sorted by id */
+    uint64_t *wins;      /* RMA windows: id << 32 | communicator */
+    size_t nwins, capwins;
     p2p *send, *recv;
     size_t nsend, nrecv, capsend, caprecv;
     coll *coll;
@@ -381,6 +386,16 @@ static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef na
 {
     (void)name, (void)parent, (void)flags;
     add_commdef(ud, self, false, group_, OTF2_UNDEFINED_GROUP);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_rmawin(void *ud, OTF2_RmaWinRef self, OTF2_StringRef name,
+                                    OTF2_CommRef c, OTF2_RmaWinFlag flags)
+{
+    trace *tr = ud;
+    (void)name, (void)flags;
+    GROW(tr->wins, tr->nwins, tr->capwins);
+    tr->wins[tr->nwins++] = (uint64_t)self << 32 | c;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -663,9 +678,24 @@ static OTF2_CallbackCode on_Unknown(EV_HDR)
     return CB_RESULT(tr);
 }
 
+/* MPI_Win_fence: a barrier on the window's communicator, numbered per window */
 static OTF2_CallbackCode on_RmaCollectiveBegin(EV_HDR)
 {
-    return plain(ud, lid, t, K_RmaCollectiveBegin);
+    trace *tr = ud;
+    uint64_t idx;
+    uint32_t li = rec(tr, lid, t, K_RmaCollectiveBegin, &idx);
+    (void)al;
+    if (li != NONE && tr->full) {
+        loc *l = &tr->locs[li];
+        if (l->rb_open)
+            note(tr, W_COLL_UNPAIRED, "location %" PRIu64 " record %" PRIu64
+                 " (RmaCollectiveBegin) t=%" PRIu64 ": no RmaCollectiveEnd before the next begin",
+                 l->id, l->rb_idx, l->rb_t);
+        l->rb_open = true;
+        l->rb_t = t;
+        l->rb_idx = idx;
+    }
+    return CB_RESULT(tr);
 }
 #pragma GCC diagnostic pop
 
@@ -763,6 +793,36 @@ static void add_coll(trace *tr, uint32_t li, uint64_t ib, uint64_t tb, uint64_t 
     x->ie = ie;
     x->te = te;
     x->seq = 0;
+    x->win = NO_WIN;
+}
+
+static OTF2_CallbackCode on_RmaCollectiveEnd(EV_HDR, OTF2_CollectiveOp op, OTF2_RmaSyncLevel lvl,
+                                             OTF2_RmaWinRef w, uint32_t root, uint64_t sent,
+                                             uint64_t received)
+{
+    trace *tr = ud;
+    uint64_t idx;
+    uint32_t li = rec(tr, lid, t, K_RmaCollectiveEnd, &idx);
+    size_t i;
+    (void)al, (void)lvl, (void)sent, (void)received;
+    if (li != NONE && tr->full) {
+        loc *l = &tr->locs[li];
+        for (i = 0; i < tr->nwins && tr->wins[i] >> 32 != w; i++)
+            ;
+        if (!l->rb_open) {
+            note(tr, W_COLL_UNPAIRED, "location %" PRIu64 " record %" PRIu64
+                 " (RmaCollectiveEnd) t=%" PRIu64 ": no RmaCollectiveBegin", l->id, idx, (uint64_t)t);
+        } else if (i == tr->nwins) {
+            note(tr, W_COMM, "location %" PRIu64 " record %" PRIu64
+                 " (RmaCollectiveEnd) t=%" PRIu64 ": window %u is not defined", l->id, idx,
+                 (uint64_t)t, (unsigned)w);
+        } else {
+            add_coll(tr, li, l->rb_idx, l->rb_t, idx, t, op, (uint32_t)tr->wins[i], root, false);
+            tr->coll[tr->ncoll - 1].win = w;
+        }
+        l->rb_open = false;
+    }
+    return CB_RESULT(tr);
 }
 
 static OTF2_CallbackCode on_MpiCollectiveEnd(EV_HDR, OTF2_CollectiveOp op, OTF2_CommRef c,
@@ -968,6 +1028,7 @@ static int read_defs(trace *tr, OTF2_Reader *rd)
     TRY(OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group), "callbacks");
     TRY(OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm), "callbacks");
     TRY(OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, def_intercomm), "callbacks");
+    TRY(OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, def_rmawin), "callbacks");
     TRY(OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, cb, tr), "registering definition callbacks");
     TRY(OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n), "reading the global definitions");
     ret = 0;
@@ -1116,6 +1177,7 @@ static void trace_free(trace *tr)
     free(tr->groups);
     free(tr->commdefs);
     free(tr->comms);
+    free(tr->wins);
     free(tr->send);
     free(tr->recv);
     free(tr->coll);
@@ -1279,6 +1341,8 @@ static int cmp_coll_loc(const void *a, const void *b)
         return x->loc < y->loc ? -1 : 1;
     if (x->comm != y->comm)
         return x->comm < y->comm ? -1 : 1;
+    if (x->win != y->win)
+        return x->win < y->win ? -1 : 1;
     return x->ib < y->ib ? -1 : x->ib > y->ib;
 }
 
@@ -1289,6 +1353,8 @@ static int cmp_coll_inst(const void *a, const void *b)
     const coll *x = a, *y = b;
     if (x->comm != y->comm)
         return x->comm < y->comm ? -1 : 1;
+    if (x->win != y->win)
+        return x->win < y->win ? -1 : 1;
     if (x->seq != y->seq)
         return x->seq < y->seq ? -1 : 1;
     return x->loc < y->loc ? -1 : x->loc > y->loc;
@@ -1311,7 +1377,8 @@ static void coll_late(trace *tr, const coll *e, uint32_t er, const coll *b, uint
          PRIu64 " (%s) t=%" PRIu64 " < begin t=%" PRIu64 " of location %" PRIu64 " (rank %u) record %"
          PRIu64 ", by %" PRIu64 " ticks",
          e->comm, seq, op_name(e->op), tr->locs[e->loc].id, er, e->ie,
-         e->nb ? "NonBlockingCollectiveComplete" : "MpiCollectiveEnd", e->te, b->tb,
+         e->nb ? "NonBlockingCollectiveComplete" : e->win != NO_WIN ? "RmaCollectiveEnd" : "MpiCollectiveEnd",
+         e->te, b->tb,
          tr->locs[b->loc].id, br, b->ib, b->tb - e->te);
 }
 
@@ -1436,7 +1503,8 @@ static void check_colls(trace *tr)
     sort_n(tr->coll, tr->ncoll, sizeof *tr->coll, cmp_coll_loc);
     for (i = 0; i < tr->ncoll; i++) {
         coll *x = &tr->coll[i];
-        x->seq = i > 0 && x[-1].loc == x->loc && x[-1].comm == x->comm ? x[-1].seq + 1 : 0;
+        x->seq = i > 0 && x[-1].loc == x->loc && x[-1].comm == x->comm && x[-1].win == x->win
+                     ? x[-1].seq + 1 : 0;
     }
     /* a self communicator's instances are each location's own: make them unique */
     for (i = 0; i < tr->ncoll; i++)
@@ -1448,7 +1516,7 @@ static void check_colls(trace *tr)
         rank_of[i] = NONE;
     for (i = 0; i < tr->ncoll; i = j) {
         for (j = i + 1; j < tr->ncoll && tr->coll[j].comm == tr->coll[i].comm &&
-                        tr->coll[j].seq == tr->coll[i].seq; j++)
+                        tr->coll[j].win == tr->coll[i].win && tr->coll[j].seq == tr->coll[i].seq; j++)
             ;
         if (j - i > maxn)
             maxn = j - i;
@@ -1456,7 +1524,7 @@ static void check_colls(trace *tr)
     mem = xrealloc(NULL, maxn * sizeof *mem);
     for (i = 0; i < tr->ncoll; i = j) {
         for (j = i + 1; j < tr->ncoll && tr->coll[j].comm == tr->coll[i].comm &&
-                        tr->coll[j].seq == tr->coll[i].seq; j++)
+                        tr->coll[j].win == tr->coll[i].win && tr->coll[j].seq == tr->coll[i].seq; j++)
             ;
         check_instance(tr, comm_by_id(tr, tr->coll[i].comm), &tr->coll[i], j - i, rank_of, mem);
     }
