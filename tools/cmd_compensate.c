@@ -105,7 +105,6 @@ int cmd_compensate(int argc, char **argv)
     up_replay_result res;
     up_outdir od = {0};
     uint64_t *removed = NULL;
-    char *stored;
 
     memset(&res, 0, sizeof res);
     optind = 1;
@@ -216,25 +215,8 @@ int cmd_compensate(int argc, char **argv)
         goto fail;
 
     /* parameters: archive < --calibration < command line */
-    up_comp_params_init(&p);
-    if ((stored = up_trace_property(t, "UNPERTURB::CALIBRATION")) != NULL) {
-        up_status st = up_calibration_parse(stored, "the calibration stored in the archive", &p, &err);
-        up_free(stored);
-        if (st != UP_OK)
-            goto fail;
-        if (p.overhead_set)
-            snprintf(source, sizeof source, "archive");
-    }
-    if (calib) {
-        bool had = p.overhead_set;
-        p.overhead_set = false;
-        if (up_calibration_load(calib, &p, &err) != UP_OK)
-            goto fail;
-        if (p.overhead_set)
-            snprintf(source + strlen(source), sizeof source - strlen(source), "%s%s",
-                     *source ? ", " : "", calib);
-        p.overhead_set |= had;
-    }
+    if (up_comp_params_load(&p, t, calib, source, sizeof source, &err) != UP_OK)
+        goto fail;
     for (i = 0; i < noa; i++) {
         unsigned k;
         for (k = 0; k < UP_RK_COUNT; k++)

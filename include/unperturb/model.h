@@ -75,6 +75,12 @@ typedef struct up_comp_params {
 } up_comp_params;
 
 void up_comp_params_init(up_comp_params *p);
+/* The parameters a command starts from: the defaults, then the calibration
+ * the unperturb tracer stored in archive t, then the file `calib` (may be
+ * NULL).  Writes where the overheads came from to source ("archive",
+ * "archive, FILE", ...; empty if none).  Errors name the file and line. */
+up_status up_comp_params_load(up_comp_params *p, up_trace *t, const char *calib, char *source,
+                              size_t cap, up_err *err);
 /* Reads a calibration file (INI, docs/calibration.md) into *p; values it
  * holds replace those in *p.  Errors name the file, line and key. */
 up_status up_calibration_load(const char *path, up_comp_params *p, up_err *err);

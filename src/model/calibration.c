@@ -86,6 +86,34 @@ const char *up_collective_name(up_collective c)
     return c == UP_COLLECTIVE_SHARED ? "shared" : "individual";
 }
 
+up_status up_comp_params_load(up_comp_params *p, up_trace *t, const char *calib, char *source,
+                              size_t cap, up_err *err)
+{
+    char *stored;
+    up_comp_params_init(p);
+    if (cap)
+        *source = '\0';
+    if ((stored = up_trace_property(t, "UNPERTURB::CALIBRATION")) != NULL) {
+        up_status st = up_calibration_parse(stored, "the calibration stored in the archive", p, err);
+        up_free(stored);
+        if (st != UP_OK)
+            return st;
+        if (p->overhead_set)
+            snprintf(source, cap, "archive");
+    }
+    if (calib) {
+        bool had = p->overhead_set;
+        p->overhead_set = false;
+        up_status st = up_calibration_load(calib, p, err);
+        if (st != UP_OK)
+            return st;
+        if (p->overhead_set && strlen(source) < cap)
+            snprintf(source + strlen(source), cap - strlen(source), "%s%s", *source ? ", " : "", calib);
+        p->overhead_set |= had;
+    }
+    return UP_OK;
+}
+
 void up_comp_params_init(up_comp_params *p)
 {
     memset(p, 0, sizeof *p);
