@@ -11,6 +11,7 @@ int cmd_compensate(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 
 /* A file installed with the command: PREFIX/<rel> for PREFIX/bin/unperturb

@@ -23,6 +23,7 @@ static const struct {
     {"calibrate", cmd_calibrate, "measure the platform constants compensation needs"},
     {"compensate", cmd_compensate, "remove the tracer's overhead from an OTF2 trace"},
     {"validate", cmd_validate, "compare uninstrumented, traced and compensated runs"},
+    {"export", cmd_export, "write a trace as JSON for ui.perfetto.dev / chrome://tracing"},
     {"estimate", cmd_estimate, "quick time-based estimates of the run time, no replay"},
 };
 

@@ -1,0 +1,189 @@
+/*
+ * cmd_export.c - `unperturb export`: an OTF2 trace (measured or compensated,
+ * Score-P or unperturb) as Chrome trace-event JSON for ui.perfetto.dev and
+ * chrome://tracing (src/report/perfetto.c does the work).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "unperturb/export.h"
+
+#define MAX_RANGES 256
+
+static const char usage_text[] =
+    "usage: unperturb export TRACE --perfetto OUT.json [options]\n"
+    "\n"
+    "Writes an OTF2 trace as Chrome trace-event JSON: open OUT.json in\n"
+    "https://ui.perfetto.dev (Open trace file) or chrome://tracing.  TRACE is an\n"
+    "anchor file (traces.otf2) or the experiment folder holding it.  One process\n"
+    "per MPI rank, one thread per location, a slice per region visit, an arrow\n"
+    "per MPI message; ts in microseconds from the trace's start.\n"
+    "\n"
+    "      --perfetto FILE       the JSON file to write (required)\n"
+    "      --window START:END    only the records from START to END seconds after\n"
+    "                            the trace's start (either may be left out:\n"
+    "                            '0.5:' is from 0.5 s to the end); regions open at\n"
+    "                            an edge are cut there\n"
+    "      --locations LIST      only these OTF2 location ids: comma-separated ids\n"
+    "                            and ranges, e.g. 0,2,4-7 (messages to or from other\n"
+    "                            locations keep only their own end)\n"
+    "  -f, --force               replace FILE if it exists\n"
+    "  -q, --quiet               print nothing on success\n"
+    "  -h, --help                this text\n"
+    "\n"
+    "docs/cli.md lists what maps to what.\n";
+
+static int usage_fail(const char *fmt, const char *arg)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, arg);
+    fprintf(stderr, "unperturb export: %s\n(try 'unperturb export --help')\n", msg);
+    return 2;
+}
+
+static bool parse_s(const char *s, size_t n, double *v)
+{
+    char buf[64], *end;
+    if (n == 0 || n >= sizeof buf)
+        return false;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    errno = 0;
+    *v = strtod(buf, &end);
+    return end != buf && !*end && !errno && isfinite(*v) && *v >= 0;
+}
+
+/* START:END, either side may be empty */
+static bool parse_window(const char *s, double *a, double *b)
+{
+    const char *c = strchr(s, ':');
+    if (!c || strchr(c + 1, ':'))
+        return false;
+    *a = 0;
+    *b = HUGE_VAL;
+    if (c > s && !parse_s(s, (size_t)(c - s), a))
+        return false;
+    if (c[1] && !parse_s(c + 1, strlen(c + 1), b))
+        return false;
+    return *b >= *a;
+}
+
+static bool parse_u64(const char *s, const char **end, uint64_t *v)
+{
+    char *e;
+    if (*s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    *v = strtoull(s, &e, 10);
+    *end = e;
+    return !errno;
+}
+
+/* 0,2,4-7 */
+static bool parse_ranges(const char *s, up_id_range *r, size_t cap, size_t *n)
+{
+    *n = 0;
+    for (;;) {
+        const char *e;
+        if (*n == cap || !parse_u64(s, &e, &r[*n].lo))
+            return false;
+        r[*n].hi = r[*n].lo;
+        if (*e == '-' && (!parse_u64(e + 1, &e, &r[*n].hi) || r[*n].hi < r[*n].lo))
+            return false;
+        (*n)++;
+        if (!*e)
+            return true;
+        if (*e != ',')
+            return false;
+        s = e + 1;
+    }
+}
+
+int cmd_export(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"perfetto", required_argument, NULL, 'p'},
+        {"window", required_argument, NULL, 'w'},
+        {"locations", required_argument, NULL, 'l'},
+        {"force", no_argument, NULL, 'f'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    static up_id_range ranges[MAX_RANGES];
+    const char *out = NULL, *input;
+    up_export_opts eo;
+    up_export_stats st;
+    bool quiet = false;
+    int opt, rc;
+    up_err err = {0};
+    up_trace *t = NULL;
+
+    memset(&eo, 0, sizeof eo);
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "fqh", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'p':
+            out = optarg;
+            break;
+        case 'w':
+            if (!parse_window(optarg, &eo.start_s, &eo.end_s))
+                return usage_fail("--window '%s' is not START:END in seconds (0 <= START <= END)", optarg);
+            eo.window = true;
+            break;
+        case 'l':
+            if (!parse_ranges(optarg, ranges, MAX_RANGES, &eo.nlocs))
+                return usage_fail("--locations '%s' is not a list of location ids and ranges (e.g. 0,2,4-7)", optarg);
+            eo.locs = ranges;
+            break;
+        case 'f':
+            eo.force = true;
+            break;
+        case 'q':
+            quiet = true;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            return 0;
+        default:
+            fputs(usage_text, stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 1)
+        return usage_fail(optind >= argc ? "no input trace given%s" : "more than one input given (%s ...)",
+                          optind < argc ? argv[optind] : "");
+    if (!out)
+        return usage_fail("no output given (--perfetto OUT.json)%s", "");
+    if (!*out)
+        return usage_fail("--perfetto needs a file name%s", "");
+    input = argv[optind];
+
+    if (up_trace_open(input, &t, &err) != UP_OK ||
+        up_export_perfetto(t, out, &eo, &st, &err) != UP_OK) {
+        rc = cmd_fail("export", err.status == UP_EUSAGE ? 2 : 1, err.msg);
+        up_trace_close(t);
+        return rc;
+    }
+    if (!quiet) {
+        printf("unperturb export: %s -> %s: %llu events (slices B/E %llu/%llu, message flows s/f %llu/%llu, "
+               "instants %llu, collectives %llu, metadata %llu) from %llu records on %zu locations",
+               input, out, (unsigned long long)st.events, (unsigned long long)st.begins,
+               (unsigned long long)st.ends, (unsigned long long)st.flow_starts,
+               (unsigned long long)st.flow_ends, (unsigned long long)st.instants,
+               (unsigned long long)st.collectives, (unsigned long long)st.metadata,
+               (unsigned long long)st.records, st.locations);
+        if (st.unresolved)
+            printf("; %llu messages without flow (peer not resolvable)", (unsigned long long)st.unresolved);
+        if (st.raised)
+            printf("; %llu timestamps raised to keep their location's order", (unsigned long long)st.raised);
+        printf("\n");
+    }
+    up_trace_close(t);
+    return 0;
+}
