@@ -11,7 +11,8 @@
  *   1. six Isend/Irecv exchanges with the neighbours, completed by MPI_Wait,
  *      MPI_Waitall, MPI_Waitany, MPI_Waitsome, an MPI_Test loop and an
  *      MPI_Testall loop (test loops pause 10 us between tests: their
- *      MpiRequestTest records are the only ones whose count is not fixed);
+ *      MpiRequestTest records, and the RmaGroupSync records of 9b's
+ *      MPI_Win_test loop, are the only ones whose count is not fixed);
  *   2. an Irecv of a tag nobody sends, cancelled: MPI_Cancel, MPI_Wait,
  *      MPI_Test_cancelled must say so;
  *   3. MPI_Ssend (into a posted Irecv), MPI_Issend (into an MPI_Recv);
@@ -30,10 +31,24 @@
  *      allreduce, alltoall and gather on `dup` (MPI_Comm_dup of world);
  *   8. the 17 nonblocking collectives on MPI_COMM_WORLD, completed by
  *      MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Test loops and
- *      MPI_Testall; Ibarrier and Iallreduce on `half`, Iallreduce on `dup`.
- * `half` and `dup` are made once, before the first iteration, and the
- * error count is summed with MPI_Allreduce after the last: three more
- * MpiCollectiveBegin/End in the run.
+ *      MPI_Testall; Ibarrier and Iallreduce on `half`, Iallreduce on `dup`;
+ *   9. one-sided communication on `win` (MPI_Win_create on `rev`, world in
+ *      reverse order) and `awin` (MPI_Win_allocate on world):
+ *      a. a fence epoch: MPI_Put to the right, MPI_Get from the left,
+ *         MPI_Accumulate and MPI_Get_accumulate into rank 0;
+ *      b. a PSCW epoch: rank 0 posts to the others and waits (in iteration
+ *         1 with an MPI_Win_test loop), the others start, put into rank 0
+ *         and complete;
+ *      c. an exclusive lock of the right with a put, an MPI_Barrier, a
+ *         shared lock of the left with a get, then MPI_Win_lock_all with
+ *         MPI_Fetch_and_op and MPI_Compare_and_swap at rank 0,
+ *         MPI_Win_flush_local and MPI_Win_flush of rank 0, a get from the
+ *         right, MPI_Win_flush_all, MPI_Win_unlock_all.
+ * `half`, `dup`, `rev` and the windows (also one of MPI_Win_create_dynamic,
+ * unused) are made once, before the first iteration, `awin` zeroed under a
+ * lock of its own; after the last the windows are freed and the error count
+ * is summed with MPI_Allreduce: four more MpiCollectiveBegin/End in the run,
+ * and one more RmaRequestLock/RmaReleaseLock.
  *
  * Records per iteration, rank r of n (rank 0: w = n - 1, others: w = 0):
  *   MpiIsend, MpiIsendComplete   7              (1: 6, 3: 1)
@@ -42,8 +57,27 @@
  *   MpiRequestCancelled          1
  *   MpiSend                      4 + (r ? 2 : w)
  *   MpiRecv                      4 + (r ? 1 : w)
- *   MpiCollectiveBegin/End       24
+ *   MpiCollectiveBegin/End       25             (7: 24, 9: 1)
  *   NonBlockingCollectiveRequest/Complete  20
+ *   RmaCollectiveBegin/End       2              (fences; and per run 3 + 3
+ *                                                for creating and freeing)
+ *   RmaPut                       2 + (r ? 1 : 0)
+ *   RmaGet                       3
+ *   RmaAtomic                    4
+ *   RmaRequestLock/ReleaseLock   3
+ *   RmaGroupSync                 2, and on rank 0 one of level NONE per
+ *                                failed MPI_Win_test (iteration 1)
+ *   RmaOpCompleteNonBlocking     6 + (r != n - 1) + (r ? 1 : 0): as
+ *                                Score-P, transfers to one target in one
+ *                                epoch share a matching id, one for gets
+ *                                and one for puts and atomics, each
+ *                                completed locally once (a: 2 or 3, b: 1
+ *                                on ranks but 0, c: 1 + 1 + 2, the atomics
+ *                                by the flush_local, the get by the
+ *                                flush_all)
+ *   RmaOpCompleteRemote          5: the three gets (a, c), the put of
+ *                                the exclusive lock and the flushed atomics
+ *   RmaWinCreate/Destroy         3 per run
  * Wildcard receives per iteration: the MpiRecv of Sendrecv_replace
  * (ANY_SOURCE); on rank 0, w MpiRecv (ANY_SOURCE and ANY_TAG) and w MpiIrecv
  * (ANY_SOURCE); on the others one MpiRecv (ANY_TAG).
@@ -496,11 +530,103 @@ static void nonblocking_coll(int it, MPI_Comm half, MPI_Comm dup, int *a, int *b
     check(v[3] == 1, "MPI_Iallreduce on dup", it);
 }
 
+/* ---- 9. one-sided communication ------------------------------------------------
+ * `win` (MPI_Win_create) lies on `rev`, MPI_COMM_WORLD in reverse order, so
+ * its ranks are not world ranks: crank(r) is world rank r's rank in it.
+ * wbuf: [0] the put slot, [1] the get slot, [2] rank 0's accumulate
+ * counter, [3 + r] rank 0's PSCW slot of rank r.  `awin` (MPI_Win_allocate,
+ * world): abuf[0], abuf[1] the put slots of even and odd iterations (a
+ * neighbour a step ahead cannot overwrite one still read), abuf[2] rank 0's
+ * fetch-and-op counter, abuf[3] its compare-and-swap slot. */
+
+static int crank(int r)
+{
+    return size - 1 - r;
+}
+
+static void one_sided(int it, MPI_Win win, int *wbuf, MPI_Win awin, MPI_Group g0,
+                      MPI_Group gothers)
+{
+    int x, y, z, one = 1, old = -1, res = -1, zero = 0, mine = rank + 1, k, flag = 0, sum = -1;
+
+    /* a. fence epoch: a put to the right, a get from the left, an
+     * accumulate and a get-accumulate into rank 0 */
+    wbuf[1] = val(rank, it, 41);
+    if (rank == 0)
+        wbuf[2] = 0;
+    M(MPI_Win_fence(MPI_MODE_NOPRECEDE, win));
+    x = val(rank, it, 40), y = -1;
+    M(MPI_Put(&x, 1, MPI_INT, crank(right), 0, 1, MPI_INT, win));
+    M(MPI_Get(&y, 1, MPI_INT, crank(left), 1, 1, MPI_INT, win));
+    M(MPI_Accumulate(&one, 1, MPI_INT, crank(0), 2, 1, MPI_INT, MPI_SUM, win));
+    M(MPI_Get_accumulate(&one, 1, MPI_INT, &sum, 1, MPI_INT, crank(0), 2, 1, MPI_INT, MPI_SUM,
+                         win));
+    M(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    check(wbuf[0] == val(left, it, 40) && y == val(left, it, 41), "MPI_Put, MPI_Get (fence)", it);
+    check(rank != 0 || wbuf[2] == 2 * size, "MPI_Accumulate (fence)", it);
+    check(sum >= 0 && sum < 2 * size, "MPI_Get_accumulate (fence)", it);
+
+    /* b. PSCW: rank 0 exposes its window to the others, which put into it;
+     * in iteration 1 it waits with an MPI_Win_test loop */
+    if (rank == 0) {
+        for (k = 1; k < size; k++)
+            wbuf[3 + k] = -1;
+        M(MPI_Win_post(gothers, 0, win));
+        if (it == 1)
+            for (;;) {
+                M(MPI_Win_test(win, &flag));
+                if (flag)
+                    break;
+                pause_a_little();
+            }
+        else
+            M(MPI_Win_wait(win));
+        for (k = 1, x = 1; k < size; k++)
+            x &= wbuf[3 + k] == val(k, it, 42);
+        check(x, "MPI_Put (post/start/complete/wait)", it);
+    } else {
+        x = val(rank, it, 42);
+        M(MPI_Win_start(g0, 0, win));
+        M(MPI_Put(&x, 1, MPI_INT, crank(0), 3 + rank, 1, MPI_INT, win));
+        M(MPI_Win_complete(win));
+    }
+
+    /* c. passive target: an exclusive lock for a put to the right; after a
+     * barrier a shared lock for a get from the left; then lock_all with a
+     * fetch-and-op and a compare-and-swap at rank 0 (flushed locally, then
+     * fully) and a get of what this rank put (flushed before the unlock) */
+    x = val(rank, it, 50);
+    M(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, awin));
+    M(MPI_Put(&x, 1, MPI_INT, right, it % 2, 1, MPI_INT, awin));
+    M(MPI_Win_unlock(right, awin));
+    M(MPI_Barrier(MPI_COMM_WORLD));
+    y = -1;
+    M(MPI_Win_lock(MPI_LOCK_SHARED, left, 0, awin));
+    M(MPI_Get(&y, 1, MPI_INT, left, it % 2, 1, MPI_INT, awin));
+    M(MPI_Win_unlock(left, awin));
+    check(y == val((left + size - 1) % size, it, 50), "MPI_Get (shared lock)", it);
+    z = -1;
+    M(MPI_Win_lock_all(0, awin));
+    M(MPI_Fetch_and_op(&one, &old, MPI_INT, 0, 2, MPI_SUM, awin));
+    M(MPI_Compare_and_swap(&mine, &zero, &res, MPI_INT, 0, 3, awin));
+    M(MPI_Win_flush_local(0, awin));
+    M(MPI_Win_flush(0, awin));
+    M(MPI_Get(&z, 1, MPI_INT, right, it % 2, 1, MPI_INT, awin));
+    M(MPI_Win_flush_all(awin));
+    M(MPI_Win_unlock_all(awin));
+    /* the barriers keep each iteration's fetch-and-ops apart */
+    check(old >= it * size && old < (it + 1) * size, "MPI_Fetch_and_op", it);
+    check(res >= 0 && res <= size, "MPI_Compare_and_swap", it);
+    check(z == x, "MPI_Get (lock_all)", it);
+}
+
 int main(int argc, char **argv)
 {
-    int iterations = 3, it, all = 0, *buf, *big;
-    MPI_Comm half, dup;
+    int iterations = 3, it, all = 0, *buf, *big, *wbuf, *abuf = NULL, r0;
+    MPI_Comm half, dup, rev;
     MPI_Datatype *types;
+    MPI_Win win, awin, dwin;
+    MPI_Group wg, g0, gothers;
 
     if (argc == 2) {
         char *end;
@@ -526,11 +652,29 @@ int main(int argc, char **argv)
     buf = malloc(6 * (size_t)size * sizeof *buf);
     big = malloc(2 * (size_t)BIG_INTS * sizeof *big);
     types = malloc((size_t)size * sizeof *types);
-    if (!buf || !big || !types)
+    wbuf = calloc(3 + (size_t)size, sizeof *wbuf);
+    if (!buf || !big || !types || !wbuf)
         die("malloc", MPI_ERR_NO_MEM);
 
     M(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
     M(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    /* one-sided: three windows, and the groups of the PSCW epochs (in
+     * rev's ranks: world rank 0 is rev's last) */
+    M(MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &rev));
+    M(MPI_Win_create(wbuf, (MPI_Aint)((3 + (size_t)size) * sizeof *wbuf), sizeof *wbuf,
+                     MPI_INFO_NULL, rev, &win));
+    M(MPI_Win_allocate(4 * sizeof *abuf, sizeof *abuf, MPI_INFO_NULL, MPI_COMM_WORLD, &abuf,
+                       &awin));
+    M(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dwin));
+    /* zeroed before anyone accesses it: the first access follows the
+     * MPI_Barrier of the first iteration's blocking collectives */
+    M(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, awin));
+    memset(abuf, 0, 4 * sizeof *abuf);
+    M(MPI_Win_unlock(rank, awin));
+    M(MPI_Win_get_group(win, &wg));
+    r0 = crank(0);
+    M(MPI_Group_incl(wg, 1, &r0, &g0));
+    M(MPI_Group_excl(wg, 1, &r0, &gothers));
     for (it = 0; it < iterations; it++) {
         int *a = buf, *b = a + size, *c = b + size, *counts = c + size;
         int *displs = counts + size, *wdispls = displs + size;
@@ -541,13 +685,21 @@ int main(int argc, char **argv)
         master_worker(it);
         blocking(it, half, dup, a, b, counts, displs, types);
         nonblocking_coll(it, half, dup, a, b, c, counts, displs, wdispls, types);
+        one_sided(it, win, wbuf, awin, g0, gothers);
     }
+    M(MPI_Group_free(&g0));
+    M(MPI_Group_free(&gothers));
+    M(MPI_Group_free(&wg));
+    M(MPI_Win_free(&dwin));
+    M(MPI_Win_free(&awin));
+    M(MPI_Win_free(&win));
+    M(MPI_Comm_free(&rev));
     M(MPI_Comm_free(&half));
     M(MPI_Comm_free(&dup));
     M(MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     if (rank == 0)
         printf("features: ranks=%d iterations=%d errors=%d\n", size, iterations, all);
-    free(buf), free(big), free(types);
+    free(buf), free(big), free(types), free(wbuf);
     M(MPI_Finalize());
     return all ? 1 : 0;
 }

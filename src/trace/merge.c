@@ -4,8 +4,9 @@
  * Place in the data flow: the last step of measurement.  Global definitions
  * are unified here, on the files alone: a region is the same on two ranks
  * when its name, file, line, role and paradigm are; a communicator when its
- * member list (world ranks) and ordinal are (tracer.c says why that is
- * enough).  Each rank's local ids go to global ones through OTF2 mapping
+ * member list (world ranks) and ordinal are; an RMA window when its
+ * communicator and ordinal are (tracer.c says why that is enough); a group
+ * of RmaGroupSync records when its member list is.  Each rank's local ids go to global ones through OTF2 mapping
  * tables in its local definitions, which OTF2's readers apply, so the event
  * files are moved in unchanged.
  */
@@ -36,8 +37,8 @@ typedef struct rankdefs {
     bool tsc;
     uint64_t clk_t0, clk_ns0;
     double rate_init, rate_end;
-    idpair *regions, *comms;
-    size_t nregions, ncomms, cap_r, cap_c;
+    idpair *regions, *comms, *wins, *groups;
+    size_t nregions, ncomms, cap_r, cap_c, nwins, cap_w, ngroups, cap_g;
     struct offset { uint64_t t; int64_t off; double sd; } *offs;
     size_t noffs, cap_o;
 } rankdefs;
@@ -66,6 +67,13 @@ typedef struct merger {
     char **cmembers;
     size_t cap_cm;
     bool cpu_metric; /* some rank recorded thread CPU time (UPT_METRIC_CPU) */
+    /* RMA windows: key "global comm|ordinal" (or "-rank|local id" for a
+     * window on a communicator the tracer did not know) in `wkeys` */
+    strtab wkeys;
+    struct gwin { uint32_t name, comm; } *gwins;
+    size_t cap_gw;
+    /* groups of RmaGroupSync records: key = member list (world ranks) */
+    strtab gkeys;
     /* attributes: ids are the tracer's constants, the same on every rank */
     struct gattr { uint32_t id; int type; char *name, *desc; } *attrs;
     size_t nattrs, cap_at;
@@ -207,6 +215,60 @@ static int add_comm(merger *m, rankdefs *r, char **f)
     return 0;
 }
 
+/* the global id of this rank's communicator `local`, or false */
+static bool comm_global(const rankdefs *r, uint32_t local, uint32_t *global)
+{
+    size_t i;
+    for (i = r->ncomms; i-- > 0;)
+        if (r->comms[i].local == local) {
+            *global = r->comms[i].global;
+            return true;
+        }
+    return false;
+}
+
+/* "win ID COMM ORDINAL NAME": a window is the same on every member of its
+ * communicator when the communicator and its ordinal are (tracer.c) */
+static int add_win(merger *m, rankdefs *r, int rank, char **f)
+{
+    char key[128];
+    size_t g, name;
+    uint32_t local = (uint32_t)strtoul(f[1], NULL, 10), comm = OTF2_UNDEFINED_COMM;
+    if (f[2][0] == '-' || !comm_global(r, (uint32_t)strtoul(f[2], NULL, 10), &comm)) {
+        comm = OTF2_UNDEFINED_COMM; /* known to this rank alone */
+        snprintf(key, sizeof key, "-%d|%u", rank, local);
+    } else {
+        snprintf(key, sizeof key, "%u|%s", comm, f[3]);
+    }
+    if ((g = intern(&m->wkeys, key)) == SIZE_MAX)
+        return -1;
+    if (!(m->gwins = grow(m->gwins, &m->cap_gw, m->wkeys.n, sizeof *m->gwins)))
+        return -1;
+    if (g == m->wkeys.n - 1) {
+        if ((name = intern(&m->strings, f[4])) == SIZE_MAX)
+            return -1;
+        m->gwins[g].name = (uint32_t)name;
+        m->gwins[g].comm = comm;
+    }
+    if (!(r->wins = grow(r->wins, &r->cap_w, r->nwins + 1, sizeof *r->wins)))
+        return -1;
+    r->wins[r->nwins++] = (idpair){local, (uint32_t)g};
+    return 0;
+}
+
+/* "group ID MEMBERS": the same members, the same group; the global id is
+ * fixed in write_globals (after the communicators' groups) */
+static int add_group(merger *m, rankdefs *r, char **f)
+{
+    size_t g;
+    if ((g = intern(&m->gkeys, f[2])) == SIZE_MAX)
+        return -1;
+    if (!(r->groups = grow(r->groups, &r->cap_g, r->ngroups + 1, sizeof *r->groups)))
+        return -1;
+    r->groups[r->ngroups++] = (idpair){(uint32_t)strtoul(f[1], NULL, 10), (uint32_t)g};
+    return 0;
+}
+
 /* "attribute ID TYPE NAME DESCRIPTION": the first rank's line defines it */
 static int add_attr(merger *m, char **f)
 {
@@ -261,6 +323,12 @@ static int read_defs(merger *m, int rank, const char *path)
                                                   strtoll(f[2], NULL, 10), strtod(f[3], NULL)};
         } else if (!strcmp(f[0], "metric") && n >= 2 && !strcmp(f[1], "cpu")) {
             m->cpu_metric = true;
+        } else if (!strcmp(f[0], "win") && n >= 5) {
+            if (add_win(m, r, rank, f) != 0)
+                goto nomem;
+        } else if (!strcmp(f[0], "group") && n >= 3) {
+            if (add_group(m, r, f) != 0)
+                goto nomem;
         } else if (!strcmp(f[0], "attribute") && n >= 5) {
             if (add_attr(m, f) != 0)
                 goto nomem;
@@ -324,6 +392,30 @@ static int find_ranks(merger *m)
 }
 
 /* ---- writing ---------------------------------------------------------------- */
+
+/* the global id of the first RMA group: after 0 (world's locations), 1
+ * (world's ranks), 2 (self) and one group per created communicator */
+static uint32_t rma_group0(const merger *m)
+{
+    return 3 + (uint32_t)m->ckeys.n;
+}
+
+/* a member list "3,0,2" (world ranks below `max`) into `out` */
+static bool parse_members(const char *p, uint64_t *out, uint32_t max, uint32_t *n)
+{
+    char *end;
+    *n = 0;
+    while (*p) {
+        unsigned long long v = strtoull(p, &end, 10);
+        if (end == p || v >= max || *n >= max)
+            return false;
+        out[(*n)++] = v;
+        if (*end != ',' && *end)
+            return false;
+        p = *end ? end + 1 : end;
+    }
+    return true;
+}
 
 static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
 {
@@ -477,6 +569,17 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
                                           OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                           OTF2_GROUP_FLAG_NONE, n, members));
     }
+    /* then the groups of RmaGroupSync records (world ranks, as Score-P) */
+    for (i = 0; i < m->gkeys.n; i++) {
+        uint32_t n = 0;
+        if (!parse_members(m->gkeys.s[i], members, (uint32_t)m->nranks, &n)) {
+            rc = OTF2_ERROR_INVALID_DATA;
+            goto out;
+        }
+        W(OTF2_GlobalDefWriter_WriteGroup(gw, rma_group0(m) + (uint32_t)i, (uint32_t)s_empty,
+                                          OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                          OTF2_GROUP_FLAG_NONE, n, members));
+    }
     W(OTF2_GlobalDefWriter_WriteComm(gw, 0, (uint32_t)s_world, 1, OTF2_UNDEFINED_COMM,
                                      OTF2_COMM_FLAG_NONE));
     W(OTF2_GlobalDefWriter_WriteComm(gw, 1, (uint32_t)s_empty, 2, OTF2_UNDEFINED_COMM,
@@ -487,6 +590,9 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
         W(OTF2_GlobalDefWriter_WriteComm(gw, (uint32_t)i + 2, (uint32_t)intern(&m->strings, name),
                                          (uint32_t)i + 3, 0, OTF2_COMM_FLAG_NONE));
     }
+    for (i = 0; i < m->wkeys.n; i++)
+        W(OTF2_GlobalDefWriter_WriteRmaWin(gw, (uint32_t)i, m->gwins[i].name, m->gwins[i].comm,
+                                           OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS));
 #undef W
 out:
     free(members);
@@ -499,8 +605,8 @@ nomem:
     return OTF2_ERROR_MEM_ALLOC_FAILED;
 }
 
-/* a dense local -> global map (ids never defined map to themselves) */
-static OTF2_IdMap *idmap(const idpair *p, size_t n)
+/* a dense local -> global + offset map (ids never defined map to themselves) */
+static OTF2_IdMap *idmap_offset(const idpair *p, size_t n, uint32_t offset)
 {
     uint32_t max = 0;
     uint64_t *a;
@@ -514,10 +620,15 @@ static OTF2_IdMap *idmap(const idpair *p, size_t n)
     for (i = 0; i < max; i++)
         a[i] = i;
     for (i = 0; i < n; i++)
-        a[p[i].local] = p[i].global;
+        a[p[i].local] = (uint64_t)p[i].global + offset;
     map = OTF2_IdMap_CreateFromUint64Array(max, a, false);
     free(a);
     return map;
+}
+
+static OTF2_IdMap *idmap(const idpair *p, size_t n)
+{
+    return idmap_offset(p, n, 0);
 }
 
 static OTF2_ErrorCode write_locals(merger *m, OTF2_Archive *ar)
@@ -539,6 +650,16 @@ static OTF2_ErrorCode write_locals(merger *m, OTF2_Archive *ar)
         }
         if (rc == OTF2_SUCCESS && d->ncomms && (map = idmap(d->comms, d->ncomms))) {
             rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, map);
+            OTF2_IdMap_Free(map);
+        }
+        if (rc == OTF2_SUCCESS && d->nwins && (map = idmap(d->wins, d->nwins))) {
+            rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_RMA_WIN, map);
+            OTF2_IdMap_Free(map);
+        }
+        /* the RMA groups' global ids follow the communicators' groups */
+        if (rc == OTF2_SUCCESS && d->ngroups &&
+            (map = idmap_offset(d->groups, d->ngroups, rma_group0(m)))) {
+            rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_GROUP, map);
             OTF2_IdMap_Free(map);
         }
         for (i = 0; i < d->noffs && rc == OTF2_SUCCESS; i++)
@@ -774,12 +895,17 @@ out:
         for (r = 0; r < m.nranks; r++) {
             free(m.R[r].regions);
             free(m.R[r].comms);
+            free(m.R[r].wins);
+            free(m.R[r].groups);
             free(m.R[r].offs);
         }
     free(m.R);
     strtab_free(&m.strings);
     strtab_free(&m.rkeys);
     strtab_free(&m.ckeys);
+    strtab_free(&m.wkeys);
+    strtab_free(&m.gkeys);
+    free(m.gwins);
     if (m.cmembers)
         for (size_t i = 0; i < m.ckeys.n; i++)
             free(m.cmembers[i]);

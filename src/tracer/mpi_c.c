@@ -6,6 +6,8 @@
  * MpiCollectiveBegin, the PMPI call, MpiRecv / MpiIrecv / completions /
  * MpiCollectiveEnd, Leave(region).  Peers and roots are ranks in the
  * communicator, as OTF2 defines them; MPI_PROC_NULL peers record no message.
+ * One-sided communication (windows, epochs, transfers) follows Score-P too:
+ * its section below and docs/tracer.md.
  * Without recording (before MPI_Init, after MPI_Finalize, other threads)
  * every wrapper is a plain call of its PMPI function.
  */
@@ -211,6 +213,257 @@ void upt_req_freed(MPI_Request r)
     reqent *e = req_find(r);
     if (e)
         req_del(e);
+}
+
+/* ---- one-sided communication: windows, epochs, open transfers -------------------
+ * Score-P's conventions (scorep_mpi_rma_request.c; docs/tracer.md).  A
+ * transfer gets a matching id from the request counter; the transfers of a
+ * window to one target share it until a synchronisation completes them, one
+ * id for those that complete at the target when they complete here (gets:
+ * "combined") and one for the others (puts, atomics: "separate").  The
+ * synchronisation writes, per id, RmaOpCompleteNonBlocking (local
+ * completion) and RmaOpCompleteRemote when it completes the transfers at the
+ * target too, before its own sync record:
+ *   fence, complete, wait:    local; remote for combined ids; forgotten
+ *   test that succeeds, flush_local(_all):
+ *                             local; remote for combined ids, which are
+ *                             forgotten (separate ones stay open)
+ *   flush(_all), unlock(_all): local if not yet, remote; forgotten
+ * In each call the ids are completed by target, separate before combined.
+ * A window holds at most two open ids per target, so its memory is bounded
+ * by its communicator's size.  Only the recording thread keeps this table. */
+
+typedef struct rmaop {
+    uint32_t target;
+    bool combined;  /* completes remotely with its local completion (gets) */
+    bool local;     /* RmaOpCompleteNonBlocking written */
+    uint64_t id;
+} rmaop;
+
+typedef struct rmawin {
+    MPI_Win w;
+    uint32_t id;
+    bool allocated;                          /* MPI_Win_allocate(_shared) */
+    uint32_t group[2];                       /* of the access / exposure epoch */
+    rmaop *ops;        /* open ids, by target, separate before combined */
+    uint32_t nops, capops;
+} rmawin;
+
+static rmawin *wins;
+static uint32_t nwins, capwins;
+
+static rmawin *win_find(MPI_Win w)
+{
+    uint32_t i;
+    if (w == MPI_WIN_NULL)
+        return NULL;
+    for (i = nwins; i-- > 0;)
+        if (wins[i].w == w)
+            return &wins[i];
+    return NULL;
+}
+
+enum { DONE_EPOCH, DONE_LOCAL, DONE_FULL }; /* Score-P's three completions */
+
+/* complete the open ids of `x` to `target` (or UPT_RMA_ALL) */
+static void win_complete(rmawin *x, int target, int how)
+{
+    uint32_t i = 0, k = 0;
+    for (i = 0; i < x->nops; i++) {
+        rmaop *o = &x->ops[i];
+        bool forget = true;
+        if (target != UPT_RMA_ALL && o->target != (uint32_t)target) {
+            x->ops[k++] = *o;
+            continue;
+        }
+        if (!o->local) {
+            upt_rma_op_complete_local(x->id, o->id);
+            o->local = true;
+            if (o->combined && how != DONE_FULL)
+                upt_rma_op_complete_remote(x->id, o->id);
+        }
+        if (how == DONE_FULL)
+            upt_rma_op_complete_remote(x->id, o->id);
+        else if (how == DONE_LOCAL && !o->combined)
+            forget = false;
+        if (!forget)
+            x->ops[k++] = *o;
+    }
+    x->nops = k;
+}
+
+void upt_rma_op(MPI_Win w, int target, int kind, OTF2_RmaAtomicType atype, uint64_t put,
+                uint64_t got)
+{
+    rmawin *x;
+    uint64_t id = 0;
+    uint32_t i;
+    bool combined = kind == UPT_RMA_GET, tracked = false;
+    if (target == MPI_PROC_NULL || target < 0 || !upt_recording() || !(x = win_find(w)))
+        return;
+    /* the open id of (target, completion), or the place of a new one */
+    for (i = 0; i < x->nops; i++)
+        if (x->ops[i].target > (uint32_t)target ||
+            (x->ops[i].target == (uint32_t)target && x->ops[i].combined >= combined))
+            break;
+    if (i < x->nops && x->ops[i].target == (uint32_t)target && x->ops[i].combined == combined) {
+        id = x->ops[i].id;
+        tracked = true;
+    } else {
+        id = upt_next_request();
+        if (x->nops == x->capops) {
+            uint32_t nc = x->capops ? 2 * x->capops : 4;
+            rmaop *no = realloc(x->ops, nc * sizeof *no);
+            if (no)
+                x->ops = no, x->capops = nc;
+        }
+        if (x->nops < x->capops) {
+            memmove(&x->ops[i + 1], &x->ops[i], (x->nops - i) * sizeof *x->ops);
+            x->ops[i] = (rmaop){(uint32_t)target, combined, false, id};
+            x->nops++;
+            tracked = true;
+        }
+    }
+    if (kind == UPT_RMA_PUT)
+        upt_rma_put(x->id, (uint32_t)target, put, id);
+    else if (kind == UPT_RMA_GET)
+        upt_rma_get(x->id, (uint32_t)target, got, id);
+    else
+        upt_rma_atomic(x->id, (uint32_t)target, atype, put, got, id);
+    if (!tracked) { /* out of memory: completed at once, so it is completed */
+        upt_rma_op_complete_local(x->id, id);
+        upt_rma_op_complete_remote(x->id, id);
+    }
+}
+
+void upt_win_create_begin(void)
+{
+    upt_rma_coll_begin();
+}
+
+/* Score-P: RmaWinCreate, then the end of the collective that made it */
+void upt_win_create_end(MPI_Win w, MPI_Comm comm, uint32_t region, bool allocated)
+{
+    uint32_t id = UINT32_MAX;
+    if (w != MPI_WIN_NULL && upt_recording() &&
+        (id = upt_win_define(upt_comm_id(comm), region)) != UINT32_MAX) {
+        if (nwins == capwins) {
+            uint32_t nc = capwins ? 2 * capwins : 8;
+            rmawin *nw = realloc(wins, nc * sizeof *nw);
+            if (nw)
+                wins = nw, capwins = nc;
+        }
+        if (nwins < capwins) {
+            rmawin *x = &wins[nwins++];
+            memset(x, 0, sizeof *x);
+            x->w = w, x->id = id, x->allocated = allocated;
+            x->group[0] = x->group[1] = UINT32_MAX;
+        }
+        upt_rma_win_create(id);
+    }
+    /* a window that failed (or went unrecorded) ends with an undefined one */
+    upt_rma_coll_end(allocated ? OTF2_COLLECTIVE_OP_CREATE_HANDLE_AND_ALLOCATE
+                               : OTF2_COLLECTIVE_OP_CREATE_HANDLE,
+                     OTF2_RMA_SYNC_LEVEL_PROCESS, id != UINT32_MAX ? id : OTF2_UNDEFINED_UINT32);
+}
+
+/* Ids still open at MPI_Win_free (no synchronisation completed them, which
+ * MPI does not allow) are dropped without a record, as Score-P does. */
+upt_win_freeing upt_win_free_begin(MPI_Win w)
+{
+    upt_win_freeing f = {OTF2_UNDEFINED_UINT32, OTF2_COLLECTIVE_OP_DESTROY_HANDLE};
+    rmawin *x;
+    if (upt_recording() && (x = win_find(w)) != NULL) { /* else nothing but Enter, Leave */
+        upt_rma_coll_begin();
+        f.id = x->id;
+        if (x->allocated)
+            f.op = OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE;
+        free(x->ops);
+        *x = wins[--nwins];
+    }
+    return f;
+}
+
+void upt_win_free_end(upt_win_freeing f)
+{
+    if (f.id == OTF2_UNDEFINED_UINT32)
+        return;
+    upt_rma_win_destroy(f.id);
+    upt_rma_coll_end(f.op, OTF2_RMA_SYNC_LEVEL_PROCESS, f.id);
+}
+
+#define SYNC_FULL (OTF2_RMA_SYNC_LEVEL_MEMORY | OTF2_RMA_SYNC_LEVEL_PROCESS)
+
+/* a fence of a window we do not know records nothing but Enter, Leave */
+void upt_win_fence_begin(MPI_Win w)
+{
+    if (upt_recording() && win_find(w))
+        upt_rma_coll_begin();
+}
+
+void upt_win_fence_end(MPI_Win w)
+{
+    rmawin *x;
+    if (!upt_recording() || !(x = win_find(w)))
+        return;
+    win_complete(x, UPT_RMA_ALL, DONE_EPOCH);
+    upt_rma_coll_end(OTF2_COLLECTIVE_OP_BARRIER, SYNC_FULL, x->id);
+}
+
+void upt_win_epoch_start(MPI_Win w, MPI_Group g, bool exposure)
+{
+    rmawin *x;
+    uint32_t gid;
+    if (!upt_recording() || !(x = win_find(w)) || (gid = upt_group_define(g)) == UINT32_MAX)
+        return;
+    x->group[exposure] = gid;
+    upt_rma_group_sync(OTF2_RMA_SYNC_LEVEL_PROCESS, x->id, gid);
+}
+
+/* (an epoch whose group could not be defined has no RmaGroupSync records) */
+void upt_win_epoch_end(MPI_Win w, bool exposure, bool test, bool done)
+{
+    rmawin *x;
+    uint32_t g;
+    if (!upt_recording() || !(x = win_find(w)))
+        return;
+    g = x->group[exposure];
+    if (!done) {
+        if (g != UINT32_MAX)
+            upt_rma_group_sync(OTF2_RMA_SYNC_LEVEL_NONE, x->id, g);
+        return;
+    }
+    win_complete(x, UPT_RMA_ALL, test ? DONE_LOCAL : DONE_EPOCH);
+    if (g != UINT32_MAX)
+        upt_rma_group_sync(SYNC_FULL, x->id, g);
+    x->group[exposure] = UINT32_MAX;
+}
+
+/* the remote of a lock record: OTF2_UNDEFINED_UINT32 names every target */
+#define REMOTE(rank) ((rank) == UPT_RMA_ALL ? OTF2_UNDEFINED_UINT32 : (uint32_t)(rank))
+
+void upt_win_lock(MPI_Win w, int rank, bool exclusive)
+{
+    rmawin *x;
+    if (rank != MPI_PROC_NULL && upt_recording() && (x = win_find(w)) != NULL)
+        upt_rma_request_lock(x->id, REMOTE(rank),
+                             exclusive ? OTF2_LOCK_EXCLUSIVE : OTF2_LOCK_SHARED);
+}
+
+void upt_win_unlock(MPI_Win w, int rank)
+{
+    rmawin *x;
+    if (rank == MPI_PROC_NULL || !upt_recording() || !(x = win_find(w)))
+        return;
+    win_complete(x, rank, DONE_FULL);
+    upt_rma_release_lock(x->id, REMOTE(rank));
+}
+
+void upt_win_flush(MPI_Win w, int rank, bool local)
+{
+    rmawin *x;
+    if (rank != MPI_PROC_NULL && upt_recording() && (x = win_find(w)) != NULL)
+        win_complete(x, rank, local ? DONE_LOCAL : DONE_FULL);
 }
 
 /* ---- helpers ------------------------------------------------------------------- */
@@ -1240,4 +1493,308 @@ UPT_EXPORT int MPI_Comm_free(MPI_Comm *comm)
     rc = PMPI_Comm_free(comm);
     upt_leave(UPT_R_MPI_Comm_free);
     return rc;
+}
+
+/* ---- one-sided communication ----------------------------------------------------------
+ * Records as Score-P writes them (docs/tracer.md); the bookkeeping is above
+ * (windows, epochs, open transfers).  Only the recording thread records or
+ * keeps windows: RMA_ON() is upt_recording(), not ON(). */
+
+#define RMA_ON() upt_recording()
+
+#define WIN_NEW(REGION, COMM, WIN, ALLOCATED, CALL)                                     \
+    do {                                                                                \
+        int rc_;                                                                        \
+        if (!RMA_ON())                                                                  \
+            return CALL;                                                                \
+        upt_enter(REGION);                                                              \
+        upt_win_create_begin();                                                         \
+        rc_ = CALL;                                                                     \
+        upt_win_create_end(rc_ == MPI_SUCCESS ? *(WIN) : MPI_WIN_NULL, COMM, REGION,    \
+                           ALLOCATED);                                                  \
+        upt_leave(REGION);                                                              \
+        return rc_;                                                                     \
+    } while (0)
+
+UPT_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                              MPI_Comm comm, MPI_Win *win)
+{
+    WIN_NEW(UPT_R_MPI_Win_create, comm, win, false,
+            PMPI_Win_create(base, size, disp_unit, info, comm, win));
+}
+
+UPT_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                void *baseptr, MPI_Win *win)
+{
+    WIN_NEW(UPT_R_MPI_Win_allocate, comm, win, true,
+            PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win));
+}
+
+UPT_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
+                                       MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    WIN_NEW(UPT_R_MPI_Win_allocate_shared, comm, win, true,
+            PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win));
+}
+
+UPT_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    WIN_NEW(UPT_R_MPI_Win_create_dynamic, comm, win, false,
+            PMPI_Win_create_dynamic(info, comm, win));
+}
+
+UPT_EXPORT int MPI_Win_free(MPI_Win *win)
+{
+    upt_win_freeing f;
+    int rc;
+    if (!RMA_ON())
+        return PMPI_Win_free(win);
+    upt_enter(UPT_R_MPI_Win_free);
+    f = upt_win_free_begin(*win);
+    rc = PMPI_Win_free(win);
+    upt_win_free_end(f);
+    upt_leave(UPT_R_MPI_Win_free);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Win_fence(int assert, MPI_Win win)
+{
+    int rc;
+    if (!RMA_ON())
+        return PMPI_Win_fence(assert, win);
+    upt_enter(UPT_R_MPI_Win_fence);
+    upt_win_fence_begin(win);
+    rc = PMPI_Win_fence(assert, win);
+    upt_win_fence_end(win);
+    upt_leave(UPT_R_MPI_Win_fence);
+    return rc;
+}
+
+/* MPI_Win_start and MPI_Win_post open an epoch with a group; `exposure`
+ * tells which */
+static int epoch_start(uint32_t region, bool exposure, MPI_Group group, int assert, MPI_Win win)
+{
+    int rc;
+    if (!RMA_ON())
+        return exposure ? PMPI_Win_post(group, assert, win) : PMPI_Win_start(group, assert, win);
+    upt_enter(region);
+    rc = exposure ? PMPI_Win_post(group, assert, win) : PMPI_Win_start(group, assert, win);
+    if (rc == MPI_SUCCESS)
+        upt_win_epoch_start(win, group, exposure);
+    upt_leave(region);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+{
+    return epoch_start(UPT_R_MPI_Win_post, true, group, assert, win);
+}
+
+UPT_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+{
+    return epoch_start(UPT_R_MPI_Win_start, false, group, assert, win);
+}
+
+UPT_EXPORT int MPI_Win_complete(MPI_Win win)
+{
+    int rc;
+    if (!RMA_ON())
+        return PMPI_Win_complete(win);
+    upt_enter(UPT_R_MPI_Win_complete);
+    rc = PMPI_Win_complete(win);
+    if (rc == MPI_SUCCESS)
+        upt_win_epoch_end(win, false, false, true);
+    upt_leave(UPT_R_MPI_Win_complete);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Win_wait(MPI_Win win)
+{
+    int rc;
+    if (!RMA_ON())
+        return PMPI_Win_wait(win);
+    upt_enter(UPT_R_MPI_Win_wait);
+    rc = PMPI_Win_wait(win);
+    if (rc == MPI_SUCCESS)
+        upt_win_epoch_end(win, true, false, true);
+    upt_leave(UPT_R_MPI_Win_wait);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Win_test(MPI_Win win, int *flag)
+{
+    int rc;
+    if (!RMA_ON())
+        return PMPI_Win_test(win, flag);
+    upt_enter(UPT_R_MPI_Win_test);
+    rc = PMPI_Win_test(win, flag);
+    if (rc == MPI_SUCCESS)
+        upt_win_epoch_end(win, true, true, *flag != 0);
+    upt_leave(UPT_R_MPI_Win_test);
+    return rc;
+}
+
+/* passive target: the lock is requested before the call, released after */
+UPT_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+    int rc;
+    if (!RMA_ON())
+        return PMPI_Win_lock(lock_type, rank, assert, win);
+    upt_enter(UPT_R_MPI_Win_lock);
+    upt_win_lock(win, rank, lock_type == MPI_LOCK_EXCLUSIVE);
+    rc = PMPI_Win_lock(lock_type, rank, assert, win);
+    upt_leave(UPT_R_MPI_Win_lock);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win)
+{
+    int rc;
+    if (!RMA_ON())
+        return PMPI_Win_lock_all(assert, win);
+    upt_enter(UPT_R_MPI_Win_lock_all);
+    upt_win_lock(win, UPT_RMA_ALL, false);
+    rc = PMPI_Win_lock_all(assert, win);
+    upt_leave(UPT_R_MPI_Win_lock_all);
+    return rc;
+}
+
+/* unlock, unlock_all, flush, flush_all (`rank` UPT_RMA_ALL for the _all
+ * calls): the transfers they complete, then for an unlock its release */
+static int passive_end(uint32_t region, bool unlock, int rank, MPI_Win win)
+{
+    int rc;
+    bool all = rank == UPT_RMA_ALL;
+#define PASSIVE_CALL                                                                     \
+    (unlock ? (all ? PMPI_Win_unlock_all(win) : PMPI_Win_unlock(rank, win))              \
+            : (all ? PMPI_Win_flush_all(win) : PMPI_Win_flush(rank, win)))
+    if (!RMA_ON())
+        return PASSIVE_CALL;
+    upt_enter(region);
+    rc = PASSIVE_CALL;
+#undef PASSIVE_CALL
+    if (rc == MPI_SUCCESS) {
+        if (unlock)
+            upt_win_unlock(win, rank);
+        else
+            upt_win_flush(win, rank, false);
+    }
+    upt_leave(region);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Win_unlock(int rank, MPI_Win win)
+{
+    return passive_end(UPT_R_MPI_Win_unlock, true, rank, win);
+}
+
+UPT_EXPORT int MPI_Win_unlock_all(MPI_Win win)
+{
+    return passive_end(UPT_R_MPI_Win_unlock_all, true, UPT_RMA_ALL, win);
+}
+
+UPT_EXPORT int MPI_Win_flush(int rank, MPI_Win win)
+{
+    return passive_end(UPT_R_MPI_Win_flush, false, rank, win);
+}
+
+UPT_EXPORT int MPI_Win_flush_all(MPI_Win win)
+{
+    return passive_end(UPT_R_MPI_Win_flush_all, false, UPT_RMA_ALL, win);
+}
+
+/* local completion: the separate ids stay open until a flush, an unlock or
+ * an epoch's end completes them at the target */
+UPT_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win)
+{
+    int rc;
+    if (!RMA_ON())
+        return PMPI_Win_flush_local(rank, win);
+    upt_enter(UPT_R_MPI_Win_flush_local);
+    rc = PMPI_Win_flush_local(rank, win);
+    if (rc == MPI_SUCCESS)
+        upt_win_flush(win, rank, true);
+    upt_leave(UPT_R_MPI_Win_flush_local);
+    return rc;
+}
+
+UPT_EXPORT int MPI_Win_flush_local_all(MPI_Win win)
+{
+    int rc;
+    if (!RMA_ON())
+        return PMPI_Win_flush_local_all(win);
+    upt_enter(UPT_R_MPI_Win_flush_local_all);
+    rc = PMPI_Win_flush_local_all(win);
+    if (rc == MPI_SUCCESS)
+        upt_win_flush(win, UPT_RMA_ALL, true);
+    upt_leave(UPT_R_MPI_Win_flush_local_all);
+    return rc;
+}
+
+/* transfers: the record between the Enter and the PMPI call, as Score-P */
+#define RMA_OP(REGION, WIN, TARGET, KIND, ATYPE, PUT, GOT, CALL)                       \
+    do {                                                                               \
+        int rc_;                                                                       \
+        if (!RMA_ON())                                                                 \
+            return CALL;                                                               \
+        upt_enter(REGION);                                                             \
+        upt_rma_op(WIN, TARGET, KIND, ATYPE, PUT, GOT);                                \
+        rc_ = CALL;                                                                    \
+        upt_leave(REGION);                                                             \
+        return rc_;                                                                    \
+    } while (0)
+
+UPT_EXPORT int MPI_Put(const void *origin, int ocount, MPI_Datatype otype, int target,
+                       MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    RMA_OP(UPT_R_MPI_Put, win, target, UPT_RMA_PUT, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE,
+           RMA_ON() ? upt_bytes(ocount, otype) : 0, 0,
+           PMPI_Put(origin, ocount, otype, target, disp, tcount, ttype, win));
+}
+
+UPT_EXPORT int MPI_Get(void *origin, int ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+                       int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    RMA_OP(UPT_R_MPI_Get, win, target, UPT_RMA_GET, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE, 0,
+           RMA_ON() ? upt_bytes(ocount, otype) : 0,
+           PMPI_Get(origin, ocount, otype, target, disp, tcount, ttype, win));
+}
+
+UPT_EXPORT int MPI_Accumulate(const void *origin, int ocount, MPI_Datatype otype, int target,
+                              MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
+                              MPI_Win win)
+{
+    RMA_OP(UPT_R_MPI_Accumulate, win, target, UPT_RMA_ATOMIC, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE,
+           RMA_ON() ? upt_bytes(ocount, otype) : 0, 0,
+           PMPI_Accumulate(origin, ocount, otype, target, disp, tcount, ttype, op, win));
+}
+
+UPT_EXPORT int MPI_Get_accumulate(const void *origin, int ocount, MPI_Datatype otype,
+                                  void *result, int rcount, MPI_Datatype rtype, int target,
+                                  MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
+                                  MPI_Win win)
+{
+    RMA_OP(UPT_R_MPI_Get_accumulate, win, target, UPT_RMA_ATOMIC,
+           OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE, RMA_ON() ? upt_bytes(ocount, otype) : 0,
+           RMA_ON() ? upt_bytes(rcount, rtype) : 0,
+           PMPI_Get_accumulate(origin, ocount, otype, result, rcount, rtype, target, disp, tcount,
+                               ttype, op, win));
+}
+
+UPT_EXPORT int MPI_Fetch_and_op(const void *origin, void *result, MPI_Datatype type, int target,
+                                MPI_Aint disp, MPI_Op op, MPI_Win win)
+{
+    uint64_t b = RMA_ON() ? upt_bytes(1, type) : 0;
+    RMA_OP(UPT_R_MPI_Fetch_and_op, win, target, UPT_RMA_ATOMIC,
+           OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE, b, b,
+           PMPI_Fetch_and_op(origin, result, type, target, disp, op, win));
+}
+
+UPT_EXPORT int MPI_Compare_and_swap(const void *origin, const void *compare, void *result,
+                                    MPI_Datatype type, int target, MPI_Aint disp, MPI_Win win)
+{
+    uint64_t b = RMA_ON() ? upt_bytes(1, type) : 0;
+    RMA_OP(UPT_R_MPI_Compare_and_swap, win, target, UPT_RMA_ATOMIC,
+           OTF2_RMA_ATOMIC_TYPE_COMPARE_AND_SWAP, b, b,
+           PMPI_Compare_and_swap(origin, compare, result, type, target, disp, win));
 }

@@ -1634,3 +1634,350 @@ FORTRAN(mpi_comm_free, MPI_COMM_FREE, (MPI_Fint *comm, MPI_Fint *ierr))
     pmpi_comm_free_(comm, ierr);
     upt_leave(UPT_R_MPI_Comm_free);
 }
+
+/* ---- one-sided communication ------------------------------------------------------------------
+ * The records of mpi_c.c (and its bookkeeping of windows, epochs and open
+ * transfers), with handles converted by MPI_Win_f2c, MPI_Comm_f2c and
+ * MPI_Group_f2c.  Window sizes and target displacements are
+ * INTEGER(KIND=MPI_ADDRESS_KIND), MPI_Aint here; they are passed through.
+ * As in mpi_c.c, only the thread that records keeps windows. */
+
+/* the end of a window's creation: the window, if made, then the Leave */
+static void win_new_end(uint32_t region, MPI_Fint ierr, MPI_Fint comm, MPI_Fint win,
+                        bool allocated)
+{
+    MPI_Comm c = MPI_Comm_f2c(comm);
+    upt_win_create_end(ierr == MPI_SUCCESS ? MPI_Win_f2c(win) : MPI_WIN_NULL,
+                       comm_ok(c) ? c : MPI_COMM_NULL, region, allocated);
+    upt_leave(region);
+}
+
+FORTRAN(mpi_win_create, MPI_WIN_CREATE,
+        (void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm,
+         MPI_Fint *win, MPI_Fint *ierr))
+{
+    if (!upt_recording()) {
+        pmpi_win_create_(base, size, disp_unit, info, comm, win, ierr);
+        return;
+    }
+    upt_enter(UPT_R_MPI_Win_create);
+    upt_win_create_begin();
+    pmpi_win_create_(base, size, disp_unit, info, comm, win, ierr);
+    win_new_end(UPT_R_MPI_Win_create, *ierr, *comm, *win, false);
+}
+
+typedef void win_alloc_fn(MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *,
+                          MPI_Fint *);
+
+/* MPI_Win_allocate(_shared) and their TYPE(C_PTR) twins (_cptr), which
+ * take the same arguments */
+static void win_alloc(win_alloc_fn *f, uint32_t region, MPI_Aint *size, MPI_Fint *disp_unit,
+                      MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win,
+                      MPI_Fint *ierr)
+{
+    if (!upt_recording()) {
+        f(size, disp_unit, info, comm, baseptr, win, ierr);
+        return;
+    }
+    upt_enter(region);
+    upt_win_create_begin();
+    f(size, disp_unit, info, comm, baseptr, win, ierr);
+    win_new_end(region, *ierr, *comm, *win, true);
+}
+
+#define WIN_ALLOC_PARAMS                                                                \
+    (MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr,    \
+     MPI_Fint *win, MPI_Fint *ierr)
+
+FORTRAN(mpi_win_allocate, MPI_WIN_ALLOCATE, WIN_ALLOC_PARAMS)
+{
+    win_alloc(pmpi_win_allocate_, UPT_R_MPI_Win_allocate, size, disp_unit, info, comm, baseptr,
+              win, ierr);
+}
+
+FORTRAN(mpi_win_allocate_cptr, MPI_WIN_ALLOCATE_CPTR, WIN_ALLOC_PARAMS)
+{
+    win_alloc(pmpi_win_allocate_cptr_, UPT_R_MPI_Win_allocate, size, disp_unit, info, comm,
+              baseptr, win, ierr);
+}
+
+FORTRAN(mpi_win_allocate_shared, MPI_WIN_ALLOCATE_SHARED, WIN_ALLOC_PARAMS)
+{
+    win_alloc(pmpi_win_allocate_shared_, UPT_R_MPI_Win_allocate_shared, size, disp_unit, info,
+              comm, baseptr, win, ierr);
+}
+
+FORTRAN(mpi_win_allocate_shared_cptr, MPI_WIN_ALLOCATE_SHARED_CPTR, WIN_ALLOC_PARAMS)
+{
+    win_alloc(pmpi_win_allocate_shared_cptr_, UPT_R_MPI_Win_allocate_shared, size, disp_unit,
+              info, comm, baseptr, win, ierr);
+}
+
+FORTRAN(mpi_win_create_dynamic, MPI_WIN_CREATE_DYNAMIC,
+        (MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr))
+{
+    if (!upt_recording()) {
+        pmpi_win_create_dynamic_(info, comm, win, ierr);
+        return;
+    }
+    upt_enter(UPT_R_MPI_Win_create_dynamic);
+    upt_win_create_begin();
+    pmpi_win_create_dynamic_(info, comm, win, ierr);
+    win_new_end(UPT_R_MPI_Win_create_dynamic, *ierr, *comm, *win, false);
+}
+
+/* the handle is read before the call, which sets it to MPI_WIN_NULL */
+FORTRAN(mpi_win_free, MPI_WIN_FREE, (MPI_Fint *win, MPI_Fint *ierr))
+{
+    upt_win_freeing f;
+    if (!upt_recording()) {
+        pmpi_win_free_(win, ierr);
+        return;
+    }
+    upt_enter(UPT_R_MPI_Win_free);
+    f = upt_win_free_begin(MPI_Win_f2c(*win));
+    pmpi_win_free_(win, ierr);
+    upt_win_free_end(f);
+    upt_leave(UPT_R_MPI_Win_free);
+}
+
+FORTRAN(mpi_win_fence, MPI_WIN_FENCE, (MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr))
+{
+    if (!upt_recording()) {
+        pmpi_win_fence_(assert, win, ierr);
+        return;
+    }
+    upt_enter(UPT_R_MPI_Win_fence);
+    upt_win_fence_begin(MPI_Win_f2c(*win));
+    pmpi_win_fence_(assert, win, ierr);
+    upt_win_fence_end(MPI_Win_f2c(*win));
+    upt_leave(UPT_R_MPI_Win_fence);
+}
+
+typedef void win_epoch_fn(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *);
+
+static void win_epoch_start(win_epoch_fn *f, uint32_t region, bool exposure, MPI_Fint *group,
+                            MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
+{
+    if (!upt_recording()) {
+        f(group, assert, win, ierr);
+        return;
+    }
+    upt_enter(region);
+    f(group, assert, win, ierr);
+    if (*ierr == MPI_SUCCESS)
+        upt_win_epoch_start(MPI_Win_f2c(*win), MPI_Group_f2c(*group), exposure);
+    upt_leave(region);
+}
+
+FORTRAN(mpi_win_post, MPI_WIN_POST,
+        (MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr))
+{
+    win_epoch_start(pmpi_win_post_, UPT_R_MPI_Win_post, true, group, assert, win, ierr);
+}
+
+FORTRAN(mpi_win_start, MPI_WIN_START,
+        (MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr))
+{
+    win_epoch_start(pmpi_win_start_, UPT_R_MPI_Win_start, false, group, assert, win, ierr);
+}
+
+typedef void win_fn(MPI_Fint *, MPI_Fint *);
+
+/* MPI_Win_complete (the access epoch) and MPI_Win_wait (the exposure epoch) */
+static void win_epoch_end(win_fn *f, uint32_t region, bool exposure, MPI_Fint *win,
+                          MPI_Fint *ierr)
+{
+    if (!upt_recording()) {
+        f(win, ierr);
+        return;
+    }
+    upt_enter(region);
+    f(win, ierr);
+    if (*ierr == MPI_SUCCESS)
+        upt_win_epoch_end(MPI_Win_f2c(*win), exposure, false, true);
+    upt_leave(region);
+}
+
+FORTRAN(mpi_win_complete, MPI_WIN_COMPLETE, (MPI_Fint *win, MPI_Fint *ierr))
+{
+    win_epoch_end(pmpi_win_complete_, UPT_R_MPI_Win_complete, false, win, ierr);
+}
+
+FORTRAN(mpi_win_wait, MPI_WIN_WAIT, (MPI_Fint *win, MPI_Fint *ierr))
+{
+    win_epoch_end(pmpi_win_wait_, UPT_R_MPI_Win_wait, true, win, ierr);
+}
+
+/* flag: a LOGICAL, which Open MPI sets to 0 or 1 */
+FORTRAN(mpi_win_test, MPI_WIN_TEST, (MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr))
+{
+    if (!upt_recording()) {
+        pmpi_win_test_(win, flag, ierr);
+        return;
+    }
+    upt_enter(UPT_R_MPI_Win_test);
+    pmpi_win_test_(win, flag, ierr);
+    if (*ierr == MPI_SUCCESS)
+        upt_win_epoch_end(MPI_Win_f2c(*win), true, true, *flag != 0);
+    upt_leave(UPT_R_MPI_Win_test);
+}
+
+FORTRAN(mpi_win_lock, MPI_WIN_LOCK,
+        (MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr))
+{
+    if (!upt_recording()) {
+        pmpi_win_lock_(lock_type, rank, assert, win, ierr);
+        return;
+    }
+    upt_enter(UPT_R_MPI_Win_lock);
+    upt_win_lock(MPI_Win_f2c(*win), *rank, *lock_type == MPI_LOCK_EXCLUSIVE);
+    pmpi_win_lock_(lock_type, rank, assert, win, ierr);
+    upt_leave(UPT_R_MPI_Win_lock);
+}
+
+FORTRAN(mpi_win_lock_all, MPI_WIN_LOCK_ALL, (MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr))
+{
+    if (!upt_recording()) {
+        pmpi_win_lock_all_(assert, win, ierr);
+        return;
+    }
+    upt_enter(UPT_R_MPI_Win_lock_all);
+    upt_win_lock(MPI_Win_f2c(*win), UPT_RMA_ALL, false);
+    pmpi_win_lock_all_(assert, win, ierr);
+    upt_leave(UPT_R_MPI_Win_lock_all);
+}
+
+typedef void win_rank_fn(MPI_Fint *, MPI_Fint *, MPI_Fint *);
+
+/* unlock and flush to one rank (f2 == NULL) or to all (f1 == NULL); local:
+ * the flush_local calls, which complete locally only */
+static void win_passive(win_rank_fn *f1, win_fn *f2, uint32_t region, bool unlock, bool local,
+                        MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
+{
+    int r = f1 ? *rank : UPT_RMA_ALL;
+    if (!upt_recording()) {
+        if (f1)
+            f1(rank, win, ierr);
+        else
+            f2(win, ierr);
+        return;
+    }
+    upt_enter(region);
+    if (f1)
+        f1(rank, win, ierr);
+    else
+        f2(win, ierr);
+    if (*ierr == MPI_SUCCESS) {
+        if (unlock)
+            upt_win_unlock(MPI_Win_f2c(*win), r);
+        else
+            upt_win_flush(MPI_Win_f2c(*win), r, local);
+    }
+    upt_leave(region);
+}
+
+FORTRAN(mpi_win_unlock, MPI_WIN_UNLOCK, (MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr))
+{
+    win_passive(pmpi_win_unlock_, NULL, UPT_R_MPI_Win_unlock, true, false, rank, win, ierr);
+}
+
+FORTRAN(mpi_win_unlock_all, MPI_WIN_UNLOCK_ALL, (MPI_Fint *win, MPI_Fint *ierr))
+{
+    win_passive(NULL, pmpi_win_unlock_all_, UPT_R_MPI_Win_unlock_all, true, false, NULL, win,
+                ierr);
+}
+
+FORTRAN(mpi_win_flush, MPI_WIN_FLUSH, (MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr))
+{
+    win_passive(pmpi_win_flush_, NULL, UPT_R_MPI_Win_flush, false, false, rank, win, ierr);
+}
+
+FORTRAN(mpi_win_flush_all, MPI_WIN_FLUSH_ALL, (MPI_Fint *win, MPI_Fint *ierr))
+{
+    win_passive(NULL, pmpi_win_flush_all_, UPT_R_MPI_Win_flush_all, false, false, NULL, win,
+                ierr);
+}
+
+FORTRAN(mpi_win_flush_local, MPI_WIN_FLUSH_LOCAL, (MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr))
+{
+    win_passive(pmpi_win_flush_local_, NULL, UPT_R_MPI_Win_flush_local, false, true, rank, win,
+                ierr);
+}
+
+FORTRAN(mpi_win_flush_local_all, MPI_WIN_FLUSH_LOCAL_ALL, (MPI_Fint *win, MPI_Fint *ierr))
+{
+    win_passive(NULL, pmpi_win_flush_local_all_, UPT_R_MPI_Win_flush_local_all, false, true, NULL,
+                win, ierr);
+}
+
+/* transfers: the record before the call */
+#define RMA_TRANSFER(REGION, WIN, TARGET, KIND, ATYPE, PUT, GOT, CALL)                      \
+    do {                                                                                     \
+        if (!upt_recording()) {                                                              \
+            CALL;                                                                            \
+            return;                                                                          \
+        }                                                                                    \
+        upt_enter(REGION);                                                                   \
+        upt_rma_op(MPI_Win_f2c(WIN), TARGET, KIND, ATYPE, PUT, GOT);                         \
+        CALL;                                                                                \
+        upt_leave(REGION);                                                                   \
+    } while (0)
+
+#define PUT_PARAMS                                                                           \
+    (void *origin, MPI_Fint *ocount, MPI_Fint *otype, MPI_Fint *target, MPI_Aint *disp,      \
+     MPI_Fint *tcount, MPI_Fint *ttype, MPI_Fint *win, MPI_Fint *ierr)
+
+FORTRAN(mpi_put, MPI_PUT, PUT_PARAMS)
+{
+    RMA_TRANSFER(UPT_R_MPI_Put, *win, *target, UPT_RMA_PUT, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE,
+                 fbytes(*ocount, *otype), 0,
+                 pmpi_put_(origin, ocount, otype, target, disp, tcount, ttype, win, ierr));
+}
+
+FORTRAN(mpi_get, MPI_GET, PUT_PARAMS)
+{
+    RMA_TRANSFER(UPT_R_MPI_Get, *win, *target, UPT_RMA_GET, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE, 0,
+                 fbytes(*ocount, *otype),
+                 pmpi_get_(origin, ocount, otype, target, disp, tcount, ttype, win, ierr));
+}
+
+FORTRAN(mpi_accumulate, MPI_ACCUMULATE,
+        (void *origin, MPI_Fint *ocount, MPI_Fint *otype, MPI_Fint *target, MPI_Aint *disp,
+         MPI_Fint *tcount, MPI_Fint *ttype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr))
+{
+    RMA_TRANSFER(UPT_R_MPI_Accumulate, *win, *target, UPT_RMA_ATOMIC,
+                 OTF2_RMA_ATOMIC_TYPE_ACCUMULATE, fbytes(*ocount, *otype), 0,
+                 pmpi_accumulate_(origin, ocount, otype, target, disp, tcount, ttype, op, win,
+                                  ierr));
+}
+
+FORTRAN(mpi_get_accumulate, MPI_GET_ACCUMULATE,
+        (void *origin, MPI_Fint *ocount, MPI_Fint *otype, void *result, MPI_Fint *rcount,
+         MPI_Fint *rtype, MPI_Fint *target, MPI_Aint *disp, MPI_Fint *tcount, MPI_Fint *ttype,
+         MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr))
+{
+    RMA_TRANSFER(UPT_R_MPI_Get_accumulate, *win, *target, UPT_RMA_ATOMIC,
+                 OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE, fbytes(*ocount, *otype),
+                 fbytes(*rcount, *rtype),
+                 pmpi_get_accumulate_(origin, ocount, otype, result, rcount, rtype, target, disp,
+                                      tcount, ttype, op, win, ierr));
+}
+
+FORTRAN(mpi_fetch_and_op, MPI_FETCH_AND_OP,
+        (void *origin, void *result, MPI_Fint *type, MPI_Fint *target, MPI_Aint *disp,
+         MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr))
+{
+    RMA_TRANSFER(UPT_R_MPI_Fetch_and_op, *win, *target, UPT_RMA_ATOMIC,
+                 OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE, fbytes(1, *type), fbytes(1, *type),
+                 pmpi_fetch_and_op_(origin, result, type, target, disp, op, win, ierr));
+}
+
+FORTRAN(mpi_compare_and_swap, MPI_COMPARE_AND_SWAP,
+        (void *origin, void *compare, void *result, MPI_Fint *type, MPI_Fint *target,
+         MPI_Aint *disp, MPI_Fint *win, MPI_Fint *ierr))
+{
+    RMA_TRANSFER(UPT_R_MPI_Compare_and_swap, *win, *target, UPT_RMA_ATOMIC,
+                 OTF2_RMA_ATOMIC_TYPE_COMPARE_AND_SWAP, fbytes(1, *type), fbytes(1, *type),
+                 pmpi_compare_and_swap_(origin, compare, result, type, target, disp, win, ierr));
+}

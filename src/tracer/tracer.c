@@ -4,8 +4,9 @@
  *
  * Place in the data flow: measurement (docs/tracer.md).  Each rank writes its
  * own one-location OTF2 archive under DIR/.upt/<rank>/ and appends every
- * definition it makes (regions, communicators, clock offsets) to the text
- * file DIR/.upt/<rank>.defs as it makes it.  At MPI_Finalize rank 0 merges
+ * definition it makes (regions, communicators, RMA windows and groups,
+ * attributes, clock offsets) to the text file DIR/.upt/<rank>.defs as it
+ * makes it.  At MPI_Finalize rank 0 merges
  * them into one archive in DIR (src/trace/merge.c); after a crash, a signal
  * or MPI_Abort `unperturb trace --recover DIR` does the same merge from what
  * reached the disk.  So no collective operation is needed to end a run, and
@@ -63,6 +64,12 @@ static struct {
     /* the same member list may name several communicators: their ordinal */
     struct ordinal { char *members; uint32_t n; } *ords;
     uint32_t nords, ords_cap;
+    /* RMA windows: how many this rank created per communicator (local id) */
+    struct winord { uint32_t comm, n; } *winords;
+    uint32_t nwinords, winords_cap, next_win;
+    /* groups of RmaGroupSync records: member lists (world ranks) -> id */
+    char **groups;
+    uint32_t ngroups, groups_cap, next_group;
 } T = {.side = -1};
 
 /* A signal that arrived while a record was being written is handled when it
@@ -146,22 +153,26 @@ static double clock_rate(void)
 
 /* ---- the side file: one write() per line, so a kill loses no whole line -- */
 
-static void side_line(const char *fmt, ...)
+/* false if the line was not written */
+static bool side_line(const char *fmt, ...)
 {
     char buf[8192];
     va_list ap;
     int n;
     if (T.side < 0)
-        return;
+        return false;
     va_start(ap, fmt);
     n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (n < 0 || (size_t)n >= sizeof buf) {
         upt_warn("definition line too long, dropped");
-        return;
+        return false;
     }
-    if (write(T.side, buf, (size_t)n) != n)
+    if (write(T.side, buf, (size_t)n) != n) {
         upt_warn("cannot write the definitions file: %s", strerror(errno));
+        return false;
+    }
+    return true;
 }
 
 /* names in the side file are tab-separated fields: no tabs or newlines */
@@ -447,6 +458,69 @@ void upt_nbcoll_complete(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uin
                                                         sent, received, req));
 }
 
+/* One-sided communication, as Score-P writes it (docs/tracer.md). */
+void upt_rma_win_create(uint32_t win)
+{
+    RECORD(OTF2_EvtWriter_RmaWinCreate(T.w, NULL, upt_now(), win));
+}
+
+void upt_rma_win_destroy(uint32_t win)
+{
+    RECORD(OTF2_EvtWriter_RmaWinDestroy(T.w, NULL, upt_now(), win));
+}
+
+void upt_rma_coll_begin(void) { RECORD(OTF2_EvtWriter_RmaCollectiveBegin(T.w, NULL, upt_now())); }
+
+void upt_rma_coll_end(OTF2_CollectiveOp op, OTF2_RmaSyncLevel level, uint32_t win)
+{
+    RECORD(OTF2_EvtWriter_RmaCollectiveEnd(T.w, NULL, upt_now(), op, level, win,
+                                           OTF2_UNDEFINED_UINT32, 0, 0));
+}
+
+void upt_rma_group_sync(OTF2_RmaSyncLevel level, uint32_t win, uint32_t group)
+{
+    RECORD(OTF2_EvtWriter_RmaGroupSync(T.w, NULL, upt_now(), level, win, group));
+}
+
+/* lock id 0: MPI names a lock by its window and target */
+void upt_rma_request_lock(uint32_t win, uint32_t remote, OTF2_LockType type)
+{
+    RECORD(OTF2_EvtWriter_RmaRequestLock(T.w, NULL, upt_now(), win, remote, 0, type));
+}
+
+void upt_rma_release_lock(uint32_t win, uint32_t remote)
+{
+    RECORD(OTF2_EvtWriter_RmaReleaseLock(T.w, NULL, upt_now(), win, remote, 0));
+}
+
+void upt_rma_put(uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    RECORD(OTF2_EvtWriter_RmaPut(T.w, NULL, upt_now(), win, remote, bytes, id));
+}
+
+void upt_rma_get(uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
+{
+    RECORD(OTF2_EvtWriter_RmaGet(T.w, NULL, upt_now(), win, remote, bytes, id));
+}
+
+void upt_rma_atomic(uint32_t win, uint32_t remote, OTF2_RmaAtomicType type, uint64_t sent,
+                    uint64_t received, uint64_t id)
+{
+    RECORD(OTF2_EvtWriter_RmaAtomic(T.w, NULL, upt_now(), win, remote, type, sent, received, id));
+}
+
+void upt_rma_op_complete_local(uint32_t win, uint64_t id)
+{
+    RECORD(OTF2_EvtWriter_RmaOpCompleteNonBlocking(T.w, NULL, upt_now(), win, id));
+}
+
+void upt_rma_op_complete_remote(uint32_t win, uint64_t id)
+{
+    RECORD(OTF2_EvtWriter_RmaOpCompleteRemote(T.w, NULL, upt_now(), win, id));
+}
+
+bool upt_recording(void) { return recording(); }
+
 void upt_overhead_begin(void) { upt_enter(UPT_R_OVERHEAD); }
 void upt_overhead_end(void) { upt_leave(UPT_R_OVERHEAD); }
 
@@ -497,13 +571,14 @@ uint32_t upt_region_define(const char *name, const char *file, uint32_t line)
     return UPT_R_FIXED_ + T.nregions++;
 }
 
+static const struct { const char *name; OTF2_RegionRole role; } mpi[] = {
+#define X(name, role) {#name, OTF2_REGION_ROLE_##role},
+    UPT_MPI_REGIONS(X)
+#undef X
+};
+
 static void define_fixed_regions(void)
 {
-    static const struct { const char *name; OTF2_RegionRole role; } mpi[] = {
-#define X(name, role) {#name, OTF2_REGION_ROLE_##role},
-        UPT_MPI_REGIONS(X)
-#undef X
-    };
     uint32_t i;
     for (i = 0; i < sizeof mpi / sizeof *mpi; i++)
         side_region(i, mpi[i].role, OTF2_PARADIGM_MPI, mpi[i].name, "MPI", 0);
@@ -612,6 +687,103 @@ void upt_comm_freed(MPI_Comm c)
             T.comms[i] = T.comms[--T.ncomms];
             return;
         }
+}
+
+/* ---- RMA windows and groups ---------------------------------------------------- */
+
+/* Window creation is collective over the communicator, in the same order on
+ * every member, so (communicator, ordinal) names a window on every rank
+ * alike, as (members, ordinal) does a communicator.  Its name is Score-P's:
+ * the creating function's, with "_window" appended. */
+uint32_t upt_win_define(uint32_t comm, uint32_t region)
+{
+    uint32_t i, ord = 0, id;
+    char c[16];
+    if (T.side < 0 || region >= sizeof mpi / sizeof *mpi)
+        return UINT32_MAX;
+    if (comm != UINT32_MAX) {
+        for (i = 0; i < T.nwinords && T.winords[i].comm != comm; i++)
+            ;
+        if (i == T.nwinords) {
+            if (T.nwinords == T.winords_cap) {
+                uint32_t nc = T.winords_cap ? 2 * T.winords_cap : 8;
+                struct winord *nw = realloc(T.winords, nc * sizeof *nw);
+                if (!nw)
+                    return UINT32_MAX;
+                T.winords = nw, T.winords_cap = nc;
+            }
+            T.winords[T.nwinords].comm = comm;
+            T.winords[T.nwinords++].n = 0;
+        }
+        ord = T.winords[i].n++;
+        snprintf(c, sizeof c, "%u", comm);
+    } else {
+        snprintf(c, sizeof c, "-"); /* unknown communicator: a window of this rank alone */
+    }
+    id = T.next_win++;
+    /* an undefined window is not recorded at all */
+    return side_line("win\t%u\t%s\t%u\t%s_window\n", id, c, ord, mpi[region].name) ? id
+                                                                                    : UINT32_MAX;
+}
+
+/* Score-P defines the group of an MPI_Group as the world ranks of its
+ * processes, in the group's order (an OTF2 Group of type COMM_GROUP; its
+ * members index MPI_COMM_WORLD's COMM_LOCATIONS group). */
+uint32_t upt_group_define(MPI_Group g)
+{
+    MPI_Group wg;
+    int n = 0, i, *in = NULL, *out = NULL;
+    char *members = NULL;
+    size_t len = 0, cap;
+    uint32_t id = UINT32_MAX, k;
+
+    if (T.side < 0 || g == MPI_GROUP_NULL || PMPI_Group_size(g, &n) != MPI_SUCCESS || n < 0)
+        return UINT32_MAX;
+    if (PMPI_Comm_group(MPI_COMM_WORLD, &wg) != MPI_SUCCESS)
+        return UINT32_MAX;
+    in = malloc((size_t)(n ? n : 1) * sizeof *in);
+    out = malloc((size_t)(n ? n : 1) * sizeof *out);
+    cap = (size_t)n * 12 + 1;
+    if (!in || !out || !(members = malloc(cap)))
+        goto done;
+    for (i = 0; i < n; i++)
+        in[i] = i;
+    if (n && PMPI_Group_translate_ranks(g, n, in, wg, out) != MPI_SUCCESS)
+        goto done;
+    members[0] = '\0';
+    for (i = 0; i < n; i++) {
+        if (out[i] == MPI_UNDEFINED || out[i] < 0)
+            goto done; /* a process outside MPI_COMM_WORLD */
+        len += (size_t)snprintf(members + len, cap - len, i ? ",%d" : "%d", out[i]);
+    }
+    for (k = 0; k < T.ngroups; k++)
+        if (!strcmp(T.groups[k], members)) {
+            id = k;
+            goto done;
+        }
+    /* at most 4096 remembered; past that each use defines a group again */
+    if (T.ngroups == T.groups_cap && T.groups_cap < 4096) {
+        uint32_t nc = T.groups_cap ? 2 * T.groups_cap : 16;
+        char **ng = realloc(T.groups, nc * sizeof *ng);
+        if (ng)
+            T.groups = ng, T.groups_cap = nc;
+    }
+    id = T.next_group++;
+    if (!side_line("group\t%u\t%s\n", id, members)) {
+        T.next_group--;
+        id = UINT32_MAX; /* an undefined group is never named */
+        goto done;
+    }
+    if (T.ngroups < T.groups_cap && T.ngroups == id) {
+        T.groups[T.ngroups++] = members;
+        members = NULL;
+    }
+done:
+    free(in);
+    free(out);
+    free(members);
+    PMPI_Group_free(&wg);
+    return id;
 }
 
 /* ---- clock offsets against rank 0 (more than one node) ----------------------- */

@@ -113,7 +113,20 @@ extern int upt_rank, upt_size;
     X(MPI_Iexscan, COLL_OTHER)                                                 \
     X(MPI_Comm_split, FUNCTION) X(MPI_Comm_dup, FUNCTION)                      \
     X(MPI_Comm_create, FUNCTION) X(MPI_Comm_split_type, FUNCTION)              \
-    X(MPI_Cart_create, FUNCTION) X(MPI_Comm_free, FUNCTION)
+    X(MPI_Cart_create, FUNCTION) X(MPI_Comm_free, FUNCTION)                    \
+    X(MPI_Win_create, FUNCTION) X(MPI_Win_allocate, ALLOCATE)                  \
+    X(MPI_Win_allocate_shared, ALLOCATE) X(MPI_Win_create_dynamic, FUNCTION)   \
+    X(MPI_Win_free, FUNCTION) X(MPI_Win_fence, FUNCTION)                       \
+    X(MPI_Win_post, FUNCTION) X(MPI_Win_start, FUNCTION)                       \
+    X(MPI_Win_complete, FUNCTION) X(MPI_Win_wait, FUNCTION)                    \
+    X(MPI_Win_test, FUNCTION) X(MPI_Win_lock, FUNCTION)                        \
+    X(MPI_Win_unlock, FUNCTION) X(MPI_Win_lock_all, FUNCTION)                  \
+    X(MPI_Win_unlock_all, FUNCTION) X(MPI_Win_flush, FUNCTION)                 \
+    X(MPI_Win_flush_all, FUNCTION) X(MPI_Win_flush_local, FUNCTION)            \
+    X(MPI_Win_flush_local_all, FUNCTION)                                       \
+    X(MPI_Put, RMA) X(MPI_Get, RMA) X(MPI_Accumulate, ATOMIC)                  \
+    X(MPI_Get_accumulate, ATOMIC) X(MPI_Fetch_and_op, ATOMIC)                  \
+    X(MPI_Compare_and_swap, ATOMIC)
 
 enum {
 #define X(name, role) UPT_R_##name,
@@ -180,6 +193,75 @@ uint32_t upt_comm_id(MPI_Comm c);
 /* Register a new communicator (collective creation returned it). */
 void upt_comm_created(MPI_Comm c);
 void upt_comm_freed(MPI_Comm c);
+
+/* ---- one-sided communication (records: tracer.c; windows and epochs: mpi_c.c) --
+ * As Score-P writes them with OTF2 (docs/tracer.md).  `win` is the window's
+ * local id (upt_win_define), `group` a group's local id (upt_group_define);
+ * `remote` is a rank in the window's communicator, OTF2_UNDEFINED_UINT32 for
+ * all of them. */
+void upt_rma_win_create(uint32_t win);
+void upt_rma_win_destroy(uint32_t win);
+void upt_rma_coll_begin(void); /* (OTF2 keeps no sync level here) */
+void upt_rma_coll_end(OTF2_CollectiveOp op, OTF2_RmaSyncLevel level, uint32_t win);
+void upt_rma_group_sync(OTF2_RmaSyncLevel level, uint32_t win, uint32_t group);
+void upt_rma_request_lock(uint32_t win, uint32_t remote, OTF2_LockType type);
+void upt_rma_release_lock(uint32_t win, uint32_t remote);
+void upt_rma_put(uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id);
+void upt_rma_get(uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id);
+void upt_rma_atomic(uint32_t win, uint32_t remote, OTF2_RmaAtomicType type, uint64_t sent,
+                    uint64_t received, uint64_t id);
+void upt_rma_op_complete_local(uint32_t win, uint64_t id);  /* RmaOpCompleteNonBlocking */
+void upt_rma_op_complete_remote(uint32_t win, uint64_t id); /* RmaOpCompleteRemote */
+
+/* True on the thread whose records are written, while recording: the
+ * window bookkeeping is touched on that thread only. */
+bool upt_recording(void);
+/* A new window on the communicator of local id `comm` (UINT32_MAX when the
+ * tracer does not know it), made by the call of region `region`: defines
+ * it in the side file and returns its local id, or UINT32_MAX.  Windows
+ * are identified across ranks by their communicator and how many windows
+ * this rank created on it before (creation is collective). */
+uint32_t upt_win_define(uint32_t comm, uint32_t region);
+/* The local id of the group of processes `g` (world ranks in its order),
+ * defined in the side file on first use; UINT32_MAX if it cannot be. */
+uint32_t upt_group_define(MPI_Group g);
+
+/* The wrappers' side (mpi_c.c, shared with mpi_f.c).  Each writes the
+ * records that belong between the Enter and the Leave of its call. */
+enum { UPT_RMA_PUT, UPT_RMA_GET, UPT_RMA_ATOMIC };
+/* window creation: before the PMPI call, then after it (w: the new window,
+ * MPI_WIN_NULL if it failed) */
+void upt_win_create_begin(void);
+void upt_win_create_end(MPI_Win w, MPI_Comm comm, uint32_t region, bool allocated);
+/* MPI_Win_free: before the PMPI call (returns what _end needs), after it.
+ * These and the calls below record nothing for a window the tracer does
+ * not know (made by another thread, or not defined). */
+typedef struct upt_win_freeing { uint32_t id; OTF2_CollectiveOp op; } upt_win_freeing;
+upt_win_freeing upt_win_free_begin(MPI_Win w);
+void upt_win_free_end(upt_win_freeing f);
+/* MPI_Win_fence: before the PMPI call, after it */
+void upt_win_fence_begin(MPI_Win w);
+void upt_win_fence_end(MPI_Win w);
+/* MPI_Win_start (access) / MPI_Win_post (exposure), after the PMPI call */
+void upt_win_epoch_start(MPI_Win w, MPI_Group g, bool exposure);
+/* MPI_Win_complete (access) / MPI_Win_wait, MPI_Win_test (exposure, test),
+ * after the PMPI call; done: the epoch ended (false: a test that found it
+ * open) */
+void upt_win_epoch_end(MPI_Win w, bool exposure, bool test, bool done);
+/* `rank` of the *_all calls: every target (MPI_PROC_NULL: no target) */
+#define UPT_RMA_ALL INT32_MIN
+/* MPI_Win_lock / MPI_Win_lock_all (rank UPT_RMA_ALL), before the PMPI call */
+void upt_win_lock(MPI_Win w, int rank, bool exclusive);
+/* MPI_Win_unlock / MPI_Win_unlock_all, after the PMPI call */
+void upt_win_unlock(MPI_Win w, int rank);
+/* MPI_Win_flush(_all), or with `local` MPI_Win_flush_local(_all), after
+ * the PMPI call */
+void upt_win_flush(MPI_Win w, int rank, bool local);
+/* A transfer to `target` (a rank of the window's communicator; nothing for
+ * MPI_PROC_NULL), before the PMPI call: RmaPut, RmaGet or RmaAtomic (of
+ * `atype`), bytes put and got. */
+void upt_rma_op(MPI_Win w, int target, int kind, OTF2_RmaAtomicType atype, uint64_t put,
+                uint64_t got);
 
 /* ---- nonblocking requests (mpi_c.c) --------------------------------------- */
 

@@ -6,10 +6,15 @@
 # made, per rank (counts computed here from the iteration and rank counts),
 # every message matched, every nonblocking request completed inside a
 # completion call, the nonblocking collectives with their operations and
-# sizes, and the attribute unperturb::wildcard on exactly the receives that
-# named MPI_ANY_SOURCE or MPI_ANY_TAG.  Then `unperturb compensate` in
-# every mode must succeed and write an archive otf2-print reads, with every
-# record and attribute kept.  A Fortran program checks the Fortran nonblocking collectives.
+# sizes, the attribute unperturb::wildcard on exactly the receives that
+# named MPI_ANY_SOURCE or MPI_ANY_TAG, and the one-sided communication: the
+# RmaWin definitions on their communicators, the RmaGroupSync levels and
+# groups (world ranks, as Score-P), the RmaCollectiveEnd operations, every
+# transfer completed locally once by its matching id (and remotely at most
+# once, gets always), fence begin/end paired.  Then
+# `unperturb compensate` in every mode must succeed and write an archive
+# otf2-print reads, with every record and attribute kept.  A Fortran program
+# checks the Fortran nonblocking collectives, wildcards and one-sided calls.
 # $BUILD/bin/up-check (tests/check) must find no violation in any output.
 set -eu
 export LC_ALL=C # sort and awk: one byte order
@@ -43,17 +48,117 @@ expected_counts() {
             print "MPI_REQUEST_CANCELLED", l, I
             print "MPI_SEND", l, (4 + (l ? 2 : w)) * I
             print "MPI_RECV", l, (4 + (l ? 1 : w)) * I
-            print "MPI_COLLECTIVE_BEGIN", l, 24 * I + 3
-            print "MPI_COLLECTIVE_END", l, 24 * I + 3
+            print "MPI_COLLECTIVE_BEGIN", l, 25 * I + 4
+            print "MPI_COLLECTIVE_END", l, 25 * I + 4
             print "NON_BLOCKING_COLLECTIVE_REQUEST", l, 20 * I
             print "NON_BLOCKING_COLLECTIVE_COMPLETE", l, 20 * I
+            # one-sided (section 9): three windows made and freed; per
+            # iteration two fences, a PSCW epoch, three lock epochs
+            print "RMA_WIN_CREATE", l, 3
+            print "RMA_WIN_DESTROY", l, 3
+            print "RMA_COLLECTIVE_BEGIN", l, 2 * I + 6
+            print "RMA_COLLECTIVE_END", l, 2 * I + 6
+            print "RMA_PUT", l, (2 + (l ? 1 : 0)) * I
+            print "RMA_GET", l, 3 * I
+            print "RMA_ATOMIC", l, 4 * I
+            print "RMA_REQUEST_LOCK", l, 3 * I + 1
+            print "RMA_RELEASE_LOCK", l, 3 * I + 1
+            # as Score-P: one matching id per target and kind of completion
+            # in an epoch (puts and atomics; gets), completed locally once
+            # (RmaOpCompleteNonBlocking) and, for gets and at flushes and
+            # unlocks, remotely (RmaOpCompleteRemote).  Fence epoch: the put
+            # to the right and the accumulate into 0 (one id when the right
+            # is 0; the get-accumulate shares it), the get from the left;
+            # PSCW: the put (not rank 0); exclusive and shared lock: one
+            # each; lock_all: the atomics at 0 (flushed locally, then
+            # remotely) and the get (flushed)
+            print "RMA_OP_COMPLETE_NON_BLOCKING", l, (6 + (l != n - 1) + (l ? 1 : 0)) * I
+            print "RMA_OP_COMPLETE_REMOTE", l, 5 * I
         } }' | sort
 }
 
 counts() {
-    awk '$1 ~ /^(MPI_ISEND|MPI_ISEND_COMPLETE|MPI_IRECV_REQUEST|MPI_IRECV|MPI_REQUEST_CANCELLED|MPI_SEND|MPI_RECV|MPI_COLLECTIVE_BEGIN|MPI_COLLECTIVE_END|NON_BLOCKING_COLLECTIVE_REQUEST|NON_BLOCKING_COLLECTIVE_COMPLETE)$/ {
+    awk '$1 ~ /^(MPI_ISEND|MPI_ISEND_COMPLETE|MPI_IRECV_REQUEST|MPI_IRECV|MPI_REQUEST_CANCELLED|MPI_SEND|MPI_RECV|MPI_COLLECTIVE_BEGIN|MPI_COLLECTIVE_END|NON_BLOCKING_COLLECTIVE_REQUEST|NON_BLOCKING_COLLECTIVE_COMPLETE|RMA_WIN_CREATE|RMA_WIN_DESTROY|RMA_COLLECTIVE_BEGIN|RMA_COLLECTIVE_END|RMA_PUT|RMA_GET|RMA_ATOMIC|RMA_REQUEST_LOCK|RMA_RELEASE_LOCK|RMA_OP_COMPLETE_NON_BLOCKING|RMA_OP_COMPLETE_REMOTE)$/ {
              c[$1 " " $2]++ }
          END { for (k in c) print k, c[k] }' "$1" | sort
+}
+
+# expected_rma NP: "LOCATION WHAT COUNT" of the RmaGroupSync records by
+# level (MPI_Win_post/start: PROCESS; wait, complete: PROCESS and MEMORY;
+# the failed MPI_Win_test of rank 0's loop in iteration 1, NONE, are counted
+# apart) with the members (world ranks) of their group: rank 0 exposes to
+# the others, listed in the order of the window's communicator (world
+# reversed), the others access rank 0; and of the RmaCollectiveEnd records
+# by operation
+expected_rma() {
+    awk -v n="$1" -v I=$I 'BEGIN {
+        for (l = 0; l < n; l++) {
+            m = ""
+            if (l == 0) for (k = n - 1; k >= 1; k--) m = m (m == "" ? "" : ",") k
+            else m = "0"
+            print l, "SYNC_{PROCESS}_" m, I
+            print l, "SYNC_{PROCESS,MEMORY}_" m, I
+            print l, "COLL_BARRIER", 2 * I
+            print l, "COLL_CREATE_HANDLE", 2
+            print l, "COLL_CREATE_HANDLE_AND_ALLOCATE", 1
+            print l, "COLL_DESTROY_HANDLE", 2
+            print l, "COLL_DESTROY_HANDLE_AND_DEALLOCATE", 1
+        } }' | sort
+}
+
+# rma TRACE DEFS: the same from a trace and its definitions (otf2-print -G),
+# the groups' member lists read from the definitions; a group or window
+# that is not defined shows as UNDEFINED
+rma() {
+    awk 'FNR == NR {
+             if ($1 == "GROUP") { m = $0; sub(/.*Members?: /, "", m); s = ""
+                 nf = split(m, t, " ")
+                 for (i = 1; i <= nf; i++) if (t[i] ~ /^[0-9]+$/) s = s (s == "" ? "" : ",") t[i]
+                 g[$2] = s }
+             if ($1 == "RMA_WIN") w[$2] = 1
+             next }
+         $1 == "RMA_GROUP_SYNC" {
+             lv = $0; sub(/.*Synchronicity: /, "", lv); sub(/,? Window:.*/, "", lv); gsub(/ /, "", lv)
+             gr = $0; sub(/.*Group: "[^"]*" </, "", gr); sub(/>.*/, "", gr)
+             if (!(gr in g)) gr = "UNDEFINED"; else gr = g[gr]
+             if (lv == "{}" || lv == "NONE") { if ($2 != 0) print $2, "SYNC_NONE_on_a_rank_without_a_test_loop", 1; next }
+             c[$2 " SYNC_" lv "_" gr]++ }
+         $1 == "RMA_COLLECTIVE_END" {
+             op = $0; sub(/.*Operation: /, "", op); sub(/,.*/, "", op)
+             win = $0; sub(/.*Window: "[^"]*" </, "", win); sub(/>.*/, "", win)
+             if (!(win in w)) op = op "_UNDEFINED_WINDOW"
+             c[$2 " COLL_" op]++ }
+         END { for (k in c) print k, c[k] }' "$2" "$1" | sort
+}
+
+# Every RmaPut/RmaGet/RmaAtomic is completed locally by exactly one
+# RmaOpCompleteNonBlocking of its matching id on the same location, after it
+# (transfers to one target in one epoch share an id, as in Score-P), and
+# remotely by at most one RmaOpCompleteRemote, not before that; a get is
+# completed remotely; no id is used again once completed; and
+# RmaCollectiveBegin/End pair up inside one MPI call (no other begin
+# between them)
+check_rma() {
+    awk '
+    function id() { r = $0; sub(/.*Matching: /, "", r); sub(/[^0-9].*/, "", r); return $2 " " r }
+    function bad(msg) { print msg ": " $0; err = 1 }
+    $1 == "ENTER" { depth[$2]++; next }
+    $1 == "LEAVE" { if (open_coll[$2]) bad("an MPI call left with an RmaCollectiveBegin open"); depth[$2]--; next }
+    $1 == "RMA_PUT" || $1 == "RMA_GET" || $1 == "RMA_ATOMIC" {
+        k = id(); if (k in local) bad("matching id used again after its completion")
+        open_op[k] = 1; if ($1 == "RMA_GET") get[k] = 1; ops++; next }
+    $1 == "RMA_OP_COMPLETE_NON_BLOCKING" {
+        k = id(); if (!(k in open_op)) bad("local completion of no open transfer"); else if (k in local) bad("second local completion")
+        local[k] = 1; nlocal++; next }
+    $1 == "RMA_OP_COMPLETE_REMOTE" {
+        k = id(); if (!(k in local)) bad("remote completion before the local one"); else if (k in remote) bad("second remote completion")
+        remote[k] = 1; nremote++; next }
+    $1 == "RMA_COLLECTIVE_BEGIN" { if (open_coll[$2]) bad("RmaCollectiveBegin inside another"); open_coll[$2] = 1; at[$2] = depth[$2]; next }
+    $1 == "RMA_COLLECTIVE_END" { if (!open_coll[$2] || at[$2] != depth[$2]) bad("RmaCollectiveEnd without its begin in the same call"); open_coll[$2] = 0; npairs++; next }
+    END { for (k in open_op) if (!(k in local)) { print "transfer never completed: location, matching id " k; err = 1 }
+          for (k in get) if (!(k in remote)) { print "get never completed remotely: location, matching id " k; err = 1 }
+          if (!err) printf "%d transfers, %d local and %d remote completions, %d collective pairs\n", ops, nlocal, nremote, npairs
+          exit err }' "$1"
 }
 
 # expected_nbc NP: "LOCATION OPERATION SENT RECEIVED COUNT" of the
@@ -185,6 +290,19 @@ for np in 2 4; do
     same "$T/n$np.obs" "$T/n$np.exp" "np=$np: nonblocking collectives (operation, sizes)"
     ok "traced on $np ranks: exact counts, messages matched, requests completed in completion calls, nonblocking collectives' operations and sizes"
 
+    otf2-print -G "$tr/traces.otf2" > "$T/g$np.txt" || fail "otf2-print -G of the np=$np trace"
+    [ "$(grep -c '^RMA_WIN .*Flags: {CREATE_DESTROY_EVENTS}' "$T/g$np.txt")" = 3 ] ||
+        fail "np=$np: not the three RmaWin definitions"
+    grep -q '^RMA_WIN .*"MPI_Win_create_window".*Communicator: "Comm [0-9]*"' "$T/g$np.txt" ||
+        fail "np=$np: the MPI_Win_create window is not on its communicator (rev)"
+    [ "$(grep -c '^RMA_WIN .*"MPI_Win_\(allocate\|create_dynamic\)_window".*Communicator: "MPI_COMM_WORLD"' "$T/g$np.txt")" = 2 ] ||
+        fail "np=$np: the MPI_Win_allocate and _create_dynamic windows are not on MPI_COMM_WORLD"
+    expected_rma $np > "$T/r$np.exp"
+    rma "$T/tr$np.txt" "$T/g$np.txt" > "$T/r$np.obs"
+    same "$T/r$np.obs" "$T/r$np.exp" "np=$np: RmaGroupSync levels and groups, RmaCollectiveEnd operations"
+    rmasum=$(check_rma "$T/tr$np.txt") || { echo "$rmasum" >&2; fail "np=$np: RMA transfers, completions or collectives"; }
+    ok "traced on $np ranks: one-sided: windows defined on their communicators, groups of world ranks, $rmasum"
+
     otf2-print -G "$tr/traces.otf2" | grep -q '^ATTRIBUTE .*Name: "unperturb::wildcard".*Type: UINT8' ||
         fail "np=$np: no definition of the attribute unperturb::wildcard"
     wildcards "$T/tr$np.txt" > "$T/w$np.obs"
@@ -239,7 +357,9 @@ program fnb
     use mpi
     implicit none
     integer :: ierr, rank, n, i, x, y, z, req(8), c1(64), d(64), db(64), ty(64)
-    integer :: a(64), b(64), c(64), s(8), st(MPI_STATUS_SIZE)
+    integer :: a(64), b(64), c(64), s(8), st(MPI_STATUS_SIZE), win, wg, g
+    integer, volatile :: wbuf(2)
+    integer(kind=MPI_ADDRESS_KIND) :: wsize, disp0, disp1
     call MPI_INIT(ierr)
     call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
     call MPI_COMM_SIZE(MPI_COMM_WORLD, n, ierr)
@@ -289,6 +409,40 @@ program fnb
         call MPI_SEND(rank, 1, MPI_INTEGER, 0, 5, MPI_COMM_WORLD, ierr)
         call MPI_SEND(10 * rank, 1, MPI_INTEGER, 0, 6, MPI_COMM_WORLD, ierr)
     end if
+    ! one-sided: a fence epoch with a put to the right, a PSCW epoch (rank 0
+    ! exposes its window to rank 1, which puts), a shared lock with a get
+    ! from the left (wbuf is VOLATILE: MPI writes it behind the compiler)
+    wsize = 8
+    disp0 = 0
+    disp1 = 1
+    wbuf = -1
+    call MPI_WIN_CREATE(wbuf, wsize, 4, MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
+    call MPI_WIN_FENCE(0, win, ierr)
+    x = 100 + rank
+    call MPI_PUT(x, 1, MPI_INTEGER, mod(rank + 1, n), disp0, 1, MPI_INTEGER, win, ierr)
+    call MPI_WIN_FENCE(MPI_MODE_NOSUCCEED, win, ierr)
+    if (wbuf(1) /= 100 + mod(rank + n - 1, n)) stop 6
+    call MPI_COMM_GROUP(MPI_COMM_WORLD, wg, ierr)
+    if (rank == 0) then
+        call MPI_GROUP_INCL(wg, 1, [1], g, ierr)
+        call MPI_WIN_POST(g, 0, win, ierr)
+        call MPI_WIN_WAIT(win, ierr)
+        if (wbuf(2) /= 201) stop 7
+        call MPI_GROUP_FREE(g, ierr)
+    else if (rank == 1) then
+        call MPI_GROUP_INCL(wg, 1, [0], g, ierr)
+        call MPI_WIN_START(g, 0, win, ierr)
+        x = 201
+        call MPI_PUT(x, 1, MPI_INTEGER, 0, disp1, 1, MPI_INTEGER, win, ierr)
+        call MPI_WIN_COMPLETE(win, ierr)
+        call MPI_GROUP_FREE(g, ierr)
+    end if
+    call MPI_GROUP_FREE(wg, ierr)
+    call MPI_WIN_LOCK(MPI_LOCK_SHARED, mod(rank + n - 1, n), 0, win, ierr)
+    call MPI_GET(y, 1, MPI_INTEGER, mod(rank + n - 1, n), disp0, 1, MPI_INTEGER, win, ierr)
+    call MPI_WIN_UNLOCK(mod(rank + n - 1, n), win, ierr)
+    if (y /= 100 + mod(rank + 2 * n - 2, n)) stop 8
+    call MPI_WIN_FREE(win, ierr)
     if (rank == 0) print '(a)', 'fnb: ok'
     call MPI_FINALIZE(ierr)
 end program fnb
@@ -315,7 +469,25 @@ EOF
     wildcards "$T/f.txt" > "$T/fw.obs"
     printf '%s\n' "MPI_IRECV 0 2 1" "MPI_RECV 0 1 1" | sort > "$T/fw.exp"
     same "$T/fw.obs" "$T/fw.exp" "Fortran: wildcard attributes"
-    ok "Fortran on 2 ranks: the 17 nonblocking collectives (operations, sizes), wildcard receives"
+    # one-sided: rank 0 puts once (fence), rank 1 twice (fence, PSCW); each
+    # completes locally its fence put, rank 1 its PSCW put, both their get
+    # (unlock), which is also completed remotely
+    counts "$T/f.txt" | grep '^RMA_' > "$T/fr.obs"
+    for l in 0 1; do
+        printf '%s\n' "RMA_WIN_CREATE $l 1" "RMA_WIN_DESTROY $l 1" "RMA_COLLECTIVE_BEGIN $l 4" \
+            "RMA_COLLECTIVE_END $l 4" "RMA_PUT $l $((1 + l))" "RMA_GET $l 1" \
+            "RMA_OP_COMPLETE_NON_BLOCKING $l $((2 + l))" "RMA_OP_COMPLETE_REMOTE $l 1" \
+            "RMA_REQUEST_LOCK $l 1" "RMA_RELEASE_LOCK $l 1"
+    done | sort > "$T/fr.exp"
+    same "$T/fr.obs" "$T/fr.exp" "Fortran: one-sided record counts"
+    otf2-print -G "$T/f/traces.otf2" > "$T/fg.txt" || fail "otf2-print -G of the Fortran trace"
+    rma "$T/f.txt" "$T/fg.txt" > "$T/fs.obs"
+    printf '%s\n' "0 SYNC_{PROCESS}_1 1" "0 SYNC_{PROCESS,MEMORY}_1 1" "1 SYNC_{PROCESS}_0 1" \
+        "1 SYNC_{PROCESS,MEMORY}_0 1" "0 COLL_BARRIER 2" "1 COLL_BARRIER 2" "0 COLL_CREATE_HANDLE 1" \
+        "1 COLL_CREATE_HANDLE 1" "0 COLL_DESTROY_HANDLE 1" "1 COLL_DESTROY_HANDLE 1" | sort > "$T/fs.exp"
+    same "$T/fs.obs" "$T/fs.exp" "Fortran: RmaGroupSync groups, RmaCollectiveEnd operations"
+    rmasum=$(check_rma "$T/f.txt") || { echo "$rmasum" >&2; fail "Fortran: RMA transfers, completions or collectives"; }
+    ok "Fortran on 2 ranks: the 17 nonblocking collectives (operations, sizes), wildcard receives, one-sided ($rmasum)"
 else
     echo "SKIP Fortran: no mpif90"
 fi
