@@ -272,21 +272,27 @@ static void msg_free(engine *E, up_msg *m)
     E->free_msgs = m;
 }
 
-static msgq *queue_get(engine *E, uint64_t k0, uint64_t k1, bool create)
+/* The object of `size` bytes that map m holds under (k0, k1); with create,
+ * a zeroed one is made and put there if there is none.  NULL: none, or out
+ * of memory. */
+static void *map_obj(up_map *m, uint64_t k0, uint64_t k1, size_t size, bool create)
 {
-    uint64_t *v = up_map_get(&E->msgq, k0, k1);
-    msgq *q;
-    if (v)
-        return (msgq *)(uintptr_t)*v;
-    if (!create)
+    uint64_t *v = up_map_get(m, k0, k1);
+    void *o;
+    if (v || !create)
+        return v ? (void *)(uintptr_t)*v : NULL;
+    if (!(o = up_calloc(1, size)))
         return NULL;
-    if (!(q = up_calloc(1, sizeof *q)))
-        return NULL;
-    if (!up_map_put(&E->msgq, k0, k1, (uint64_t)(uintptr_t)q)) {
-        up_free(q);
+    if (!up_map_put(m, k0, k1, (uint64_t)(uintptr_t)o)) {
+        up_free(o);
         return NULL;
     }
-    return q;
+    return o;
+}
+
+static msgq *queue_get(engine *E, uint64_t k0, uint64_t k1, bool create)
+{
+    return map_obj(&E->msgq, k0, k1, sizeof(msgq), create);
 }
 
 /* Empty queues stay in the map (most keys are reused at once: a loop sends
@@ -404,17 +410,7 @@ static int recv_done(engine *E, uint32_t li, up_event *ev, up_msg *m);
 
 static mgroup *group_get(engine *E, uint32_t dst, OTF2_CommRef comm, bool create)
 {
-    uint64_t *v = up_map_get(&E->groups, dst, comm);
-    mgroup *g;
-    if (v || !create)
-        return v ? (mgroup *)(uintptr_t)*v : NULL;
-    if (!(g = up_calloc(1, sizeof *g)))
-        return NULL;
-    if (!up_map_put(&E->groups, dst, comm, (uint64_t)(uintptr_t)g)) {
-        up_free(g);
-        return NULL;
-    }
-    return g;
+    return map_obj(&E->groups, dst, comm, sizeof(mgroup), create);
 }
 
 static void group_unlink(engine *E, up_msg *m)
@@ -1624,18 +1620,8 @@ static int group_sync_role(const engine *E, const rloc *L, const up_event *ev)
 static tokq *tokq_get(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win, int kind,
                       bool create)
 {
-    uint64_t k0 = (uint64_t)from << 32 | to, k1 = (uint64_t)win << 1 | (uint64_t)kind;
-    uint64_t *v = up_map_get(&E->toks, k0, k1);
-    tokq *q;
-    if (v || !create)
-        return v ? (tokq *)(uintptr_t)*v : NULL;
-    if (!(q = up_calloc(1, sizeof *q)))
-        return NULL;
-    if (!up_map_put(&E->toks, k0, k1, (uint64_t)(uintptr_t)q)) {
-        up_free(q);
-        return NULL;
-    }
-    return q;
+    return map_obj(&E->toks, (uint64_t)from << 32 | to, (uint64_t)win << 1 | (uint64_t)kind,
+                   sizeof(tokq), create);
 }
 
 /* A sync point of `from` that `to` will wait for. */
@@ -1781,6 +1767,7 @@ nomem:
 typedef struct lockreq {
     uint64_t m;
     bool exclusive;
+    bool open;       /* requested, not released yet */
 } lockreq;
 
 typedef struct lockstate {
@@ -1793,7 +1780,6 @@ static int do_lock(engine *E, uint32_t li, up_event *ev)
     rloc *L = &E->L[li];
     OTF2_RmaWinRef win;
     uint32_t remote;
-    uint64_t *v, key;
     lockreq *rq;
     E->ops->local(E->model, li, &L->ls, ev);
     if (ev->kind == UP_EV_RmaRequestLock)
@@ -1802,19 +1788,13 @@ static int do_lock(engine *E, uint32_t li, up_event *ev)
         win = ev->u.RmaAcquireLock.win, remote = ev->u.RmaAcquireLock.remote;
     else
         win = ev->u.RmaTryLock.win, remote = ev->u.RmaTryLock.remote;
-    key = (uint64_t)win << 32 | remote;
-    if ((v = up_map_get(&E->locks, li, key))) {
-        rq = (lockreq *)(uintptr_t)*v;
-        if (ev->kind != UP_EV_RmaRequestLock)
-            return STEP_OK; /* acquired what it requested: the request's time stays */
-    } else {
-        if (!(rq = up_calloc(1, sizeof *rq)) ||
-            !up_map_put(&E->locks, li, key, (uint64_t)(uintptr_t)rq)) {
-            up_free(rq);
-            UP_ERR(E->err, UP_ENOMEM, "out of memory for an RMA lock");
-            return STEP_ERROR;
-        }
+    if (!(rq = map_obj(&E->locks, li, (uint64_t)win << 32 | remote, sizeof(lockreq), true))) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory for an RMA lock");
+        return STEP_ERROR;
     }
+    if (rq->open && ev->kind != UP_EV_RmaRequestLock)
+        return STEP_OK; /* acquired what it requested: the request's time stays */
+    rq->open = true;
     rq->m = ev->time;
     rq->exclusive = (ev->kind == UP_EV_RmaRequestLock ? ev->u.RmaRequestLock.lockType
                      : ev->kind == UP_EV_RmaAcquireLock ? ev->u.RmaAcquireLock.lockType
@@ -1825,17 +1805,7 @@ static int do_lock(engine *E, uint32_t li, up_event *ev)
 
 static lockstate *lockstate_get(engine *E, uint32_t target, OTF2_RmaWinRef win)
 {
-    uint64_t *v = up_map_get(&E->locks, (uint64_t)target | (uint64_t)1 << 32, win);
-    lockstate *s;
-    if (v)
-        return (lockstate *)(uintptr_t)*v;
-    if (!(s = up_calloc(1, sizeof *s)))
-        return NULL;
-    if (!up_map_put(&E->locks, (uint64_t)target | (uint64_t)1 << 32, win, (uint64_t)(uintptr_t)s)) {
-        up_free(s);
-        return NULL;
-    }
-    return s;
+    return map_obj(&E->locks, (uint64_t)target | (uint64_t)1 << 32, win, sizeof(lockstate), true);
 }
 
 static int do_unlock(engine *E, uint32_t li, up_event *ev)
@@ -1843,13 +1813,12 @@ static int do_unlock(engine *E, uint32_t li, up_event *ev)
     rloc *L = &E->L[li];
     OTF2_RmaWinRef win = ev->u.RmaReleaseLock.win;
     uint32_t remote = ev->u.RmaReleaseLock.remote, r, first, last, t;
-    uint64_t *v = up_map_get(&E->locks, li, (uint64_t)win << 32 | remote);
-    lockreq *rq = v ? (lockreq *)(uintptr_t)*v : NULL;
+    lockreq *rq = map_obj(&E->locks, li, (uint64_t)win << 32 | remote, sizeof(lockreq), false);
     uint64_t dep_m = 0, dep_a = 0;
     OTF2_CommRef comm;
     const up_comm_def *cd;
 
-    if (!rq || !up_defs_win_comm(E->d, win, &comm) || !(cd = up_defs_comm(E->d, comm)) ||
+    if (!rq || !rq->open || !up_defs_win_comm(E->d, win, &comm) || !(cd = up_defs_comm(E->d, comm)) ||
         !cd->resolved) {
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
@@ -1872,6 +1841,7 @@ static int do_unlock(engine *E, uint32_t li, up_event *ev)
         }
     }
     time_after(E, li, ev, rq->m, dep_m, dep_a);
+    rq->open = false;
     for (r = first; r < last; r++) {
         lockstate *s;
         if (!up_defs_rank_loc(E->d, comm, r, li, &t))
