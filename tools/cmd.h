@@ -19,6 +19,10 @@ int cmd_estimate(int argc, char **argv);
  * overrides.  Writes the path to `out` and returns 0 if it is readable. */
 int cmd_near_exe(const char *env, const char *rel, char *out, size_t cap);
 
+/* A usage error: prints "unperturb <cmd>: <fmt with arg>" and a pointer to
+ * --help to stderr, and returns 2. */
+int cmd_usage(const char *cmd, const char *fmt, const char *arg);
+
 /* Prints "unperturb <cmd>: <message>" to stderr and returns 1 (2 for usage). */
 int cmd_fail(const char *cmd, int status, const char *msg);
 

@@ -59,13 +59,7 @@ static bool parse_ns(const char *s, double *v)
     return end != s && !*end && !errno && isfinite(*v) && *v >= 0;
 }
 
-static int usage_fail(const char *fmt, const char *arg)
-{
-    char msg[512];
-    snprintf(msg, sizeof msg, fmt, arg);
-    fprintf(stderr, "unperturb compensate: %s\n(try 'unperturb compensate --help')\n", msg);
-    return 2;
-}
+static int usage_fail(const char *fmt, const char *arg) { return cmd_usage("compensate", fmt, arg); }
 
 int cmd_compensate(int argc, char **argv)
 {

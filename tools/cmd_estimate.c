@@ -36,13 +36,7 @@ static const char usage_text[] =
     "Overheads: the calibration stored in the archive by the unperturb tracer,\n"
     "then --calibration, then --overhead-ns.\n";
 
-static int usage_fail(const char *fmt, const char *arg)
-{
-    char msg[512];
-    snprintf(msg, sizeof msg, fmt, arg);
-    fprintf(stderr, "unperturb estimate: %s\n(try 'unperturb estimate --help')\n", msg);
-    return 2;
-}
+static int usage_fail(const char *fmt, const char *arg) { return cmd_usage("estimate", fmt, arg); }
 
 static const char *rank_text(long rank, char *buf, size_t cap)
 {

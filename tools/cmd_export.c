@@ -38,13 +38,7 @@ static const char usage_text[] =
     "\n"
     "docs/cli.md lists what maps to what.\n";
 
-static int usage_fail(const char *fmt, const char *arg)
-{
-    char msg[512];
-    snprintf(msg, sizeof msg, fmt, arg);
-    fprintf(stderr, "unperturb export: %s\n(try 'unperturb export --help')\n", msg);
-    return 2;
-}
+static int usage_fail(const char *fmt, const char *arg) { return cmd_usage("export", fmt, arg); }
 
 static bool parse_s(const char *s, size_t n, double *v)
 {

@@ -33,6 +33,14 @@ int cmd_fail(const char *cmd, int status, const char *msg)
     return status == 2 ? 2 : 1;
 }
 
+int cmd_usage(const char *cmd, const char *fmt, const char *arg)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, arg);
+    fprintf(stderr, "unperturb %s: %s\n(try 'unperturb %s --help')\n", cmd, msg, cmd);
+    return 2;
+}
+
 int cmd_near_exe(const char *env, const char *rel, char *out, size_t cap)
 {
     const char *e = env ? getenv(env) : NULL;
