@@ -1112,20 +1112,15 @@ static void coll_done(engine *E, up_coll *c)
     }
 }
 
-static int do_coll_end(engine *E, uint32_t li, up_event *ev)
+/* Member `member` of c (at location L) is at its end: STEP_OK when what it
+ * depends on has arrived (or it was released: counted), else it waits. */
+static int coll_wait(engine *E, rloc *L, up_coll *c, uint32_t member)
 {
-    rloc *L = &E->L[li];
-    up_coll *c = L->cur;
-    if (!c) {
-        E->repairs[UP_REPAIR_collective_unpaired]++;
-        E->ops->local(E->model, li, &L->ls, ev);
-        return STEP_OK;
-    }
-    if (!coll_ready(c, L->cur_member)) {
+    if (!coll_ready(c, member)) {
         if (!L->force) {
             L->wait = W_COLL;
             L->wcoll = c;
-            L->wmember = L->cur_member;
+            L->wmember = member;
             return STEP_BLOCKED;
         }
         L->force = false;
@@ -1135,6 +1130,21 @@ static int do_coll_end(engine *E, uint32_t li, up_event *ev)
             return STEP_ERROR;
     }
     L->wcoll = NULL;
+    return STEP_OK;
+}
+
+static int do_coll_end(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    up_coll *c = L->cur;
+    int r;
+    if (!c) {
+        E->repairs[UP_REPAIR_collective_unpaired]++;
+        E->ops->local(E->model, li, &L->ls, ev);
+        return STEP_OK;
+    }
+    if ((r = coll_wait(E, L, c, L->cur_member)) != STEP_OK)
+        return r;
     E->ops->coll_end(E->model, li, &L->ls, ev, c, &c->m[L->cur_member]);
     L->cur = NULL;
     coll_done(E, c);
@@ -1227,9 +1237,9 @@ static int do_nbc_complete(engine *E, uint32_t li, up_event *ev)
     uint64_t *v = up_map_get(&E->nbc, li, req), *pv;
     uint32_t rank;
     up_coll *c;
+    int r;
     if (!v && (pv = up_map_get(&E->nbpend, li, req))) { /* join now (do_nbc_request) */
         coll_arrival *pa = (coll_arrival *)(uintptr_t)*pv;
-        int r;
         nbc_completion(pa, ev);
         r = coll_join(E, li, pa, &c, &rank);
         up_map_del(&E->nbpend, li, req);
@@ -1252,20 +1262,8 @@ static int do_nbc_complete(engine *E, uint32_t li, up_event *ev)
         UP_ERR(E->err, UP_EINTERNAL, "nonblocking collective lost its member");
         return STEP_ERROR;
     }
-    if (!coll_ready(c, rank)) {
-        if (!L->force) {
-            L->wait = W_COLL;
-            L->wcoll = c;
-            L->wmember = rank;
-            return STEP_BLOCKED;
-        }
-        L->force = false;
-        c->forced = true;
-        E->repairs[UP_REPAIR_collective_incomplete]++;
-        if (wake_coll(E, c) != 0)
-            return STEP_ERROR;
-    }
-    L->wcoll = NULL;
+    if ((r = coll_wait(E, L, c, rank)) != STEP_OK)
+        return r;
     E->ops->coll_end(E->model, li, &L->ls, ev, c, &c->m[rank]);
     up_map_del(&E->nbc, li, req);
     coll_done(E, c);
