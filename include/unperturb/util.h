@@ -58,6 +58,10 @@ up_status up_err_set(up_err *e, up_status s, const char *file, int line,
  * failures with up_alloc_set_fail_after().  Sizes are overflow-checked:
  * up_calloc/up_reallocarray return NULL when n*size overflows. */
 void *up_malloc(size_t size);
+/* `size` bytes of zeroed pages, 2 MiB-aligned and advised for transparent
+ * huge pages (few page faults on first touch); freed with up_pages_free. */
+void *up_pages_alloc(size_t size);
+void up_pages_free(void *p, size_t size);
 void *up_calloc(size_t n, size_t size);
 void *up_reallocarray(void *p, size_t n, size_t size);
 void up_free(void *p);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -69,6 +70,35 @@ void *up_malloc(size_t size)
     if (!alloc_allowed())
         return NULL;
     return malloc(size ? size : 1);
+}
+
+/* Mapped 2 MiB-aligned (over-map, trim the ends) so that transparent huge
+ * pages can back all of it where the kernel offers them on request. */
+#define UP_HUGE ((size_t)2 << 20)
+void *up_pages_alloc(size_t size)
+{
+    char *p, *a;
+    size_t len = size ? size : 1, head;
+    if (!alloc_allowed())
+        return NULL;
+    p = mmap(NULL, len + UP_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    a = (char *)(((uintptr_t)p + UP_HUGE - 1) & ~(uintptr_t)(UP_HUGE - 1));
+    head = (size_t)(a - p);
+    if (head)
+        munmap(p, head);
+    munmap(a + len, UP_HUGE - head);
+#ifdef MADV_HUGEPAGE
+    (void)madvise(a, len, MADV_HUGEPAGE);
+#endif
+    return a;
+}
+
+void up_pages_free(void *p, size_t size)
+{
+    if (p)
+        munmap(p, size ? size : 1);
 }
 
 void *up_calloc(size_t n, size_t size)
