@@ -26,4 +26,54 @@ void up_report_compensate_text(FILE *f, const up_comp_report *r);
 up_status up_report_compensate_json(const up_comp_report *r, const char *path,
                                     up_err *err);
 
+/* ---- unperturb report -------------------------------------------------------- */
+
+#include "unperturb/estimate.h"
+#include "unperturb/profile.h"
+#include "unperturb/timeline.h"
+
+/* One part of a run's time, summed over locations (seconds): in run a
+ * (measured) and run b (compensated or another run). */
+typedef struct up_bd_part {
+    double a_s, b_s;
+} up_bd_part;
+
+/* The breakdown of the paper's Fig. 2 for one location or all of them:
+ * time = exec + mpi_other + the wait states; the difference a - b of each
+ * part says where the overhead went. */
+typedef struct up_bd_loc {
+    up_bd_part time;          /* the location's window */
+    up_bd_part exec;          /* outside MPI calls */
+    up_bd_part mpi_other;     /* inside MPI calls, not waiting */
+    up_bd_part wait[UP_WS_COUNT];
+} up_bd_loc;
+
+typedef struct up_breakdown {
+    up_bd_loc total;          /* summed over locations */
+    size_t nlocs;             /* min of both runs' */
+    up_bd_loc *locs;
+} up_breakdown;
+
+/* Fills *out from two profiles of the same program (locations matched by
+ * index); free with up_breakdown_free. */
+up_status up_breakdown_make(const up_profile *a, const up_profile *b, up_breakdown *out,
+                            up_err *err);
+void up_breakdown_free(up_breakdown *bd);
+
+/* Everything report.html shows; b, bd, tl_a, tl_b and est may be NULL. */
+typedef struct up_html_input {
+    const char *path_a, *path_b;   /* the runs as the user named them */
+    const char *label_a, *label_b; /* "measured", "compensated" */
+    const up_profile *a, *b;
+    const up_breakdown *bd;
+    const up_timeline *tl_a, *tl_b;
+    const up_estimate *est;        /* the time-based models on run a */
+    const char *command;           /* the command line, for the footer */
+    size_t top;                    /* rows in long tables (default 30) */
+} up_html_input;
+
+/* Writes report.html: one self-contained file (inline CSS and SVG, no
+ * network), through a temporary name renamed on success. */
+up_status up_report_html(const char *path, const up_html_input *in, up_err *err);
+
 #endif
