@@ -110,7 +110,6 @@ typedef struct up_profile {
 /* Reads `t` once (open it again for another pass) and fills *out (free with
  * up_profile_free).  Only time inside the run-time window counts (docs/models.md):
  * a region visit is clipped to it.  progress may be NULL. */
-typedef void (*up_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 up_status up_profile_run(up_trace *t, up_progress_fn progress, void *pctx,
                          up_profile *out, up_err *err);
 void up_profile_free(up_profile *p);

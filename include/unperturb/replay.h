@@ -85,6 +85,7 @@ typedef struct up_msg {
     bool posted;                /* its receive was posted */
     bool rematched;             /* taken by another receive than measured */
     up_sync *sync;              /* NULL for an eager send */
+    uint64_t mdata[2];          /* the model's own, set by its send() */
     struct up_msg *next;
     /* the engine's, for re-matching wildcard receives (up_wildcard) */
     OTF2_CommRef comm;
@@ -177,6 +178,8 @@ typedef struct up_model_ops {
     uint64_t (*max_shift)(void *m, uint64_t *moved);
     /* how wildcard receives are matched (NULL: preserve) */
     up_wildcard (*wildcard)(void *m);
+    /* called every 65536 records with the number of records done (may be NULL) */
+    void (*progress)(void *m, uint64_t records);
 } up_model_ops;
 
 /* ---- results ---------------------------------------------------------------- */

@@ -72,6 +72,11 @@ typedef struct up_html_input {
     size_t top;                    /* rows in long tables (default 30) */
 } up_html_input;
 
+/* The text summary of `unperturb report` (docs/report.md). */
+void up_report_profile_text(FILE *f, const up_html_input *in);
+/* The same and more as JSON (keys in docs/report.md), written atomically. */
+up_status up_report_json(const char *path, const up_html_input *in, up_err *err);
+
 /* Writes report.html: one self-contained file (inline CSS and SVG, no
  * network), through a temporary name renamed on success. */
 up_status up_report_html(const char *path, const up_html_input *in, up_err *err);

@@ -121,4 +121,20 @@ up_status up_outdir_commit(up_outdir *o, up_err *err);
 /* Removes tmp (if created) and frees; also after commit. */
 void up_outdir_end(up_outdir *o);
 
+/* ---- progress on long work ------------------------------------------------ */
+
+/* Called with the work done so far and the total expected (0: unknown). */
+typedef void (*up_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+/* A progress bar on stderr, drawn only when stderr is a terminal. */
+typedef struct up_progress {
+    const char *label;
+    bool on;
+    int shown;            /* last percentage drawn, -1 none */
+} up_progress;
+
+void up_progress_init(up_progress *p, const char *label, bool quiet);
+void up_progress_update(void *p, uint64_t done, uint64_t total); /* an up_progress_fn */
+void up_progress_end(up_progress *p); /* erases the bar */
+
 #endif /* UNPERTURB_UTIL_H */

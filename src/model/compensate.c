@@ -461,7 +461,7 @@ static up_wildcard c_wildcard(void *mp) { return ((up_comp *)mp)->p.wildcard; }
 
 static const up_model_ops comp_ops = {
     "compensate", c_record_ovh, c_local, c_send, c_recv, c_coll_end, c_repairs,
-    c_eager_limit, c_sync_end, c_max_shift, c_wildcard,
+    c_eager_limit, c_sync_end, c_max_shift, c_wildcard, NULL,
 };
 
 const up_model_ops *up_comp_ops(void) { return &comp_ops; }

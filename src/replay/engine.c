@@ -93,6 +93,7 @@ typedef struct hent {
 } hent;
 
 typedef struct engine {
+    uint64_t done;              /* records finished (for ops->progress) */
     up_trace *in;
     up_writer *out;
     const up_defs *d;
@@ -1567,6 +1568,8 @@ UP_HOT_INLINE int finish_record(engine *E, uint32_t li, up_event *ev, bool direc
     if (ev->time > L->ls.prev_m)
         L->ls.prev_m = ev->time;
     L->ls.prev_a = ev->t_out;
+    if (E->ops->progress && (++E->done & 0xFFFF) == 0)
+        E->ops->progress(E->model, E->done);
     /* on the direct path the stream's callback writes the record itself */
     if (E->out && !direct && up_writer_event(E->out, li, ev, E->err) != UP_OK)
         return STEP_ERROR;

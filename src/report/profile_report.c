@@ -1,0 +1,433 @@
+/*
+ * profile_report.c - `unperturb report` as text and JSON: the Fig. 2
+ * breakdown of two runs, wait states, call paths, communication per peer.
+ * (report.html is html.c.)
+ *
+ * Place in the data flow: last; reads up_profile / up_breakdown /
+ * up_estimate, writes to a FILE or to a file written atomically.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unperturb/report.h"
+
+/* ---- breakdown (Wolf et al., Fig. 2) --------------------------------------- */
+
+static void bd_add(up_bd_part *p, double a, double b)
+{
+    p->a_s += a;
+    p->b_s += b;
+}
+
+/* One location's parts in one run: exec + mpi_other + waits = time. */
+static void loc_parts(const up_profile *p, size_t i, double *time, double *exec, double *other,
+                      double wait[UP_WS_COUNT])
+{
+    const up_prof_loc *l = &p->locs[i];
+    uint64_t w = 0;
+    unsigned k;
+    for (k = 0; k < UP_WS_COUNT; k++) {
+        wait[k] = up_prof_s(p, l->wait[k]);
+        w += l->wait[k];
+    }
+    *time = up_prof_s(p, l->time);
+    *exec = up_prof_s(p, l->time > l->mpi ? l->time - l->mpi : 0);
+    /* waits lie inside MPI calls; a wait longer than the MPI time (clipping
+     * at window edges) leaves no "not waiting" part */
+    *other = up_prof_s(p, l->mpi > w ? l->mpi - w : 0);
+}
+
+up_status up_breakdown_make(const up_profile *a, const up_profile *b, up_breakdown *out,
+                            up_err *err)
+{
+    size_t i, n = a->nlocs < b->nlocs ? a->nlocs : b->nlocs;
+    unsigned k;
+    memset(out, 0, sizeof *out);
+    if (n && !(out->locs = up_calloc(n, sizeof *out->locs)))
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    out->nlocs = n;
+    for (i = 0; i < n; i++) {
+        double ta, ea, oa, wa[UP_WS_COUNT], tb, eb, ob, wb[UP_WS_COUNT];
+        up_bd_loc *l = &out->locs[i];
+        loc_parts(a, i, &ta, &ea, &oa, wa);
+        loc_parts(b, i, &tb, &eb, &ob, wb);
+        bd_add(&l->time, ta, tb);
+        bd_add(&l->exec, ea, eb);
+        bd_add(&l->mpi_other, oa, ob);
+        bd_add(&out->total.time, ta, tb);
+        bd_add(&out->total.exec, ea, eb);
+        bd_add(&out->total.mpi_other, oa, ob);
+        for (k = 0; k < UP_WS_COUNT; k++) {
+            bd_add(&l->wait[k], wa[k], wb[k]);
+            bd_add(&out->total.wait[k], wa[k], wb[k]);
+        }
+    }
+    return UP_OK;
+}
+
+void up_breakdown_free(up_breakdown *bd)
+{
+    up_free(bd->locs);
+    memset(bd, 0, sizeof *bd);
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static double run_s(const up_profile *p) { return up_prof_s(p, p->end > p->start ? p->end - p->start : 0); }
+
+static const char *loc_label(const up_prof_loc *l, char *buf, size_t cap)
+{
+    if (l->rank != UP_NO_RANK)
+        snprintf(buf, cap, "rank %ld", l->rank);
+    else
+        snprintf(buf, cap, "%.40s", l->name ? l->name : "?");
+    return buf;
+}
+
+static void path_text(const up_profile *p, uint32_t i, char *buf, size_t cap)
+{
+    uint32_t chain[64];
+    unsigned n = 0;
+    size_t len = 0;
+    while (i != UP_CP_ROOT && n < 64) {
+        chain[n++] = i;
+        i = p->cpaths[i].parent;
+    }
+    buf[0] = 0;
+    while (n-- && len + 1 < cap) {
+        int w = snprintf(buf + len, cap - len, "%s%s", len ? " > " : "", p->cpaths[chain[n]].name);
+        if (w < 0)
+            break;
+        len += (size_t)w < cap - len ? (size_t)w : cap - len - 1;
+    }
+}
+
+static void part_row(FILE *f, const char *name, const up_bd_part *p, double diff_total)
+{
+    double d = p->a_s - p->b_s;
+    fprintf(f, "  %-22s %12.6f %12.6f %12.6f %7.1f%%\n", name, p->a_s, p->b_s, d,
+            diff_total != 0 ? 100.0 * d / diff_total : 0.0);
+}
+
+typedef struct ranked {
+    double key;
+    size_t i;
+    unsigned k;
+} ranked;
+
+static int cmp_ranked(const void *x, const void *y)
+{
+    const ranked *a = x, *b = y;
+    return a->key < b->key ? 1 : a->key > b->key ? -1 : (a->i > b->i) - (a->i < b->i);
+}
+
+void up_report_profile_text(FILE *f, const up_html_input *in)
+{
+    const up_profile *a = in->a, *b = in->b;
+    size_t top = in->top ? in->top : 15, i, n;
+    unsigned k;
+    char lab[64], path[512];
+    ranked *r;
+
+    fprintf(f, "unperturb report: %s (%s)", in->path_a, in->label_a);
+    if (b)
+        fprintf(f, " vs %s (%s)", in->path_b, in->label_b);
+    fputc('\n', f);
+    fprintf(f, "  window       %s\n",
+            a->window_marked ? "end of MPI_Init .. start of MPI_Finalize (marked in the trace)"
+                             : "first .. last record over all locations");
+    if (b) {
+        double ta = run_s(a), tb = run_s(b);
+        fprintf(f, "  run time     %.6f s %s, %.6f s %s (%+.1f%%)\n", ta, in->label_a, tb,
+                in->label_b, ta > 0 ? 100.0 * (tb - ta) / ta : 0.0);
+    } else {
+        fprintf(f, "  run time     %.6f s\n", run_s(a));
+    }
+    fprintf(f, "  locations    %zu, %llu records\n", a->nlocs, (unsigned long long)a->events);
+    for (k = 0; k < UP_REPAIR_COUNT; k++)
+        if (a->repairs[k] && up_repair_is_fix(k))
+            fprintf(f, "  repaired     %llu %s\n", (unsigned long long)a->repairs[k], up_repair_text(k));
+
+    if (in->bd) {
+        const up_bd_loc *t = &in->bd->total;
+        double d = t->time.a_s - t->time.b_s;
+        fprintf(f, "\nWhere the time went (seconds summed over locations; Wolf et al. Fig. 2)\n");
+        fprintf(f, "  %-22s %12s %12s %12s %8s\n", "", in->label_a, in->label_b, "difference",
+                "share");
+        part_row(f, "execution", &t->exec, d);
+        part_row(f, "MPI, not waiting", &t->mpi_other, d);
+        for (k = 0; k < UP_WS_COUNT; k++)
+            if (t->wait[k].a_s > 0 || t->wait[k].b_s > 0)
+                part_row(f, up_pattern_title(k), &t->wait[k], d);
+        part_row(f, "total", &t->time, d);
+    } else {
+        fprintf(f, "\nWait states (seconds summed over locations)\n");
+        for (k = 0; k < UP_WS_COUNT; k++)
+            fprintf(f, "  %-22s %12.6f\n", up_pattern_title(k), up_prof_s(a, up_prof_wait_total(a, k)));
+    }
+
+    /* wait states by location, largest first */
+    n = a->nlocs * UP_WS_COUNT;
+    if ((r = up_calloc(n ? n : 1, sizeof *r))) {
+        size_t m = 0;
+        for (i = 0; i < a->nlocs; i++)
+            for (k = 0; k < UP_WS_COUNT; k++)
+                if (a->locs[i].wait[k] || (b && i < b->nlocs && b->locs[i].wait[k])) {
+                    r[m].key = up_prof_s(a, a->locs[i].wait[k]);
+                    r[m].i = i;
+                    r[m++].k = k;
+                }
+        qsort(r, m, sizeof *r, cmp_ranked);
+        if (m) {
+            fprintf(f, "\nWait states by location (largest %zu of %zu)\n", m < top ? m : top, m);
+            fprintf(f, "  %-18s %-12s %12s%s\n", "pattern", "location", in->label_a,
+                    b ? "  compensated" : "");
+            for (i = 0; i < m && i < top; i++) {
+                fprintf(f, "  %-18s %-12s %12.6f", up_pattern_title(r[i].k),
+                        loc_label(&a->locs[r[i].i], lab, sizeof lab), r[i].key);
+                if (b && r[i].i < b->nlocs)
+                    fprintf(f, " %12.6f", up_prof_s(b, b->locs[r[i].i].wait[r[i].k]));
+                fputc('\n', f);
+            }
+        }
+        up_free(r);
+    }
+
+    /* call paths by inclusive time */
+    if ((r = up_calloc(a->ncpaths ? a->ncpaths : 1, sizeof *r))) {
+        for (i = 0; i < a->ncpaths; i++) {
+            r[i].key = (double)a->cpaths[i].incl;
+            r[i].i = i;
+        }
+        qsort(r, a->ncpaths, sizeof *r, cmp_ranked);
+        fprintf(f, "\nCall paths (largest %zu of %zu by inclusive time, summed over locations)\n",
+                a->ncpaths < top ? a->ncpaths : top, a->ncpaths);
+        fprintf(f, "  %10s %12s %12s %12s%s  %s\n", "visits", "incl s", "excl s", "wait s",
+                b ? "  incl s (b)" : "", "call path");
+        for (i = 0; i < a->ncpaths && i < top; i++) {
+            const up_cpath *c = &a->cpaths[r[i].i];
+            uint64_t w = 0;
+            for (k = 0; k < UP_WS_COUNT; k++)
+                w += c->wait[k];
+            path_text(a, (uint32_t)r[i].i, path, sizeof path);
+            fprintf(f, "  %10llu %12.6f %12.6f %12.6f", (unsigned long long)c->visits,
+                    up_prof_s(a, c->incl), up_prof_s(a, c->excl), up_prof_s(a, w));
+            if (b) {
+                uint32_t j = up_prof_match(a, (uint32_t)r[i].i, b);
+                if (j != UP_CP_ROOT)
+                    fprintf(f, " %12.6f", up_prof_s(b, b->cpaths[j].incl));
+                else
+                    fprintf(f, " %12s", "-");
+            }
+            fprintf(f, "  %s\n", path);
+        }
+        up_free(r);
+    }
+
+    /* communication statements by bytes */
+    if (a->ncomm && (r = up_calloc(a->ncomm, sizeof *r))) {
+        for (i = 0; i < a->ncomm; i++) {
+            r[i].key = (double)(a->comm[i].bytes_sent + a->comm[i].bytes_recvd);
+            r[i].i = i;
+        }
+        qsort(r, a->ncomm, sizeof *r, cmp_ranked);
+        fprintf(f, "\nCommunication per statement and peer (largest %zu of %zu by bytes)\n",
+                a->ncomm < top ? a->ncomm : top, a->ncomm);
+        fprintf(f, "  %-10s %6s %8s %12s %8s %12s %12s %12s  %s\n", "location", "peer", "sends",
+                "bytes", "recvs", "bytes", "transfer s", "delay s", "call path");
+        for (i = 0; i < a->ncomm && i < top; i++) {
+            const up_comm *c = &a->comm[r[i].i];
+            path_text(a, c->cpath, path, sizeof path);
+            fprintf(f, "  %-10s %6ld %8llu %12llu %8llu %12llu %12.6f %12.6f  %s\n",
+                    loc_label(&a->locs[c->loc], lab, sizeof lab), c->peer,
+                    (unsigned long long)c->sends, (unsigned long long)c->bytes_sent,
+                    (unsigned long long)c->recvs, (unsigned long long)c->bytes_recvd,
+                    up_prof_s(a, c->transfer), up_prof_s(a, c->delay), path);
+        }
+        up_free(r);
+    }
+
+    if (in->est) {
+        const up_estimate *e = in->est;
+        double tb = b ? run_s(b) : NAN;
+        fprintf(f, "\nTime-based estimates of %s (Malony & Reed, Section 3)%s\n", in->label_a,
+                b ? "; error against the replay's T_a" : "");
+        for (k = 0; k < UP_EST_COUNT; k++) {
+            double ta = e->model[k].approximated_s;
+            fprintf(f, "  %-6s %-28s T_a %12.6f s", up_est_model_section(k), up_est_model_title(k), ta);
+            if (b && tb > 0)
+                fprintf(f, "  error %6.2f%%", 100.0 * fabs(ta - tb) / tb);
+            fputc('\n', f);
+        }
+    }
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static json_t *parts_json(const up_bd_loc *l)
+{
+    json_t *o = json_object();
+    unsigned k;
+#define PART(name, p) \
+    json_object_set_new(o, name, json_pack("{s:f,s:f,s:f}", "measured_s", (p).a_s, "compensated_s", \
+                                           (p).b_s, "difference_s", (p).a_s - (p).b_s))
+    PART("time", l->time);
+    PART("execution", l->exec);
+    PART("mpi_not_waiting", l->mpi_other);
+    for (k = 0; k < UP_WS_COUNT; k++)
+        PART(up_pattern_name(k), l->wait[k]);
+#undef PART
+    return o;
+}
+
+static json_t *rank_json(long rank) { return rank == UP_NO_RANK ? json_null() : json_integer(rank); }
+
+static json_t *waits_json(const up_profile *p, const uint64_t *w)
+{
+    json_t *o = json_object();
+    unsigned k;
+    for (k = 0; k < UP_WS_COUNT; k++)
+        json_object_set_new(o, up_pattern_name(k), json_real(up_prof_s(p, w[k])));
+    return o;
+}
+
+static json_t *run_json(const up_profile *p, const char *path, const char *label)
+{
+    json_t *o = json_object(), *locs = json_array(), *rep = json_object();
+    size_t i;
+    unsigned k;
+    json_object_set_new(o, "path", json_string(path));
+    json_object_set_new(o, "label", json_string(label));
+    json_object_set_new(o, "run_time_s", json_real(run_s(p)));
+    json_object_set_new(o, "window_marked", json_boolean(p->window_marked));
+    json_object_set_new(o, "events", json_integer((json_int_t)p->events));
+    for (k = 0; k < UP_REPAIR_COUNT; k++)
+        if (p->repairs[k])
+            json_object_set_new(rep, up_repair_name(k), json_integer((json_int_t)p->repairs[k]));
+    json_object_set_new(o, "repairs", rep);
+    for (i = 0; i < p->nlocs; i++) {
+        const up_prof_loc *l = &p->locs[i];
+        json_array_append_new(
+            locs, json_pack("{s:I,s:o,s:s,s:f,s:f,s:o,s:I}", "location", (json_int_t)l->id,
+                            "rank", rank_json(l->rank), "name", l->name ? l->name : "", "time_s",
+                            up_prof_s(p, l->time), "mpi_s", up_prof_s(p, l->mpi), "wait_s",
+                            waits_json(p, l->wait), "records", (json_int_t)l->records));
+    }
+    json_object_set_new(o, "per_location", locs);
+    return o;
+}
+
+static json_t *cpaths_json(const up_profile *a, const up_profile *b)
+{
+    json_t *arr = json_array();
+    size_t i, c = 0, m = 0;
+    for (i = 0; i < a->ncpaths; i++) {
+        const up_cpath *cp = &a->cpaths[i];
+        json_t *o = json_pack("{s:I,s:o,s:s,s:I,s:b,s:I,s:f,s:f,s:o,s:I}", "id", (json_int_t)i,
+                              "parent", cp->parent == UP_CP_ROOT ? json_null() : json_integer(cp->parent),
+                              "name", cp->name, "depth", (json_int_t)cp->depth, "mpi", cp->mpi,
+                              "visits", (json_int_t)cp->visits, "inclusive_s",
+                              up_prof_s(a, cp->incl), "exclusive_s", up_prof_s(a, cp->excl),
+                              "wait_s", waits_json(a, cp->wait), "locations", (json_int_t)cp->nlocs);
+        json_t *locs = json_array(), *comm = json_array();
+        for (; c < a->ncl && a->cl[c].cpath < i; c++)
+            ;
+        for (; c < a->ncl && a->cl[c].cpath == i; c++) {
+            const up_cpath_loc *e = &a->cl[c];
+            json_array_append_new(locs, json_pack("{s:I,s:I,s:f,s:f,s:o}", "location",
+                                                  (json_int_t)a->locs[e->loc].id, "visits",
+                                                  (json_int_t)e->visits, "inclusive_s",
+                                                  up_prof_s(a, e->incl), "exclusive_s",
+                                                  up_prof_s(a, e->excl), "wait_s",
+                                                  waits_json(a, e->wait)));
+        }
+        for (; m < a->ncomm && a->comm[m].cpath < i; m++)
+            ;
+        for (; m < a->ncomm && a->comm[m].cpath == i; m++) {
+            const up_comm *e = &a->comm[m];
+            json_array_append_new(
+                comm, json_pack("{s:I,s:o,s:I,s:I,s:I,s:I,s:f,s:f}", "location",
+                                (json_int_t)a->locs[e->loc].id, "peer_rank", rank_json(e->peer),
+                                "sends", (json_int_t)e->sends, "bytes_sent",
+                                (json_int_t)e->bytes_sent, "recvs", (json_int_t)e->recvs,
+                                "bytes_received", (json_int_t)e->bytes_recvd, "transfer_s",
+                                up_prof_s(a, e->transfer), "delay_s", up_prof_s(a, e->delay)));
+        }
+        json_object_set_new(o, "per_location", locs);
+        json_object_set_new(o, "communication", comm);
+        if (b) {
+            uint32_t j = up_prof_match(a, (uint32_t)i, b);
+            json_object_set_new(o, "compensated",
+                                j == UP_CP_ROOT ? json_null()
+                                                : json_pack("{s:I,s:f,s:f,s:o}", "visits",
+                                                            (json_int_t)b->cpaths[j].visits,
+                                                            "inclusive_s", up_prof_s(b, b->cpaths[j].incl),
+                                                            "exclusive_s", up_prof_s(b, b->cpaths[j].excl),
+                                                            "wait_s", waits_json(b, b->cpaths[j].wait)));
+        }
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+up_status up_report_json(const char *path, const up_html_input *in, up_err *err)
+{
+    const up_profile *a = in->a, *b = in->b;
+    json_t *root = json_object(), *ws = json_array();
+    size_t i;
+    unsigned k;
+    char *text;
+    up_status st;
+
+    json_object_set_new(root, "measured", run_json(a, in->path_a, in->label_a));
+    if (b)
+        json_object_set_new(root, "compensated", run_json(b, in->path_b, in->label_b));
+    /* per pattern and location: measured and compensated seconds */
+    for (k = 0; k < UP_WS_COUNT; k++)
+        for (i = 0; i < a->nlocs; i++) {
+            const up_prof_loc *l = &a->locs[i];
+            json_t *o = json_pack("{s:s,s:s,s:I,s:o,s:s,s:f}", "pattern", up_pattern_name(k),
+                                  "title", up_pattern_title(k), "location", (json_int_t)l->id,
+                                  "rank", rank_json(l->rank), "name", l->name ? l->name : "",
+                                  "measured_s", up_prof_s(a, l->wait[k]));
+            if (b)
+                json_object_set_new(o, "compensated_s",
+                                    i < b->nlocs ? json_real(up_prof_s(b, b->locs[i].wait[k])) : json_null());
+            json_array_append_new(ws, o);
+        }
+    json_object_set_new(root, "wait_states", ws);
+    if (in->bd) {
+        json_t *bd = json_object(), *locs = json_array();
+        json_object_set_new(bd, "total", parts_json(&in->bd->total));
+        for (i = 0; i < in->bd->nlocs; i++) {
+            json_t *o = parts_json(&in->bd->locs[i]);
+            json_object_set_new(o, "location", json_integer((json_int_t)a->locs[i].id));
+            json_object_set_new(o, "rank", rank_json(a->locs[i].rank));
+            json_array_append_new(locs, o);
+        }
+        json_object_set_new(bd, "per_location", locs);
+        json_object_set_new(root, "breakdown", bd);
+    }
+    json_object_set_new(root, "callpaths", cpaths_json(a, b));
+    if (in->est) {
+        json_t *e = json_array();
+        double tb = b ? run_s(b) : NAN;
+        for (k = 0; k < UP_EST_COUNT; k++) {
+            double ta = in->est->model[k].approximated_s;
+            json_array_append_new(e, json_pack("{s:s,s:s,s:f,s:f,s:o}", "model", up_est_model_name(k),
+                                               "section", up_est_model_section(k), "approximated_s", ta,
+                                               "dp_s", in->est->model[k].dp_s, "error_vs_replay",
+                                               b && tb > 0 ? json_real(fabs(ta - tb) / tb) : json_null()));
+        }
+        json_object_set_new(root, "estimates", e);
+    }
+    text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+    json_decref(root);
+    if (!text)
+        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
+    st = up_write_file_atomic(path, text, strlen(text), err);
+    free(text);
+    return st;
+}
