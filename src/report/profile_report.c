@@ -104,11 +104,17 @@ static void path_text(const up_profile *p, uint32_t i, char *buf, size_t cap)
     }
 }
 
-static void part_row(FILE *f, const char *name, const up_bd_part *p, double diff_total)
+/* share: of the total difference, shown only when that is at least 1% of
+ * the measured time (else the shares of parts that cancel are meaningless) */
+static void part_row(FILE *f, const char *name, const up_bd_part *p, const up_bd_part *total)
 {
-    double d = p->a_s - p->b_s;
-    fprintf(f, "  %-22s %12.6f %12.6f %12.6f %7.1f%%\n", name, p->a_s, p->b_s, d,
-            diff_total != 0 ? 100.0 * d / diff_total : 0.0);
+    double d = p->a_s - p->b_s, dt = total->a_s - total->b_s;
+    fprintf(f, "  %-22s %12.6f %12.6f %12.6f", name, p->a_s, p->b_s, d);
+    if (fabs(dt) >= 0.01 * total->a_s && dt != 0)
+        fprintf(f, " %7.1f%%", 100.0 * d / dt);
+    else
+        fprintf(f, " %8s", "-");
+    fprintf(f, " %7.1f%%\n", total->a_s > 0 ? 100.0 * d / total->a_s : 0.0);
 }
 
 typedef struct ranked {
@@ -152,16 +158,15 @@ void up_report_profile_text(FILE *f, const up_html_input *in)
 
     if (in->bd) {
         const up_bd_loc *t = &in->bd->total;
-        double d = t->time.a_s - t->time.b_s;
         fprintf(f, "\nWhere the time went (seconds summed over locations; Wolf et al. Fig. 2)\n");
-        fprintf(f, "  %-22s %12s %12s %12s %8s\n", "", in->label_a, in->label_b, "difference",
-                "share");
-        part_row(f, "execution", &t->exec, d);
-        part_row(f, "MPI, not waiting", &t->mpi_other, d);
+        fprintf(f, "  %-22s %12s %12s %12s %8s %8s\n", "", in->label_a, in->label_b, "difference",
+                "of diff", "of time");
+        part_row(f, "execution", &t->exec, &t->time);
+        part_row(f, "MPI, not waiting", &t->mpi_other, &t->time);
         for (k = 0; k < UP_WS_COUNT; k++)
             if (t->wait[k].a_s > 0 || t->wait[k].b_s > 0)
-                part_row(f, up_pattern_title(k), &t->wait[k], d);
-        part_row(f, "total", &t->time, d);
+                part_row(f, up_pattern_title(k), &t->wait[k], &t->time);
+        part_row(f, "total", &t->time, &t->time);
     } else {
         fprintf(f, "\nWait states (seconds summed over locations)\n");
         for (k = 0; k < UP_WS_COUNT; k++)
