@@ -31,6 +31,11 @@ typedef struct up_tl_window {
                                * (indices among that location's records) */
     char how[160];            /* "iteration 12 of 25 (MPI_Allreduce on rank 0)",
                                * "--window 0.5:0.6", ... */
+    /* added by src/report/timeline.c: */
+    uint64_t resolution;      /* ticks per second of the archive */
+    uint64_t nrecs;           /* records of `loc` inside [t0, t1]; 0: none, and
+                               * rec0, rec1, r0_t, r1_t mean nothing */
+    uint64_t r0_t, r1_t;      /* times of records rec0 and rec1 */
 } up_tl_window;
 
 typedef struct up_tl_opts {
@@ -47,9 +52,14 @@ void up_tl_opts_init(up_tl_opts *o);
  * neighbours where narrower than a pixel. */
 typedef struct up_tl_box {
     uint64_t t0, t1;
-    OTF2_RegionRef region;    /* the innermost region (for the colour/tooltip) */
+    OTF2_RegionRef region;    /* the innermost region (for the colour/tooltip);
+                               * OTF2_UNDEFINED_REGION: a BufferFlush record */
     uint16_t depth;           /* nesting depth (0 = outermost) */
     uint8_t kind;             /* up_tl_kind */
+    uint8_t mixed;            /* 1: sub-pixel intervals of several regions merged;
+                               * region, kind and depth are those of the kind
+                               * with the most time in it */
+    uint32_t parts;           /* intervals merged into it (1: one) */
 } up_tl_box;
 
 typedef struct up_tl_row {
