@@ -5,8 +5,10 @@
 # the paper's EPILOG tracer did, runs uninstrumented and traced at 2 and 4
 # ranks (3 runs of each, alternating; the fastest kept), the traced run is
 # compensated in lower, upper and network mode with the calibration stored
-# in its archive, and the table is printed.  Outputs go to demo/ (not
-# versioned): table.txt, plot.svg, validate.json, runs.csv and the traces.
+# in its archive, and the table is printed; then `unperturb report` compares
+# the kept trace of the first rank count with its network-mode compensation.
+# Outputs go to demo/ (not versioned): report.html, report.json, table.txt,
+# plot.svg, validate.json, runs.csv and the traces.
 # DEMO_REPEAT and DEMO_NP change the defaults (3 and "2,4").
 set -eu
 BUILD=${1:-build}
@@ -24,7 +26,14 @@ echo "T: uninstrumented, timed by libunperturb-time.so; Tm: traced; Ta: compensa
 echo "upper bound, network model), all over the window MPI_Init..MPI_Finalize.  Rank counts above"
 echo "the $(nproc) cores here share processors, which the models do not model: read those rows apart."
 echo
-echo "Outputs in demo/: table.txt, plot.svg (open it in a browser), validate.json, runs.csv,"
+NPFIRST=${NP%%,*}
+echo "== What the overhead did: the kept trace at $NPFIRST ranks against its network-mode compensation"
+
+"$UP" report "demo/np$NPFIRST-x0/trace" --against "demo/np$NPFIRST-x0/network" \
+    -o demo/report.html --json demo/report.json --top 8
+echo
+echo "Outputs in demo/: report.html (open it in a browser: timelines, wait states, call paths),"
+echo "report.json, table.txt, plot.svg, validate.json, runs.csv,"
 echo "and per configuration the kept trace and its compensations, e.g."
 echo "  otf2-print demo/np2-x0/trace/traces.otf2 | less"
 echo "  otf2-print demo/np2-x0/network/traces.otf2 | less"

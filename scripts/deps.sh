@@ -6,7 +6,7 @@ set -eu
 target=${1:-build}
 need="gcc make pkg-config libopen-trace-format2-dev libjansson-dev libinih-dev libopenmpi-dev openmpi-bin libdw-dev"
 case $target in
-    test) need="$need otf2-tools jq gfortran valgrind" ;;
+    test) need="$need otf2-tools jq gfortran valgrind chromium fonts-dejavu-core" ;;
     demo|bench) need="$need otf2-tools" ;;
 esac
 missing=""

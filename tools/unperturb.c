@@ -25,6 +25,7 @@ static const struct {
     {"validate", cmd_validate, "compare uninstrumented, traced and compensated runs"},
     {"export", cmd_export, "write a trace as JSON for ui.perfetto.dev / chrome://tracing"},
     {"estimate", cmd_estimate, "quick time-based estimates of the run time, no replay"},
+    {"report", cmd_report, "profile, wait states and timelines of a run, or what the overhead did"},
 };
 
 int cmd_fail(const char *cmd, int status, const char *msg)

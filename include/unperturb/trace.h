@@ -215,6 +215,11 @@ typedef struct up_stream up_stream;
  * Errors name the file and the problem. */
 up_status up_trace_open(const char *path, up_trace **out, up_err *err);
 void up_trace_close(up_trace *t);
+/* Frees the streams and OTF2's reader buffers (about 2 MiB per location)
+ * but keeps the definitions: afterwards only up_trace_defs, up_trace_anchor
+ * and up_trace_close may be used.  For results that point into the
+ * definitions while other traces are read. */
+void up_trace_release_streams(up_trace *t);
 const up_defs *up_trace_defs(const up_trace *t);
 const char *up_trace_anchor(const up_trace *t);  /* resolved anchor path */
 up_stream *up_trace_stream(up_trace *t, size_t loc);

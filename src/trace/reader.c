@@ -421,7 +421,7 @@ fail:
     return st;
 }
 
-void up_trace_close(up_trace *t)
+void up_trace_release_streams(up_trace *t)
 {
     size_t i, j;
     if (!t)
@@ -436,7 +436,16 @@ void up_trace_close(up_trace *t)
     }
     if (t->rd)
         OTF2_Reader_Close(t->rd); /* closes the event readers too */
+    t->rd = NULL;
     up_free(t->streams);
+    t->streams = NULL;
+}
+
+void up_trace_close(up_trace *t)
+{
+    if (!t)
+        return;
+    up_trace_release_streams(t);
     up_defs_free_(&t->defs);
     up_free(t->anchor);
     up_free(t);
@@ -450,7 +459,7 @@ uint64_t up_trace_unknown_records(const up_trace *t) { return t->unknown_records
 char *up_trace_property(const up_trace *t, const char *name)
 {
     char *v = NULL, *r = NULL;
-    if (OTF2_Reader_GetProperty(t->rd, name, &v) == OTF2_SUCCESS && v)
+    if (t->rd && OTF2_Reader_GetProperty(t->rd, name, &v) == OTF2_SUCCESS && v)
         r = up_strdup(v);
     free(v); /* allocated by OTF2 with malloc */
     return r;
