@@ -83,6 +83,8 @@ int cmd_compensate(int argc, char **argv)
     };
     const char *out = NULL, *calib = NULL, *json = NULL, *input;
     bool force = false, quiet = false, mode_set = false, coll_set = false, wild_set = false;
+    up_progress pg;
+    up_status st;
     up_wildcard wild = UP_WILDCARD_PRESERVE;
     up_mode mode = UP_MODE_NETWORK;
     up_collective coll = UP_COLLECTIVE_INDIVIDUAL;
@@ -253,7 +255,11 @@ int cmd_compensate(int argc, char **argv)
         goto fail;
     if (up_comp_new(&p, up_trace_defs(t), &model, &err) != UP_OK)
         goto fail;
-    if (up_replay_run(t, w, up_comp_ops(), model, &res, &err) != UP_OK)
+    up_progress_init(&pg, "compensate:", quiet);
+    up_comp_set_progress(model, up_progress_update, &pg);
+    st = up_replay_run(t, w, up_comp_ops(), model, &res, &err);
+    up_progress_end(&pg);
+    if (st != UP_OK)
         goto fail;
     snprintf(desc, sizeof desc,
              "overhead compensated by unperturb %s: mode %s, collectives %s, O(ns) enter %g leave %g send %g recv %g coll_begin %g coll_end %g other %g metric %g fn_enter %g fn_leave %g",

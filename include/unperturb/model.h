@@ -96,6 +96,9 @@ up_status up_comp_new(const up_comp_params *p, const up_defs *d, up_comp **out,
                       up_err *err);
 void up_comp_free(up_comp *c);
 const up_model_ops *up_comp_ops(void);
+/* Reports the replay's progress (records done of those the definitions
+ * declare) to fn, e.g. up_progress_update. */
+void up_comp_set_progress(up_comp *c, up_progress_fn fn, void *ctx);
 /* Overhead removed on location `loc`, ticks. */
 uint64_t up_comp_removed(const up_comp *c, size_t loc);
 

@@ -53,6 +53,9 @@ struct up_comp {
     size_t n;
     uint64_t repairs[UP_REPAIR_COUNT];
     uint64_t max_shift;  /* largest clock-condition violation or min_transfer raise */
+    up_progress_fn progress;
+    void *pctx;
+    uint64_t total;      /* records the definitions declare */
     uint64_t moved;      /* receives raised by either */
 };
 
@@ -459,9 +462,25 @@ static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
 
 static up_wildcard c_wildcard(void *mp) { return ((up_comp *)mp)->p.wildcard; }
 
+static void c_progress(void *mp, uint64_t records)
+{
+    up_comp *M = mp;
+    if (M->progress)
+        M->progress(M->pctx, records, M->total);
+}
+
+void up_comp_set_progress(up_comp *c, up_progress_fn fn, void *ctx)
+{
+    size_t i;
+    c->progress = fn;
+    c->pctx = ctx;
+    for (c->total = 0, i = 0; i < c->d->nlocs; i++)
+        c->total += c->d->locs[i].nevents;
+}
+
 static const up_model_ops comp_ops = {
     "compensate", c_record_ovh, c_local, c_send, c_recv, c_coll_end, c_repairs,
-    c_eager_limit, c_sync_end, c_max_shift, c_wildcard, NULL,
+    c_eager_limit, c_sync_end, c_max_shift, c_wildcard, c_progress,
 };
 
 const up_model_ops *up_comp_ops(void) { return &comp_ops; }
