@@ -78,7 +78,7 @@ void *up_malloc(size_t size)
 void *up_pages_alloc(size_t size)
 {
     char *p, *a;
-    size_t len = size ? size : 1, head;
+    size_t len = ((size ? size : 1) + 4095) & ~(size_t)4095, head; /* whole pages */
     if (!alloc_allowed())
         return NULL;
     p = mmap(NULL, len + UP_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
