@@ -166,7 +166,6 @@ int cmd_estimate(int argc, char **argv)
     double o_ns = 0;
     char source[256] = "";
     int opt, rc = 1;
-    unsigned k;
     up_err err = {0};
     up_trace *t = NULL;
     up_comp_params p;
@@ -223,9 +222,7 @@ int cmd_estimate(int argc, char **argv)
     if (up_comp_params_load(&p, t, calib, source, sizeof source, &err) != UP_OK)
         goto fail;
     if (have_o) {
-        for (k = 0; k < UP_RK_COUNT; k++)
-            p.overhead_ns[k] = o_ns;
-        p.overhead_set = true;
+        up_comp_params_set_overhead(&p, o_ns);
         snprintf(source, sizeof source, "--overhead-ns");
     }
     if (!p.overhead_set) {

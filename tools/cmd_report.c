@@ -126,16 +126,12 @@ static up_status estimates(const char *path, const char *calib, bool have_o, dou
     up_comp_params p;
     char source[256];
     up_status st;
-    unsigned k;
     *done = false;
     if ((st = up_trace_open(path, &t, err)) != UP_OK)
         return st;
     if ((st = up_comp_params_load(&p, t, calib, source, sizeof source, err)) == UP_OK) {
-        if (have_o) {
-            for (k = 0; k < UP_RK_COUNT; k++)
-                p.overhead_ns[k] = o_ns;
-            p.overhead_set = true;
-        }
+        if (have_o)
+            up_comp_params_set_overhead(&p, o_ns);
         if (p.overhead_set && (st = up_estimate_run(t, &p, est, err)) == UP_OK)
             *done = true;
     }

@@ -75,6 +75,8 @@ typedef struct up_comp_params {
 } up_comp_params;
 
 void up_comp_params_init(up_comp_params *p);
+/* One overhead O for every record kind (--overhead-ns). */
+void up_comp_params_set_overhead(up_comp_params *p, double ns);
 /* The parameters a command starts from: the defaults, then the calibration
  * the unperturb tracer stored in archive t, then the file `calib` (may be
  * NULL).  Writes where the overheads came from to source ("archive",

@@ -114,6 +114,14 @@ up_status up_comp_params_load(up_comp_params *p, up_trace *t, const char *calib,
     return UP_OK;
 }
 
+void up_comp_params_set_overhead(up_comp_params *p, double ns)
+{
+    unsigned k;
+    for (k = 0; k < UP_RK_COUNT; k++)
+        p->overhead_ns[k] = ns;
+    p->overhead_set = true;
+}
+
 void up_comp_params_init(up_comp_params *p)
 {
     memset(p, 0, sizeof *p);
