@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "test.h"
+#include "tutil.h"
 #include "tracegen.h"
 #include "unperturb/export.h"
 
@@ -89,14 +90,6 @@ TEST(json_quote_escapes)
     CHECK_EQ(up_json_quote(NULL, 0, "\n"), 4);
 }
 
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)
-{
-    (void)ud, (void)ft, (void)l, (void)c, (void)f;
-    return OTF2_FLUSH;
-}
-static const OTF2_FlushCallbacks flush_cb = {pre_flush, NULL};
-
-/* A one-location archive whose regions have the names below. */
 static const char *const odd_names[] = {
     "plain", "with \"quotes\"", "back\\slash", "tab\there\nnewline", "ctl\x01\x1f",
     "\xc3\x9c" "berpr\xc3\xbc" "fung \xe2\x9c\x93 \xf0\x9d\x84\x9e", "bad \xff byte", "",
@@ -105,43 +98,7 @@ static const char *const odd_names[] = {
 
 static int write_odd(const char *dir)
 {
-    OTF2_Archive *ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
-                                         4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
-                                         OTF2_COMPRESSION_NONE);
-    OTF2_EvtWriter *w;
-    OTF2_GlobalDefWriter *gw;
-    OTF2_StringRef s;
-    unsigned r;
-    if (!ar)
-        return -1;
-    OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL);
-    OTF2_Archive_SetSerialCollectiveCallbacks(ar);
-    OTF2_Archive_OpenEvtFiles(ar);
-    w = OTF2_Archive_GetEvtWriter(ar, 0);
-    for (r = 0; r < NODD; r++) {
-        OTF2_EvtWriter_Enter(w, NULL, 100 + 10 * r, r);
-        OTF2_EvtWriter_Leave(w, NULL, 105 + 10 * r, r);
-    }
-    OTF2_Archive_CloseEvtWriter(ar, w);
-    OTF2_Archive_CloseEvtFiles(ar);
-    OTF2_Archive_OpenDefFiles(ar);
-    OTF2_Archive_CloseDefWriter(ar, OTF2_Archive_GetDefWriter(ar, 0));
-    OTF2_Archive_CloseDefFiles(ar);
-    gw = OTF2_Archive_GetGlobalDefWriter(ar);
-    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, 100, 1000, OTF2_UNDEFINED_TIMESTAMP);
-    for (r = 0; r < NODD; r++)
-        OTF2_GlobalDefWriter_WriteString(gw, r, odd_names[r]);
-    s = (OTF2_StringRef)NODD;
-    OTF2_GlobalDefWriter_WriteString(gw, s, "machine \"x\"");
-    OTF2_GlobalDefWriter_WriteString(gw, s + 1, "thread\\1");
-    for (r = 0; r < NODD; r++)
-        OTF2_GlobalDefWriter_WriteRegion(gw, r, r, r, r, OTF2_REGION_ROLE_FUNCTION,
-                                         OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, r, 0, 0);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, s, s, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, s, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                            OTF2_UNDEFINED_LOCATION_GROUP);
-    OTF2_GlobalDefWriter_WriteLocation(gw, 0, s + 1, OTF2_LOCATION_TYPE_CPU_THREAD, 2 * NODD, 0);
-    return OTF2_Archive_Close(ar) == OTF2_SUCCESS ? 0 : -1;
+    return t_write_named_regions(dir, odd_names, NODD, 5, 1000, "machine \"x\"", "thread\\1");
 }
 
 TEST(export_region_names_of_every_kind)

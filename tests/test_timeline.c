@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "test.h"
+#include "tutil.h"
 #include "tracegen.h"
 #include "unperturb/timeline.h"
 
@@ -767,13 +768,6 @@ TEST(timeline_svg_grouped_and_large)
     up_trace_close(t);
 }
 
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)
-{
-    (void)ud, (void)ft, (void)l, (void)c, (void)f;
-    return OTF2_FLUSH;
-}
-static const OTF2_FlushCallbacks flush_cb = {pre_flush, NULL};
-
 /* One location without a rank, named and with regions named with every
  * kind of byte that XML does not take as it is. */
 static const char *const odd[] = {
@@ -783,41 +777,7 @@ static const char *const odd[] = {
 
 static int write_odd(const char *dir)
 {
-    OTF2_Archive *ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
-                                         4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
-                                         OTF2_COMPRESSION_NONE);
-    OTF2_EvtWriter *w;
-    OTF2_GlobalDefWriter *gw;
-    unsigned r;
-    if (!ar)
-        return -1;
-    OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL);
-    OTF2_Archive_SetSerialCollectiveCallbacks(ar);
-    OTF2_Archive_OpenEvtFiles(ar);
-    w = OTF2_Archive_GetEvtWriter(ar, 0);
-    for (r = 0; r < NODD; r++) {
-        OTF2_EvtWriter_Enter(w, NULL, 100 + 10 * r, r);
-        OTF2_EvtWriter_Leave(w, NULL, 108 + 10 * r, r);
-    }
-    OTF2_Archive_CloseEvtWriter(ar, w);
-    OTF2_Archive_CloseEvtFiles(ar);
-    OTF2_Archive_OpenDefFiles(ar);
-    OTF2_Archive_CloseDefWriter(ar, OTF2_Archive_GetDefWriter(ar, 0));
-    OTF2_Archive_CloseDefFiles(ar);
-    gw = OTF2_Archive_GetGlobalDefWriter(ar);
-    OTF2_GlobalDefWriter_WriteClockProperties(gw, NS, 100, 100, OTF2_UNDEFINED_TIMESTAMP);
-    for (r = 0; r < NODD; r++)
-        OTF2_GlobalDefWriter_WriteString(gw, r, odd[r]);
-    OTF2_GlobalDefWriter_WriteString(gw, NODD, "node");
-    OTF2_GlobalDefWriter_WriteString(gw, NODD + 1, "thread <&> \xfe");
-    for (r = 0; r < NODD; r++)
-        OTF2_GlobalDefWriter_WriteRegion(gw, r, r, r, r, OTF2_REGION_ROLE_FUNCTION,
-                                         OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, r, 0, 0);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, NODD, NODD, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, NODD, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                            OTF2_UNDEFINED_LOCATION_GROUP);
-    OTF2_GlobalDefWriter_WriteLocation(gw, 0, NODD + 1, OTF2_LOCATION_TYPE_CPU_THREAD, 2 * NODD, 0);
-    return OTF2_Archive_Close(ar) == OTF2_SUCCESS ? 0 : -1;
+    return t_write_named_regions(dir, odd, NODD, 8, 100, "node", "thread <&> \xfe");
 }
 
 TEST(timeline_svg_escapes_names)

@@ -25,4 +25,13 @@ double t_window_s(const up_replay_result *r, int which);
  * (UINT64_MAX if there is none). */
 uint64_t t_ev(const tr_trace *t, uint64_t id, size_t k);
 
+/* A one-location archive (location 0, no rank) whose location is named
+ * `thread`, its process `node`, and whose n regions are named names[i]:
+ * region i is entered at 100 + 10 i and left leave_dt later.  Clock: 1 ns
+ * ticks from 100 for `length`.  Written by OTF2's raw writer, so names reach
+ * the reader exactly as given.  Returns 0 on success. */
+int t_write_named_regions(const char *dir, const char *const *names, unsigned n,
+                          uint64_t leave_dt, uint64_t length, const char *node,
+                          const char *thread);
+
 #endif
