@@ -1,0 +1,53 @@
+/*
+ * simulate.h - trace-driven extrapolation (speedy-performance-extrapolation.md
+ * Section 3): replays a trace on a model of another machine (machine.h) and
+ * predicts its timestamps.
+ *
+ * Place in the data flow: a replay model (replay.h) like compensation.  The
+ * computation between MPI calls is taken from the trace (CPU time when
+ * recorded, else wall time less the tracer's overhead) and scaled by the
+ * processor model; every MPI call is timed by the network, barrier and
+ * collective models instead of its measured duration.  docs/machine.md
+ * documents the rules.
+ */
+#ifndef UNPERTURB_SIMULATE_H
+#define UNPERTURB_SIMULATE_H
+
+#include "unperturb/machine.h"
+#include "unperturb/model.h"
+
+typedef struct up_sim up_sim;
+
+/* A simulation model for the trace with definitions d.  `ovh` gives the
+ * tracer's per-record overhead to remove from wall-time compute intervals
+ * (only overhead_ns is used; may be NULL: none). */
+up_status up_sim_new(const up_machine *m, const up_comp_params *ovh, const up_defs *d,
+                     up_sim **out, up_err *err);
+void up_sim_free(up_sim *s);
+const up_model_ops *up_sim_ops(void);
+void up_sim_set_progress(up_sim *s, up_progress_fn fn, void *ctx);
+/* Did compute intervals come from the CPU-time metric (any location)? */
+bool up_sim_used_cpu_time(const up_sim *s);
+
+/* One simulation of one trace: what the command and sweeps need. */
+typedef struct up_sim_run_opts {
+    const char *input;          /* anchor file or experiment folder */
+    const up_machine *machine;
+    const char *calibration;    /* overheads file, may be NULL */
+    const char *out_dir;        /* predicted OTF2 archive, may be NULL */
+    bool force;                 /* replace out_dir */
+    bool quiet;                 /* no progress bar */
+} up_sim_run_opts;
+
+typedef struct up_sim_summary {
+    up_replay_result res;       /* start_a/end_a: predicted window; locs[].end_a */
+    double measured_s, predicted_s;
+    bool cpu_time;              /* compute came from the CPU-time metric */
+    long nranks;                /* MPI ranks in the trace */
+} up_sim_summary;
+
+/* Opens, simulates and (with out_dir) writes the predicted archive. */
+up_status up_sim_run(const up_sim_run_opts *o, up_sim_summary *s, up_err *err);
+void up_sim_summary_free(up_sim_summary *s);
+
+#endif /* UNPERTURB_SIMULATE_H */
