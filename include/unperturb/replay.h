@@ -69,7 +69,8 @@ typedef struct up_sync {
     uint64_t post_m, post_a;    /* the receive's post: Enter of MPI_Recv, or
                                  * MpiIrecvRequest of an Irecv */
     uint64_t req;               /* MpiIsend request id (blocking: unused) */
-    uint32_t src;               /* the sender's location */
+    uint64_t bytes;             /* the message's length */
+    uint32_t src, dst;          /* the sender's and receiver's locations */
     bool posted, blocking;
     int refs;                   /* the message and the sender hold it */
 } up_sync;
@@ -180,6 +181,9 @@ typedef struct up_model_ops {
     up_wildcard (*wildcard)(void *m);
     /* called every 65536 records with the number of records done (may be NULL) */
     void (*progress)(void *m, uint64_t records);
+    /* every collective's end waits for all its members (a model whose
+     * algorithms need every member's entry, e.g. a binomial broadcast) */
+    bool coll_wait_all;
 } up_model_ops;
 
 /* ---- results ---------------------------------------------------------------- */

@@ -81,7 +81,8 @@ enum {
     UP_REGION_OVERHEAD = 1u << 2,     /* measurement overhead: removed whole */
     UP_REGION_USER = 1u << 3,         /* the program's own code (paradigm COMPILER or
                                        * USER): its Enter/Leave are kinds fn_enter/fn_leave */
-    UP_REGION_SSEND = 1u << 4         /* MPI_Ssend, MPI_Issend: synchronous sends */
+    UP_REGION_SSEND = 1u << 4,        /* MPI_Ssend, MPI_Issend: synchronous sends */
+    UP_REGION_MPI = 1u << 5           /* an MPI call (paradigm MPI, or named MPI_*) */
 };
 
 typedef struct up_region_def {
@@ -131,6 +132,10 @@ typedef struct up_defs {
     uint32_t *region_by_id, *comm_by_id;
     uint32_t nregion_ids, ncomm_ids;
     uint8_t *region_flags;   /* UP_REGION_* by region id (nregion_ids) */
+    /* the tracer's thread CPU-time metric (--cpu-time): member "cpu_time" */
+    bool has_cpu_member, has_cpu_metric;
+    OTF2_MetricMemberRef cpu_member;
+    OTF2_MetricRef cpu_metric;
     /* what was read, for the report (nothing is dropped silently) */
     uint64_t n_global_defs, n_unknown_global_defs;
     uint64_t n_local_defs, n_clock_offsets, n_mapping_tables;

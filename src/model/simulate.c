@@ -1,15 +1,699 @@
 /*
  * simulate.c - trace-driven extrapolation as a replay model (simulate.h).
- * STUB: being written (issue 7).
+ *
+ * Place in the data flow: up_replay_run(trace, writer, up_sim_ops()) -> here
+ * for every record; collectives go on to collalgo.c, parameters come from
+ * machine.c.  Source: Mohr, Malony, Shanmugam, speedy-performance-
+ * extrapolation.md Section 3.3 (processor, remote access / network and
+ * barrier models; message handling policies).  docs/machine.md, "How a run
+ * is simulated", states every rule below with its reasons.
+ *
+ * A location alternates between computing and being inside MPI calls.
+ *   compute   the time between records outside MPI calls, from the trace:
+ *             the thread's CPU time (the tracer's --cpu-time metric) when
+ *             there is one, else the wall time less the tracer's overhead
+ *             (eq. 1 of trace-overhead-compensation-kojak.md), divided by
+ *             cpu_ratio; polling adds poll_ns per poll_chunk_ns.
+ *   MPI call  its measured duration is thrown away.  A call with a
+ *             communication record is timed by the network model:
+ *               send  at the call's clock; the sender is busy o_s after it;
+ *                     eager: arrives at depart + wire(bytes), depart = send + o_s
+ *                     rendezvous (above eager_limit, or MPI_Ssend): the request
+ *                     reaches the receiver after one latency, it answers once
+ *                     its receive is posted, the data leaves one latency later
+ *               recv  max(clock, arrival) + o_r
+ *               collective  exit times by the algorithm (collalgo.c)
+ *             A call without one (MPI_Comm_rank, MPI_Test, MPI_Init, ...)
+ *             keeps its measured duration, scaled like compute.
+ * Units: ticks of the archive's clock; ns parameters converted once.
  */
+#include <math.h>
 #include <string.h>
 
+#include "unperturb/collalgo.h"
 #include "unperturb/simulate.h"
+
+typedef struct inmsg {
+    const void *key;      /* the up_msg (an identity, never dereferenced) */
+    uint64_t arrival;
+    bool handled;
+} inmsg;
+
+typedef struct sloc {
+    unsigned mpi;         /* open MPI regions */
+    unsigned ovh_depth;   /* open overhead regions (buffer flushes) */
+    bool modelled;        /* the open MPI call has a communication record */
+    uint64_t busy;        /* the call's clock may not go below this (o_s) */
+    uint64_t pend;        /* overhead of the previous record (eq. 1) */
+    unsigned node;
+    /* CPU time: a segment runs from the metric read inside one MPI call to
+     * the one read before the next MPI call's Enter */
+    bool seg_open;        /* v1 known, segment not yet closed */
+    uint64_t v1;          /* CPU time read inside the previous call */
+    uint64_t seg_ovh;     /* overhead of the records written since v1 */
+    uint64_t seg_m, seg_a;/* measured / simulated time the segment began */
+    double share;         /* CPU / wall of the previous segment */
+    uint64_t poll_carry;  /* polling: compute since the last poll, ticks */
+    inmsg *in;            /* eager messages on their way here (policies) */
+    size_t nin, incap;
+} sloc;
+
+/* one cached collective: members' exit times */
+#define CCACHE 16
+typedef struct ccache {
+    const up_coll *c;
+    uint64_t key, seq;
+    uint32_t n;
+    uint64_t *exit;
+} ccache;
+
+struct up_sim {
+    up_machine m;
+    const up_defs *d;
+    double tpn;                       /* ticks per ns */
+    uint64_t o_kind[UP_EV_COUNT_];    /* tracer overhead by record kind */
+    uint64_t o_fn[2];
+    uint64_t o_s, o_r, lat, nlat, hop, intr, poll_chunk, poll_cost, eager;
+    double g, ng;                     /* ticks per byte between / within nodes */
+    bool use_cpu, used_cpu;
+    unsigned nnodes;
+    sloc *L;
+    size_t n;
+    uint64_t *out_free, *in_free;     /* contention: per node */
+    ccache cc[CCACHE];
+    uint64_t *tmp_enter, *tmp_sent, *tmp_recvd;
+    uint32_t tmp_cap;
+    up_ca_barrier bar;
+    uint64_t repairs[UP_REPAIR_COUNT];
+    up_progress_fn progress;
+    void *pctx;
+    uint64_t total;
+    bool nomem;
+};
+
+static uint64_t max2(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+static uint64_t ticks(const up_sim *S, double ns)
+{
+    double t = ns * S->tpn;
+    return t <= 0 ? 0 : (uint64_t)llround(t);
+}
+
+/* ---- the tracer's overhead (eq. 1) ------------------------------------------ */
+
+static uint64_t record_ovh(const up_sim *S, const up_event *ev)
+{
+    if (ev->kind == UP_EV_BufferFlush)
+        return sub0(ev->u.BufferFlush.stopTime, ev->time);
+    if ((ev->kind == UP_EV_Enter || ev->kind == UP_EV_Leave) && (ev->rflags & UP_REGION_USER))
+        return S->o_fn[ev->kind == UP_EV_Leave];
+    return S->o_kind[ev->kind];
+}
+
+static uint64_t s_record_ovh(void *mp, const up_event *ev) { return record_ovh(mp, ev); }
+
+/* Target time of a measured wall-time gap: less the previous record's
+ * overhead (all of it inside an overhead region), over cpu_ratio. */
+static uint64_t scaled(const up_sim *S, const sloc *l, uint64_t gap)
+{
+    uint64_t c = l->ovh_depth ? 0 : sub0(gap, l->pend);
+    return S->m.cpu_ratio == 1 ? c : (uint64_t)llround((double)c / S->m.cpu_ratio);
+}
+
+/* Polling: a poll every poll_chunk of compute, poll_cost each. */
+static uint64_t poll_cost(up_sim *S, sloc *l, uint64_t c)
+{
+    uint64_t k;
+    if (S->m.progress != UP_PROGRESS_POLLING || !S->poll_chunk)
+        return 0;
+    l->poll_carry += c;
+    k = l->poll_carry / S->poll_chunk;
+    l->poll_carry %= S->poll_chunk;
+    return k * S->poll_cost;
+}
+
+/* Messages that arrived while the location computed up to t: handled there
+ * under the interrupt and polling policies (o_r, plus interrupt_ns), which
+ * lengthens the computation.  Returns the new t. */
+static uint64_t handle_arrivals(up_sim *S, sloc *l, uint64_t t)
+{
+    size_t i;
+    bool again = true;
+    if (S->m.progress == UP_PROGRESS_MPI)
+        return t;
+    while (again) { /* handling one can let the next one in */
+        again = false;
+        for (i = 0; i < l->nin; i++)
+            if (!l->in[i].handled && l->in[i].arrival <= t) {
+                l->in[i].handled = true;
+                t += S->o_r + (S->m.progress == UP_PROGRESS_INTERRUPT ? S->intr : 0);
+                again = true;
+            }
+    }
+    return t;
+}
+
+/* ---- network ----------------------------------------------------------------- */
+
+/* Arrival of `bytes` leaving location a at `depart` for location b. */
+static uint64_t wire(up_sim *S, uint32_t a, uint32_t b, uint64_t bytes, uint64_t depart)
+{
+    unsigned na = S->L[a].node, nb = S->L[b].node;
+    uint64_t ser, start, rx;
+    if (na == nb)
+        return depart + S->nlat + (uint64_t)llround((double)bytes * S->ng);
+    ser = (uint64_t)llround((double)bytes * S->g);
+    start = depart;
+    if (S->m.contention) /* one injection and one ejection link per node */
+        start = max2(start, S->out_free[na]);
+    rx = start + S->lat + S->hop * up_machine_hops(&S->m, na, nb, S->nnodes);
+    if (S->m.contention) {
+        S->out_free[na] = start + ser;
+        rx = max2(rx, S->in_free[nb]);
+        S->in_free[nb] = rx + ser;
+    }
+    return rx + ser;
+}
+
+/* Latency alone (a rendezvous request or answer). */
+static uint64_t hop_lat(up_sim *S, uint32_t a, uint32_t b)
+{
+    unsigned na = S->L[a].node, nb = S->L[b].node;
+    if (na == nb)
+        return S->nlat;
+    return S->lat + S->hop * up_machine_hops(&S->m, na, nb, S->nnodes);
+}
+
+/* Rendezvous: when the data leaves the sender.  The request leaves at
+ * send + o_s and takes one latency; the receiver answers when its receive is
+ * posted (post_a), the answer takes one latency back. */
+static uint64_t rdv_depart(up_sim *S, uint32_t src, uint32_t dst, uint64_t send_a, uint64_t post_a)
+{
+    uint64_t req = send_a + S->o_s + hop_lat(S, src, dst);
+    return max2(req, post_a) + hop_lat(S, dst, src);
+}
+
+/* ---- records ------------------------------------------------------------------- */
+
+static bool is_cpu_metric(const up_sim *S, const up_event *ev)
+{
+    return S->use_cpu && ev->kind == UP_EV_Metric && ev->u.Metric.metric == S->d->cpu_metric &&
+           ev->u.Metric.numberOfMetrics == 1 && ev->u.Metric.typeIDs[0] == OTF2_TYPE_UINT64;
+}
+
+/* Bookkeeping after a record got its time. */
+static void account(up_sim *S, sloc *l, up_event *ev)
+{
+    uint64_t o = record_ovh(S, ev);
+    l->pend = o;
+    l->seg_ovh += o;
+    if (ev->kind == UP_EV_BufferFlush) {
+        ev->u.BufferFlush.stopTime = ev->t_out; /* removed whole */
+        l->pend = 0;
+    } else if (ev->kind == UP_EV_Enter) {
+        if (ev->rflags & UP_REGION_OVERHEAD)
+            l->ovh_depth++;
+        if (ev->rflags & UP_REGION_MPI && l->mpi++ == 0) {
+            l->modelled = false;
+            l->busy = ev->t_out;
+        }
+    } else if (ev->kind == UP_EV_Leave) {
+        if (ev->rflags & UP_REGION_OVERHEAD && l->ovh_depth)
+            l->ovh_depth--;
+        if (ev->rflags & UP_REGION_MPI && l->mpi && --l->mpi == 0 && l->seg_open) {
+            l->seg_m = ev->time; /* compute begins */
+            l->seg_a = ev->t_out;
+        }
+    }
+}
+
+/* Time of a record that depends only on its own location. */
+static uint64_t local_time(up_sim *S, sloc *l, const up_loc_state *ls, const up_event *ev)
+{
+    uint64_t gap, t, c;
+    if (!ls->started)
+        return ev->time; /* a location's first record keeps its time */
+    if (l->mpi) {
+        if (l->modelled) /* the rest of a timed call takes no time */
+            return max2(ls->prev_a, l->busy);
+        return ls->prev_a + scaled(S, l, sub0(ev->time, ls->prev_m));
+    }
+    /* compute */
+    gap = sub0(ev->time, ls->prev_m);
+    if (is_cpu_metric(S, ev) && l->seg_open) {
+        /* the segment's CPU time, less the tracer's records inside it */
+        uint64_t cpu_ns = sub0(ev->u.Metric.metricValues[0].unsigned_int, l->v1);
+        uint64_t wall = sub0(ev->time, l->seg_m);
+        uint64_t ct = sub0(ticks(S, (double)cpu_ns), l->seg_ovh);
+        l->share = wall ? fmin(1.0, (double)ct / (double)wall) : 1.0;
+        c = S->m.cpu_ratio == 1 ? ct : (uint64_t)llround((double)ct / S->m.cpu_ratio);
+        t = max2(ls->prev_a, l->seg_a + c);
+        l->seg_open = false;
+        S->used_cpu = true;
+        c = t - ls->prev_a;
+    } else {
+        c = scaled(S, l, gap);
+        if (l->seg_open && l->share < 1.0) /* inside a CPU segment: its share */
+            c = (uint64_t)llround((double)c * l->share);
+        t = ls->prev_a + c;
+    }
+    t += poll_cost(S, l, c);
+    return handle_arrivals(S, l, t);
+}
+
+static void s_local(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev)
+{
+    up_sim *S = mp;
+    sloc *l = &S->L[loc];
+    switch (ev->kind) { /* records that make a call a communication call */
+    case UP_EV_MpiIrecvRequest:
+    case UP_EV_MpiIsendComplete:
+    case UP_EV_MpiCollectiveBegin:
+    case UP_EV_NonBlockingCollectiveRequest:
+    case UP_EV_MpiRequestCancelled:
+        if (l->mpi && ls->started) {
+            l->modelled = true;
+            l->busy = max2(l->busy, ls->prev_a);
+        }
+        break;
+    default:
+        break;
+    }
+    ev->t_out = local_time(S, l, ls, ev);
+    if (is_cpu_metric(S, ev) && l->mpi) { /* read inside a call: a segment begins */
+        l->v1 = ev->u.Metric.metricValues[0].unsigned_int;
+        l->seg_open = true;
+        l->seg_ovh = 0;
+        l->seg_m = ev->time;
+        l->seg_a = ev->t_out;
+        l->share = l->share > 0 ? l->share : 1.0;
+    }
+    account(S, l, ev);
+}
+
+/* A communication record inside a call: the call's clock. */
+static uint64_t call_clock(sloc *l, const up_loc_state *ls, const up_event *ev)
+{
+    if (!ls->started)
+        return ev->time;
+    l->modelled = true;
+    return max2(ls->prev_a, l->busy);
+}
+
+static bool push_in(up_sim *S, sloc *l, const void *key, uint64_t arrival)
+{
+    if (l->nin == l->incap &&
+        !up_grow((void **)&l->in, &l->incap, l->nin + 1, sizeof *l->in)) {
+        S->nomem = true;
+        return false;
+    }
+    l->in[l->nin].key = key;
+    l->in[l->nin].arrival = arrival;
+    l->in[l->nin].handled = false;
+    l->nin++;
+    return true;
+}
+
+/* Was the message handled during computation (and forget it)? */
+static bool pop_in(sloc *l, const void *key)
+{
+    size_t i;
+    for (i = 0; i < l->nin; i++)
+        if (l->in[i].key == key) {
+            bool h = l->in[i].handled;
+            l->in[i] = l->in[--l->nin];
+            return h;
+        }
+    return false;
+}
+
+static void s_send(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev, up_msg *msg)
+{
+    up_sim *S = mp;
+    sloc *l = &S->L[loc];
+    uint64_t t = call_clock(l, ls, ev);
+    ev->t_out = t;
+    l->busy = t + S->o_s;
+    /* mdata[0]: arrival of an eager message; a rendezvous one is timed when
+     * its receive is posted (the engine's sync) */
+    if (msg->bytes <= S->eager && msg->dst < S->n) {
+        msg->mdata[0] = wire(S, loc, msg->dst, msg->bytes, t + S->o_s);
+        if (S->m.progress != UP_PROGRESS_MPI)
+            push_in(S, &S->L[msg->dst], msg, msg->mdata[0]);
+    }
+    account(S, l, ev);
+}
+
+static void s_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
+                   const up_msg *msg)
+{
+    up_sim *S = mp;
+    sloc *l = &S->L[loc];
+    uint64_t t, arr;
+    bool handled = false;
+    if (!msg || !ls->started) {
+        s_local(mp, loc, ls, ev);
+        return;
+    }
+    t = call_clock(l, ls, ev);
+    if (msg->sync) { /* rendezvous: the data left after the answer */
+        uint64_t dep = rdv_depart(S, msg->src, loc, msg->send_a, msg->sync->post_a);
+        arr = wire(S, msg->src, loc, msg->bytes, dep);
+    } else {
+        arr = msg->mdata[0];
+        if (S->m.progress != UP_PROGRESS_MPI)
+            handled = pop_in(l, msg);
+    }
+    ev->t_out = max2(t, arr) + (handled ? 0 : S->o_r);
+    l->busy = ev->t_out;
+    account(S, l, ev);
+}
+
+/* The end of a rendezvous or synchronous send (its Leave or
+ * MpiIsendComplete): the last byte leaves the sender.  RMA synchronisation
+ * (the engine's other use of sync_end): after the partner's sync point and
+ * one latency. */
+static void s_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
+                       const up_sync *s)
+{
+    up_sim *S = mp;
+    sloc *l = &S->L[loc];
+    uint64_t t;
+    if (!ls->started || !s) {
+        s_local(mp, loc, ls, ev);
+        return;
+    }
+    t = call_clock(l, ls, ev);
+    if ((ev->kind == UP_EV_Leave || ev->kind == UP_EV_MpiIsendComplete) && s->src == loc &&
+        s->dst < S->n) {
+        uint64_t dep = rdv_depart(S, loc, s->dst, s->send_a, s->post_a);
+        uint64_t ser = S->L[loc].node == S->L[s->dst].node
+                           ? (uint64_t)llround((double)s->bytes * S->ng)
+                           : (uint64_t)llround((double)s->bytes * S->g);
+        t = max2(t, dep + ser);
+    } else {
+        t = max2(t, s->post_a + S->lat);
+    }
+    ev->t_out = t;
+    l->busy = t;
+    account(S, l, ev);
+}
+
+/* ---- collectives ------------------------------------------------------------------ */
+
+typedef struct coll_ctx {
+    up_sim *S;
+    const up_coll *c;
+} coll_ctx;
+
+static uint64_t ca_arrive(void *ctx, uint32_t from, uint32_t to, uint64_t bytes, uint64_t depart)
+{
+    coll_ctx *x = ctx;
+    return wire(x->S, x->c->m[from].loc, x->c->m[to].loc, bytes, depart);
+}
+
+static unsigned algo_of(const up_sim *S, up_coll_kind k)
+{
+    return k == UP_CK_BARRIER ? (unsigned)S->m.barrier : (unsigned)S->m.algo[k];
+}
+
+/* Exit times of every member of c, computed once per instance. */
+static const uint64_t *coll_exits(up_sim *S, const up_coll *c, up_err *err)
+{
+    ccache *e = &S->cc[(c->key * 31 + c->seq) % CCACHE];
+    up_ca_in in;
+    up_ca_net net;
+    coll_ctx x = {S, c};
+    uint32_t i;
+    if (e->exit && e->c == c && e->key == c->key && e->seq == c->seq && e->n == c->n)
+        return e->exit;
+    if (c->n > S->tmp_cap) {
+        uint64_t *a = up_reallocarray(S->tmp_enter, c->n, sizeof *a);
+        if (a)
+            S->tmp_enter = a;
+        uint64_t *b = a ? up_reallocarray(S->tmp_sent, c->n, sizeof *b) : NULL;
+        if (b)
+            S->tmp_sent = b;
+        uint64_t *r = b ? up_reallocarray(S->tmp_recvd, c->n, sizeof *r) : NULL;
+        if (r)
+            S->tmp_recvd = r;
+        if (!r)
+            return NULL;
+        S->tmp_cap = c->n;
+    }
+    if (e->n < c->n || !e->exit) {
+        uint64_t *v = up_reallocarray(e->exit, c->n, sizeof *v);
+        if (!v)
+            return NULL;
+        e->exit = v;
+    }
+    e->c = c, e->key = c->key, e->seq = c->seq, e->n = c->n;
+    for (i = 0; i < c->n; i++) {
+        const up_member *m = &c->m[i];
+        S->tmp_enter[i] = m->begin_a;
+        S->tmp_sent[i] = m->sent;
+        S->tmp_recvd[i] = m->recvd;
+    }
+    memset(&in, 0, sizeof in);
+    in.kind = up_ca_kind_of(c->op);
+    in.algo = algo_of(S, in.kind);
+    in.n = c->n;
+    in.root = c->root;
+    in.exscan = c->op == OTF2_COLLECTIVE_OP_EXSCAN;
+    in.enter = S->tmp_enter;
+    in.sent = S->tmp_sent;
+    in.recvd = S->tmp_recvd;
+    in.bar = &S->bar;
+    net.o_s = S->o_s;
+    net.o_r = S->o_r;
+    net.reduce_per_byte = S->m.reduce_ns_per_byte * S->tpn;
+    net.arrive = ca_arrive;
+    net.ctx = &x;
+    if (up_ca_times(&in, &net, e->exit, err) != UP_OK) {
+        e->c = NULL;
+        return NULL;
+    }
+    return e->exit;
+}
+
+static void s_coll_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
+                       const up_coll *c, const up_member *self)
+{
+    up_sim *S = mp;
+    sloc *l = &S->L[loc];
+    const uint64_t *ex;
+    uint64_t t;
+    up_err err;
+    if (!ls->started || c->forced || !c->n) {
+        s_local(mp, loc, ls, ev);
+        return;
+    }
+    t = call_clock(l, ls, ev);
+    if (!(ex = coll_exits(S, c, &err))) {
+        S->nomem = true;
+        ev->t_out = t;
+    } else {
+        ev->t_out = max2(t, ex[self - c->m]);
+    }
+    l->busy = ev->t_out;
+    account(S, l, ev);
+}
+
+/* ---- the rest of the interface ------------------------------------------------------ */
+
+static const uint64_t *s_repairs(void *mp) { return ((up_sim *)mp)->repairs; }
+static uint64_t s_eager(void *mp) { return ((up_sim *)mp)->eager; }
+
+static void s_progress(void *mp, uint64_t records)
+{
+    up_sim *S = mp;
+    if (S->progress)
+        S->progress(S->pctx, records, S->total);
+}
+
+static const up_model_ops sim_ops = {
+    .name = "simulate",
+    .record_ovh = s_record_ovh,
+    .local = s_local,
+    .send = s_send,
+    .recv = s_recv,
+    .coll_end = s_coll_end,
+    .repairs = s_repairs,
+    .eager_limit = s_eager,
+    .sync_end = s_sync_end,
+    .max_shift = NULL,
+    .wildcard = NULL,
+    .progress = s_progress,
+    .coll_wait_all = true,
+};
+
+const up_model_ops *up_sim_ops(void) { return &sim_ops; }
+
+void up_sim_set_progress(up_sim *s, up_progress_fn fn, void *ctx)
+{
+    size_t i;
+    s->progress = fn;
+    s->pctx = ctx;
+    for (s->total = 0, i = 0; i < s->d->nlocs; i++)
+        s->total += s->d->locs[i].nevents;
+}
+
+bool up_sim_used_cpu_time(const up_sim *s) { return s->used_cpu; }
+
+up_status up_sim_new(const up_machine *m, const up_comp_params *ovh, const up_defs *d,
+                     up_sim **out, up_err *err)
+{
+    up_sim *S;
+    size_t i;
+    long nranks = 0;
+    unsigned k;
+    *out = NULL;
+    if (m->compute == UP_COMPUTE_CPU && !d->has_cpu_metric)
+        return UP_ERR(err, UP_EUSAGE,
+                      "compute = cpu, but the trace has no thread CPU-time metric (trace it with "
+                      "`unperturb trace --cpu-time`, or set compute = auto or wall)");
+    if (!(m->cpu_ratio > 0))
+        return UP_ERR(err, UP_EUSAGE, "cpu_ratio must be greater than 0");
+    if (!(S = up_calloc(1, sizeof *S)) || !(S->L = up_calloc(d->nlocs ? d->nlocs : 1, sizeof *S->L))) {
+        up_free(S);
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    }
+    S->m = *m;
+    S->d = d;
+    S->n = d->nlocs;
+    S->tpn = (double)d->resolution / 1e9;
+    if (ovh) {
+        uint64_t o[UP_RK_COUNT];
+        for (k = 0; k < UP_RK_COUNT; k++)
+            o[k] = ticks(S, ovh->overhead_ns[k]);
+        for (k = 0; k < UP_EV_COUNT_; k++)
+            S->o_kind[k] = o[up_rk_of(k)];
+        S->o_kind[UP_EV_BufferFlush] = 0;
+        S->o_fn[0] = o[UP_RK_FN_ENTER];
+        S->o_fn[1] = o[UP_RK_FN_LEAVE];
+    }
+    S->o_s = ticks(S, m->send_overhead_ns);
+    S->o_r = ticks(S, m->recv_overhead_ns);
+    S->lat = ticks(S, m->latency_ns);
+    S->nlat = ticks(S, m->node_latency_ns);
+    S->hop = ticks(S, m->per_hop_ns);
+    S->intr = ticks(S, m->interrupt_ns);
+    S->poll_chunk = ticks(S, m->poll_chunk_ns);
+    S->poll_cost = ticks(S, m->poll_ns);
+    S->g = m->ns_per_byte * S->tpn;
+    S->ng = m->node_ns_per_byte * S->tpn;
+    S->eager = m->eager_limit >= 1.8e19 ? UINT64_MAX : (uint64_t)m->eager_limit;
+    S->use_cpu = m->compute != UP_COMPUTE_WALL && d->has_cpu_metric;
+    S->bar.entry = ticks(S, m->entry_ns);
+    S->bar.exit = ticks(S, m->exit_ns);
+    S->bar.check = ticks(S, m->check_ns);
+    S->bar.exit_check = ticks(S, m->exit_check_ns);
+    S->bar.model = ticks(S, m->model_ns);
+    S->bar.by_msgs = m->barrier_by_msgs;
+    S->bar.msg_size = (uint64_t)m->barrier_msg_size;
+    for (i = 0; i < d->nlocs; i++)
+        if (d->locs[i].rank != UP_NO_RANK && d->locs[i].rank + 1 > nranks)
+            nranks = d->locs[i].rank + 1;
+    {
+        unsigned rpn = m->ranks_per_node ? m->ranks_per_node : 1;
+        S->nnodes = nranks ? (unsigned)((nranks + rpn - 1) / rpn) : 1;
+    }
+    for (i = 0; i < d->nlocs; i++) {
+        long r = d->locs[i].rank;
+        S->L[i].node = up_machine_node_of(m, r == UP_NO_RANK ? 0 : r, (unsigned)(nranks ? nranks : 1));
+        S->L[i].share = 1.0;
+    }
+    if (m->contention && (!(S->out_free = up_calloc(S->nnodes, sizeof *S->out_free)) ||
+                          !(S->in_free = up_calloc(S->nnodes, sizeof *S->in_free)))) {
+        up_sim_free(S);
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    }
+    *out = S;
+    return UP_OK;
+}
+
+void up_sim_free(up_sim *S)
+{
+    size_t i;
+    if (!S)
+        return;
+    for (i = 0; i < S->n; i++)
+        up_free(S->L[i].in);
+    for (i = 0; i < CCACHE; i++)
+        up_free(S->cc[i].exit);
+    up_free(S->tmp_enter);
+    up_free(S->tmp_sent);
+    up_free(S->tmp_recvd);
+    up_free(S->out_free);
+    up_free(S->in_free);
+    up_free(S->L);
+    up_free(S);
+}
+
+/* ---- one run --------------------------------------------------------------------------- */
 
 up_status up_sim_run(const up_sim_run_opts *o, up_sim_summary *s, up_err *err)
 {
+    up_trace *t = NULL;
+    up_writer *w = NULL;
+    up_sim *S = NULL;
+    up_comp_params p;
+    up_outdir od = {0};
+    up_progress pg;
+    up_status st;
+    char source[256] = "", desc[512];
+    size_t i;
+
     memset(s, 0, sizeof *s);
-    return UP_ERR(err, UP_EUSAGE, "%s: simulate is not implemented yet", o->input);
+    if ((st = up_trace_open(o->input, &t, err)) != UP_OK)
+        goto done;
+    /* the tracer's overheads: stored in the archive, or --calibration */
+    if ((st = up_comp_params_load(&p, t, o->calibration, source, sizeof source, err)) != UP_OK)
+        goto done;
+    if ((st = up_sim_new(o->machine, &p, up_trace_defs(t), &S, err)) != UP_OK)
+        goto done;
+    if (o->out_dir) {
+        if ((st = up_outdir_begin(&od, o->out_dir, up_trace_anchor(t), o->force, err)) != UP_OK ||
+            (st = up_writer_open(od.tmp, t, &w, err)) != UP_OK)
+            goto done;
+    }
+    up_progress_init(&pg, "simulate:", o->quiet);
+    up_sim_set_progress(S, up_progress_update, &pg);
+    st = up_replay_run(t, w, up_sim_ops(), S, &s->res, err);
+    up_progress_end(&pg);
+    if (st != UP_OK)
+        goto done;
+    if (S->nomem) {
+        st = UP_ERR(err, UP_ENOMEM, "out of memory simulating '%s'", o->input);
+        goto done;
+    }
+    if (w) {
+        up_writer *wc = w;
+        w = NULL;
+        snprintf(desc, sizeof desc,
+                 "predicted by unperturb %s simulate: cpu_ratio %g, latency %g ns, %g ns/byte",
+                 UP_VERSION, o->machine->cpu_ratio, o->machine->latency_ns,
+                 o->machine->ns_per_byte);
+        if ((st = up_writer_close(wc, t, s->res.t_min_a, s->res.t_max_a, desc,
+                                  "UNPERTURB::SIMULATED", "simulate", err)) != UP_OK ||
+            (st = up_outdir_commit(&od, err)) != UP_OK)
+            goto done;
+    }
+    s->measured_s = up_ticks_s(&s->res, sub0(s->res.end_m, s->res.start_m));
+    s->predicted_s = up_ticks_s(&s->res, sub0(s->res.end_a, s->res.start_a));
+    s->cpu_time = S->used_cpu;
+    for (i = 0; i < s->res.nlocs; i++)
+        if (s->res.locs[i].rank != UP_NO_RANK && s->res.locs[i].rank + 1 > s->nranks)
+            s->nranks = s->res.locs[i].rank + 1;
+done:
+    up_writer_abort(w);
+    up_outdir_end(&od);
+    up_sim_free(S);
+    up_trace_close(t);
+    if (st != UP_OK)
+        up_replay_result_free(&s->res);
+    return st;
 }
 
 void up_sim_summary_free(up_sim_summary *s) { up_replay_result_free(&s->res); }

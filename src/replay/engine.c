@@ -697,7 +697,9 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
         }
         s->send_m = m->send_m;
         s->send_a = m->send_a;
+        s->bytes = bytes;
         s->src = li;
+        s->dst = dst;
         s->blocking = ev->kind == UP_EV_MpiSend;
         s->req = ev->kind == UP_EV_MpiIsend ? ev->u.MpiIsend.requestID : 0;
         s->refs = 2;
@@ -864,10 +866,12 @@ static int do_recv(engine *E, uint32_t li, up_event **evp, bool direct)
     return STEP_BLOCKED;
 }
 
-static bool coll_ready(const up_coll *c, uint32_t me)
+static bool coll_ready(const engine *E, const up_coll *c, uint32_t me)
 {
     if (c->forced)
         return true;
+    if (E->ops->coll_wait_all)
+        return c->arrived == c->n;
     switch (c->cls) {
     case UP_COLL_ONE_TO_N:
         return me == c->root || c->m[c->root].arrived;
@@ -894,7 +898,7 @@ static int wake_coll(engine *E, up_coll *c)
             continue;
         L = &E->L[c->m[i].loc];
         if (L->state == S_WAIT && L->wait == W_COLL && L->wcoll == c &&
-            coll_ready(c, L->wmember) && make_runnable(E, c->m[i].loc) != 0)
+            coll_ready(E, c, L->wmember) && make_runnable(E, c->m[i].loc) != 0)
             return -1;
     }
     return 0;
@@ -1117,7 +1121,7 @@ static void coll_done(engine *E, up_coll *c)
  * depends on has arrived (or it was released: counted), else it waits. */
 static int coll_wait(engine *E, rloc *L, up_coll *c, uint32_t member)
 {
-    if (!coll_ready(c, member)) {
+    if (!coll_ready(E, c, member)) {
         if (!L->force) {
             L->wait = W_COLL;
             L->wcoll = c;

@@ -168,6 +168,35 @@ static OTF2_CallbackCode on_region(void *ud, OTF2_RegionRef self,
         rg->flags |= UP_REGION_OVERHEAD;
     else if (paradigm == OTF2_PARADIGM_COMPILER || paradigm == OTF2_PARADIGM_USER)
         rg->flags |= UP_REGION_USER;
+    else if (paradigm == OTF2_PARADIGM_MPI || !strncmp(rg->name, "MPI_", 4))
+        rg->flags |= UP_REGION_MPI;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The thread CPU-time metric of our tracer's --cpu-time: a metric class
+ * whose one member is named "cpu_time" (simulate takes compute from it). */
+static OTF2_CallbackCode on_metric_member(void *ud, OTF2_MetricMemberRef self, OTF2_StringRef name,
+                                          OTF2_StringRef desc, OTF2_MetricType type,
+                                          OTF2_MetricMode mode, OTF2_Type vtype, OTF2_Base base,
+                                          int64_t exp, OTF2_StringRef unit)
+{
+    up_defs *d = ((reading *)ud)->d;
+    (void)desc, (void)type, (void)mode, (void)base, (void)unit;
+    d->n_global_defs++;
+    if (!strcmp(str_of(d, name), "cpu_time") && vtype == OTF2_TYPE_UINT64 && exp == -9)
+        d->cpu_member = self, d->has_cpu_member = true;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_metric_class(void *ud, OTF2_MetricRef self, uint8_t n,
+                                         const OTF2_MetricMemberRef *members,
+                                         OTF2_MetricOccurrence occ, OTF2_RecorderKind kind)
+{
+    up_defs *d = ((reading *)ud)->d;
+    (void)occ, (void)kind;
+    d->n_global_defs++;
+    if (n == 1 && d->has_cpu_member && members[0] == d->cpu_member)
+        d->cpu_metric = self, d->has_cpu_metric = true;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -443,6 +472,8 @@ up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor, up_err 
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, on_clock);
     OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, on_string);
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, on_region);
+    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, on_metric_member);
+    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, on_metric_class);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, on_attribute);
     OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, on_rmawin);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, on_lgroup);
