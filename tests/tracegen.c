@@ -231,6 +231,16 @@ int tg_close(tg *g)
         OTF2_GlobalDefWriter_WriteRegion(gw, r, s_region0 + r, s_region0 + r, s_empty,
                                          regions[r].role, regions[r].paradigm,
                                          OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
+    if (g->flags & TG_CPU_METRIC) { /* as the unperturb tracer's --cpu-time */
+        OTF2_GlobalDefWriter_WriteString(gw, s, "cpu_time");
+        OTF2_GlobalDefWriter_WriteString(gw, s + 1, "s");
+        OTF2_GlobalDefWriter_WriteMetricMember(gw, 0, s, s, OTF2_METRIC_TYPE_OTHER,
+                                               OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
+                                               OTF2_BASE_DECIMAL, -9, s + 1);
+        OTF2_GlobalDefWriter_WriteMetricClass(gw, 0, 1, (OTF2_MetricMemberRef[]){0},
+                                              OTF2_METRIC_SYNCHRONOUS, OTF2_RECORDER_KIND_CPU);
+        s += 2;
+    }
     OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 1, s_nodeA, s_node, 0);
     OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 2, s_nodeB, s_node, 0);

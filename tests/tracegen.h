@@ -21,6 +21,7 @@ enum {
     TG_TWO_NODES = 2,    /* even ranks on node A, odd ranks on node B */
     TG_OMP_TEAM = 4,     /* also an OpenMP thread team (comm TG_COMM_TEAM) of all
                           * locations, location 0 its master */
+    TG_CPU_METRIC = 16,  /* define metric class 0 as the tracer's "cpu_time" (tg_metric) */
     TG_RMA = 8           /* an RMA window TG_WIN on MPI_COMM_WORLD, and the MPI
                           * groups TG_GROUP_RANK0 = {0}, TG_GROUP_OTHERS = {1..n-1} */
 };
