@@ -1,21 +1,533 @@
 /*
- * machine.c - the target machine model of `unperturb simulate` (machine.h).
- * STUB: being written (issue 7).
+ * machine.c - the target machine model of `unperturb simulate` (machine.h):
+ * defaults, the INI machine file (docs/machine.md), `--set`, the numeric
+ * access of sweeps, writing the model back, the placement of ranks on nodes
+ * and the hop counts of the topologies.  Parsing uses inih.
+ *
+ * Place in the data flow: the command loads a file into an up_machine; the
+ * simulation model (simulate.c) and the collective algorithms (collalgo.c)
+ * read it.  Models of speedy-performance-extrapolation.md Section 3.3:
+ * processor, remote access (network) and barrier (Table 1).
+ *
+ * All keys live in one table (`keys`).  A key's type says how its value is
+ * parsed, checked, stored, read back and written.  Keys are unique over all
+ * sections, so `--set` needs no section.
  */
+#include <errno.h>
+#include <ini.h>
+#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "unperturb/machine.h"
+
+/* ---- names ------------------------------------------------------------------ */
+
+enum { S_PROCESSOR, S_NETWORK, S_BARRIER, S_COLLECTIVES, S_COUNT };
+static const char *const sec_names[S_COUNT] = {"processor", "network", "barrier",
+                                               "collectives"};
+
+static const char *const compute_names[] = {"auto", "wall", "cpu", NULL};
+static const char *const progress_names[] = {"mpi", "interrupt", "polling", NULL};
+static const char *const topo_names[] = {"full",    "ring",      "torus2d",
+                                         "torus3d", "hypercube", "fattree", NULL};
+static const char *const place_names[] = {"block", "cyclic", NULL};
+static const char *const barrier_names[] = {"linear", "tree", "dissemination", NULL};
+static const char *const algo_names[UP_ALGO_COUNT_ + 1] = {
+    "linear", "binomial", "recursive_doubling", "ring", "pairwise", NULL};
+static const char *const kind_names[UP_CK_COUNT_] = {
+    "barrier", "bcast",     "scatter",  "gather",         "reduce",
+    "allreduce", "allgather", "alltoall", "reduce_scatter", "scan"};
+
+/* The algorithms each kind accepts (docs/machine.md, "Collectives"). */
+#define A_(x) (1u << UP_ALGO_##x)
+static const unsigned algo_ok[UP_CK_COUNT_] = {
+    [UP_CK_BARRIER] = 0, /* [barrier] barrier = ... instead */
+    [UP_CK_BCAST] = A_(LINEAR) | A_(BINOMIAL),
+    [UP_CK_SCATTER] = A_(LINEAR) | A_(BINOMIAL),
+    [UP_CK_GATHER] = A_(LINEAR) | A_(BINOMIAL),
+    [UP_CK_REDUCE] = A_(LINEAR) | A_(BINOMIAL),
+    [UP_CK_ALLREDUCE] = A_(RECURSIVE_DOUBLING) | A_(RING) | A_(LINEAR),
+    [UP_CK_ALLGATHER] = A_(RING) | A_(RECURSIVE_DOUBLING) | A_(LINEAR),
+    [UP_CK_ALLTOALL] = A_(PAIRWISE) | A_(LINEAR),
+    [UP_CK_REDUCE_SCATTER] = A_(RING) | A_(RECURSIVE_DOUBLING) | A_(LINEAR),
+    [UP_CK_SCAN] = A_(LINEAR) | A_(RECURSIVE_DOUBLING),
+};
+#undef A_
+
+const char *up_coll_kind_name(up_coll_kind k)
+{
+    return (unsigned)k < UP_CK_COUNT_ ? kind_names[k] : "?";
+}
+
+const char *up_coll_algo_name(up_coll_algo a)
+{
+    return (unsigned)a < UP_ALGO_COUNT_ ? algo_names[a] : "?";
+}
+
+const char *up_barrier_algo_name(up_barrier_algo a)
+{
+    return (unsigned)a <= UP_BARRIER_DISSEMINATION ? barrier_names[a] : "?";
+}
+
+/* ---- the keys --------------------------------------------------------------- */
+
+typedef enum ktype {
+    K_NUM,  /* double >= 0 */
+    K_POS,  /* double > 0 */
+    K_SIZE, /* double holding a whole number >= 0 (bytes) */
+    K_UINT, /* unsigned, a whole number >= arg */
+    K_BOOL,
+    K_ENUM, /* a name of enum_names[arg] */
+    K_ALGO, /* an algorithm of collective kind arg */
+    K_DIMS, /* "auto", "AxB" or "AxBxC" */
+    K_BW    /* bandwidth_gbs: sets ns_per_byte = 1 / value; not stored */
+} ktype;
+
+enum { E_COMPUTE, E_PROGRESS, E_TOPOLOGY, E_PLACEMENT, E_BARRIER };
+static const char *const *const enum_names[] = {compute_names, progress_names, topo_names,
+                                                place_names, barrier_names};
+
+typedef struct mkey {
+    const char *name;
+    unsigned char sec;
+    unsigned char type; /* ktype */
+    unsigned char arg;  /* K_ENUM: E_*; K_ALGO: up_coll_kind; K_UINT: minimum */
+    size_t off;         /* the field (K_NUM, K_POS, K_SIZE, K_UINT, K_BOOL) */
+    const char *doc;    /* the comment up_machine_write puts before the key */
+} mkey;
+
+#define F_(f) offsetof(up_machine, f)
+static const mkey keys[] = {
+    {"cpu_ratio", S_PROCESSOR, K_POS, 0, F_(cpu_ratio),
+     "target processor speed / traced processor speed, ratio > 0 (2: compute takes half the time)"},
+    {"compute", S_PROCESSOR, K_ENUM, E_COMPUTE, 0,
+     "compute intervals from: auto (CPU time if traced, else wall) | wall | cpu"},
+    {"progress", S_PROCESSOR, K_ENUM, E_PROGRESS, 0,
+     "messages arriving during computation are handled: mpi (only in MPI calls) | interrupt | polling"},
+    {"interrupt_ns", S_PROCESSOR, K_NUM, 0, F_(interrupt_ns),
+     "cost of handling one interrupt (progress = interrupt), ns"},
+    {"poll_chunk_ns", S_PROCESSOR, K_POS, 0, F_(poll_chunk_ns),
+     "compute chunk between two polls on the target (progress = polling), ns > 0"},
+    {"poll_ns", S_PROCESSOR, K_NUM, 0, F_(poll_ns), "cost of one poll (progress = polling), ns"},
+
+    {"latency_ns", S_NETWORK, K_NUM, 0, F_(latency_ns), "latency L between nodes, ns"},
+    {"ns_per_byte", S_NETWORK, K_NUM, 0, F_(ns_per_byte),
+     "time per byte G between nodes (bandwidth_gbs X in GB/s sets it to 1/X), ns/byte"},
+    {"bandwidth_gbs", S_NETWORK, K_BW, 0, 0, NULL},
+    {"per_hop_ns", S_NETWORK, K_NUM, 0, F_(per_hop_ns),
+     "H, paid once per hop of the topology between nodes, ns"},
+    {"node_latency_ns", S_NETWORK, K_NUM, 0, F_(node_latency_ns),
+     "latency L between ranks on the same node, ns"},
+    {"node_ns_per_byte", S_NETWORK, K_NUM, 0, F_(node_ns_per_byte),
+     "time per byte G between ranks on the same node, ns/byte"},
+    {"send_overhead_ns", S_NETWORK, K_NUM, 0, F_(send_overhead_ns),
+     "LogGP o at the sender (its CPU is busy), ns"},
+    {"recv_overhead_ns", S_NETWORK, K_NUM, 0, F_(recv_overhead_ns), "LogGP o at the receiver, ns"},
+    {"eager_limit", S_NETWORK, K_SIZE, 0, F_(eager_limit),
+     "larger messages use the rendezvous protocol, bytes"},
+    {"contention", S_NETWORK, K_BOOL, 0, F_(contention),
+     "one injection and one ejection link per node: yes | no"},
+    {"topology", S_NETWORK, K_ENUM, E_TOPOLOGY, 0,
+     "full | ring | torus2d | torus3d | hypercube | fattree"},
+    {"dims", S_NETWORK, K_DIMS, 0, 0,
+     "torus shape, first size fastest: auto | AxB | AxBxC (0: chosen from the node count)"},
+    {"fat_tree_k", S_NETWORK, K_UINT, 2, F_(fat_tree_k),
+     "fat tree radix: nodes per leaf switch, count >= 2"},
+    {"ranks_per_node", S_NETWORK, K_UINT, 1, F_(ranks_per_node),
+     "ranks that share a node, count >= 1"},
+    {"placement", S_NETWORK, K_ENUM, E_PLACEMENT, 0,
+     "ranks on nodes: block (i / ranks_per_node) | cyclic (i mod nodes)"},
+
+    {"barrier", S_BARRIER, K_ENUM, E_BARRIER, 0, "linear (Table 1) | tree | dissemination"},
+    {"entry_ns", S_BARRIER, K_NUM, 0, F_(entry_ns), "EntryTime: each process entering, ns"},
+    {"exit_ns", S_BARRIER, K_NUM, 0, F_(exit_ns), "ExitTime: each process leaving, ns"},
+    {"check_ns", S_BARRIER, K_NUM, 0, F_(check_ns),
+     "CheckTime: the master checking whether all have arrived, ns"},
+    {"exit_check_ns", S_BARRIER, K_NUM, 0, F_(exit_check_ns),
+     "ExitCheckTime: a slave checking for the release, ns"},
+    {"model_ns", S_BARRIER, K_NUM, 0, F_(model_ns),
+     "ModelTime: the master starting to lower the barrier, ns"},
+    {"barrier_by_msgs", S_BARRIER, K_BOOL, 0, F_(barrier_by_msgs),
+     "BarrierByMsgs: arrival and release are messages: yes | no"},
+    {"barrier_msg_size", S_BARRIER, K_SIZE, 0, F_(barrier_msg_size),
+     "BarrierMsgSize: size of one barrier message, bytes"},
+
+    {"bcast", S_COLLECTIVES, K_ALGO, UP_CK_BCAST, 0, "bcast: linear | binomial"},
+    {"scatter", S_COLLECTIVES, K_ALGO, UP_CK_SCATTER, 0, "scatter(v): linear | binomial"},
+    {"gather", S_COLLECTIVES, K_ALGO, UP_CK_GATHER, 0, "gather(v): linear | binomial"},
+    {"reduce", S_COLLECTIVES, K_ALGO, UP_CK_REDUCE, 0, "reduce: linear | binomial"},
+    {"allreduce", S_COLLECTIVES, K_ALGO, UP_CK_ALLREDUCE, 0,
+     "allreduce: recursive_doubling | ring | linear"},
+    {"allgather", S_COLLECTIVES, K_ALGO, UP_CK_ALLGATHER, 0,
+     "allgather(v): ring | recursive_doubling | linear"},
+    {"alltoall", S_COLLECTIVES, K_ALGO, UP_CK_ALLTOALL, 0, "alltoall(v/w): pairwise | linear"},
+    {"reduce_scatter", S_COLLECTIVES, K_ALGO, UP_CK_REDUCE_SCATTER, 0,
+     "reduce_scatter(_block): ring | recursive_doubling | linear"},
+    {"scan", S_COLLECTIVES, K_ALGO, UP_CK_SCAN, 0, "scan, exscan: linear | recursive_doubling"},
+    {"reduce_ns_per_byte", S_COLLECTIVES, K_NUM, 0, F_(reduce_ns_per_byte),
+     "cost of combining one received byte in a reduction, ns/byte"},
+};
+#undef F_
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+#define MAX_DIM 1000000u            /* largest torus size per dimension */
+#define MAX_SIZE 9007199254740992.0 /* 2^53: sizes stay exact in a double */
+
+static double *num_field(up_machine *m, const mkey *k)
+{
+    return (double *)(void *)((char *)m + k->off);
+}
+
+static double num_get(const up_machine *m, const mkey *k)
+{
+    return *(const double *)(const void *)((const char *)m + k->off);
+}
+
+static unsigned *uint_field(up_machine *m, const mkey *k)
+{
+    return (unsigned *)(void *)((char *)m + k->off);
+}
+
+static bool *bool_field(up_machine *m, const mkey *k)
+{
+    return (bool *)(void *)((char *)m + k->off);
+}
+
+static unsigned enum_get(const up_machine *m, unsigned e)
+{
+    switch (e) {
+    case E_COMPUTE: return (unsigned)m->compute;
+    case E_PROGRESS: return (unsigned)m->progress;
+    case E_TOPOLOGY: return (unsigned)m->topology;
+    case E_PLACEMENT: return (unsigned)m->placement;
+    default: return (unsigned)m->barrier;
+    }
+}
+
+static void enum_set(up_machine *m, unsigned e, unsigned v)
+{
+    switch (e) {
+    case E_COMPUTE: m->compute = (up_compute_src)v; break;
+    case E_PROGRESS: m->progress = (up_progress_policy)v; break;
+    case E_TOPOLOGY: m->topology = (up_topology)v; break;
+    case E_PLACEMENT: m->placement = (up_placement)v; break;
+    default: m->barrier = (up_barrier_algo)v; break;
+    }
+}
+
+static bool is_numeric_type(unsigned t)
+{
+    return t == K_NUM || t == K_POS || t == K_SIZE || t == K_UINT || t == K_BW;
+}
+
+/* The key that holds k's value (bandwidth_gbs is ns_per_byte). */
+static size_t param_of(size_t i)
+{
+    size_t j;
+    if (keys[i].type == K_BW)
+        for (j = 0; j < NKEYS; j++)
+            if (!strcmp(keys[j].name, "ns_per_byte"))
+                return j;
+    return i;
+}
+
+static const mkey *find_key(const char *name, size_t len)
+{
+    size_t i;
+    for (i = 0; i < NKEYS; i++)
+        if (strlen(keys[i].name) == len && !strncmp(keys[i].name, name, len))
+            return &keys[i];
+    return NULL;
+}
+
+static int find_section(const char *name, size_t len)
+{
+    int s;
+    for (s = 0; s < S_COUNT; s++)
+        if (strlen(sec_names[s]) == len && !strncmp(sec_names[s], name, len))
+            return s;
+    return -1;
+}
+
+/* "a, b or c" of the names in list whose bit is set in mask (all: ~0u). */
+static void list_names(char *buf, size_t cap, const char *const *list, unsigned mask)
+{
+    size_t len = 0, i, n = 0, total = 0;
+    for (i = 0; list[i]; i++)
+        total += (mask >> i) & 1u;
+    if (cap)
+        buf[0] = '\0';
+    for (i = 0; list[i] && len < cap; i++) {
+        int w;
+        if (!((mask >> i) & 1u))
+            continue;
+        w = snprintf(buf + len, cap - len, "%s%s", n == 0 ? "" : n + 1 < total ? ", " : " or ",
+                     list[i]);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+        n++;
+    }
+}
+
+/* The keys of section s, comma-separated. */
+static void list_section_keys(char *buf, size_t cap, int s)
+{
+    size_t len = 0, i;
+    if (cap)
+        buf[0] = '\0';
+    for (i = 0; i < NKEYS && len < cap; i++) {
+        int w;
+        if (keys[i].sec != s)
+            continue;
+        w = snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", keys[i].name);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+}
+
+/* ---- values ----------------------------------------------------------------- */
+
+/* A decimal number: finite, non-negative (no hex, inf or nan). */
+static bool parse_num(const char *s, double *out)
+{
+    char *end;
+    double v;
+    if (strpbrk(s, "xX"))
+        return false;
+    errno = 0;
+    v = strtod(s, &end);
+    if (end == s || *end || errno == ERANGE || !isfinite(v) || v < 0)
+        return false;
+    *out = v + 0.0; /* -0 -> 0 */
+    return true;
+}
+
+static bool parse_bool(const char *s, bool *out)
+{
+    static const char *const yes[] = {"1", "true", "yes", "on"};
+    static const char *const no[] = {"0", "false", "no", "off"};
+    unsigned i;
+    for (i = 0; i < 4; i++) {
+        if (!strcasecmp(s, yes[i]))
+            return *out = true, true;
+        if (!strcasecmp(s, no[i]))
+            return *out = false, true;
+    }
+    return false;
+}
+
+static bool parse_enum(const char *s, const char *const *list, unsigned mask, unsigned *out)
+{
+    unsigned i;
+    for (i = 0; list[i]; i++)
+        if (((mask >> i) & 1u) && !strcasecmp(s, list[i]))
+            return *out = i, true;
+    return false;
+}
+
+static bool is_blank(char ch) { return ch == ' ' || ch == '\t'; }
+static bool is_digit(char ch) { return ch >= '0' && ch <= '9'; }
+
+/* "auto" or "0" (all chosen), "AxB" or "AxBxC": whole numbers <= MAX_DIM. */
+static bool parse_dims(const char *s, unsigned d[3])
+{
+    unsigned v[3] = {0, 0, 0}, n = 0;
+    const char *p = s;
+    if (!strcasecmp(s, "auto") || !strcmp(s, "0")) {
+        d[0] = d[1] = d[2] = 0;
+        return true;
+    }
+    for (;;) {
+        unsigned long x = 0;
+        while (is_blank(*p))
+            p++;
+        if (!is_digit(*p) || n == 3)
+            return false;
+        for (; is_digit(*p); p++)
+            if ((x = x * 10 + (unsigned long)(*p - '0')) > MAX_DIM)
+                return false;
+        v[n++] = (unsigned)x;
+        while (is_blank(*p))
+            p++;
+        if (!*p)
+            break;
+        if (*p != 'x' && *p != 'X')
+            return false;
+        p++;
+    }
+    if (n < 2)
+        return false;
+    memcpy(d, v, sizeof v);
+    return true;
+}
+
+/* Checks a number for key k; on failure writes why. */
+static bool check_num(const mkey *k, double v, char *why, size_t cap)
+{
+    if (!isfinite(v) || v < 0) {
+        snprintf(why, cap, "not a non-negative number");
+        return false;
+    }
+    switch (k->type) {
+    case K_POS:
+    case K_BW:
+        if (v <= 0 || (k->type == K_BW && !isfinite(1 / v))) {
+            snprintf(why, cap, "must be greater than 0");
+            return false;
+        }
+        return true;
+    case K_SIZE:
+        if (v != floor(v) || v > MAX_SIZE) {
+            snprintf(why, cap, "not a whole number of bytes (at most 2^53)");
+            return false;
+        }
+        return true;
+    case K_UINT:
+        if (v != floor(v) || v > (double)UINT_MAX) {
+            snprintf(why, cap, "not a whole number (at most %u)", UINT_MAX);
+            return false;
+        }
+        if (v < k->arg) {
+            snprintf(why, cap, "must be at least %u", (unsigned)k->arg);
+            return false;
+        }
+        return true;
+    default:
+        return true;
+    }
+}
+
+static void store_num(up_machine *m, const mkey *k, double v)
+{
+    if (k->type == K_BW)
+        m->ns_per_byte = 1 / v;
+    else if (k->type == K_UINT)
+        *uint_field(m, k) = (unsigned)v;
+    else
+        *num_field(m, k) = v;
+}
+
+/* Parses `value` for key k into *m; false with the reason in why. */
+static bool set_value(up_machine *m, const mkey *k, const char *value, char *why, size_t cap)
+{
+    char list[256];
+    double v;
+    unsigned e;
+    switch (k->type) {
+    case K_BOOL:
+        if (!parse_bool(value, bool_field(m, k))) {
+            snprintf(why, cap, "expected 1, 0, true, false, yes, no, on or off");
+            return false;
+        }
+        return true;
+    case K_ENUM:
+        if (!parse_enum(value, enum_names[k->arg], ~0u, &e)) {
+            list_names(list, sizeof list, enum_names[k->arg], ~0u);
+            snprintf(why, cap, "expected %s", list);
+            return false;
+        }
+        enum_set(m, k->arg, e);
+        return true;
+    case K_ALGO:
+        if (!parse_enum(value, algo_names, algo_ok[k->arg], &e)) {
+            list_names(list, sizeof list, algo_names, algo_ok[k->arg]);
+            if (parse_enum(value, algo_names, ~0u, &e))
+                snprintf(why, cap, "not an algorithm for %s (expected %s)", k->name, list);
+            else
+                snprintf(why, cap, "expected %s", list);
+            return false;
+        }
+        m->algo[k->arg] = (up_coll_algo)e;
+        return true;
+    case K_DIMS:
+        if (!parse_dims(value, m->dims)) {
+            snprintf(why, cap, "expected auto, AxB or AxBxC (whole numbers up to %u)", MAX_DIM);
+            return false;
+        }
+        return true;
+    default:
+        if (!parse_num(value, &v)) {
+            snprintf(why, cap, "not a non-negative number");
+            return false;
+        }
+        if (!check_num(k, v, why, cap))
+            return false;
+        store_num(m, k, v);
+        return true;
+    }
+}
+
+/* Finds "key" or "section.key" (len bytes of name).  NULL with why set when
+ * the key or section is unknown or the section is not the key's. */
+static const mkey *lookup(const char *name, size_t len, char *why, size_t cap)
+{
+    const char *dot = memchr(name, '.', len), *sec = name;
+    size_t seclen = 0;
+    const mkey *k;
+    int s = -1;
+    if (dot) {
+        seclen = (size_t)(dot - name);
+        s = find_section(sec, seclen);
+        len -= seclen + 1;
+        name = dot + 1;
+    }
+    if (!(k = find_key(name, len))) {
+        snprintf(why, cap, "unknown key '%.*s' (docs/machine.md lists the keys)", (int)len, name);
+        return NULL;
+    }
+    if (dot && s < 0) {
+        snprintf(why, cap, "unknown section '%.*s' (%s belongs in [%s])", (int)seclen, sec,
+                 k->name, sec_names[k->sec]);
+        return NULL;
+    }
+    if (dot && s != k->sec) {
+        snprintf(why, cap, "%s belongs in [%s], not [%s]", k->name, sec_names[k->sec],
+                 sec_names[s]);
+        return NULL;
+    }
+    return k;
+}
+
+/* ---- defaults --------------------------------------------------------------- */
 
 void up_machine_init(up_machine *m)
 {
     memset(m, 0, sizeof *m);
+    /* [processor] */
     m->cpu_ratio = 1;
+    m->compute = UP_COMPUTE_AUTO;
+    m->progress = UP_PROGRESS_MPI;
+    m->interrupt_ns = 1000;
+    m->poll_chunk_ns = 10000;
+    m->poll_ns = 100;
+    /* [network]: a plausible commodity cluster (docs/machine.md) */
+    m->latency_ns = 1500;
+    m->ns_per_byte = 0.1; /* 10 GB/s */
+    m->per_hop_ns = 100;
+    m->node_latency_ns = 300;
+    m->node_ns_per_byte = 0.1;
+    m->send_overhead_ns = 200;
+    m->recv_overhead_ns = 200;
     m->eager_limit = 4096;
-    m->ranks_per_node = 1;
+    m->contention = false;
+    m->topology = UP_TOPO_FULL;
     m->fat_tree_k = 4;
-    m->barrier_msg_size = 16;
+    m->ranks_per_node = 1;
+    m->placement = UP_PLACE_BLOCK;
+    /* [barrier]: Table 1 times 0, so the linear barrier is its messages */
+    m->barrier = UP_BARRIER_LINEAR;
     m->barrier_by_msgs = true;
+    m->barrier_msg_size = 16;
+    /* [collectives] */
+    m->algo[UP_CK_BARRIER] = UP_ALGO_LINEAR; /* unused: m->barrier */
     m->algo[UP_CK_BCAST] = UP_ALGO_BINOMIAL;
     m->algo[UP_CK_SCATTER] = UP_ALGO_LINEAR;
     m->algo[UP_CK_GATHER] = UP_ALGO_LINEAR;
@@ -25,48 +537,418 @@ void up_machine_init(up_machine *m)
     m->algo[UP_CK_ALLTOALL] = UP_ALGO_PAIRWISE;
     m->algo[UP_CK_REDUCE_SCATTER] = UP_ALGO_RING;
     m->algo[UP_CK_SCAN] = UP_ALGO_LINEAR;
+    m->reduce_ns_per_byte = 0.1;
+}
+
+/* ---- the file --------------------------------------------------------------- */
+
+typedef struct parse_ctx {
+    up_machine m;          /* the result, copied out on success */
+    const char *what;      /* file name, or what the text is, for errors */
+    FILE *f;               /* the source: a file, or */
+    const char *s;         /* text */
+    unsigned line;         /* the line read last */
+    int read_errno;        /* the file could not be read (0: fine) */
+    unsigned fail_line;    /* line of the first error (0: none) */
+    char msg[sizeof ((up_err *)0)->msg];
+    unsigned seen[NKEYS];  /* line that set each key (0: not set) */
+} parse_ctx;
+
+#if defined(__GNUC__)
+static void fail(parse_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#endif
+static void fail(parse_ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    if (c->fail_line)
+        return;
+    c->fail_line = c->line ? c->line : 1;
+    n = snprintf(c->msg, sizeof c->msg, "%s:%u: ", c->what, c->fail_line);
+    if (n < 0 || (size_t)n >= sizeof c->msg)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(c->msg + n, sizeof c->msg - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+static int next_char(parse_ctx *c)
+{
+    if (c->f) {
+        int ch = getc(c->f);
+        if (ch == EOF && ferror(c->f))
+            c->read_errno = errno ? errno : EIO;
+        return ch;
+    }
+    return *c->s ? (unsigned char)*c->s++ : EOF;
+}
+
+/* inih's reader: one line per call, so that c->line is the line of the key
+ * inih hands on.  Leading blanks are dropped, so an indented line never
+ * continues the previous value (machine files have no multi-line values),
+ * and section headers are checked here, because inih does not report empty
+ * sections. */
+static char *read_line(char *buf, int size, void *stream)
+{
+    parse_ctx *c = stream;
+    size_t n = 0, cap = size > 0 ? (size_t)size - 1 : 0;
+    bool any = false, indent = true, cr_over = false, too_long = false;
+    int ch;
+    while ((ch = next_char(c)) != EOF) {
+        any = true;
+        if (ch == '\n')
+            break;
+        if (indent && (ch == ' ' || ch == '\t'))
+            continue;
+        indent = false;
+        if (n < cap && !cr_over)
+            buf[n++] = (char)ch;
+        else if (ch == '\r' && !cr_over)
+            cr_over = true; /* a CR just past the limit, before the newline */
+        else
+            too_long = true;
+    }
+    if (!any)
+        return NULL;
+    if (n && buf[n - 1] == '\r')
+        n--;
+    buf[n] = '\0';
+    c->line++;
+    if (too_long) {
+        fail(c, "line longer than %zu characters", cap);
+        buf[0] = '\0';
+    } else if (buf[0] == '[') {
+        char *end = strchr(buf + 1, ']');
+        if (end && find_section(buf + 1, (size_t)(end - buf - 1)) < 0)
+            fail(c, "unknown section [%.*s] (expected [processor], [network], [barrier] or "
+                    "[collectives])", (int)(end - buf - 1), buf + 1);
+    }
+    return buf;
+}
+
+static int on_kv(void *user, const char *section, const char *name, const char *value)
+{
+    parse_ctx *c = user;
+    const mkey *k = find_key(name, strlen(name));
+    int s = find_section(section, strlen(section));
+    char why[512];
+    size_t i, j;
+
+    if (c->fail_line)
+        return 1; /* the first error is the one reported */
+    if (!*section) {
+        if (k)
+            fail(c, "%s comes before any section (it belongs in [%s])", name, sec_names[k->sec]);
+        else
+            fail(c, "unknown key '%s' before any section", name);
+        return 1;
+    }
+    if (s < 0) {
+        fail(c, "unknown section [%s]", section);
+        return 1;
+    }
+    if (!k) {
+        list_section_keys(why, sizeof why, s);
+        fail(c, "unknown key '%s' in [%s] (expected %s)", name, section, why);
+        return 1;
+    }
+    if (k->sec != s) {
+        fail(c, "%s belongs in [%s], not [%s]", name, sec_names[k->sec], section);
+        return 1;
+    }
+    i = (size_t)(k - keys);
+    for (j = 0; j < NKEYS; j++)
+        if (c->seen[j] && param_of(j) == param_of(i)) {
+            if (i == j)
+                fail(c, "%s is set twice (first at line %u)", name, c->seen[j]);
+            else
+                fail(c, "%s and %s (line %u) set the same parameter", name, keys[j].name,
+                     c->seen[j]);
+            return 1;
+        }
+    if (!set_value(&c->m, k, value, why, sizeof why)) {
+        fail(c, "%s = %s: %s", name, value, why);
+        return 1;
+    }
+    c->seen[i] = c->line;
+    return 1;
+}
+
+static up_status parse(parse_ctx *c, up_machine *m, up_err *err)
+{
+    int rc;
+    c->m = *m;
+    rc = ini_parse_stream(read_line, c, on_kv, c);
+    if (c->read_errno)
+        return UP_ERR(err, UP_EIO, "cannot read '%s': %s", c->what, strerror(c->read_errno));
+    if (rc > 0 && (!c->fail_line || (unsigned)rc < c->fail_line))
+        return UP_ERR(err, UP_EFORMAT, "%s:%d: expected 'key = value', a [section] or a comment",
+                      c->what, rc);
+    if (c->fail_line)
+        return UP_ERR(err, UP_EFORMAT, "%s", c->msg);
+    if (rc < 0)
+        return UP_ERR(err, UP_ENOMEM, "%s: out of memory", c->what);
+    *m = c->m;
+    return UP_OK;
 }
 
 up_status up_machine_load(const char *path, up_machine *m, up_err *err)
 {
-    (void)m;
-    return UP_ERR(err, UP_EUSAGE, "%s: machine files are not read yet", path);
+    parse_ctx c;
+    up_status st;
+    memset(&c, 0, sizeof c);
+    c.what = path;
+    if (!(c.f = fopen(path, "r")))
+        return UP_ERR(err, UP_EIO, "cannot open '%s': %s", path, strerror(errno));
+    st = parse(&c, m, err);
+    fclose(c.f);
+    return st;
 }
 
 up_status up_machine_parse(const char *text, const char *what, up_machine *m, up_err *err)
 {
-    (void)text, (void)m;
-    return UP_ERR(err, UP_EUSAGE, "%s: machine files are not read yet", what);
+    parse_ctx c;
+    memset(&c, 0, sizeof c);
+    c.what = what;
+    c.s = text;
+    return parse(&c, m, err);
 }
+
+/* ---- --set and sweeps ------------------------------------------------------- */
 
 up_status up_machine_set(up_machine *m, const char *assignment, up_err *err)
 {
-    (void)m;
-    return UP_ERR(err, UP_EUSAGE, "--set %s: not supported yet", assignment);
+    const char *eq = strchr(assignment, '='), *key = assignment, *val;
+    char why[512], vbuf[256];
+    size_t klen, vlen;
+    const mkey *k;
+    up_machine t;
+
+    if (!eq)
+        return UP_ERR(err, UP_EUSAGE, "--set %s: expected key=value", assignment);
+    while (is_blank(*key))
+        key++;
+    for (klen = (size_t)(eq - key); klen && is_blank(key[klen - 1]); klen--)
+        ;
+    for (val = eq + 1; is_blank(*val); val++)
+        ;
+    for (vlen = strlen(val); vlen && is_blank(val[vlen - 1]); vlen--)
+        ;
+    if (!(k = lookup(key, klen, why, sizeof why)))
+        return UP_ERR(err, UP_EUSAGE, "--set %s: %s", assignment, why);
+    if (vlen >= sizeof vbuf)
+        return UP_ERR(err, UP_EUSAGE, "--set %s: value too long", assignment);
+    memcpy(vbuf, val, vlen);
+    vbuf[vlen] = '\0';
+    t = *m;
+    if (!set_value(&t, k, vbuf, why, sizeof why))
+        return UP_ERR(err, UP_EUSAGE, "--set %s: %s", assignment, why);
+    *m = t;
+    return UP_OK;
 }
 
 up_status up_machine_set_num(up_machine *m, const char *key, double v, up_err *err)
 {
-    (void)m, (void)v;
-    return UP_ERR(err, UP_EUSAGE, "%s: not supported yet", key);
+    char why[512];
+    const mkey *k = lookup(key, strlen(key), why, sizeof why);
+    if (!k)
+        return UP_ERR(err, UP_EUSAGE, "%s", why);
+    if (!is_numeric_type(k->type))
+        return UP_ERR(err, UP_EUSAGE, "%s is not a numeric parameter", k->name);
+    if (!check_num(k, v, why, sizeof why))
+        return UP_ERR(err, UP_EUSAGE, "%s = %g: %s", k->name, v, why);
+    store_num(m, k, v);
+    return UP_OK;
 }
 
-bool up_machine_is_numeric(const char *key) { (void)key; return false; }
-double up_machine_get_num(const up_machine *m, const char *key) { (void)m, (void)key; return NAN; }
-int up_machine_write(FILE *f, const up_machine *m) { (void)f, (void)m; return -1; }
+bool up_machine_is_numeric(const char *key)
+{
+    char why[512];
+    const mkey *k = lookup(key, strlen(key), why, sizeof why);
+    return k && is_numeric_type(k->type);
+}
+
+double up_machine_get_num(const up_machine *m, const char *key)
+{
+    char why[512];
+    const mkey *k = lookup(key, strlen(key), why, sizeof why);
+    if (!k || !is_numeric_type(k->type))
+        return NAN;
+    if (k->type == K_BW)
+        return m->ns_per_byte > 0 ? 1 / m->ns_per_byte : INFINITY;
+    if (k->type == K_UINT)
+        return (double)*(const unsigned *)(const void *)((const char *)m + k->off);
+    return num_get(m, k);
+}
+
+/* ---- writing ---------------------------------------------------------------- */
+
+/* The shortest text that reads back as v. */
+static void fmt_double(char *buf, size_t cap, double v)
+{
+    int p;
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(buf, cap, "%.0f", v);
+        return;
+    }
+    for (p = 1; p <= 17; p++) {
+        snprintf(buf, cap, "%.*g", p, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+static const char *list_at(const char *const *list, unsigned i)
+{
+    unsigned n;
+    for (n = 0; list[n]; n++)
+        if (n == i)
+            return list[n];
+    return "?";
+}
+
+static void fmt_value(char *buf, size_t cap, const up_machine *m, const mkey *k)
+{
+    switch (k->type) {
+    case K_UINT:
+        snprintf(buf, cap, "%u", *(const unsigned *)(const void *)((const char *)m + k->off));
+        break;
+    case K_BOOL:
+        snprintf(buf, cap, "%s", *(const bool *)(const void *)((const char *)m + k->off) ? "yes" : "no");
+        break;
+    case K_ENUM:
+        snprintf(buf, cap, "%s", list_at(enum_names[k->arg], enum_get(m, k->arg)));
+        break;
+    case K_ALGO:
+        snprintf(buf, cap, "%s", up_coll_algo_name(m->algo[k->arg]));
+        break;
+    case K_DIMS:
+        if (!m->dims[0] && !m->dims[1] && !m->dims[2])
+            snprintf(buf, cap, "auto");
+        else if (!m->dims[2])
+            snprintf(buf, cap, "%ux%u", m->dims[0], m->dims[1]);
+        else
+            snprintf(buf, cap, "%ux%ux%u", m->dims[0], m->dims[1], m->dims[2]);
+        break;
+    default:
+        fmt_double(buf, cap, num_get(m, k));
+        break;
+    }
+}
+
+int up_machine_write(FILE *f, const up_machine *m)
+{
+    char v[64];
+    size_t i;
+    int s;
+    if (fprintf(f, "# unperturb machine model (docs/machine.md)\n") < 0)
+        return -1;
+    for (s = 0; s < S_COUNT; s++) {
+        if (fprintf(f, "\n[%s]\n", sec_names[s]) < 0)
+            return -1;
+        for (i = 0; i < NKEYS; i++) {
+            if (keys[i].sec != s || keys[i].type == K_BW)
+                continue;
+            fmt_value(v, sizeof v, m, &keys[i]);
+            if (fprintf(f, "# %s\n%s = %s\n", keys[i].doc, keys[i].name, v) < 0)
+                return -1;
+        }
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- placement and topology ------------------------------------------------- */
 
 unsigned up_machine_node_of(const up_machine *m, long rank, unsigned nranks)
 {
-    (void)nranks;
-    return rank < 0 ? 0 : (unsigned)(rank / (m->ranks_per_node ? m->ranks_per_node : 1));
+    unsigned long r = m->ranks_per_node ? m->ranks_per_node : 1, nnodes;
+    if (rank < 0)
+        return 0;
+    if (m->placement == UP_PLACE_CYCLIC) {
+        nnodes = (nranks + r - 1) / r;
+        return (unsigned)((unsigned long)rank % (nnodes ? nnodes : 1));
+    }
+    return (unsigned)((unsigned long)rank / r);
+}
+
+/* Distance on a ring of n positions. */
+static uint64_t ring_dist(uint64_t x, uint64_t y, uint64_t n)
+{
+    uint64_t d = x > y ? x - y : y - x;
+    return d < n - d ? d : n - d;
+}
+
+/* The largest divisor d of n with d^power <= n (power 2 or 3). */
+static uint64_t root_divisor(uint64_t n, unsigned power)
+{
+    uint64_t d, best = 1;
+    for (d = 2; (power == 2 ? d * d : d * d * d) <= n; d++)
+        if (n % d == 0)
+            best = d;
+    return best;
+}
+
+/* The torus shape for n nodes (docs/machine.md, "Topologies"). */
+static void torus_shape(const up_machine *m, unsigned nd, uint64_t n, uint64_t d[3])
+{
+    uint64_t rest = 1;
+    unsigned i;
+    bool given = true;
+    for (i = 0; i < nd; i++)
+        given = given && m->dims[i];
+    if (given) {
+        for (i = 0; i < nd; i++)
+            d[i] = m->dims[i];
+        for (i = 0; i + 1 < nd; i++)
+            rest *= d[i];
+        if (rest * d[nd - 1] < n) /* the last size grows to hold every node */
+            d[nd - 1] = (n + rest - 1) / rest;
+        return;
+    }
+    i = 0;
+    if (nd == 3) {
+        d[i] = root_divisor(n, 3);
+        n /= d[i++];
+    }
+    d[i] = root_divisor(n, 2);
+    d[i + 1] = n / d[i];
 }
 
 unsigned up_machine_hops(const up_machine *m, unsigned a, unsigned b, unsigned nnodes)
 {
-    (void)m, (void)nnodes;
-    return a != b;
+    uint64_t n = nnodes, x = a, y = b, d[3], k, h = 0;
+    unsigned i, nd;
+    if (a == b)
+        return 0;
+    if (n <= (a > b ? a : b)) /* a node past the count: the count grows */
+        n = (uint64_t)(a > b ? a : b) + 1;
+    switch (m->topology) {
+    case UP_TOPO_RING:
+        return (unsigned)ring_dist(x, y, n);
+    case UP_TOPO_TORUS2D:
+    case UP_TOPO_TORUS3D:
+        nd = m->topology == UP_TOPO_TORUS2D ? 2 : 3;
+        torus_shape(m, nd, n, d);
+        for (i = 0; i < nd; i++) { /* first dimension fastest */
+            h += ring_dist(x % d[i], y % d[i], d[i]);
+            x /= d[i];
+            y /= d[i];
+        }
+        return (unsigned)h;
+    case UP_TOPO_HYPERCUBE:
+        for (x ^= y; x; x &= x - 1)
+            h++;
+        return (unsigned)h;
+    case UP_TOPO_FATTREE:
+        k = m->fat_tree_k >= 2 ? m->fat_tree_k : 2;
+        do { /* climb until both are under one switch: 2 hops per level */
+            x /= k;
+            y /= k;
+            h += 2;
+        } while (x != y);
+        return (unsigned)h;
+    case UP_TOPO_FULL:
+    default:
+        return 1;
+    }
 }
-
-const char *up_coll_kind_name(up_coll_kind k) { (void)k; return "?"; }
-const char *up_coll_algo_name(up_coll_algo a) { (void)a; return "?"; }
-const char *up_barrier_algo_name(up_barrier_algo a) { (void)a; return "?"; }
