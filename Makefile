@@ -197,6 +197,7 @@ bench: all
 	$(MAKE) --no-print-directory $(BENCH_BIN)
 	bench/run.sh $(BUILD)/bin
 	bench/tracer.sh $(BUILD)
+	bench/simulate.sh $(BUILD)/bin
 
 # examples/ (issue 4): MPI example programs and the timing shim
 include examples/examples.mk

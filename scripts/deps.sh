@@ -7,7 +7,8 @@ target=${1:-build}
 need="gcc make pkg-config libopen-trace-format2-dev libjansson-dev libinih-dev libopenmpi-dev openmpi-bin libdw-dev"
 case $target in
     test) need="$need otf2-tools jq gfortran valgrind chromium fonts-dejavu-core" ;;
-    demo|bench) need="$need otf2-tools" ;;
+    demo) need="$need otf2-tools" ;;
+    bench) need="$need otf2-tools libsimgrid-dev" ;;
 esac
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then
