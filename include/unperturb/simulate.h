@@ -44,6 +44,7 @@ typedef struct up_sim_summary {
     double measured_s, predicted_s;
     bool cpu_time;              /* compute came from the CPU-time metric */
     long nranks;                /* MPI ranks in the trace */
+    bool owns_names;            /* res.locs[].name are copies (freed with it) */
 } up_sim_summary;
 
 /* Opens, simulates and (with out_dir) writes the predicted archive. */

@@ -683,17 +683,38 @@ up_status up_sim_run(const up_sim_run_opts *o, up_sim_summary *s, up_err *err)
     s->measured_s = up_ticks_s(&s->res, sub0(s->res.end_m, s->res.start_m));
     s->predicted_s = up_ticks_s(&s->res, sub0(s->res.end_a, s->res.start_a));
     s->cpu_time = S->used_cpu;
-    for (i = 0; i < s->res.nlocs; i++)
-        if (s->res.locs[i].rank != UP_NO_RANK && s->res.locs[i].rank + 1 > s->nranks)
-            s->nranks = s->res.locs[i].rank + 1;
+    for (i = 0; i < s->res.nlocs; i++) {
+        up_loc_result *lr = &s->res.locs[i];
+        if (lr->rank != UP_NO_RANK && lr->rank + 1 > s->nranks)
+            s->nranks = lr->rank + 1;
+    }
+    /* the names point into the definitions, which go with the trace */
+    for (i = 0; i < s->res.nlocs; i++) {
+        char *nm = up_strdup(s->res.locs[i].name ? s->res.locs[i].name : "");
+        if (!nm) {
+            st = UP_ERR(err, UP_ENOMEM, "out of memory");
+            s->res.locs[i].name = NULL;
+            continue;
+        }
+        s->res.locs[i].name = nm;
+        s->owns_names = true;
+    }
 done:
     up_writer_abort(w);
     up_outdir_end(&od);
     up_sim_free(S);
     up_trace_close(t);
     if (st != UP_OK)
-        up_replay_result_free(&s->res);
+        up_sim_summary_free(s);
     return st;
 }
 
-void up_sim_summary_free(up_sim_summary *s) { up_replay_result_free(&s->res); }
+void up_sim_summary_free(up_sim_summary *s)
+{
+    size_t i;
+    if (s->owns_names)
+        for (i = 0; i < s->res.nlocs; i++)
+            up_free((char *)s->res.locs[i].name);
+    s->owns_names = false;
+    up_replay_result_free(&s->res);
+}
