@@ -14,6 +14,7 @@ int cmd_validate(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 
 /* A file installed with the command: PREFIX/<rel> for PREFIX/bin/unperturb
  * (also build/<rel> in the build tree); the environment variable `env`

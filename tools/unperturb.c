@@ -26,6 +26,7 @@ static const struct {
     {"export", cmd_export, "write a trace as JSON for ui.perfetto.dev / chrome://tracing"},
     {"estimate", cmd_estimate, "quick time-based estimates of the run time, no replay"},
     {"report", cmd_report, "profile, wait states and timelines of a run, or what the overhead did"},
+    {"simulate", cmd_simulate, "predict the run on another machine: trace-driven extrapolation"},
 };
 
 int cmd_fail(const char *cmd, int status, const char *msg)
