@@ -26,7 +26,9 @@
  * Compute: the time of a location outside MPI regions (regions of paradigm
  * MPI; nested regions count once), from its first record to its first MPI
  * Enter, between each MPI Leave and the next MPI Enter, and from its last
- * MPI Leave to its last record, converted at FLOPS_PER_NS (default 1, which
+ * MPI Leave to its last record; consecutive intervals with no action between
+ * them (MPI calls the format has no action for, such as MPI_Comm_rank, or
+ * MPI_Init) make one compute action.  Converted at FLOPS_PER_NS (default 1, which
  * matches hosts of speed 1Gf: the replayed compute takes the traced time).
  * Time inside MPI calls is not written: the replay models it.
  *
@@ -225,6 +227,7 @@ typedef struct state {
     double ns_per_tick, flops_per_ns;
     const uint8_t *region_mpi;
     size_t nregions;
+    double flops;        /* compute not written yet (consecutive ones merge) */
     int depth;           /* open MPI regions */
     int started;
     uint64_t t_free;     /* when the location last left MPI (or its first record) */
@@ -241,6 +244,18 @@ typedef struct state {
 static uint64_t n_skipped_comm, n_approx, n_skipped_other, n_unmatched;
 
 static void out_line(state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_line(state *s, const char *text);
+
+/* Writes the pending compute, if any, as one action. */
+static void flush_compute(state *s)
+{
+    char buf[64];
+    if (s->flops > 0) {
+        snprintf(buf, sizeof buf, "compute %.15g", s->flops);
+        s->flops = 0;
+        add_line(s, buf);
+    }
+}
 
 static void out_line(state *s, const char *fmt, ...)
 {
@@ -252,20 +267,28 @@ static void out_line(state *s, const char *fmt, ...)
     va_end(ap);
     if (n < 0 || (size_t)n >= sizeof buf)
         die("%s", "TI line too long");
+    flush_compute(s);
+    add_line(s, buf);
+}
+
+static void add_line(state *s, const char *text)
+{
     s->actions++;
     if (!s->unresolved) {
-        fprintf(s->f, "%ld %s\n", s->rank, buf);
+        fprintf(s->f, "%ld %s\n", s->rank, text);
         return;
     }
     if (s->npend == s->cappend) {
         s->cappend = s->cappend ? 2 * s->cappend : 64;
         s->pend = xrealloc(s->pend, (size_t)s->cappend * sizeof *s->pend);
     }
-    s->pend[s->npend++] = strdup(buf);
+    if (!(s->pend[s->npend++] = strdup(text)))
+        die("%s", "out of memory");
 }
 
 static long placeholder(state *s)
 {
+    flush_compute(s);
     if (s->npend == s->cappend) {
         s->cappend = s->cappend ? 2 * s->cappend : 64;
         s->pend = xrealloc(s->pend, (size_t)s->cappend * sizeof *s->pend);
@@ -292,7 +315,8 @@ static void flush_pend(state *s)
 static void resolve(state *s, long line, const char *text)
 {
     if (text) {
-        s->pend[line] = strdup(text);
+        if (!(s->pend[line] = strdup(text)))
+            die("%s", "out of memory");
     } else {             /* cancelled: drop the placeholder */
         s->pend[line] = NULL;
         s->actions--;
@@ -341,10 +365,8 @@ static long world_of(const state *s, uint64_t c, uint32_t peer)
 
 static void compute(state *s, uint64_t t)
 {
-    if (t > s->t_free) {
-        double flops = (double)(t - s->t_free) * s->ns_per_tick * s->flops_per_ns;
-        out_line(s, "compute %.15g", flops);
-    }
+    if (t > s->t_free)
+        s->flops += (double)(t - s->t_free) * s->ns_per_tick * s->flops_per_ns;
 }
 
 static void first(state *s, uint64_t t)

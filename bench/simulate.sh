@@ -16,7 +16,8 @@
 #
 # Environment: SIM_SIZE (20000000), SIM_NLOCS ("16 1024"), SMPI_SIZES (events
 # of the trace SMPI replays, one per SIM_NLOCS entry: "20000000 2000000"),
-# SIM_ROUNDS (3), MACHINE (bench/machine.ini), SMPI=0 skips SimGrid,
+# SIM_ROUNDS (5), SMPI_ROUNDS (3: SMPI takes about 35 s a run at 20M events;
+# rounds past it time simulate alone), MACHINE (bench/machine.ini), SMPI=0 skips SimGrid,
 # BENCH_OUT (bench/out), KEEP=1 keeps the traces and TI files.
 # Exits non-zero only if a tool fails, not if a target is missed.  If
 # `unperturb simulate` does not exist yet it says so and runs SMPI alone.
@@ -26,7 +27,8 @@ BIN=${1:?usage: bench/simulate.sh BINDIR}
 SIM_SIZE=${SIM_SIZE:-20000000}
 SIM_NLOCS=${SIM_NLOCS:-"16 1024"}
 SMPI_SIZES=${SMPI_SIZES:-"20000000 2000000"}
-SIM_ROUNDS=${SIM_ROUNDS:-3}
+SIM_ROUNDS=${SIM_ROUNDS:-5}
+SMPI_ROUNDS=${SMPI_ROUNDS:-3}
 MACHINE=${MACHINE:-bench/machine.ini}
 SMPI=${SMPI:-1}
 OUT=${BENCH_OUT:-bench/out}
@@ -242,13 +244,13 @@ for nl in $SIM_NLOCS; do
         rm -f "$OUT/sim.json"
     fi
     r=1
-    while [ "$r" -le "$SIM_ROUNDS" ]; do
+    while [ "$r" -le "$SIM_ROUNDS" ] || { [ "$SMPI" = 1 ] && [ "$r" -le "$SMPI_ROUNDS" ]; }; do
         if [ $((r % 2)) -eq 1 ]; then order="simulate smpi"; else order="smpi simulate"; fi
         for tool in $order; do
-            if [ "$tool" = simulate ] && [ "$HAVE_SIM" = 1 ]; then
+            if [ "$tool" = simulate ] && [ "$HAVE_SIM" = 1 ] && [ "$r" -le "$SIM_ROUNDS" ]; then
                 sync
                 run "$key" simulate "run$r" "$ev" "$BIN/unperturb" simulate "$trace" --machine "$MACHINE" -q
-            elif [ "$tool" = smpi ] && [ "$SMPI" = 1 ]; then
+            elif [ "$tool" = smpi ] && [ "$SMPI" = 1 ] && [ "$r" -le "$SMPI_ROUNDS" ]; then
                 sync
                 # shellcheck disable=SC2086
                 run "$key" smpi "run$r" "$sev" smpirun -np "$nl" -platform "$OUT/smpi/platform-$nl.xml" \
@@ -289,7 +291,7 @@ BEGIN {
 }
 END {
     printf "%-6s %-9s %-10s %27s %8s %9s\n", "", "", "", "--- Mevents/s (wall) ---", "CPU s", "peak RSS"
-    printf "%-6s %-9s %-10s %9s %8s %8s %8s %9s\n", "locs", "tool", "events", "min", "median", "max", "median", "MiB (max)"
+    printf "%-6s %-9s %-10s %9s %8s %8s %8s %9s %5s\n", "locs", "tool", "events", "min", "median", "max", "median", "MiB (max)", "runs"
     for (i = 1; i <= nk; i++) {
         s = keys[i]
         for (t = 1; t <= 2; t++) {
@@ -299,7 +301,7 @@ END {
             n = cnt[k]
             for (j = 1; j <= n; j++) { a[j] = v[k, j]; c[j] = cpu[k, j] }
             med[k] = median(a, n)
-            printf "%-6s %-9s %-10s %9.3f %8.3f %8.3f %8.2f %9.1f\n", s, tool, ev[k], mn[k] / 1e6, med[k] / 1e6, mx[k] / 1e6, median(c, n), rss[k]
+            printf "%-6s %-9s %-10s %9.3f %8.3f %8.3f %8.2f %9.1f %5d\n", s, tool, ev[k], mn[k] / 1e6, med[k] / 1e6, mx[k] / 1e6, median(c, n), rss[k], n
         }
         ks = s SUBSEP "smpi"
         if (ks in cnt && (s in ti))
@@ -314,11 +316,15 @@ END {
     print "predicted run time of the same trace (sanity check, not a target):"
     for (i = 1; i <= nk; i++) {
         s = keys[i]; ks = s SUBSEP "smpi"
-        if (!(ks in cnt)) continue
+        if (!(ks in cnt)) {
+            e = ev[s SUBSEP "simulate"]
+            printf "  %s locations, %s events: unperturb simulate %s s\n", s, e, p[s, "simulate", e]
+            continue
+        }
         e = ev[ks]
         ps = p[s, "smpi", e]; pu = p[s, "simulate", e]
-        printf "  %s locations, %s events: SMPI %s s, unperturb simulate %s s", s, e, ps == "" ? "?" : ps,
-               pu == "" ? (have_sim ? "?" : "(not built yet)") : pu
+        printf "  %s locations, %s events: SMPI %s, unperturb simulate %s", s, e, ps == "" ? "?" : ps " s",
+               pu == "" ? (have_sim ? "?" : "(not built yet)") : pu " s"
         if (ps != "" && pu != "" && ps > 0) printf " (%+.1f%%)", (pu / ps - 1) * 100
         printf "\n"
     }
