@@ -184,11 +184,13 @@ TEST(sim_cpu_ratio_halves_compute)
  *   Enter(main) 0, Metric 100 (v 0), Enter(MPI_Init) 100, Metric 200 (v 50),
  *   Leave(MPI_Init) 200, Metric 2200 (v 1050), Enter(MPI_Finalize) 2200,
  *   Metric 2300 (v 1060), Leave(MPI_Finalize) 2300, Leave(main) 2400.
- * compute = cpu: the segment from the metric read in MPI_Init (50) to the one
- * before MPI_Finalize (1050) ran 1000 ns: Metric and Enter(MPI_Finalize) at
- * 200 + 1000 = 1200; MPI_Finalize keeps its 100 (a call without
- * communication): 1300; Leave(main) 100 ns later at the previous segment's
- * CPU share 1000 / 2000: 1350.  compute = wall keeps 2200, 2300, 2400. */
+ * compute = cpu: MPI_Init, a call without communication, takes the CPU time
+ * between the metrics around it, 50: its inner Metric and Leave at 150.  The
+ * segment from the metric read in MPI_Init (50) to the one before
+ * MPI_Finalize (1050) ran 1000 ns: Metric at 1150, and the Enter right after
+ * the metric read for it at 1150 too; MPI_Finalize ran 10: 1160; Leave(main)
+ * 100 ns later at the previous segment's CPU share 1000 / 2000: 1210.
+ * compute = wall keeps 200, 2200, 2300, 2400. */
 TEST(sim_cpu_time_metric)
 {
     const char *dir = t_dir("sim_cpu");
@@ -211,11 +213,13 @@ TEST(sim_cpu_time_metric)
     if (simulate(dir, &m, &o, &s) != 0)
         return;
     CHECK(s.cpu_time);
-    CHECK_EQ(EV(o, 0, 4), 200);
-    CHECK_EQ(EV(o, 0, 5), 1200);
-    CHECK_EQ(EV(o, 0, 6), 1200);
-    CHECK_EQ(EV(o, 0, 8), 1300);
-    CHECK_EQ(EV(o, 0, 9), 1350);
+    CHECK_EQ(EV(o, 0, 3), 150);
+    CHECK_EQ(EV(o, 0, 4), 150);
+    CHECK_EQ(EV(o, 0, 5), 1150);
+    CHECK_EQ(EV(o, 0, 6), 1150);
+    CHECK_EQ(EV(o, 0, 7), 1160);
+    CHECK_EQ(EV(o, 0, 8), 1160);
+    CHECK_EQ(EV(o, 0, 9), 1210);
     CHECK_NEAR(s.predicted_s, 1000e-9, 1e-15); /* MPI_Init end .. MPI_Finalize start */
     CHECK_NEAR(s.measured_s, 2000e-9, 1e-15);
     up_sim_summary_free(&s);
@@ -224,6 +228,7 @@ TEST(sim_cpu_time_metric)
     if (simulate(dir, &m, &o, &s) != 0)
         return;
     CHECK(!s.cpu_time);
+    CHECK_EQ(EV(o, 0, 4), 200);
     CHECK_EQ(EV(o, 0, 5), 2200);
     CHECK_EQ(EV(o, 0, 9), 2400);
     up_sim_summary_free(&s);

@@ -53,6 +53,10 @@ typedef struct sloc {
     uint64_t seg_ovh;     /* overhead of the records written since v1 */
     uint64_t seg_m, seg_a;/* measured / simulated time the segment began */
     double share;         /* CPU / wall of the previous segment */
+    bool after_cpu;       /* the previous record was a CPU metric outside MPI:
+                           * the gap to the Enter after it is the tracer's */
+    bool call_cpu;        /* the open call began after a CPU metric ... */
+    uint64_t call_v, call_ovh, call_a; /* ... read v (CPU), overhead since, Enter */
     uint64_t poll_carry;  /* polling: compute since the last poll, ticks */
     inmsg *in;            /* eager messages on their way here (policies) */
     size_t nin, incap;
@@ -208,6 +212,7 @@ static void account(up_sim *S, sloc *l, up_event *ev)
     uint64_t o = record_ovh(S, ev);
     l->pend = o;
     l->seg_ovh += o;
+    l->call_ovh += o;
     if (ev->kind == UP_EV_BufferFlush) {
         ev->u.BufferFlush.stopTime = ev->t_out; /* removed whole */
         l->pend = 0;
@@ -217,6 +222,7 @@ static void account(up_sim *S, sloc *l, up_event *ev)
         if (ev->rflags & UP_REGION_MPI && l->mpi++ == 0) {
             l->modelled = false;
             l->busy = ev->t_out;
+            l->call_a = ev->t_out;
         }
     } else if (ev->kind == UP_EV_Leave) {
         if (ev->rflags & UP_REGION_OVERHEAD && l->ovh_depth)
@@ -237,7 +243,19 @@ static uint64_t local_time(up_sim *S, sloc *l, const up_loc_state *ls, const up_
     if (l->mpi) {
         if (l->modelled) /* the rest of a timed call takes no time */
             return max2(ls->prev_a, l->busy);
+        if (is_cpu_metric(S, ev) && l->call_cpu && l->mpi == 1) {
+            /* a call without communication, bracketed by CPU metrics: its
+             * CPU time, less the tracer's records inside it */
+            uint64_t cpu_ns = sub0(ev->u.Metric.metricValues[0].unsigned_int, l->call_v);
+            uint64_t ct = sub0(ticks(S, (double)cpu_ns), l->call_ovh);
+            c = S->m.cpu_ratio == 1 ? ct : (uint64_t)llround((double)ct / S->m.cpu_ratio);
+            return max2(ls->prev_a, l->call_a + c);
+        }
         return ls->prev_a + scaled(S, l, sub0(ev->time, ls->prev_m));
+    }
+    if (l->after_cpu) { /* Enter right after the metric read for it */
+        l->after_cpu = false;
+        return ls->prev_a;
     }
     /* compute */
     gap = sub0(ev->time, ls->prev_m);
@@ -280,7 +298,15 @@ static void s_local(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev
     default:
         break;
     }
+    bool follows_metric = l->after_cpu;
     ev->t_out = local_time(S, l, ls, ev);
+    if (is_cpu_metric(S, ev) && !l->mpi) { /* read for the next call's Enter */
+        l->call_v = ev->u.Metric.metricValues[0].unsigned_int;
+        l->call_ovh = 0;
+        l->after_cpu = true;
+    } else if (ev->kind == UP_EV_Enter && !l->mpi && (ev->rflags & UP_REGION_MPI)) {
+        l->call_cpu = follows_metric; /* (account opens the call after this) */
+    }
     if (is_cpu_metric(S, ev) && l->mpi) { /* read inside a call: a segment begins */
         l->v1 = ev->u.Metric.metricValues[0].unsigned_int;
         l->seg_open = true;
