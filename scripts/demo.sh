@@ -7,6 +7,8 @@
 # compensated in lower, upper and network mode with the calibration stored
 # in its archive, and the table is printed; then `unperturb report` compares
 # the kept trace of the first rank count with its network-mode compensation.
+# Last, `unperturb simulate` predicts that trace on a cluster while stepping
+# the latency and the processor speed (demo/sweep).
 # Outputs go to demo/ (not versioned): report.html, report.json, table.txt,
 # plot.svg, validate.json, runs.csv and the traces.
 # DEMO_REPEAT and DEMO_NP change the defaults (3 and "2,4").
@@ -32,7 +34,14 @@ echo "== What the overhead did: the kept trace at $NPFIRST ranks against its net
 "$UP" report "demo/np$NPFIRST-x0/trace" --against "demo/np$NPFIRST-x0/network" \
     -o demo/report.html --json demo/report.json --top 8
 echo
+echo "== Trace-driven extrapolation: the same run on a cluster (examples/machines/cluster.ini, one"
+echo "   rank per node), stepping the network latency and the processor speed (speedy, Fig. 7)"
+"$UP" simulate "demo/np$NPFIRST-x0/trace" --machine examples/machines/cluster.ini \
+    --set ranks_per_node=1 --sweep latency_ns=1000:50000:7000 --sweep cpu_ratio=1:2:0.5 \
+    -o demo/sweep --force
+echo
 echo "Outputs in demo/: report.html (open it in a browser: timelines, wait states, call paths),"
+echo "sweep/ (time.svg, sweep.csv, experiment.ini: rerun with unperturb simulate --experiment),"
 echo "report.json, table.txt, plot.svg, validate.json, runs.csv,"
 echo "and per configuration the kept trace and its compensations, e.g."
 echo "  otf2-print demo/np2-x0/trace/traces.otf2 | less"
