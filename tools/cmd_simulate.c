@@ -178,17 +178,6 @@ static char *abs_path(const char *path)
     return s;
 }
 
-/* `inner` is `outer` or lies below it (both must exist). */
-static bool path_within(const char *inner, const char *outer)
-{
-    char ri[PATH_MAX], ro[PATH_MAX];
-    size_t n;
-    if (!realpath(inner, ri) || !realpath(outer, ro))
-        return false;
-    n = strlen(ro);
-    return !strncmp(ri, ro, n) && (ri[n] == 0 || ri[n] == '/' || (n == 1 && ro[0] == '/'));
-}
-
 /* The folder of a trace: the input itself, or the anchor file's folder. */
 static void trace_folder(const char *input, char *out, size_t cap)
 {
@@ -214,12 +203,12 @@ static const char *holds_input(const job *j, const char *path)
         return NULL;
     for (i = 0; i < j->ninputs; i++) {
         trace_folder(j->inputs[i], dir, sizeof dir);
-        if (path_within(path, dir))
+        if (up_path_within(path, dir))
             return j->inputs[i];
     }
-    if (j->calib && path_within(path, j->calib))
+    if (j->calib && up_path_within(path, j->calib))
         return j->calib;
-    if (j->machine_file && path_within(path, j->machine_file))
+    if (j->machine_file && up_path_within(path, j->machine_file))
         return j->machine_file;
     return NULL;
 }
@@ -944,7 +933,7 @@ static up_status begin_dir(const job *j, up_outdir *od, up_err *err)
     for (i = 1; i < j->ninputs; i++) {
         char dir[PATH_MAX];
         trace_folder(j->inputs[i], dir, sizeof dir);
-        if (access(od->final, F_OK) == 0 && path_within(dir, od->final))
+        if (access(od->final, F_OK) == 0 && up_path_within(dir, od->final))
             return UP_ERR(err, UP_EEXIST, "refusing to write '%s': it holds the input '%s'", od->final,
                           j->inputs[i]);
     }

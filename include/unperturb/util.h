@@ -114,6 +114,9 @@ typedef struct up_outdir {
     bool replace;  /* final exists and will be replaced */
 } up_outdir;
 
+/* Is `inner` the path `outer` or below it (both must exist)? */
+bool up_path_within(const char *inner, const char *outer);
+
 up_status up_outdir_begin(up_outdir *o, const char *final, const char *input,
                           bool force, up_err *err);
 /* Renames tmp to final (replacing the old one if allowed). */

@@ -455,17 +455,13 @@ static const uint64_t *coll_exits(up_sim *S, const up_coll *c, up_err *err)
     if (e->exit && e->c == c && e->key == c->key && e->seq == c->seq && e->n == c->n)
         return e->exit;
     if (c->n > S->tmp_cap) {
-        uint64_t *a = up_reallocarray(S->tmp_enter, c->n, sizeof *a);
-        if (a)
-            S->tmp_enter = a;
-        uint64_t *b = a ? up_reallocarray(S->tmp_sent, c->n, sizeof *b) : NULL;
-        if (b)
-            S->tmp_sent = b;
-        uint64_t *r = b ? up_reallocarray(S->tmp_recvd, c->n, sizeof *r) : NULL;
-        if (r)
-            S->tmp_recvd = r;
-        if (!r)
-            return NULL;
+        uint64_t **v[3] = {&S->tmp_enter, &S->tmp_sent, &S->tmp_recvd};
+        for (i = 0; i < 3; i++) {
+            uint64_t *a = up_reallocarray(*v[i], c->n, sizeof *a);
+            if (!a)
+                return NULL;
+            *v[i] = a;
+        }
         S->tmp_cap = c->n;
     }
     if (e->n < c->n || !e->exit) {

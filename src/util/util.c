@@ -320,8 +320,7 @@ static char *dup_printf(const char *a, const char *b, long n)
     return s;
 }
 
-/* true if `inner` is `outer` or lies below it (both must exist) */
-static bool path_within(const char *inner, const char *outer)
+bool up_path_within(const char *inner, const char *outer)
 {
     char ri[PATH_MAX], ro[PATH_MAX];
     size_t n;
@@ -345,7 +344,7 @@ up_status up_outdir_begin(up_outdir *o, const char *final, const char *input,
     for (n = strlen(o->final); n > 1 && o->final[n - 1] == '/'; n--)
         o->final[n - 1] = 0;
     if (stat(o->final, &st) == 0) {
-        if (input && path_within(input, o->final)) {
+        if (input && up_path_within(input, o->final)) {
             UP_ERR(err, UP_EEXIST, "refusing to write '%s': it holds the input '%s'", o->final, input);
             up_outdir_end(o);
             return UP_EEXIST;
