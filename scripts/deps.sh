@@ -6,9 +6,9 @@ set -eu
 target=${1:-build}
 need="gcc make pkg-config libopen-trace-format2-dev libjansson-dev libinih-dev libopenmpi-dev openmpi-bin libdw-dev"
 case $target in
-    test) need="$need otf2-tools jq gfortran valgrind chromium fonts-dejavu-core" ;;
+    test) need="$need otf2-tools jq gfortran valgrind chromium fonts-dejavu-core python3" ;;
     demo) need="$need otf2-tools" ;;
-    bench) need="$need otf2-tools libsimgrid-dev" ;;
+    bench) need="$need otf2-tools libsimgrid-dev python3" ;;
 esac
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then
