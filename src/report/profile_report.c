@@ -187,8 +187,10 @@ void up_report_profile_text(FILE *f, const up_html_input *in)
         qsort(r, m, sizeof *r, cmp_ranked);
         if (m) {
             fprintf(f, "\nWait states by location (largest %zu of %zu)\n", m < top ? m : top, m);
-            fprintf(f, "  %-18s %-12s %12s%s\n", "pattern", "location", in->label_a,
-                    b ? "  compensated" : "");
+            fprintf(f, "  %-18s %-12s %12s", "pattern", "location", in->label_a);
+            if (b)
+                fprintf(f, " %12s", in->label_b);
+            fputc('\n', f);
             for (i = 0; i < m && i < top; i++) {
                 fprintf(f, "  %-18s %-12s %12.6f", up_pattern_title(r[i].k),
                         loc_label(&a->locs[r[i].i], lab, sizeof lab), r[i].key);
