@@ -780,3 +780,64 @@ TEST(machine_names)
     CHECK(!strcmp(up_barrier_algo_name(UP_BARRIER_DISSEMINATION), "dissemination"));
     CHECK(!strcmp(up_barrier_algo_name((up_barrier_algo)7), "?"));
 }
+
+/* Routes for contention: link id = node << 6 | port; ring and torus ports
+ * 2 i (+) and 2 i + 1 (-) of dimension i, hypercube port = bit. */
+#define LK(node, port) ((uint64_t)(node) << 6 | (port))
+TEST(machine_route)
+{
+    up_machine m;
+    uint64_t l[16];
+    unsigned i, n;
+    up_machine_init(&m);
+
+    /* full and fat tree: nothing shared above the nodes' own links */
+    CHECK_EQ(up_machine_route(&m, 0, 7, 8, l, 16), 0);
+    m.topology = UP_TOPO_FATTREE;
+    CHECK_EQ(up_machine_route(&m, 0, 7, 8, l, 16), 0);
+
+    /* ring of 8: 0 -> 5 the short way down: 0 -> 7 -> 6 -> 5 */
+    m.topology = UP_TOPO_RING;
+    CHECK_EQ(up_machine_route(&m, 0, 5, 8, l, 16), 3);
+    CHECK_EQ(l[0], LK(0, 1));
+    CHECK_EQ(l[1], LK(7, 1));
+    CHECK_EQ(l[2], LK(6, 1));
+    /* 0 -> 4: a tie, up: 0 1 2 3 */
+    CHECK_EQ(up_machine_route(&m, 0, 4, 8, l, 16), 4);
+    CHECK_EQ(l[3], LK(3, 0));
+    /* 6 -> 1: up across the wrap: 6 7 0 */
+    CHECK_EQ(up_machine_route(&m, 6, 1, 8, l, 16), 3);
+    CHECK_EQ(l[0], LK(6, 0));
+    CHECK_EQ(l[1], LK(7, 0));
+    CHECK_EQ(l[2], LK(0, 0));
+
+    /* torus 4x4, node = x + 4 y: (1,0) -> (2,2): x first (+1 from node 1),
+     * then y +2 from node 2: 2 -> 6 -> 10 */
+    m.topology = UP_TOPO_TORUS2D;
+    m.dims[0] = 4, m.dims[1] = 4;
+    CHECK_EQ(up_machine_route(&m, 1, 10, 16, l, 16), 3);
+    CHECK_EQ(l[0], LK(1, 0));
+    CHECK_EQ(l[1], LK(2, 2));
+    CHECK_EQ(l[2], LK(6, 2));
+    /* (0,0) -> (3,3): x -1 across the wrap (node 0), y -1 across it (node 3) */
+    CHECK_EQ(up_machine_route(&m, 0, 15, 16, l, 16), 2);
+    CHECK_EQ(l[0], LK(0, 1));
+    CHECK_EQ(l[1], LK(3, 3));
+
+    /* hypercube: 5 -> 3 (101 -> 011): bit 1 from 5, then bit 2 from 7 */
+    m.topology = UP_TOPO_HYPERCUBE;
+    CHECK_EQ(up_machine_route(&m, 5, 3, 8, l, 16), 2);
+    CHECK_EQ(l[0], LK(5, 1));
+    CHECK_EQ(l[1], LK(7, 2));
+
+    /* a route is as long as the hops, for every pair */
+    for (m.topology = UP_TOPO_RING; m.topology <= UP_TOPO_HYPERCUBE; m.topology++)
+        for (i = 0; i < 16; i++)
+            for (n = 0; n < 16; n++)
+                CHECK_EQ(up_machine_route(&m, i, n, 16, l, 16), up_machine_hops(&m, i, n, 16));
+    /* cap: only the first cap links are written */
+    m.topology = UP_TOPO_RING;
+    l[1] = 12345;
+    CHECK_EQ(up_machine_route(&m, 0, 4, 8, l, 1), 4);
+    CHECK_EQ(l[1], 12345);
+}

@@ -465,3 +465,49 @@ TEST(sim_consistency_with_independent_generator)
     tr_free(&in);
     tr_free(&o);
 }
+
+/* Contention on a ring of 5 nodes (one rank each, H = 100, 1000 B: 1000 ns
+ * on a link).  0 -> 2 goes 0 1 2 and 1 -> 3 goes 1 2 3: both need the link
+ * leaving node 1.
+ *   r0 sends at 1000, leaves 1100, holds its links until 2100; head at node
+ *   2 after L + 2 H: 2300, tail 3300; r2's MpiRecv 3300 + o_r = 3500.
+ *   r1 sends at 1001, leaves 1101, waits for link 1+ until 2100, holds it to
+ *   3100; head at node 3 at 2100 + 1000 + 2 x 100 = 3300, tail 4300; r3's
+ *   MpiRecv 4500.  Without contention r3's would be 1101 + 1200 + 1000 + 200
+ *   = 3501. */
+TEST(sim_contention_on_ring_links)
+{
+    const char *dir = t_dir("sim_ring");
+    tg *g = tg_open(dir, 5, NS, 0);
+    up_machine m = hand_machine();
+    tr_trace o;
+    unsigned r;
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_mpi_send(g, 0, 1000, 1000, 1100, 2, 0, 1000);
+    tg_leave(g, 0, 1200, TG_MAIN);
+    tg_enter(g, 1, 1, TG_MAIN);
+    tg_mpi_send(g, 1, 1001, 1001, 1101, 3, 0, 1000);
+    tg_leave(g, 1, 1201, TG_MAIN);
+    for (r = 2; r < 4; r++) {
+        tg_enter(g, r, 0, TG_MAIN);
+        tg_mpi_recv(g, r, 100, 5000, 5000, r - 2, 0, 1000);
+        tg_leave(g, r, 5000, TG_MAIN);
+    }
+    tg_enter(g, 4, 0, TG_MAIN);
+    tg_leave(g, 4, 5000, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    m.topology = UP_TOPO_RING;
+    m.per_hop_ns = 100;
+    m.contention = true;
+    if (simulate(dir, &m, &o, NULL) != 0)
+        return;
+    CHECK_EQ(EV(o, 2, 2), 3500);
+    CHECK_EQ(EV(o, 3, 2), 4500);
+    tr_free(&o);
+    m.contention = false;
+    if (simulate(dir, &m, &o, NULL) != 0)
+        return;
+    CHECK_EQ(EV(o, 2, 2), 3500);
+    CHECK_EQ(EV(o, 3, 2), 3501);
+    tr_free(&o);
+}

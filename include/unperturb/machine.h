@@ -142,6 +142,16 @@ unsigned up_machine_node_of(const up_machine *m, long rank, unsigned nranks);
  * the number of nodes in use (sizes a torus whose dims are 0). */
 unsigned up_machine_hops(const up_machine *m, unsigned a, unsigned b, unsigned nnodes);
 
+/* The directed links between switches or nodes that a message from node a
+ * to node b shares with other traffic (contention), by dimension-order
+ * routing: ring and torus the shorter way (+ on a tie), first dimension
+ * first; hypercube the lowest differing bit first; none for full and fat
+ * tree (full bisection: only the nodes' own links).  Writes up to cap link
+ * ids to links and returns how many the route has (= the hops for ring,
+ * torus and hypercube). */
+unsigned up_machine_route(const up_machine *m, unsigned a, unsigned b, unsigned nnodes,
+                          uint64_t *links, unsigned cap);
+
 const char *up_coll_kind_name(up_coll_kind k);   /* "bcast", ... */
 const char *up_coll_algo_name(up_coll_algo a);   /* "binomial", ... */
 const char *up_barrier_algo_name(up_barrier_algo a);

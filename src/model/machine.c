@@ -132,7 +132,7 @@ static const mkey keys[] = {
     {"eager_limit", S_NETWORK, K_SIZE, 0, F_(eager_limit),
      "larger messages use the rendezvous protocol, bytes"},
     {"contention", S_NETWORK, K_BOOL, 0, F_(contention),
-     "one injection and one ejection link per node: yes | no"},
+     "queue messages on node links and shared routes: yes | no"},
     {"topology", S_NETWORK, K_ENUM, E_TOPOLOGY, 0,
      "full | ring | torus2d | torus3d | hypercube | fattree"},
     {"dims", S_NETWORK, K_DIMS, 0, 0,
@@ -950,5 +950,69 @@ unsigned up_machine_hops(const up_machine *m, unsigned a, unsigned b, unsigned n
     case UP_TOPO_FULL:
     default:
         return 1;
+    }
+}
+
+/* Walks one ring dimension from coordinate x to y (size n, the shorter way,
+ * + on a tie): appends the directed link leaving each node on the way.
+ * `node` is the node's number, `stride` the number step of one coordinate. */
+static unsigned ring_walk(uint64_t node, uint64_t x, uint64_t y, uint64_t n, uint64_t stride,
+                          unsigned port, uint64_t *links, unsigned cap, unsigned k)
+{
+    uint64_t fwd = (y + n - x) % n, steps = fwd <= n - fwd ? fwd : n - fwd;
+    bool plus = fwd <= n - fwd;
+    while (steps--) {
+        if (k < cap)
+            links[k] = node << 6 | (port + (plus ? 0u : 1u));
+        k++;
+        if (plus) {
+            node = x + 1 == n ? node - x * stride : node + stride;
+            x = x + 1 == n ? 0 : x + 1;
+        } else {
+            node = x == 0 ? node + (n - 1) * stride : node - stride;
+            x = x == 0 ? n - 1 : x - 1;
+        }
+    }
+    return k;
+}
+
+unsigned up_machine_route(const up_machine *m, unsigned a, unsigned b, unsigned nnodes,
+                          uint64_t *links, unsigned cap)
+{
+    uint64_t n = nnodes, x = a, y = b, d[3], stride = 1, node = a;
+    unsigned i, nd, k = 0;
+    if (a == b)
+        return 0;
+    if (n <= (a > b ? a : b))
+        n = (uint64_t)(a > b ? a : b) + 1;
+    switch (m->topology) {
+    case UP_TOPO_RING:
+        return ring_walk(a, x, y, n, 1, 0, links, cap, 0);
+    case UP_TOPO_TORUS2D:
+    case UP_TOPO_TORUS3D: /* dimension order: first dimension first */
+        nd = m->topology == UP_TOPO_TORUS2D ? 2 : 3;
+        torus_shape(m, nd, n, d);
+        for (i = 0; i < nd; i++) {
+            uint64_t xi = x % d[i], yi = y % d[i];
+            k = ring_walk(node, xi, yi, d[i], stride, 2 * i, links, cap, k);
+            node = node + yi * stride - xi * stride; /* now at yi in dimension i */
+            x /= d[i];
+            y /= d[i];
+            stride *= d[i];
+        }
+        return k;
+    case UP_TOPO_HYPERCUBE: /* e-cube: the lowest differing bit first */
+        for (i = 0; i < 32; i++)
+            if ((x ^ y) >> i & 1) {
+                if (k < cap)
+                    links[k] = node << 6 | i;
+                k++;
+                node ^= (uint64_t)1 << i;
+            }
+        return k;
+    case UP_TOPO_FATTREE: /* full bisection: no shared link above the nodes */
+    case UP_TOPO_FULL:
+    default:
+        return 0;
     }
 }

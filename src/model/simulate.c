@@ -84,6 +84,9 @@ struct up_sim {
     sloc *L;
     size_t n;
     uint64_t *out_free, *in_free;     /* contention: per node */
+    up_map link_free;                 /* contention: per shared link (route) */
+    uint64_t *route;                  /* scratch: a route's links */
+    unsigned route_cap;
     ccache cc[CCACHE];
     uint64_t *tmp_enter, *tmp_sent, *tmp_recvd;
     uint32_t tmp_cap;
@@ -169,8 +172,22 @@ static uint64_t wire(up_sim *S, uint32_t a, uint32_t b, uint64_t bytes, uint64_t
         return depart + S->nlat + (uint64_t)llround((double)bytes * S->ng);
     ser = (uint64_t)llround((double)bytes * S->g);
     start = depart;
-    if (S->m.contention) /* one injection and one ejection link per node */
+    if (S->m.contention) { /* the sender's link, then every shared link on
+                            * the route: the message holds them all for
+                            * bytes x G once the last of them is free */
+        unsigned k, nl = up_machine_route(&S->m, na, nb, S->nnodes, S->route, S->route_cap);
+        if (nl > S->route_cap)
+            nl = S->route_cap;
         start = max2(start, S->out_free[na]);
+        for (k = 0; k < nl; k++) {
+            uint64_t *f = up_map_get(&S->link_free, S->route[k], 0);
+            if (f)
+                start = max2(start, *f);
+        }
+        for (k = 0; k < nl; k++)
+            if (!up_map_put(&S->link_free, S->route[k], 0, start + ser))
+                S->nomem = true;
+    }
     rx = start + S->lat + S->hop * up_machine_hops(&S->m, na, nb, S->nnodes);
     if (S->m.contention) {
         S->out_free[na] = start + ser;
@@ -626,8 +643,11 @@ up_status up_sim_new(const up_machine *m, const up_comp_params *ovh, const up_de
         S->L[i].node = up_machine_node_of(m, r == UP_NO_RANK ? 0 : r, (unsigned)(nranks ? nranks : 1));
         S->L[i].share = 1.0;
     }
+    up_map_init(&S->link_free);
+    S->route_cap = S->nnodes + 64; /* a ring's longest route is nnodes / 2 */
     if (m->contention && (!(S->out_free = up_calloc(S->nnodes, sizeof *S->out_free)) ||
-                          !(S->in_free = up_calloc(S->nnodes, sizeof *S->in_free)))) {
+                          !(S->in_free = up_calloc(S->nnodes, sizeof *S->in_free)) ||
+                          !(S->route = up_calloc(S->route_cap, sizeof *S->route)))) {
         up_sim_free(S);
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     }
@@ -649,6 +669,8 @@ void up_sim_free(up_sim *S)
     up_free(S->tmp_recvd);
     up_free(S->out_free);
     up_free(S->in_free);
+    up_free(S->route);
+    up_map_free(&S->link_free);
     up_free(S->L);
     up_free(S);
 }
