@@ -511,3 +511,28 @@ TEST(sim_contention_on_ring_links)
     CHECK_EQ(EV(o, 3, 2), 3501);
     tr_free(&o);
 }
+
+/* An inconsistent trace: rank 1 receives a message rank 0 never sent.  The
+ * simulation goes on, times the receive as a local record (its call keeps
+ * its measured 100 ns) and counts the repair. */
+TEST(sim_repairs_unmatched_receive)
+{
+    const char *dir = t_dir("sim_unmatched");
+    tg *g = tg_open(dir, 2, NS, 0);
+    up_machine m = hand_machine();
+    up_sim_summary s;
+    tr_trace o;
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_leave(g, 0, 1000, TG_MAIN);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_mpi_recv(g, 1, 500, 600, 600, 0, 0, 8);
+    tg_leave(g, 1, 700, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (simulate(dir, &m, &o, &s) != 0)
+        return;
+    CHECK_EQ(s.res.repairs[UP_REPAIR_unmatched_recv], 1);
+    CHECK_EQ(EV(o, 1, 2), 600);
+    CHECK_EQ(EV(o, 1, 4), 700);
+    up_sim_summary_free(&s);
+    tr_free(&o);
+}

@@ -30,6 +30,7 @@
 
 #include "cmd.h"
 #include "unperturb/plot.h"
+#include "unperturb/report.h"
 #include "unperturb/simulate.h"
 
 #define MAX_SETS 64
@@ -801,6 +802,7 @@ static void print_single(FILE *f, const job *j, const kvs *mk, const up_sim_summ
     fprintf(f, "  run time     measured %.9f s, predicted %.9f s (%+.2f%%)\n", s->measured_s,
             s->predicted_s, 100.0 * (ratio - 1));
     fprintf(f, "  ranks        %ld on %zu locations\n", s->nranks, r->nlocs);
+    up_report_repairs_text(f, r);
     fprintf(f, "  %-12s %5s  %-20s %16s %16s\n", "location", "rank", "name", "measured end s",
             "predicted end s");
     for (i = 0; i < shown; i++) {
@@ -869,6 +871,13 @@ static json_t *json_single(const job *j, const kvs *mk, const up_sim_summary *s)
     json_object_set_new(o, "locations", json_integer((json_int_t)r->nlocs));
     json_object_set_new(o, "events", json_integer((json_int_t)r->events));
     json_object_set_new(o, "window_marked", json_boolean(r->window_marked));
+    {
+        json_t *rep = json_object();
+        unsigned k;
+        for (k = 0; k < UP_REPAIR_COUNT; k++)
+            json_object_set_new(rep, up_repair_name(k), json_integer((json_int_t)r->repairs[k]));
+        json_object_set_new(o, "repairs", rep);
+    }
     for (i = 0; i < r->nlocs; i++) {
         const up_loc_result *l = &r->locs[i];
         json_t *x = json_object();

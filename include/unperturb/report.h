@@ -20,6 +20,9 @@ typedef struct up_comp_report {
     const uint64_t *removed;        /* overhead removed per location, ticks */
 } up_comp_report;
 
+/* The "repairs" and "model limits" lines of a replay's summary (counts by
+ * UP_REPAIR_* name, or "none"), and a warning for unreadable records. */
+void up_report_repairs_text(FILE *f, const up_replay_result *r);
 /* The short human summary of `unperturb compensate`. */
 void up_report_compensate_text(FILE *f, const up_comp_report *r);
 /* The same as JSON (keys documented in docs/cli.md), written to `path`. */

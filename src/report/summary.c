@@ -29,6 +29,27 @@ static const char *window_text(const up_replay_result *r)
                             : "first .. last record over all locations (no MPI_Init/MPI_Finalize marks)";
 }
 
+void up_report_repairs_text(FILE *f, const up_replay_result *r)
+{
+    unsigned k;
+    int pass;
+    bool any;
+    for (pass = 1; pass >= 0; pass--) {
+        any = false;
+        fprintf(f, pass ? "  repairs     " : "  model limits");
+        for (k = 0; k < UP_REPAIR_COUNT; k++)
+            if (r->repairs[k] && up_repair_is_fix(k) == (bool)pass) {
+                fprintf(f, "%s %s %llu", any ? "," : "", up_repair_name(k),
+                        (unsigned long long)r->repairs[k]);
+                any = true;
+            }
+        fprintf(f, "%s\n", any ? "" : " none");
+    }
+    if (r->unknown_records)
+        fprintf(f, "  WARNING      %llu records of a newer OTF2 version could not be read and are missing from the output\n",
+                (unsigned long long)r->unknown_records);
+}
+
 void up_report_compensate_text(FILE *f, const up_comp_report *rp)
 {
     const up_replay_result *r = rp->res;
@@ -37,7 +58,6 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
     double ta = up_ticks_s(r, r->end_a > r->start_a ? r->end_a - r->start_a : 0);
     size_t i, shown = r->nlocs <= 32 ? r->nlocs : 16;
     unsigned k;
-    bool any = false;
 
     fprintf(f, "unperturb compensate: %s -> %s\n", rp->input, rp->output);
     fprintf(f, "  model        mode %s, collectives %s; overhead per record (ns):",
@@ -62,26 +82,10 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
             tm > 0 ? 100.0 * (ta - tm) / tm : 0.0);
     fprintf(f, "  records      %llu on %zu locations; overhead removed %.9f s\n",
             (unsigned long long)r->events, r->nlocs, up_ticks_s(r, total_removed(rp)));
-    {
-        int pass;
-        for (pass = 1; pass >= 0; pass--) {
-            any = false;
-            fprintf(f, pass ? "  repairs     " : "  model limits");
-            for (k = 0; k < UP_REPAIR_COUNT; k++)
-                if (r->repairs[k] && up_repair_is_fix(k) == (bool)pass) {
-                    fprintf(f, "%s %s %llu", any ? "," : "", up_repair_name(k),
-                            (unsigned long long)r->repairs[k]);
-                    any = true;
-                }
-            fprintf(f, "%s\n", any ? "" : " none");
-        }
-    }
+    up_report_repairs_text(f, r);
     if (r->moved)
         fprintf(f, "  moved        %llu records raised by repairs and limits, the largest shift %.9f s\n",
                 (unsigned long long)r->moved, up_ticks_s(r, r->max_shift));
-    if (r->unknown_records)
-        fprintf(f, "  WARNING      %llu records of a newer OTF2 version could not be read and are missing from the output\n",
-                (unsigned long long)r->unknown_records);
     if (rp->defs->n_snapshots || rp->defs->n_thumbnails)
         fprintf(f, "  note         the input's %u snapshots and %u thumbnails (auxiliary OTF2 files) are not carried over\n",
                 rp->defs->n_snapshots, rp->defs->n_thumbnails);
