@@ -172,11 +172,14 @@ install: all
 	install -m 755 $(BUILD)/lib/libunperturb-time.so $(DESTDIR)$(PREFIX)/lib/libunperturb-time.so
 	install -m 755 $(BUILD)/libexec/unperturb-calibrate $(DESTDIR)$(PREFIX)/libexec/unperturb-calibrate
 	install -m 644 include/unperturb/region.h $(DESTDIR)$(PREFIX)/include/unperturb/region.h
+	install -d $(DESTDIR)$(PREFIX)/share/unperturb/machines
+	install -m 644 examples/machines/*.ini $(DESTDIR)$(PREFIX)/share/unperturb/machines/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/unperturb $(DESTDIR)$(PREFIX)/lib/libunperturb-trace.so \
 	      $(DESTDIR)$(PREFIX)/lib/libunperturb-time.so \
 	      $(DESTDIR)$(PREFIX)/libexec/unperturb-calibrate $(DESTDIR)$(PREFIX)/include/unperturb/region.h
+	rm -rf $(DESTDIR)$(PREFIX)/share/unperturb/machines
 
 # ---- benchmark ---------------------------------------------------------------
 # bench/README.md: a synthetic trace of 5M and 20M events, plain OTF2 copy vs
