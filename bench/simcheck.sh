@@ -37,10 +37,17 @@ RES="$OUT/results.txt"
 # the target machine: this one, 2 ranks on one node
 "$UP" calibrate --force -o "$OUT/calib.ini" \
     --launcher "mpirun $ROOT -np 2 --bind-to core" > /dev/null
-lat=$(awk -F'[ =;]+' '/^\[network\]/ {n = 1} n && $1 == "latency_ns" {print $2; exit}' "$OUT/calib.ini")
-npb=$(awk -F'[ =;]+' '/^\[network\]/ {n = 1} n && $1 == "ns_per_byte" {print $2; exit}' "$OUT/calib.ini")
+key() { awk -F'[ =;]+' -v k="$1" '/^\[network\]/ {n = 1} n && $1 == k {print $2; exit}' "$OUT/calib.ini"; }
+rtt=$(key latency_ns)
+npb=$(key ns_per_byte)
+os=$(key send_overhead_ns)
+or=$(key recv_overhead_ns)
+: "${os:=0}" "${or:=0}"
+# the ping-pong's one-way time is o_s + L + o_r (LogGP)
+lat=$(awk -v a="$rtt" -v b="$os" -v c="$or" 'BEGIN { l = a - b - c; print (l > 0 ? l : 0) }')
 cat > "$OUT/machine.ini" <<EOF
-; 2 dedicated cores of this machine, from unperturb calibrate (ping-pong)
+; 2 dedicated cores of this machine, from unperturb calibrate: ping-pong
+; one-way time $rtt ns = o_s + L + o_r
 [processor]
 cpu_ratio = 1
 compute = cpu
@@ -48,15 +55,15 @@ compute = cpu
 ranks_per_node = 2
 node_latency_ns = $lat
 node_ns_per_byte = $npb
-send_overhead_ns = 0
-recv_overhead_ns = 0
+send_overhead_ns = $os
+recv_overhead_ns = $or
 [barrier]
 barrier = dissemination
 [collectives]
 allreduce = recursive_doubling
 reduce_ns_per_byte = 0
 EOF
-echo "simcheck: target machine: node_latency_ns=$lat node_ns_per_byte=$npb ($OUT/machine.ini)"
+echo "simcheck: target machine: node_latency_ns=$lat node_ns_per_byte=$npb send_overhead_ns=$os recv_overhead_ns=$or ($OUT/machine.ini)"
 
 for ex in $EXAMPLES; do
     r=1

@@ -245,8 +245,10 @@ static int on_kv(void *user, const char *section, const char *name,
             c->p->per_hop_ns = v;
         else if (!strcmp(name, "eager_limit"))
             c->p->eager_limit = v, c->p->eager_set = true;
+        else if (!strcmp(name, "send_overhead_ns") || !strcmp(name, "recv_overhead_ns"))
+            return 1; /* LogGP o: for simulate's machine files, not compensation */
         else
-            return fail(c, section, "unknown key '%s' (expected latency_ns, ns_per_byte, per_hop_ns, eager_limit)%s", name, "");
+            return fail(c, section, "unknown key '%s' (expected latency_ns, ns_per_byte, per_hop_ns, eager_limit, send_overhead_ns, recv_overhead_ns)%s", name, "");
         c->p->network_set = true;
         return 1;
     }

@@ -62,6 +62,50 @@ static double pingpong(int rank, char *buf, int size, unsigned trips)
     return best;
 }
 
+/* LogGP's o between ranks 0 and 1: the time of an eager send's call, per
+ * send of a burst of 0-byte sends (rank 0), and of a receive whose message
+ * has already arrived, per receive of a burst (rank 1, after a token sent
+ * behind the burst came in); min over trials.  Rank 0 gets both. */
+static void send_recv_overheads(int rank, char *buf, unsigned trials, double *os, double *orr)
+{
+    enum { BURST = 64, TAG = 7175, TOKEN = 7176 };
+    double best_s = -1, best_r = -1;
+    unsigned k, i;
+    for (k = 0; k < trials; k++) {
+        uint64_t t0;
+        double v;
+        if (rank == 0) { /* o_s: the receiver drains as fast as it can */
+            t0 = upt_ns();
+            for (i = 0; i < BURST; i++)
+                PMPI_Send(buf, 0, MPI_BYTE, 1, TAG, MPI_COMM_WORLD);
+            v = (double)(upt_ns() - t0) / BURST;
+            best_s = best_s < 0 || v < best_s ? v : best_s;
+            PMPI_Recv(buf, 0, MPI_BYTE, 1, TOKEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            for (i = 0; i < BURST; i++) /* o_r: sent before the token */
+                PMPI_Send(buf, 0, MPI_BYTE, 1, TAG, MPI_COMM_WORLD);
+            PMPI_Send(buf, 0, MPI_BYTE, 1, TOKEN, MPI_COMM_WORLD);
+            PMPI_Recv(buf, 0, MPI_BYTE, 1, TOKEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            for (i = 0; i < BURST; i++)
+                PMPI_Recv(buf, 0, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            PMPI_Send(buf, 0, MPI_BYTE, 0, TOKEN, MPI_COMM_WORLD);
+            PMPI_Recv(buf, 0, MPI_BYTE, 0, TOKEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            t0 = upt_ns();
+            for (i = 0; i < BURST; i++)
+                PMPI_Recv(buf, 0, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            v = (double)(upt_ns() - t0) / BURST;
+            best_r = best_r < 0 || v < best_r ? v : best_r;
+            PMPI_Send(buf, 0, MPI_BYTE, 0, TOKEN, MPI_COMM_WORLD);
+        }
+    }
+    if (rank == 1)
+        PMPI_Send(&best_r, 1, MPI_DOUBLE, 0, TOKEN, MPI_COMM_WORLD);
+    else
+        PMPI_Recv(&best_r, 1, MPI_DOUBLE, 1, TOKEN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    *os = best_s;
+    *orr = best_r;
+}
+
 /* The eager limit of Open MPI's shared-memory transport, through the MPI
  * tool information interface; 0 if it cannot be read. */
 static long eager_limit(void)
@@ -120,7 +164,7 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
 {
     enum { NSIZES = 11 }; /* 64 B, 256 B, ..., 64 MiB */
     bool thorough = mode == UPT_CALIB_THOROUGH;
-    double rec[UPT_NKINDS], copy[NSIZES], net[2] = {-1, -1};
+    double rec[UPT_NKINDS], copy[NSIZES], net[4] = {-1, -1, -1, -1};
     size_t sizes[NSIZES], maxsize = thorough ? (size_t)64 << 20 : (size_t)1 << 20, len = 0;
     unsigned i, nsizes = 0;
     int rank, size, ok;
@@ -158,6 +202,8 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
             net[1] = (pingpong(rank, buf, big, thorough ? 50 : 3) - net[0]) / big;
             if (net[1] < 0)
                 net[1] = 0;
+            if (thorough) /* for unperturb simulate's machine files */
+                send_recv_overheads(rank, buf, 200, &net[2], &net[3]);
             if (buf != a)
                 free(buf);
         }
@@ -186,7 +232,7 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
         PMPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         memcpy(rec, out, sizeof rec);
         memcpy(copy, out + UPT_NKINDS, sizeof copy);
-        PMPI_Bcast(net, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        PMPI_Bcast(net, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         ok = okall;
     }
     if (!ok)
@@ -210,6 +256,9 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
         APPEND("; ping-pong between ranks 0 and 1\nlatency_ns = %.0f\nns_per_byte = %.4f\n",
                net[0], net[1]);
     APPEND("per_hop_ns = 0\n");
+    if (net[2] >= 0 && net[3] >= 0) /* LogGP o, for unperturb simulate (docs/machine.md) */
+        APPEND("; the calls of an eager send and of a receive whose message is there\n"
+               "send_overhead_ns = %.0f\nrecv_overhead_ns = %.0f\n", net[2], net[3]);
     if (eager > 0)
         APPEND("eager_limit = %ld\n", eager);
     APPEND("; calibration took %.1f ms\n", (double)(upt_ns() - t_start) / 1e6);
