@@ -142,6 +142,23 @@ TEST(calibration_fn_kinds_default_to_enter_and_leave)
     CHECK_NEAR(p.overhead_ns[UP_RK_FN_LEAVE], 7, 0);
 }
 
+TEST(calibration_loggp_overheads_are_accepted_and_ignored)
+{
+    up_comp_params p, q;
+    up_err err = {0};
+    /* unperturb calibrate writes LogGP's o for simulate's machine files;
+     * compensation reads the file and leaves them aside */
+    up_comp_params_init(&p);
+    CHECK_EQ(up_calibration_parse("[network]\nlatency_ns = 90\nsend_overhead_ns = 28\n"
+                                  "recv_overhead_ns = 21\n", "calib", &p, &err), UP_OK);
+    CHECK_NEAR(p.latency_ns, 90, 0);
+    up_comp_params_init(&q);
+    q.latency_ns = 90, q.network_set = true;
+    CHECK(!memcmp(&p, &q, sizeof p));
+    CHECK_EQ(up_calibration_parse("[network]\nsend_overhead = 28\n", "calib", &p, &err), UP_EFORMAT);
+    CHECK(strstr(err.msg, "send_overhead_ns") != NULL);
+}
+
 TEST(calibration_errors_name_the_problem)
 {
     static const struct {
