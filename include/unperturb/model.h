@@ -92,6 +92,27 @@ up_status up_calibration_parse(const char *text, const char *what,
 /* Copy time C(size(msg)) * size(msg) in ns. */
 double up_copy_ns(const up_comp_params *p, uint64_t bytes);
 
+/* The tracer's overhead O a record adds after its timestamp, in ticks,
+ * looked up by record kind (both replay models remove it).  A BufferFlush
+ * costs its whole duration instead; the Enter and Leave of a user region
+ * (UP_REGION_USER) have kinds of their own. */
+typedef struct up_ovh_table {
+    uint64_t kind[UP_EV_COUNT_];
+    uint64_t fn[2];              /* Enter, Leave of a user region */
+} up_ovh_table;
+
+/* From the ns of p->overhead_ns, rounded to ticks. */
+void up_ovh_table_init(up_ovh_table *t, const up_comp_params *p, double ticks_per_ns);
+
+static inline uint64_t up_ovh_of(const up_ovh_table *t, const up_event *ev)
+{
+    if (ev->kind == UP_EV_BufferFlush)
+        return ev->u.BufferFlush.stopTime > ev->time ? ev->u.BufferFlush.stopTime - ev->time : 0;
+    if ((ev->kind == UP_EV_Enter || ev->kind == UP_EV_Leave) && (ev->rflags & UP_REGION_USER))
+        return t->fn[ev->kind == UP_EV_Leave];
+    return t->kind[ev->kind];
+}
+
 typedef struct up_comp up_comp;
 
 up_status up_comp_new(const up_comp_params *p, const up_defs *d, up_comp **out,

@@ -122,6 +122,21 @@ void up_comp_params_set_overhead(up_comp_params *p, double ns)
     p->overhead_set = true;
 }
 
+void up_ovh_table_init(up_ovh_table *t, const up_comp_params *p, double ticks_per_ns)
+{
+    uint64_t o[UP_RK_COUNT];
+    unsigned i;
+    for (i = 0; i < UP_RK_COUNT; i++) {
+        double v = p->overhead_ns[i] * ticks_per_ns;
+        o[i] = v <= 0 ? 0 : (uint64_t)llround(v);
+    }
+    for (i = 0; i < UP_EV_COUNT_; i++)
+        t->kind[i] = o[up_rk_of(i)];
+    t->kind[UP_EV_BufferFlush] = 0; /* a flush costs its duration instead */
+    t->fn[0] = o[UP_RK_FN_ENTER];
+    t->fn[1] = o[UP_RK_FN_LEAVE];
+}
+
 void up_comp_params_init(up_comp_params *p)
 {
     memset(p, 0, sizeof *p);

@@ -47,8 +47,7 @@ struct up_comp {
     const up_defs *d;
     double ticks_per_ns;
     uint64_t o[UP_RK_COUNT];
-    uint64_t o_kind[UP_EV_COUNT_]; /* O by record kind, ticks */
-    uint64_t o_fn[2];              /* O of a user region's Enter, Leave */
+    up_ovh_table ovh;              /* O by record kind, ticks */
     cloc *L;
     size_t n;
     uint64_t repairs[UP_REPAIR_COUNT];
@@ -69,23 +68,12 @@ static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 static uint64_t max2(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t min2(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-static uint64_t flush_ticks(const up_event *ev)
-{
-    return sub0(ev->u.BufferFlush.stopTime, ev->time);
-}
-
-
 /* Overhead a record adds after its timestamp: O of its kind; a BufferFlush
  * costs its whole duration instead (the flush record's own writing is part
  * of that duration). */
 UP_HOT_INLINE uint64_t c_record_ovh(void *mp, const up_event *ev)
 {
-    const up_comp *M = mp;
-    if (ev->kind == UP_EV_BufferFlush)
-        return flush_ticks(ev);
-    if ((ev->kind == UP_EV_Enter || ev->kind == UP_EV_Leave) && (ev->rflags & UP_REGION_USER))
-        return M->o_fn[ev->kind == UP_EV_Leave];
-    return M->o_kind[ev->kind];
+    return up_ovh_of(&((const up_comp *)mp)->ovh, ev);
 }
 
 /* Overhead of the location's records that lies in [t0, now): the
@@ -501,11 +489,7 @@ up_status up_comp_new(const up_comp_params *p, const up_defs *d, up_comp **out,
     M->ticks_per_ns = (double)d->resolution / 1e9;
     for (i = 0; i < UP_RK_COUNT; i++)
         M->o[i] = ns_ticks(M, p->overhead_ns[i]);
-    for (i = 0; i < UP_EV_COUNT_; i++)
-        M->o_kind[i] = M->o[up_rk_of(i)];
-    M->o_kind[UP_EV_BufferFlush] = 0; /* a flush costs its duration instead */
-    M->o_fn[0] = M->o[UP_RK_FN_ENTER];
-    M->o_fn[1] = M->o[UP_RK_FN_LEAVE];
+    up_ovh_table_init(&M->ovh, p, M->ticks_per_ns);
     *out = M;
     return UP_OK;
 }

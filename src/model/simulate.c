@@ -75,8 +75,7 @@ struct up_sim {
     up_machine m;
     const up_defs *d;
     double tpn;                       /* ticks per ns */
-    uint64_t o_kind[UP_EV_COUNT_];    /* tracer overhead by record kind */
-    uint64_t o_fn[2];
+    up_ovh_table ovh;                 /* tracer overhead by record kind */
     uint64_t o_s, o_r, lat, nlat, hop, intr, poll_chunk, poll_cost, eager;
     double g, ng;                     /* ticks per byte between / within nodes */
     bool use_cpu, used_cpu;
@@ -109,16 +108,10 @@ static uint64_t ticks(const up_sim *S, double ns)
 
 /* ---- the tracer's overhead (eq. 1) ------------------------------------------ */
 
-static uint64_t record_ovh(const up_sim *S, const up_event *ev)
+static uint64_t s_record_ovh(void *mp, const up_event *ev)
 {
-    if (ev->kind == UP_EV_BufferFlush)
-        return sub0(ev->u.BufferFlush.stopTime, ev->time);
-    if ((ev->kind == UP_EV_Enter || ev->kind == UP_EV_Leave) && (ev->rflags & UP_REGION_USER))
-        return S->o_fn[ev->kind == UP_EV_Leave];
-    return S->o_kind[ev->kind];
+    return up_ovh_of(&((const up_sim *)mp)->ovh, ev);
 }
-
-static uint64_t s_record_ovh(void *mp, const up_event *ev) { return record_ovh(mp, ev); }
 
 /* Target time of a measured wall-time gap: less the previous record's
  * overhead (all of it inside an overhead region), over cpu_ratio. */
@@ -163,6 +156,16 @@ static uint64_t handle_arrivals(up_sim *S, sloc *l, uint64_t t)
 
 /* ---- network ----------------------------------------------------------------- */
 
+/* Latency alone, from location a to b: a rendezvous request or answer, and
+ * every message's head. */
+static uint64_t hop_lat(up_sim *S, uint32_t a, uint32_t b)
+{
+    unsigned na = S->L[a].node, nb = S->L[b].node;
+    if (na == nb)
+        return S->nlat;
+    return S->lat + S->hop * up_machine_hops(&S->m, na, nb, S->nnodes);
+}
+
 /* Arrival of `bytes` leaving location a at `depart` for location b. */
 static uint64_t wire(up_sim *S, uint32_t a, uint32_t b, uint64_t bytes, uint64_t depart)
 {
@@ -188,22 +191,13 @@ static uint64_t wire(up_sim *S, uint32_t a, uint32_t b, uint64_t bytes, uint64_t
             if (!up_map_put(&S->link_free, S->route[k], 0, start + ser))
                 S->nomem = true;
     }
-    rx = start + S->lat + S->hop * up_machine_hops(&S->m, na, nb, S->nnodes);
+    rx = start + hop_lat(S, a, b);
     if (S->m.contention) {
         S->out_free[na] = start + ser;
         rx = max2(rx, S->in_free[nb]);
         S->in_free[nb] = rx + ser;
     }
     return rx + ser;
-}
-
-/* Latency alone (a rendezvous request or answer). */
-static uint64_t hop_lat(up_sim *S, uint32_t a, uint32_t b)
-{
-    unsigned na = S->L[a].node, nb = S->L[b].node;
-    if (na == nb)
-        return S->nlat;
-    return S->lat + S->hop * up_machine_hops(&S->m, na, nb, S->nnodes);
 }
 
 /* Rendezvous: when the data leaves the sender.  The request leaves at
@@ -226,7 +220,7 @@ static bool is_cpu_metric(const up_sim *S, const up_event *ev)
 /* Bookkeeping after a record got its time. */
 static void account(up_sim *S, sloc *l, up_event *ev)
 {
-    uint64_t o = record_ovh(S, ev);
+    uint64_t o = up_ovh_of(&S->ovh, ev);
     l->pend = o;
     l->seg_ovh += o;
     l->call_ovh += o;
@@ -586,7 +580,6 @@ up_status up_sim_new(const up_machine *m, const up_comp_params *ovh, const up_de
     up_sim *S;
     size_t i;
     long nranks = 0;
-    unsigned k;
     *out = NULL;
     if (m->compute == UP_COMPUTE_CPU && !d->has_cpu_metric)
         return UP_ERR(err, UP_EUSAGE,
@@ -602,16 +595,8 @@ up_status up_sim_new(const up_machine *m, const up_comp_params *ovh, const up_de
     S->d = d;
     S->n = d->nlocs;
     S->tpn = (double)d->resolution / 1e9;
-    if (ovh) {
-        uint64_t o[UP_RK_COUNT];
-        for (k = 0; k < UP_RK_COUNT; k++)
-            o[k] = ticks(S, ovh->overhead_ns[k]);
-        for (k = 0; k < UP_EV_COUNT_; k++)
-            S->o_kind[k] = o[up_rk_of(k)];
-        S->o_kind[UP_EV_BufferFlush] = 0;
-        S->o_fn[0] = o[UP_RK_FN_ENTER];
-        S->o_fn[1] = o[UP_RK_FN_LEAVE];
-    }
+    if (ovh)
+        up_ovh_table_init(&S->ovh, ovh, S->tpn);
     S->o_s = ticks(S, m->send_overhead_ns);
     S->o_r = ticks(S, m->recv_overhead_ns);
     S->lat = ticks(S, m->latency_ns);
