@@ -799,6 +799,11 @@ static void print_single(FILE *f, const job *j, const kvs *mk, const up_sim_summ
     print_machine(f, j, mk);
     fprintf(f, "  compute      %s\n", s->cpu_time ? "thread CPU time (the trace's cpu_time metric)"
                                                    : "wall time between MPI calls, less the tracer's overhead");
+    if (s->overhead_known)
+        fprintf(f, "  overheads    the tracer's cost per record from %s\n", s->overhead_source);
+    else
+        fprintf(f, "  overheads    none known (no calibration in the archive, no --calibration): "
+                   "wall-time compute keeps the tracer's cost\n");
     fprintf(f, "  run time     measured %.9f s, predicted %.9f s (%+.2f%%)\n", s->measured_s,
             s->predicted_s, 100.0 * (ratio - 1));
     fprintf(f, "  ranks        %ld on %zu locations\n", s->nranks, r->nlocs);
@@ -867,6 +872,7 @@ static json_t *json_single(const job *j, const kvs *mk, const up_sim_summary *s)
     json_object_set_new(o, "predicted_time_s", jnum(s->predicted_s));
     json_object_set_new(o, "ratio", jnum(s->measured_s > 0 ? s->predicted_s / s->measured_s : NAN));
     json_object_set_new(o, "compute_source", jstr(s->cpu_time ? "cpu_time" : "wall_time"));
+    json_object_set_new(o, "overhead_source", jstr(s->overhead_source));
     json_object_set_new(o, "ranks", json_integer(s->nranks));
     json_object_set_new(o, "locations", json_integer((json_int_t)r->nlocs));
     json_object_set_new(o, "events", json_integer((json_int_t)r->events));

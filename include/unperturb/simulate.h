@@ -45,6 +45,8 @@ typedef struct up_sim_summary {
     bool cpu_time;              /* compute came from the CPU-time metric */
     long nranks;                /* MPI ranks in the trace */
     bool owns_names;            /* res.locs[].name are copies (freed with it) */
+    bool overhead_known;        /* the tracer's per-record cost was given */
+    char overhead_source[256];  /* where it came from ("archive", a file, ...) */
 } up_sim_summary;
 
 /* Opens, simulates and (with out_dir) writes the predicted archive. */

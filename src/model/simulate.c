@@ -680,6 +680,8 @@ up_status up_sim_run(const up_sim_run_opts *o, up_sim_summary *s, up_err *err)
     /* the tracer's overheads: stored in the archive, or --calibration */
     if ((st = up_comp_params_load(&p, t, o->calibration, source, sizeof source, err)) != UP_OK)
         goto done;
+    s->overhead_known = p.overhead_set;
+    snprintf(s->overhead_source, sizeof s->overhead_source, "%s", p.overhead_set ? source : "none");
     if ((st = up_sim_new(o->machine, &p, up_trace_defs(t), &S, err)) != UP_OK)
         goto done;
     if (o->out_dir) {
