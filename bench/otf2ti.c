@@ -404,19 +404,26 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* A send, receive or isend to or from `peer` of communicator c: one action
+ * line; returns the peer's world rank, or -1 (counted) if it has none. */
+static long p2p_line(state *s, OTF2_TimeStamp t, const char *action, OTF2_CommRef c,
+                     uint32_t peer, uint32_t tag, uint64_t len)
+{
+    long w = world_of(s, c, peer);
+    first(s, t);
+    if (w < 0)
+        n_unmatched++;
+    else
+        out_line(s, "%s %ld %" PRIu32 " %" PRIu64, action, w, tag, len);
+    return w;
+}
+
 static OTF2_CallbackCode ev_send(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
                                  OTF2_AttributeList *al, uint32_t peer, OTF2_CommRef c,
                                  uint32_t tag, uint64_t len)
 {
-    state *s = ud;
-    long w = world_of(s, c, peer);
     (void)loc, (void)pos, (void)al;
-    first(s, t);
-    if (w < 0) {
-        n_unmatched++;
-        return OTF2_CALLBACK_SUCCESS;
-    }
-    out_line(s, "send %ld %" PRIu32 " %" PRIu64, w, tag, len);
+    p2p_line(ud, t, "send", c, peer, tag, len);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -424,15 +431,8 @@ static OTF2_CallbackCode ev_recv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
                                  OTF2_AttributeList *al, uint32_t peer, OTF2_CommRef c,
                                  uint32_t tag, uint64_t len)
 {
-    state *s = ud;
-    long w = world_of(s, c, peer);
     (void)loc, (void)pos, (void)al;
-    first(s, t);
-    if (w < 0) {
-        n_unmatched++;
-        return OTF2_CALLBACK_SUCCESS;
-    }
-    out_line(s, "recv %ld %" PRIu32 " %" PRIu64, w, tag, len);
+    p2p_line(ud, t, "recv", c, peer, tag, len);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -440,16 +440,10 @@ static OTF2_CallbackCode ev_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
                                   OTF2_AttributeList *al, uint32_t peer, OTF2_CommRef c,
                                   uint32_t tag, uint64_t len, uint64_t id)
 {
-    state *s = ud;
-    long w = world_of(s, c, peer);
+    long w;
     (void)loc, (void)pos, (void)al;
-    first(s, t);
-    if (w < 0) {
-        n_unmatched++;
-        return OTF2_CALLBACK_SUCCESS;
-    }
-    out_line(s, "isend %ld %" PRIu32 " %" PRIu64, w, tag, len);
-    add_req(s, id, 's', -1, w, tag); /* its wait names (src, dst, tag) */
+    if ((w = p2p_line(ud, t, "isend", c, peer, tag, len)) >= 0)
+        add_req(ud, id, 's', -1, w, tag); /* its wait names (src, dst, tag) */
     return OTF2_CALLBACK_SUCCESS;
 }
 
