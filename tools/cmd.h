@@ -25,6 +25,11 @@ int cmd_near_exe(const char *env, const char *rel, char *out, size_t cap);
  * --help to stderr, and returns 2. */
 int cmd_usage(const char *cmd, const char *fmt, const char *arg);
 
+/* The usage error of a command that takes exactly one input trace, given
+ * optind after the options: "no input trace given" or "more than one input
+ * given (X ...)"; returns 2. */
+int cmd_one_input(const char *cmd, int argc, char **argv, int optind_);
+
 /* Prints "unperturb <cmd>: <message>" to stderr and returns 1 (2 for usage). */
 int cmd_fail(const char *cmd, int status, const char *msg);
 

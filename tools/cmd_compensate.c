@@ -201,8 +201,7 @@ int cmd_compensate(int argc, char **argv)
         }
     }
     if (optind != argc - 1)
-        return usage_fail(optind >= argc ? "no input trace given%s" : "more than one input given (%s ...)",
-                          optind < argc ? argv[optind] : "");
+        return cmd_one_input("compensate", argc, argv, optind);
     if (!out)
         return usage_fail("no output folder given (-o DIR)%s", "");
     input = argv[optind];

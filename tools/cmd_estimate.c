@@ -211,8 +211,7 @@ int cmd_estimate(int argc, char **argv)
         }
     }
     if (optind != argc - 1)
-        return usage_fail(optind >= argc ? "no input trace given%s" : "more than one input given (%s ...)",
-                          optind < argc ? argv[optind] : "");
+        return cmd_one_input("estimate", argc, argv, optind);
     input = argv[optind];
 
     if (up_trace_open(input, &t, &err) != UP_OK)

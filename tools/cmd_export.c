@@ -150,8 +150,7 @@ int cmd_export(int argc, char **argv)
         }
     }
     if (optind != argc - 1)
-        return usage_fail(optind >= argc ? "no input trace given%s" : "more than one input given (%s ...)",
-                          optind < argc ? argv[optind] : "");
+        return cmd_one_input("export", argc, argv, optind);
     if (!out)
         return usage_fail("no output given (--perfetto OUT.json)%s", "");
     if (!*out)

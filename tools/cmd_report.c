@@ -231,8 +231,7 @@ int cmd_report(int argc, char **argv)
         }
     }
     if (optind != argc - 1)
-        return usage_fail(optind >= argc ? "no input trace given%s" : "more than one input given (%s ...)",
-                          optind < argc ? argv[optind] : "");
+        return cmd_one_input("report", argc, argv, optind);
     a.path = argv[optind];
     if (tlo.window_set && !html)
         return usage_fail("--window%s applies to the timelines of report.html: add -o FILE", "");

@@ -43,6 +43,12 @@ int cmd_usage(const char *cmd, const char *fmt, const char *arg)
     return 2;
 }
 
+int cmd_one_input(const char *cmd, int argc, char **argv, int optind_)
+{
+    return cmd_usage(cmd, optind_ >= argc ? "no input trace given%s" : "more than one input given (%s ...)",
+                     optind_ < argc ? argv[optind_] : "");
+}
+
 int cmd_near_exe(const char *env, const char *rel, char *out, size_t cap)
 {
     const char *e = env ? getenv(env) : NULL;
