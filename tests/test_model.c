@@ -99,6 +99,41 @@ TEST(eq_m1_a1_receiver_waits)
     }
 }
 
+TEST(range_of_o_opens_the_bounds_of_an_m1_trace)
+{
+    /* The trace of eq_m1_a1_receiver_waits, with a calibrated range of O:
+     * nominal 5, low 0, high 10.  It has only an (m.1) receive, so the
+     * paper's two bounds would coincide; with the range, lower removes
+     * O = 10 (the times worked out above) and upper O = 0, which gives back
+     * the input: receiver Comm_m = 200-110 = 90, recv_a = 110+90 = 200. */
+    static const uint64_t lo_s[] = {0, 90, 90, 120, 260}, lo_r[] = {0, 40, 170, 170, 250};
+    static const uint64_t up_s[] = {0, 100, 110, 150, 300}, up_r[] = {0, 50, 200, 210, 300};
+    char in[4096];
+    unsigned i, k;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    write_m1a1(in, 0);
+    for (i = 0; i < 2; i++) {
+        up_comp_params p = t_params(5, i ? UP_MODE_UPPER : UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+        up_replay_result res;
+        tr_trace out;
+        uint64_t *rem;
+        for (k = 0; k < UP_RK_COUNT; k++)
+            p.overhead_low_ns[k] = 0, p.overhead_high_ns[k] = 10;
+        p.range_set = true;
+        up_comp_params_resolve(&p);
+        if (comp_load(in, i ? "upper" : "lower", &p, &res, &out, &rem) != 0) {
+            CHECK(!"compensation failed");
+            continue;
+        }
+        check_times(&out, 0, i ? up_s : lo_s, 5);
+        check_times(&out, 1, i ? up_r : lo_r, 5);
+        CHECK_EQ(rem[0], i ? 0 : 40);
+        free(rem);
+        tr_free(&out);
+        up_replay_result_free(&res);
+    }
+}
+
 TEST(sparse_location_ids)
 {
     /* the same trace with 64-bit location ids far apart */

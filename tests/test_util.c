@@ -159,6 +159,69 @@ TEST(calibration_loggp_overheads_are_accepted_and_ignored)
     CHECK(strstr(err.msg, "send_overhead_ns") != NULL);
 }
 
+TEST(calibration_range_of_o_feeds_the_bounds)
+{
+    up_comp_params p;
+    up_err err = {0};
+    /* [overhead_low]/[overhead_high]: kinds they do not name keep the
+     * nominal O; lower removes the high end, upper the low end */
+    up_comp_params_init(&p);
+    CHECK_EQ(up_calibration_parse("[overhead]\nenter = 30\nother = 40\n"
+                                  "[overhead_low]\nenter = 20\n"
+                                  "[overhead_high]\nenter = 50\nother = 60\n",
+                                  "calib", &p, &err), UP_OK);
+    CHECK(p.range_set);
+    CHECK_NEAR(p.overhead_low_ns[UP_RK_ENTER], 20, 0);
+    CHECK_NEAR(p.overhead_low_ns[UP_RK_OTHER], 40, 0);
+    CHECK_NEAR(p.overhead_high_ns[UP_RK_OTHER], 60, 0);
+    CHECK_NEAR(p.overhead_high_ns[UP_RK_LEAVE], 0, 0); /* named nowhere */
+    {
+        up_comp_params q = p;
+        q.mode = UP_MODE_LOWER;
+        up_comp_params_resolve(&q);
+        CHECK_EQ(q.overhead_end, 1);
+        CHECK_NEAR(q.overhead_ns[UP_RK_ENTER], 50, 0);
+        CHECK_NEAR(q.overhead_ns[UP_RK_OTHER], 60, 0);
+        q = p;
+        q.mode = UP_MODE_UPPER;
+        up_comp_params_resolve(&q);
+        CHECK_EQ(q.overhead_end, -1);
+        CHECK_NEAR(q.overhead_ns[UP_RK_ENTER], 20, 0);
+        CHECK_NEAR(q.overhead_ns[UP_RK_OTHER], 40, 0);
+        q = p;
+        q.mode = UP_MODE_NETWORK;
+        up_comp_params_resolve(&q);
+        CHECK_EQ(q.overhead_end, 0);
+        CHECK_NEAR(q.overhead_ns[UP_RK_ENTER], 30, 0);
+        /* an O given for every kind (--overhead-ns) has no range */
+        q = p;
+        q.mode = UP_MODE_LOWER;
+        up_comp_params_set_overhead(&q, 7);
+        up_comp_params_resolve(&q);
+        CHECK_EQ(q.overhead_end, 0);
+        CHECK_NEAR(q.overhead_ns[UP_RK_ENTER], 7, 0);
+    }
+    /* a later file with an [overhead] and no range drops the archive's */
+    CHECK_EQ(up_calibration_parse("[overhead]\nenter = 33\n", "later", &p, &err), UP_OK);
+    CHECK(!p.range_set);
+    /* the range names kinds, not "all" */
+    up_comp_params_init(&p);
+    CHECK_EQ(up_calibration_parse("[overhead]\nall = 10\n[overhead_high]\nall = 12\n", "c", &p,
+                                  &err), UP_EFORMAT);
+    CHECK(strstr(err.msg, "unknown key 'all'") != NULL);
+    /* a later file with only network constants keeps the range */
+    CHECK_EQ(up_calibration_parse("[overhead]\nall = 10\n[overhead_high]\nsend = 12\n", "c", &p,
+                                  &err), UP_OK);
+    CHECK_EQ(up_calibration_parse("[network]\nlatency_ns = 5\n", "net", &p, &err), UP_OK);
+    CHECK(p.range_set);
+    CHECK_NEAR(p.overhead_high_ns[UP_RK_SEND], 12, 0);
+    /* a range that does not hold the nominal O is an error naming the kind */
+    up_comp_params_init(&p);
+    CHECK_EQ(up_calibration_parse("[overhead]\nrecv = 30\n[overhead_low]\nrecv = 31\n", "bad.ini",
+                                  &p, &err), UP_EFORMAT);
+    CHECK(strstr(err.msg, "bad.ini") != NULL && strstr(err.msg, "recv") != NULL);
+}
+
 TEST(calibration_errors_name_the_problem)
 {
     static const struct {

@@ -218,6 +218,7 @@ int cmd_compensate(int argc, char **argv)
             if (oa[i].all || oa[i].rk == k)
                 p.overhead_ns[k] = oa[i].ns;
         p.overhead_set = true;
+        p.range_set = false; /* O given: no range */
     }
     if (noa)
         snprintf(source + strlen(source), sizeof source - strlen(source), "%s--overhead-ns",
@@ -247,6 +248,7 @@ int cmd_compensate(int argc, char **argv)
         p.collective = coll;
     if (wild_set)
         p.wildcard = wild;
+    up_comp_params_resolve(&p);
 
     if (up_outdir_begin(&od, out, up_trace_anchor(t), force, &err) != UP_OK)
         goto fail;

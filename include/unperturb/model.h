@@ -72,6 +72,12 @@ typedef struct up_comp_params {
     up_wildcard wildcard;    /* matching of wildcard receives (replay.h) */
     bool overhead_set;       /* any O given */
     bool copy_set;
+    /* the range of O inside a program ([overhead_low], [overhead_high] of a
+     * calibration): the bounds' modes use it (up_comp_params_resolve) */
+    double overhead_low_ns[UP_RK_COUNT];
+    double overhead_high_ns[UP_RK_COUNT];
+    bool range_set;
+    int overhead_end;        /* after resolve: -1 low, +1 high, 0 nominal O */
 } up_comp_params;
 
 void up_comp_params_init(up_comp_params *p);
@@ -83,6 +89,10 @@ void up_comp_params_set_overhead(up_comp_params *p, double ns);
  * "archive, FILE", ...; empty if none).  Errors name the file and line. */
 up_status up_comp_params_load(up_comp_params *p, up_trace *t, const char *calib, char *source,
                               size_t cap, up_err *err);
+/* Once the mode is final: --mode lower removes the high end of the range
+ * of O, --mode upper the low end (overhead_ns becomes that end); network
+ * mode and parameters without a range keep the nominal O. */
+void up_comp_params_resolve(up_comp_params *p);
 /* Reads a calibration file (INI, docs/calibration.md) into *p; values it
  * holds replace those in *p.  Errors name the file, line and key. */
 up_status up_calibration_load(const char *path, up_comp_params *p, up_err *err);

@@ -120,6 +120,17 @@ void up_comp_params_set_overhead(up_comp_params *p, double ns)
     for (k = 0; k < UP_RK_COUNT; k++)
         p->overhead_ns[k] = ns;
     p->overhead_set = true;
+    p->range_set = false;
+}
+
+void up_comp_params_resolve(up_comp_params *p)
+{
+    p->overhead_end = 0;
+    if (!p->range_set || p->mode == UP_MODE_NETWORK)
+        return;
+    p->overhead_end = p->mode == UP_MODE_LOWER ? 1 : -1;
+    memcpy(p->overhead_ns, p->overhead_end > 0 ? p->overhead_high_ns : p->overhead_low_ns,
+           sizeof p->overhead_ns);
 }
 
 void up_ovh_table_init(up_ovh_table *t, const up_comp_params *p, double ticks_per_ns)
@@ -178,6 +189,8 @@ typedef struct parse_ctx {
     bool all_set;
     bool named[UP_RK_COUNT];
     double onamed[UP_RK_COUNT];
+    bool rnamed[2][UP_RK_COUNT]; /* [overhead_low], [overhead_high] */
+    double rvalue[2][UP_RK_COUNT];
     size_t ncopy;
     uint64_t cbytes[UP_COPY_POINTS];
     double cnpb[UP_COPY_POINTS];
@@ -234,6 +247,17 @@ static int on_kv(void *user, const char *section, const char *name,
         }
         return 1;
     }
+    if (!strcmp(section, "overhead_low") || !strcmp(section, "overhead_high")) {
+        int end = section[9] == 'h';
+        if (!up_rk_parse(name, &rk)) {
+            char kinds[256];
+            up_rk_list(kinds, sizeof kinds);
+            return fail(c, section, "unknown key '%s' (expected %s)", name, kinds);
+        }
+        c->rnamed[end][rk] = true;
+        c->rvalue[end][rk] = v;
+        return 1;
+    }
     if (!strcmp(section, "copy")) {
         char *end;
         unsigned long long b;
@@ -267,7 +291,7 @@ static int on_kv(void *user, const char *section, const char *name,
         c->p->network_set = true;
         return 1;
     }
-    return fail(c, section, "unknown section (expected [overhead], [copy], [network] or [info])%s%s", "", "");
+    return fail(c, section, "unknown section (expected [overhead], [overhead_low], [overhead_high], [copy], [network] or [info])%s%s", "", "");
 }
 
 static up_status finish_parse(parse_ctx *c, int rc)
@@ -290,6 +314,28 @@ static up_status finish_parse(parse_ctx *c, int rc)
             p->overhead_ns[i] = c->all, p->overhead_set = true;
         else if (i == UP_RK_METRIC && c->named[UP_RK_OTHER])
             p->overhead_ns[i] = c->onamed[UP_RK_OTHER]; /* files from before "metric" */
+    }
+    {
+        /* the range: kinds it does not name keep the nominal O; an [overhead]
+         * without a range drops the range an earlier source gave */
+        bool any = false, own = false;
+        for (i = 0; i < UP_RK_COUNT; i++)
+            any |= c->rnamed[0][i] || c->rnamed[1][i], own |= c->named[i];
+        if (any) {
+            for (i = 0; i < UP_RK_COUNT; i++) {
+                p->overhead_low_ns[i] = c->rnamed[0][i] ? c->rvalue[0][i] : p->overhead_ns[i];
+                p->overhead_high_ns[i] = c->rnamed[1][i] ? c->rvalue[1][i] : p->overhead_ns[i];
+                if (p->overhead_low_ns[i] > p->overhead_ns[i] ||
+                    p->overhead_high_ns[i] < p->overhead_ns[i])
+                    return UP_ERR(c->err, UP_EFORMAT,
+                                  "%s: the range of O for %s, %g to %g ns, does not hold its [overhead] value %g",
+                                  c->what, up_rk_name((unsigned)i), p->overhead_low_ns[i],
+                                  p->overhead_high_ns[i], p->overhead_ns[i]);
+            }
+            p->range_set = true;
+        } else if (own || c->all_set) {
+            p->range_set = false;
+        }
     }
     if (c->ncopy) {
         /* a lone ns_per_byte is a constant; otherwise sort the table by size */

@@ -65,6 +65,12 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
     for (k = 0; k < UP_RK_COUNT; k++)
         fprintf(f, " %s %g", up_rk_name(k), p->overhead_ns[k]);
     fprintf(f, " [%s]\n", rp->params_source);
+    if (p->overhead_end)
+        fprintf(f, "               the %s end of the calibrated range of O ([overhead_%s]), so that the %s bound %s\n",
+                p->overhead_end > 0 ? "high" : "low", p->overhead_end > 0 ? "high" : "low",
+                p->overhead_end > 0 ? "lower" : "upper",
+                p->overhead_end > 0 ? "removes the dearest records measured"
+                                    : "removes the cheapest");
     if (p->mode == UP_MODE_NETWORK)
         fprintf(f, "  network      latency %g ns, %g ns/byte, %g ns/hop%s\n", p->latency_ns,
                 p->ns_per_byte, p->per_hop_ns,
@@ -177,6 +183,9 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     put(par, "per_hop_ns", json_real(p->per_hop_ns));
     put(par, "eager_limit_bytes", json_real(p->eager_limit));
     put(par, "source", json_string(rp->params_source));
+    put(par, "overhead_end", json_string(p->overhead_end > 0   ? "high"
+                                         : p->overhead_end < 0 ? "low"
+                                                               : "nominal"));
     for (i = 0; i < r->nlocs; i++) {
         const up_loc_result *l = &r->locs[i];
         json_t *o = json_object();

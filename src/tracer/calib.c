@@ -164,7 +164,7 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
 {
     enum { NSIZES = 11 }; /* 64 B, 256 B, ..., 64 MiB */
     bool thorough = mode == UPT_CALIB_THOROUGH;
-    double rec[UPT_NKINDS], copy[NSIZES], net[4] = {-1, -1, -1, -1};
+    double rec[UPT_NKINDS], rlo[UPT_NKINDS], rhi[UPT_NKINDS], copy[NSIZES], net[4] = {-1, -1, -1, -1};
     size_t sizes[NSIZES], maxsize = thorough ? (size_t)64 << 20 : (size_t)1 << 20, len = 0;
     unsigned i, nsizes = 0;
     int rank, size, ok;
@@ -178,7 +178,7 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
 
     /* O per record kind, [W] eq. (1) */
-    ok = upt_measure_records(rec, thorough ? 20000 : 500, thorough ? 20 : 40) == 0;
+    ok = upt_measure_records(rec, rlo, rhi, thorough ? 20000 : 500, thorough ? 20 : 40) == 0;
 
     /* C(size) */
     for (i = 0; i < NSIZES; i++)
@@ -222,16 +222,23 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
 
     /* the cheapest rank is the least disturbed one; rank 0 has the network */
     {
-        double all[UPT_NKINDS + NSIZES], out[UPT_NKINDS + NSIZES];
+        double all[2 * UPT_NKINDS + NSIZES], out[2 * UPT_NKINDS + NSIZES];
         int okall = 0;
-        for (i = 0; i < UPT_NKINDS; i++)
+        for (i = 0; i < UPT_NKINDS; i++) {
             all[i] = ok ? rec[i] : 1e300;
+            all[UPT_NKINDS + i] = ok ? rlo[i] : 1e300;
+        }
         for (i = 0; i < NSIZES; i++)
-            all[UPT_NKINDS + i] = i < nsizes ? copy[i] : 1e300;
-        PMPI_Allreduce(all, out, UPT_NKINDS + NSIZES, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-        PMPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            all[2 * UPT_NKINDS + i] = i < nsizes ? copy[i] : 1e300;
+        PMPI_Allreduce(all, out, 2 * UPT_NKINDS + NSIZES, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
         memcpy(rec, out, sizeof rec);
-        memcpy(copy, out + UPT_NKINDS, sizeof copy);
+        memcpy(rlo, out + UPT_NKINDS, sizeof rlo);
+        memcpy(copy, out + 2 * UPT_NKINDS, sizeof copy);
+        /* the range's top is the dearest rank's */
+        for (i = 0; i < UPT_NKINDS; i++)
+            all[i] = ok ? rhi[i] : -1;
+        PMPI_Allreduce(all, rhi, UPT_NKINDS, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        PMPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         PMPI_Bcast(net, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         ok = okall;
     }
@@ -247,6 +254,12 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
     APPEND("[overhead]\n; ns per record, min over trials and ranks (includes extra_ns)\n");
     for (i = 0; i < UPT_NKINDS; i++)
         APPEND("%s = %.1f\n", kind_keys[i], rec[i]);
+    APPEND("[overhead_low]\n; the same, each record after work it overlaps: the upper bound's O\n");
+    for (i = 0; i < UPT_NKINDS; i++)
+        APPEND("%s = %.1f\n", kind_keys[i], rlo[i]);
+    APPEND("[overhead_high]\n; the same, each record after work that evicted its data: the lower bound's O\n");
+    for (i = 0; i < UPT_NKINDS; i++)
+        APPEND("%s = %.1f\n", kind_keys[i], rhi[i]);
     APPEND("[copy]\n; memcpy ns per byte by size in bytes\n");
     for (i = 0; i < NSIZES; i++)
         if (copy[i] < 1e300)

@@ -1124,7 +1124,81 @@ static double wrapper_glue(const double ns[UPT_NKINDS], unsigned n, unsigned tri
     return w - p > rec ? (w - p - rec) / 3 : 0;
 }
 
-int upt_measure_records(double ns[UPT_NKINDS], unsigned n, unsigned trials)
+/* ---- how much a record costs inside a program (the range of O) ------------------ */
+
+/* Work a program does between records, for record_range(): a dependent
+ * chain of floating-point operations (about 60 ns here) that the processor
+ * can overlap a record with, and a pass that dirties 32 KiB (a first-level
+ * data cache), after which the record finds its data gone.  64 KiB, or
+ * reading instead of writing, gave the same range here, less steadily. */
+static double range_sink;
+static unsigned char range_buf[32 << 10];
+
+static inline double range_work(int setting, double x)
+{
+    unsigned j;
+    if (setting == 0)
+        for (j = 0; j < 32; j++)
+            x = x * 1.0000001 + 1e-9;
+    else
+        for (j = 0; j < sizeof range_buf; j += 64)
+            range_buf[j]++;
+    return x;
+}
+
+/* ns of n rounds, each of the work of `setting` (none: -1) followed by an
+ * Enter/Leave pair of the tracer's own region when `records` */
+static double range_rounds(int setting, unsigned n, bool records)
+{
+    double x = 1;
+    unsigned i;
+    uint64_t t0 = upt_ns();
+    for (i = 0; i < n; i++) {
+        if (setting >= 0)
+            x = range_work(setting, x);
+        if (records) {
+            upt_enter(UPT_R_OVERHEAD);
+            upt_leave(UPT_R_OVERHEAD);
+        }
+    }
+    t0 = upt_ns() - t0;
+    range_sink += x;
+    return (double)t0;
+}
+
+/* The cost of an Enter/Leave pair between a program's work, as a ratio to
+ * its cost back to back: *lo after work it overlaps (at most 1), *hi after
+ * work that evicted its data (at least 1).  Each cost is the difference of
+ * two minima over the trials, with and without the records. */
+static void record_range(unsigned n, unsigned trials, double *lo, double *hi)
+{
+    double with[2] = {-1, -1}, without[2] = {-1, -1}, tight = -1, v;
+    unsigned t;
+    int s;
+    for (t = 0; t < trials; t++) {
+        v = range_rounds(-1, n, true);
+        if (tight < 0 || v < tight)
+            tight = v;
+        for (s = 0; s < 2; s++) {
+            v = range_rounds(s, n, true);
+            if (with[s] < 0 || v < with[s])
+                with[s] = v;
+            v = range_rounds(s, n, false);
+            if (without[s] < 0 || v < without[s])
+                without[s] = v;
+        }
+    }
+    *lo = tight > 0 ? (with[0] - without[0]) / tight : 1;
+    *hi = tight > 0 ? (with[1] - without[1]) / tight : 1;
+    if (getenv("UPT_RANGE_DEBUG"))
+        fprintf(stderr, "range: tight %.1f overlapped %.1f cold %.1f ns per pair\n", tight / n,
+                (with[0] - without[0]) / n, (with[1] - without[1]) / n);
+    *lo = *lo < 0 ? 0 : *lo > 1 ? 1 : *lo;
+    *hi = *hi < 1 ? 1 : *hi;
+}
+
+int upt_measure_records(double ns[UPT_NKINDS], double lo[UPT_NKINDS], double hi[UPT_NKINDS],
+                        unsigned n, unsigned trials)
 {
     OTF2_Archive *ar;
     OTF2_EvtWriter *saved_w = T.w, *w;
@@ -1195,6 +1269,13 @@ int upt_measure_records(double ns[UPT_NKINDS], unsigned n, unsigned trials)
         ns[0] += g / 2;
         ns[1] += g / 2;
     }
+    {
+        /* the range of O: the same records between a program's work */
+        double rlo, rhi;
+        record_range(n, trials, &rlo, &rhi);
+        for (k = 0; k < UPT_NKINDS; k++)
+            lo[k] = ns[k] * rlo, hi[k] = ns[k] * rhi;
+    }
     if ((T.extra_ns = extra) != 0) {
         unsigned reps = extra >= 2000000 ? 1 : (unsigned)(2000000 / extra);
         double best = -1;
@@ -1209,7 +1290,7 @@ int upt_measure_records(double ns[UPT_NKINDS], unsigned n, unsigned trials)
                 best = v;
         }
         for (k = 0; k < UPT_NKINDS; k++)
-            ns[k] += best;
+            ns[k] += best, lo[k] += best, hi[k] += best;
     }
     rc = 0;
     T.w = saved_w;

@@ -310,7 +310,11 @@ void upt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * metric, fn_enter, fn_leave (the last two: half an Enter/Leave pair through
  * the -finstrument-functions hooks). */
 #define UPT_NKINDS 10 /* ..., other, metric (--cpu-time), fn_enter, fn_leave */
-int upt_measure_records(double ns[UPT_NKINDS], unsigned n, unsigned trials);
+/* lo and hi: the range of the same costs inside a program (ns scaled by the
+ * cost of an Enter/Leave pair after work it overlaps, and after work that
+ * evicted its data; docs/calibration.md) */
+int upt_measure_records(double ns[UPT_NKINDS], double lo[UPT_NKINDS], double hi[UPT_NKINDS],
+                        unsigned n, unsigned trials);
 /* (funcs.c) ns per Enter/Leave pair written through the compiler hooks, n
  * pairs back to back; -1 if this thread cannot record functions */
 double upt_funcs_measure(unsigned n);
