@@ -1190,9 +1190,10 @@ static void record_range(unsigned n, unsigned trials, double *lo, double *hi)
     }
     *lo = tight > 0 ? (with[0] - without[0]) / tight : 1;
     *hi = tight > 0 ? (with[1] - without[1]) / tight : 1;
-    if (getenv("UPT_RANGE_DEBUG"))
-        fprintf(stderr, "range: tight %.1f overlapped %.1f cold %.1f ns per pair\n", tight / n,
-                (with[0] - without[0]) / n, (with[1] - without[1]) / n);
+    if (getenv("UNPERTURB_CALIB_DEBUG"))
+        upt_warn("range of O: an Enter/Leave pair costs %.1f ns back to back, %.1f after "
+                 "overlapped work, %.1f after a cache eviction", tight / n,
+                 (with[0] - without[0]) / n, (with[1] - without[1]) / n);
     *lo = *lo < 0 ? 0 : *lo > 1 ? 1 : *lo;
     *hi = *hi < 1 ? 1 : *hi;
 }
