@@ -641,6 +641,94 @@ TEST(ssend_waits_for_a_late_receiver) { ssend_case(TG_SSEND, 8, 350); }
 TEST(send_above_the_eager_limit_is_synchronous) { ssend_case(TG_SEND, 8192, 350); }
 TEST(eager_send_does_not_wait) { ssend_case(TG_SEND, 8, 370); }
 
+/* The completion of a synchronous MPI_Isend inside an MPI_Waitall that
+ * also completes a receive.  Rank 1 posts the receive late (MPI_Recv at
+ * 480, after work) and then sends rank 0 an eager message (MpiSend 520).
+ * Rank 0's Waitall returns at 600 and writes MpiIrecv (600) and
+ * MpiIsendComplete (610): the measured interval from the post (480) to 610
+ * also holds the wait for rank 1's eager message, which the MpiIrecv record
+ * accounts for.  So the completion follows the MpiIrecv by eq. (1), no
+ * earlier than the post: not post_a + (610 - 480 - O). */
+static void sync_waitall_case(up_mode mode, double copy, const uint64_t want0[12])
+{
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(10, mode, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    OTF2_EvtWriter *w;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, 0);
+    w = tg_writer(g, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_enter(g, 0, 100, TG_ISEND);
+    CHECK(OTF2_EvtWriter_MpiIsend(w, NULL, 110, 1, TG_COMM_WORLD, 3, 8192, 1) == OTF2_SUCCESS);
+    tg_leave(g, 0, 120, TG_ISEND);
+    tg_enter(g, 0, 130, TG_IRECV);
+    CHECK(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, 140, 2) == OTF2_SUCCESS);
+    tg_leave(g, 0, 150, TG_IRECV);
+    tg_enter(g, 0, 160, TG_WAIT);
+    CHECK(OTF2_EvtWriter_MpiIrecv(w, NULL, 600, 1, TG_COMM_WORLD, 4, 8, 2) == OTF2_SUCCESS);
+    CHECK(OTF2_EvtWriter_MpiIsendComplete(w, NULL, 610, 1) == OTF2_SUCCESS);
+    tg_leave(g, 0, 620, TG_WAIT);
+    tg_leave(g, 0, 700, TG_MAIN);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_enter(g, 1, 10, TG_WORK);
+    tg_leave(g, 1, 250, TG_WORK);
+    tg_enter(g, 1, 260, TG_WORK);
+    tg_leave(g, 1, 470, TG_WORK);
+    tg_mpi_recv(g, 1, 480, 490, 500, 0, 3, 8192);
+    tg_mpi_send(g, 1, 510, 520, 530, 0, 4, 8);
+    tg_leave(g, 1, 700, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (copy > 0) {
+        p.ncopy = 1;
+        p.copy_bytes[0] = 1;
+        p.copy_ns_per_byte[0] = copy;
+        p.copy_set = true;
+    }
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, want0, 12);
+    CHECK_EQ(res.repairs[UP_REPAIR_sync_unposted], 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+TEST(sync_isend_completed_after_a_receive_in_the_same_waitall)
+{
+    /* O = 10, lower, no copy time.  Rank 0: 0; Enter(Isend) 100 -> 90; its
+     * records 10 apart -> 90 up to Enter(Waitall) 160 -> 90.  Rank 1: 0;
+     * work 10, 250, 260, 470 -> 0, 230, 230, 430; Enter(MPI_Recv) 480 -> 430
+     * (the post, post_a 430); MpiRecv 490, Leave 500 -> 430 (m.2: Comm
+     * lower max(0, ...)); Enter(MPI_Send) 510, MpiSend 520 -> 430.
+     * Rank 0's MpiIrecv 600: (m.1) since enter 160 <= exit.send 530;
+     * Comm = 600 - (520 + 10) = 70: 430 + 70 = 500.  MpiIsendComplete 610:
+     * a record since the post (MpiIrecv at 600 > 480), so eq. (1):
+     * 500 + 10 - 10 = 500, >= post_a 430: 500 (the reused wait would have
+     * given 430 + (610 - 480 - 10) = 550).  Leave 620 -> 500;
+     * Leave(main) 700 -> 500 + 80 - 10 = 570. */
+    static const uint64_t want[] = {0, 90, 90, 90, 90, 90, 90, 90, 500, 500, 500, 570};
+    sync_waitall_case(UP_MODE_LOWER, 0, want);
+}
+
+TEST(sync_completion_no_earlier_than_post_plus_two_copies)
+{
+    /* The same with C = 0.1 ns/byte: 2C of the 8192-byte message is 1638.4
+     * -> 1638 ticks, so MpiIsendComplete >= post_a + 1638.  With copy time
+     * rank 1's receive and rank 0's receive move as well: MpiRecv of the
+     * 8192 bytes, (m.2) lower: max(send_a 90 + 2C 1638, ready 430 + C 819)
+     * = 1728; Leave 1728; MpiSend 1728 (rank 1's send call starts after);
+     * rank 0's MpiIrecv of 8 bytes (C = 0.8 -> 1 tick, 2C -> 2): (m.1)
+     * Comm 70: max(1728 + 70, 90 + 1) = 1798.  MpiIsendComplete: eq. (1)
+     * 1798, against post_a 430 + 1638 = 2068: 2068.  Leave 2068;
+     * Leave(main) 2068 + 80 - 10 = 2138. */
+    static const uint64_t want[] = {0, 90, 90, 90, 90, 90, 90, 90, 1798, 2068, 2068, 2138};
+    sync_waitall_case(UP_MODE_LOWER, 0.1, want);
+}
+
 /* ---- wildcard receives: --wildcard fifo|lifo (Sarukkai Section 4.2) ----- */
 
 /* O = 100, lower.  Rank 1 sends to 0 at 460 after no records; rank 2 at

@@ -427,24 +427,47 @@ static uint64_t c_eager_limit(void *mp)
  * MpiIsendComplete of an MPI_Issend or of a send above the eager limit):
  * blocked synchronous communication, Sarukkai and Malony Section 3.3.
  * The sender cannot finish before the receive was posted (post).  When the
- * receiver posted after the send in the measured run (a late receiver), the
- * sender waited: the time from the post to the completion is reused like
- * Comm_m of (m.1), less the sender's own overhead since the post (lower and
- * network; upper keeps it):
+ * receiver posted after the send in the measured run (a late receiver) and
+ * the sender wrote no record since the post, the sender was waiting: the
+ * time from the post to the completion is reused like Comm_m of (m.1), less
+ * the sender's own overhead since the post (lower and network; upper keeps
+ * it):
  *     exit_a = max(ready_a, post_a + (exit_m - post_m - O_s(post_m)))
- * Otherwise the receive was waiting already and the completion is a local
- * record (eq. 1), no earlier than post_a. */
+ * A record the sender wrote after the post (the completion of a receive in
+ * the same MPI_Waitall: the tracer writes them all once the call returned)
+ * shows that the wait was over by then; the interval from the post also
+ * holds the wait for that receive's message, which its own record already
+ * accounts for.  Then, and when the receive was waiting already, the
+ * completion is a local record (eq. 1).  Either way it comes no earlier
+ * than post_a plus the modelled minimum transfer time of the message (2C,
+ * and C_a in network mode). */
 static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
                        const up_sync *s)
 {
     up_comp *M = mp;
     cloc *c = &M->L[loc];
+    uint64_t t;
     if (!ls->started || !s) {
         c_local(mp, loc, ls, ev);
         return;
     }
-    /* a late receiver (posted after the send) made the sender wait */
-    ev->t_out = after_dep(M, c, ls, ev, s->post_m > s->send_m, s->post_m, s->post_a, 0);
+    if (s->post_m > s->send_m && s->post_m > ls->prev_m) { /* waiting for a late receiver */
+        uint64_t wait = sub0(ev->time, s->post_m);
+        if (M->p.mode != UP_MODE_UPPER)
+            wait = sub0(wait, ovh_since(c, s->post_m));
+        consume_pending(c, ls, ev);
+        t = max2(ls->prev_a, s->post_a + wait);
+    } else {
+        t = max2(local_time(M, c, ls, ev), s->post_a);
+    }
+    if (s->bytes) { /* a message (RMA sync points have none) */
+        uint64_t tmin = 2 * ns_ticks(M, up_copy_ns(&M->p, s->bytes));
+        if (M->p.mode == UP_MODE_NETWORK)
+            tmin += ns_ticks(M, M->p.latency_ns + (double)s->bytes * M->p.ns_per_byte +
+                                    (double)hops(M, s->src, s->dst) * M->p.per_hop_ns);
+        t = max2(t, s->post_a + tmin);
+    }
+    ev->t_out = t;
     account(M, c, ev);
 }
 
