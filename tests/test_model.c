@@ -681,12 +681,8 @@ static void sync_waitall_case(up_mode mode, double copy, const uint64_t want0[12
     tg_mpi_send(g, 1, 510, 520, 530, 0, 4, 8);
     tg_leave(g, 1, 700, TG_MAIN);
     CHECK(tg_close(g) == 0);
-    if (copy > 0) {
-        p.ncopy = 1;
-        p.copy_bytes[0] = 1;
-        p.copy_ns_per_byte[0] = copy;
-        p.copy_set = true;
-    }
+    if (copy > 0)
+        set_copy(&p, copy);
     if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
         CHECK(!"compensation failed");
         return;

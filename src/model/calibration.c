@@ -248,7 +248,7 @@ static int on_kv(void *user, const char *section, const char *name,
         return 1;
     }
     if (!strcmp(section, "overhead_low") || !strcmp(section, "overhead_high")) {
-        int end = section[9] == 'h';
+        int end = !strcmp(section, "overhead_high");
         if (!up_rk_parse(name, &rk)) {
             char kinds[256];
             up_rk_list(kinds, sizeof kinds);

@@ -176,6 +176,15 @@ static unsigned hops(const up_comp *M, uint32_t a, uint32_t b)
     return 1;
 }
 
+/* Sarukkai's C_a = S + n*gamma + h*H in network mode, 0 in the bounds' modes */
+static uint64_t net_ticks(const up_comp *M, uint64_t bytes, unsigned h)
+{
+    if (M->p.mode != UP_MODE_NETWORK)
+        return 0;
+    return ns_ticks(M, M->p.latency_ns + (double)bytes * M->p.ns_per_byte +
+                           (double)h * M->p.per_hop_ns);
+}
+
 /* The receiving end of one transfer: Wolf eqs. (2)-(11), Sarukkai Fig. 4.
  *   send_m/send_a  the send event (send := enter.send for collectives)
  *   exit_m         measured end of the send call (exit.send)
@@ -190,12 +199,9 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
                     bool measured)
 {
     uint64_t cp = ns_ticks(M, up_copy_ns(&M->p, bytes)); /* C(size(msg)) * size(msg) */
-    uint64_t net = 0, t, tmin;
-
-    if (M->p.mode == UP_MODE_NETWORK) /* C_a = S + n*gamma + h*H */
-        net = ns_ticks(M, M->p.latency_ns + (double)bytes * M->p.ns_per_byte +
-                              (double)h * M->p.per_hop_ns);
+    uint64_t net = net_ticks(M, bytes, h), t, tmin; /* C_a */
     bool moved = false;
+
     if (!measured) /* re-matched (--wildcard): this pair was never measured */
         return max2(send_a + net + 2 * cp, ready_a + cp);
     if (recv_m < send_m + 2 * cp) { /* measured trace violates it */
@@ -461,10 +467,8 @@ static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
         t = max2(local_time(M, c, ls, ev), s->post_a);
     }
     if (s->bytes) { /* a message (RMA sync points have none) */
-        uint64_t tmin = 2 * ns_ticks(M, up_copy_ns(&M->p, s->bytes));
-        if (M->p.mode == UP_MODE_NETWORK)
-            tmin += ns_ticks(M, M->p.latency_ns + (double)s->bytes * M->p.ns_per_byte +
-                                    (double)hops(M, s->src, s->dst) * M->p.per_hop_ns);
+        uint64_t tmin = 2 * ns_ticks(M, up_copy_ns(&M->p, s->bytes)) +
+                        net_ticks(M, s->bytes, hops(M, s->src, s->dst));
         t = max2(t, s->post_a + tmin);
     }
     ev->t_out = t;
