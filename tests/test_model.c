@@ -134,6 +134,35 @@ TEST(range_of_o_opens_the_bounds_of_an_m1_trace)
     }
 }
 
+TEST(overhead_by_location_adds_to_every_record_there)
+{
+    /* The trace of eq_m1_a1_receiver_waits with O = 10 and 5 ns more on
+     * location 1 ([overhead_by_location]: its --extra-ns spins ran long).
+     * Sender unchanged.  Receiver, O = 15: 0; Enter(Recv) 50-15 = 35;
+     * MpiRecv (m.1): Comm = 200-110-10 = 80, 90+80 = 170; Leave 210: the
+     * gap of 10 < 15 is removed whole -> 170 (clamped); Leave(main)
+     * 170+90-15 = 245. */
+    static const uint64_t s[] = {0, 90, 90, 120, 260}, r[] = {0, 35, 170, 170, 245};
+    char in[4096];
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    write_m1a1(in, 0);
+    p.nloc_ovh = 1;
+    p.loc_ovh_id[0] = 1;
+    p.loc_ovh_ns[0] = 5;
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, s, 5);
+    check_times(&out, 1, r, 5);
+    CHECK_EQ(res.repairs[UP_REPAIR_overhead_clamped], 1);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
 TEST(sparse_location_ids)
 {
     /* the same trace with 64-bit location ids far apart */

@@ -222,6 +222,36 @@ TEST(calibration_range_of_o_feeds_the_bounds)
     CHECK(strstr(err.msg, "bad.ini") != NULL && strstr(err.msg, "recv") != NULL);
 }
 
+TEST(calibration_overhead_by_location)
+{
+    up_comp_params p;
+    up_err err = {0};
+    /* what the tracer's --extra-ns spins took beyond the calibration, per
+     * location id; a later source's list replaces it, an [overhead] without
+     * one drops it, and so does an O given for all kinds */
+    up_comp_params_init(&p);
+    CHECK_EQ(up_calibration_parse("[overhead]\nall = 100\n[overhead_by_location]\n0 = 5\n"
+                                  "4294967301 = 2.5\n0 = 6\n", "calib", &p, &err), UP_OK);
+    CHECK_EQ(p.nloc_ovh, 2);
+    CHECK_EQ(p.loc_ovh_id[0], 0);
+    CHECK_NEAR(p.loc_ovh_ns[0], 6, 0);
+    CHECK_EQ(p.loc_ovh_id[1], 4294967301ull);
+    CHECK_NEAR(p.loc_ovh_ns[1], 2.5, 0);
+    CHECK_EQ(up_calibration_parse("[network]\nlatency_ns = 5\n", "net", &p, &err), UP_OK);
+    CHECK_EQ(p.nloc_ovh, 2);
+    CHECK_EQ(up_calibration_parse("[overhead_by_location]\n3 = 1\n", "c2", &p, &err), UP_OK);
+    CHECK_EQ(p.nloc_ovh, 1);
+    CHECK_EQ(p.loc_ovh_id[0], 3);
+    CHECK_EQ(up_calibration_parse("[overhead]\nenter = 7\n", "c3", &p, &err), UP_OK);
+    CHECK_EQ(p.nloc_ovh, 0);
+    CHECK_EQ(up_calibration_parse("[overhead_by_location]\n3 = 1\n", "c4", &p, &err), UP_OK);
+    up_comp_params_set_overhead(&p, 9);
+    CHECK_EQ(p.nloc_ovh, 0);
+    CHECK_EQ(up_calibration_parse("[overhead_by_location]\nrank0 = 1\n", "bad.ini", &p, &err),
+             UP_EFORMAT);
+    CHECK(strstr(err.msg, "bad.ini") != NULL && strstr(err.msg, "location id") != NULL);
+}
+
 TEST(calibration_errors_name_the_problem)
 {
     static const struct {

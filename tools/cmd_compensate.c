@@ -218,7 +218,8 @@ int cmd_compensate(int argc, char **argv)
             if (oa[i].all || oa[i].rk == k)
                 p.overhead_ns[k] = oa[i].ns;
         p.overhead_set = true;
-        p.range_set = false; /* O given: no range */
+        p.range_set = false; /* O given: no range, nothing measured per location */
+        p.nloc_ovh = 0;
     }
     if (noa)
         snprintf(source + strlen(source), sizeof source - strlen(source), "%s--overhead-ns",

@@ -49,6 +49,7 @@ const char *up_mode_name(up_mode m);
 const char *up_collective_name(up_collective c);
 
 #define UP_COPY_POINTS 64
+#define UP_LOC_OVH_MAX 1024 /* locations in [overhead_by_location] */
 #define UP_DEFAULT_EAGER_LIMIT 4096 /* Open MPI's shared-memory eager limit */
 
 typedef struct up_comp_params {
@@ -78,6 +79,11 @@ typedef struct up_comp_params {
     double overhead_high_ns[UP_RK_COUNT];
     bool range_set;
     int overhead_end;        /* after resolve: -1 low, +1 high, 0 nominal O */
+    /* [overhead_by_location]: ns every record of a location cost beyond O
+     * (the tracer's --extra-ns spins that took longer in the run) */
+    size_t nloc_ovh;
+    uint64_t loc_ovh_id[UP_LOC_OVH_MAX];
+    double loc_ovh_ns[UP_LOC_OVH_MAX];
 } up_comp_params;
 
 void up_comp_params_init(up_comp_params *p);

@@ -153,8 +153,9 @@ typedef struct up_coll {
  * BufferFlush.stopTime).  All times are ticks of the archive's clock. */
 typedef struct up_model_ops {
     const char *name;
-    /* overhead a record adds after its timestamp (for sums over lookahead) */
-    uint64_t (*record_ovh)(void *m, const up_event *ev);
+    /* overhead a record of location loc adds after its timestamp (for sums
+     * over lookahead) */
+    uint64_t (*record_ovh)(void *m, uint32_t loc, const up_event *ev);
     /* a record that depends only on its own location (eq. 1) */
     void (*local)(void *m, uint32_t loc, const up_loc_state *ls, up_event *ev);
     /* a send: times it and fills the model's fields of *msg (ovh_path) */

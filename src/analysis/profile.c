@@ -283,9 +283,9 @@ static void add_wait(prof *M, uint32_t li, frame *f, unsigned p, uint64_t from, 
     }
 }
 
-static uint64_t p_record_ovh(void *m, const up_event *ev)
+static uint64_t p_record_ovh(void *m, uint32_t loc, const up_event *ev)
 {
-    (void)m, (void)ev;
+    (void)m, (void)loc, (void)ev;
     return 0;
 }
 

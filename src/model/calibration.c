@@ -121,6 +121,7 @@ void up_comp_params_set_overhead(up_comp_params *p, double ns)
         p->overhead_ns[k] = ns;
     p->overhead_set = true;
     p->range_set = false;
+    p->nloc_ovh = 0;
 }
 
 void up_comp_params_resolve(up_comp_params *p)
@@ -189,6 +190,7 @@ typedef struct parse_ctx {
     bool all_set;
     bool named[UP_RK_COUNT];
     double onamed[UP_RK_COUNT];
+    bool loc_seen;               /* an [overhead_by_location] entry */
     bool rnamed[2][UP_RK_COUNT]; /* [overhead_low], [overhead_high] */
     double rvalue[2][UP_RK_COUNT];
     size_t ncopy;
@@ -258,6 +260,26 @@ static int on_kv(void *user, const char *section, const char *name,
         c->rvalue[end][rk] = v;
         return 1;
     }
+    if (!strcmp(section, "overhead_by_location")) {
+        char *end;
+        unsigned long long id;
+        size_t i;
+        errno = 0;
+        id = strtoull(name, &end, 10);
+        if (end == name || *end || errno)
+            return fail(c, section, "unknown key '%s' (expected a location id)%s", name, "");
+        if (!c->loc_seen) /* this source's list replaces an earlier one */
+            c->p->nloc_ovh = 0, c->loc_seen = true;
+        for (i = 0; i < c->p->nloc_ovh && c->p->loc_ovh_id[i] != id; i++)
+            ;
+        if (i == UP_LOC_OVH_MAX)
+            return fail(c, section, "more than 1024 locations%s%s", "", "");
+        c->p->loc_ovh_id[i] = id;
+        c->p->loc_ovh_ns[i] = v;
+        if (i == c->p->nloc_ovh)
+            c->p->nloc_ovh++;
+        return 1;
+    }
     if (!strcmp(section, "copy")) {
         char *end;
         unsigned long long b;
@@ -291,7 +313,7 @@ static int on_kv(void *user, const char *section, const char *name,
         c->p->network_set = true;
         return 1;
     }
-    return fail(c, section, "unknown section (expected [overhead], [overhead_low], [overhead_high], [copy], [network] or [info])%s%s", "", "");
+    return fail(c, section, "unknown section (expected [overhead], [overhead_low], [overhead_high], [overhead_by_location], [copy], [network] or [info])%s%s", "", "");
 }
 
 static up_status finish_parse(parse_ctx *c, int rc)
@@ -336,6 +358,8 @@ static up_status finish_parse(parse_ctx *c, int rc)
         } else if (own || c->all_set) {
             p->range_set = false;
         }
+        if ((own || c->all_set) && !c->loc_seen) /* measured against another O */
+            p->nloc_ovh = 0;
     }
     if (c->ncopy) {
         /* a lone ns_per_byte is a constant; otherwise sort the table by size */

@@ -38,6 +38,7 @@ typedef struct cloc {
     unsigned depth;      /* open overhead regions (BUFFER FLUSH, ...) */
     uint64_t cum;        /* overhead of all records so far (upper mode only) */
     uint64_t removed;    /* time actually removed */
+    uint64_t extra_o;    /* added to every record's O here ([overhead_by_location]) */
     hist_ent h[HIST];
     unsigned hpos;       /* next slot; unused slots have t_m = 0, cum_before = 0 */
 } cloc;
@@ -68,12 +69,14 @@ static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 static uint64_t max2(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t min2(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-/* Overhead a record adds after its timestamp: O of its kind; a BufferFlush
+/* Overhead a record adds after its timestamp: O of its kind, plus what the
+ * location's records cost beyond it ([overhead_by_location]); a BufferFlush
  * costs its whole duration instead (the flush record's own writing is part
  * of that duration). */
-UP_HOT_INLINE uint64_t c_record_ovh(void *mp, const up_event *ev)
+UP_HOT_INLINE uint64_t c_record_ovh(void *mp, uint32_t loc, const up_event *ev)
 {
-    return up_ovh_of(&((const up_comp *)mp)->ovh, ev);
+    const up_comp *M = mp;
+    return up_ovh_of(&M->ovh, ev) + (ev->kind != UP_EV_BufferFlush ? M->L[loc].extra_o : 0);
 }
 
 /* Overhead of the location's records that lies in [t0, now): the
@@ -104,7 +107,7 @@ static uint64_t ovh_since(const cloc *c, uint64_t t0)
  * next gap, overhead regions open and close, flushes shrink to nothing. */
 UP_HOT_INLINE void account(up_comp *M, cloc *c, up_event *ev)
 {
-    uint64_t o = c_record_ovh(M, ev);
+    uint64_t o = c_record_ovh(M, (uint32_t)(c - M->L), ev);
     { /* the receiver-side sums of (m.1) and eq. (10) look back (ovh_since) */
         c->h[c->hpos].t_m = ev->time;
         c->h[c->hpos].cum_before = c->cum;
@@ -165,7 +168,7 @@ static void c_send(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
     c_local(mp, loc, ls, ev);
     /* the tracer writes the send record before calling MPI: its overhead
      * delays the transfer and is inside the measured send-to-receive time */
-    msg->ovh_path = M->o[UP_RK_SEND];
+    msg->ovh_path = M->o[UP_RK_SEND] + M->L[loc].extra_o;
 }
 
 static unsigned hops(const up_comp *M, uint32_t a, uint32_t b)
@@ -517,6 +520,12 @@ up_status up_comp_new(const up_comp_params *p, const up_defs *d, up_comp **out,
     for (i = 0; i < UP_RK_COUNT; i++)
         M->o[i] = ns_ticks(M, p->overhead_ns[i]);
     up_ovh_table_init(&M->ovh, p, M->ticks_per_ns);
+    for (i = 0; i < d->nlocs; i++) { /* [overhead_by_location] */
+        size_t k;
+        for (k = 0; k < p->nloc_ovh; k++)
+            if (p->loc_ovh_id[k] == d->locs[i].id)
+                M->L[i].extra_o = ns_ticks(M, p->loc_ovh_ns[k]);
+    }
     *out = M;
     return UP_OK;
 }

@@ -108,8 +108,9 @@ static uint64_t ticks(const up_sim *S, double ns)
 
 /* ---- the tracer's overhead (eq. 1) ------------------------------------------ */
 
-static uint64_t s_record_ovh(void *mp, const up_event *ev)
+static uint64_t s_record_ovh(void *mp, uint32_t loc, const up_event *ev)
 {
+    (void)loc;
     return up_ovh_of(&((const up_sim *)mp)->ovh, ev);
 }
 

@@ -1025,7 +1025,7 @@ static uint64_t ovh_until(engine *E, rloc *L, size_t end_i, uint64_t end_m)
         uint64_t o;
         up_stream_peek(L->s, i, &e, E->err); /* buffered: cannot fail */
         set_rflags(E, e);
-        o = E->ops->record_ovh(E->model, e);
+        o = E->ops->record_ovh(E->model, (uint32_t)(L - E->L), e);
         if (e->time + o > end_m)
             o = end_m > e->time ? end_m - e->time : 0;
         ovh += o;

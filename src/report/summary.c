@@ -65,6 +65,13 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
     for (k = 0; k < UP_RK_COUNT; k++)
         fprintf(f, " %s %g", up_rk_name(k), p->overhead_ns[k]);
     fprintf(f, " [%s]\n", rp->params_source);
+    if (p->nloc_ovh) {
+        double most = 0;
+        for (i = 0; i < p->nloc_ovh; i++)
+            most = p->loc_ovh_ns[i] > most ? p->loc_ovh_ns[i] : most;
+        fprintf(f, "               plus up to %g ns per record on %zu locations ([overhead_by_location]: "
+                   "what their --extra-ns spins took beyond the calibration)\n", most, p->nloc_ovh);
+    }
     if (p->overhead_end)
         fprintf(f, "               the %s end of the calibrated range of O ([overhead_%s]), so that the %s bound %s\n",
                 p->overhead_end > 0 ? "high" : "low", p->overhead_end > 0 ? "high" : "low",
@@ -183,6 +190,14 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     put(par, "per_hop_ns", json_real(p->per_hop_ns));
     put(par, "eager_limit_bytes", json_real(p->eager_limit));
     put(par, "source", json_string(rp->params_source));
+    {
+        json_t *bl = child(par, "overhead_by_location_ns", json_object());
+        char key[32];
+        for (i = 0; bl && i < p->nloc_ovh; i++) {
+            snprintf(key, sizeof key, "%llu", (unsigned long long)p->loc_ovh_id[i]);
+            put(bl, key, json_real(p->loc_ovh_ns[i]));
+        }
+    }
     put(par, "overhead_end", json_string(p->overhead_end > 0   ? "high"
                                          : p->overhead_end < 0 ? "low"
                                                                : "nominal"));

@@ -37,6 +37,8 @@ typedef struct rankdefs {
     bool tsc;
     uint64_t clk_t0, clk_ns0;
     double rate_init, rate_end;
+    double spin_ns, spin_cal_ns; /* --extra-ns: the run's mean spin, the calibration's */
+    bool has_spin;
     idpair *regions, *comms, *wins, *groups;
     size_t nregions, ncomms, cap_r, cap_c, nwins, cap_w, ngroups, cap_g;
     struct offset { uint64_t t; int64_t off; double sd; } *offs;
@@ -339,6 +341,10 @@ static int read_defs(merger *m, int rank, const char *path)
             r->rate_init = strtod(f[4], NULL);
         } else if (!strcmp(f[0], "rate") && n >= 2) {
             r->rate_end = strtod(f[1], NULL);
+        } else if (!strcmp(f[0], "spin") && n >= 3) {
+            r->spin_ns = strtod(f[1], NULL);
+            r->spin_cal_ns = strtod(f[2], NULL);
+            r->has_spin = true;
         } else if (!strcmp(f[0], "end") && n >= 3) {
             r->ended = true;
             r->events = strtoull(f[1], NULL, 10);
@@ -353,6 +359,36 @@ static int read_defs(merger *m, int rank, const char *path)
 nomem:
     fclose(fp);
     return fail(m, "%s: out of memory", path);
+}
+
+/* The calibration text with [overhead_by_location] appended when the run
+ * spent --extra-ns: how much longer each rank's spins took on average than
+ * the calibration's (a spin preempted across its deadline ends late;
+ * docs/calibration.md).  Frees `calib`; NULL when out of memory. */
+static char *with_spins(const merger *m, char *calib)
+{
+    size_t len = strlen(calib), cap = len + 160 + (size_t)m->nranks * 40;
+    char *out;
+    int r;
+    bool any = false;
+    for (r = 0; r < m->nranks; r++)
+        any |= m->R[r].has_spin;
+    if (!any)
+        return calib;
+    if (!(out = realloc(calib, cap))) {
+        free(calib);
+        return NULL;
+    }
+    len += (size_t)snprintf(out + len, cap - len,
+                            "[overhead_by_location]\n; ns every record of the location cost "
+                            "beyond [overhead]: its --extra-ns spins took that much longer\n");
+    for (r = 0; r < m->nranks; r++)
+        if (m->R[r].has_spin)
+            len += (size_t)snprintf(out + len, cap - len, "%d = %.1f\n", r,
+                                    m->R[r].spin_ns > m->R[r].spin_cal_ns
+                                        ? m->R[r].spin_ns - m->R[r].spin_cal_ns
+                                        : 0.0);
+    return out;
 }
 
 /* the rank count: the `rank` line of any definitions file */
@@ -818,7 +854,11 @@ int up_merge(const char *dir, up_merge_info *info, char *err, size_t errcap)
         goto out;
     }
     snprintf(path, sizeof path, "%s/.upt/calibration.ini", dir);
-    if ((calib = read_text(path))) {
+    if ((calib = read_text(path)) && !(calib = with_spins(&m, calib))) {
+        fail(&m, "%s: out of memory", dir);
+        goto out;
+    }
+    if (calib) {
         rc = OTF2_Archive_SetProperty(ar, "UNPERTURB::CALIBRATION", calib, true);
         free(calib);
         if (rc != OTF2_SUCCESS) {

@@ -301,6 +301,7 @@ static inline void rec_begin(void)
  * but when the thread is preempted across the deadline it ends later, and
  * the calibration, the fastest of three timings, does not see that. */
 static uint64_t spin_ticks, spins;
+static double spin_cal_ns; /* the calibration's spin, ns (upt_measure_records) */
 
 __attribute__((destructor)) static void spin_report(void)
 {
@@ -1043,6 +1044,9 @@ static void close_local(void)
         T.w = NULL;
         OTF2_Archive_CloseEvtFiles(T.ar);
         side_line("rate\t%.3f\n", clock_rate());
+        if (spins && T.extra_ticks && clock_rate() > 0) /* what the run's spins took */
+            side_line("spin\t%.1f\t%.1f\n",
+                      (double)spin_ticks / (double)spins * 1e9 / clock_rate(), spin_cal_ns);
         side_line("end\t%llu\t%llu\n", (unsigned long long)n, (unsigned long long)upt_now());
     }
     OTF2_Archive_Close(T.ar);
@@ -1309,6 +1313,8 @@ int upt_measure_records(double ns[UPT_NKINDS], double lo[UPT_NKINDS], double hi[
         }
         for (k = 0; k < UPT_NKINDS; k++)
             ns[k] += best, lo[k] += best, hi[k] += best;
+        spin_cal_ns = best;
+        spin_ticks = spins = 0; /* from here on: the run's spins */
     }
     rc = 0;
     T.w = saved_w;

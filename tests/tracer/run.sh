@@ -127,16 +127,20 @@ for k in enter leave send recv coll_begin coll_end other metric fn_enter fn_leav
 done
 # the range of O: [overhead_low] <= [overhead] <= [overhead_high] per kind,
 # the extra cost in each (it does not overlap or miss the cache)
-awk '/^\[/ { sec = $0 } $2 == "=" && sec ~ /^\[overhead/ { v[sec, $1] = $3; k[$1] = 1 }
+awk '/^\[/ { sec = $0 } $2 == "=" && sec ~ /^\[overhead(_low|_high)?\]$/ { v[sec, $1] = $3; k[$1] = 1 }
      END { for (x in k) { lo = v["[overhead_low]", x]; o = v["[overhead]", x]; hi = v["[overhead_high]", x]
                           if (lo == "" || hi == "" || !(200000 <= lo + 0 && lo + 0 <= o + 0 && o + 0 <= hi + 0)) {
                               print x ": " lo " " o " " hi; bad = 1 } }
            exit bad }' "$T/xcal.txt" || fail "calibration: range of O"
+# what the run's spins took beyond the calibrated one, per location: both
+# ranks, at least 0 and well under the 200 us asked
+awk '/^\[/ { sec = $0 } sec == "[overhead_by_location]" && $2 == "=" { n++; if (!($3 >= 0 && $3 < 10000)) bad = 1 }
+     END { exit bad || n != 2 }' "$T/xcal.txt" || fail "calibration: [overhead_by_location]"
 $UNPERTURB compensate "$T/xcal" -o "$T/xcal-lo" --mode lower > "$T/xcal-lo.txt"
 grep -q 'the high end of the calibrated range of O' "$T/xcal-lo.txt" || fail "compensate --mode lower: not the high O"
 took=$(sed -n 's/^; calibration took \([0-9.]*\) ms.*/\1/p' "$T/xcal.txt")
 awk -v t="$took" 'BEGIN { exit !(t > 0 && t < 1500) }' || fail "calibration with --extra-ns took $took ms"
-ok "calibration: all ten kinds and their range stored; --extra-ns 200000 added to each, in $took ms"
+ok "calibration: all ten kinds, their range and the run's spins per location stored; --extra-ns 200000 added to each, in $took ms"
 
 # ---- a run that dies ----
 # MPI_Abort on rank 1 after 300 ring steps: every record before it is kept
