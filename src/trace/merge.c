@@ -25,6 +25,7 @@
 #include <otf2/otf2.h>
 
 #include "unperturb/merge.h"
+#include "unperturb/model.h" /* UP_LOC_OVH_MAX */
 
 typedef struct { uint32_t local, global; } idpair;
 
@@ -373,7 +374,7 @@ static char *with_spins(const merger *m, char *calib)
     bool any = false;
     for (r = 0; r < m->nranks; r++)
         any |= m->R[r].has_spin;
-    if (!any)
+    if (!any || m->nranks > UP_LOC_OVH_MAX) /* more than compensate reads: left out */
         return calib;
     if (!(out = realloc(calib, cap))) {
         free(calib);
