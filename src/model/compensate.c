@@ -38,9 +38,9 @@ typedef struct cloc {
     unsigned depth;      /* open overhead regions (BUFFER FLUSH, ...) */
     uint64_t cum;        /* overhead of all records so far (upper mode only) */
     uint64_t removed;    /* time actually removed */
-    uint64_t extra_o;    /* added to every record's O here ([overhead_by_location]) */
     hist_ent h[HIST];
     unsigned hpos;       /* next slot; unused slots have t_m = 0, cum_before = 0 */
+    uint64_t extra_o;    /* added to every record's O here ([overhead_by_location]) */
 } cloc;
 
 struct up_comp {
@@ -73,10 +73,18 @@ static uint64_t min2(uint64_t a, uint64_t b) { return a < b ? a : b; }
  * location's records cost beyond it ([overhead_by_location]); a BufferFlush
  * costs its whole duration instead (the flush record's own writing is part
  * of that duration). */
-UP_HOT_INLINE uint64_t c_record_ovh(void *mp, uint32_t loc, const up_event *ev)
+UP_HOT_INLINE uint64_t loc_ovh(const up_comp *M, const cloc *c, const up_event *ev)
+{
+    uint64_t o = up_ovh_of(&M->ovh, ev);
+    if (__builtin_expect(c->extra_o != 0, 0) && ev->kind != UP_EV_BufferFlush)
+        o += c->extra_o; /* only traces of --extra-ns */
+    return o;
+}
+
+static uint64_t c_record_ovh(void *mp, uint32_t loc, const up_event *ev)
 {
     const up_comp *M = mp;
-    return up_ovh_of(&M->ovh, ev) + (ev->kind != UP_EV_BufferFlush ? M->L[loc].extra_o : 0);
+    return loc_ovh(M, &M->L[loc], ev);
 }
 
 /* Overhead of the location's records that lies in [t0, now): the
@@ -107,7 +115,7 @@ static uint64_t ovh_since(const cloc *c, uint64_t t0)
  * next gap, overhead regions open and close, flushes shrink to nothing. */
 UP_HOT_INLINE void account(up_comp *M, cloc *c, up_event *ev)
 {
-    uint64_t o = c_record_ovh(M, (uint32_t)(c - M->L), ev);
+    uint64_t o = loc_ovh(M, c, ev);
     { /* the receiver-side sums of (m.1) and eq. (10) look back (ovh_since) */
         c->h[c->hpos].t_m = ev->time;
         c->h[c->hpos].cum_before = c->cum;
