@@ -75,10 +75,7 @@ static uint64_t min2(uint64_t a, uint64_t b) { return a < b ? a : b; }
  * of that duration). */
 UP_HOT_INLINE uint64_t loc_ovh(const up_comp *M, const cloc *c, const up_event *ev)
 {
-    uint64_t o = up_ovh_of(&M->ovh, ev);
-    if (__builtin_expect(c->extra_o != 0, 0) && ev->kind != UP_EV_BufferFlush)
-        o += c->extra_o; /* only traces of --extra-ns */
-    return o;
+    return up_ovh_of(&M->ovh, ev) + (ev->kind != UP_EV_BufferFlush ? c->extra_o : 0);
 }
 
 static uint64_t c_record_ovh(void *mp, uint32_t loc, const up_event *ev)
