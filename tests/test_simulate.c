@@ -179,6 +179,62 @@ TEST(sim_cpu_ratio_halves_compute)
     tr_free(&o);
 }
 
+/* The tracer's overhead from a calibration file: O = 10 for every kind,
+ * 5 ns more on location 1 ([overhead_by_location]); compute = wall gap - O.
+ *   rank 0: Enter(main) 0, Enter(work) 100 - 10 = 90, Leave(work)
+ *           90 + 1000 - 10 = 1080, Leave(main) 1080 + 100 - 10 = 1170
+ *   rank 1 (O = 15): 0, 85, 85 + 2000 - 15 = 2070, 2070 + 100 - 15 = 2155 */
+TEST(sim_overhead_by_location)
+{
+    const char *dir = t_dir("sim_byloc");
+    char calib[4096], out[4096];
+    tg *g = tg_open(dir, 2, NS, 0);
+    up_err err = {0};
+    up_sim_run_opts opts;
+    up_sim_summary s;
+    up_machine m = hand_machine();
+    tr_trace o;
+    FILE *f;
+    unsigned r;
+    for (r = 0; r < 2; r++) {
+        tg_enter(g, r, 0, TG_MAIN);
+        tg_enter(g, r, 100, TG_WORK);
+        tg_leave(g, r, 1100 + 1000 * r, TG_WORK);
+        tg_leave(g, r, 1200 + 1000 * r, TG_MAIN);
+    }
+    CHECK(tg_close(g) == 0);
+    snprintf(calib, sizeof calib, "%s/calib.ini", dir);
+    CHECK((f = fopen(calib, "w")) != NULL);
+    if (!f)
+        return;
+    fputs("[overhead]\nall = 10\n[overhead_by_location]\n1 = 5\n", f);
+    fclose(f);
+    memset(&opts, 0, sizeof opts);
+    opts.input = dir;
+    opts.machine = &m;
+    opts.calibration = calib;
+    snprintf(out, sizeof out, "%s/sim", dir);
+    opts.out_dir = out;
+    opts.force = true;
+    opts.quiet = true;
+    if (up_sim_run(&opts, &s, &err) != UP_OK) {
+        t_fail(__FILE__, __LINE__, "simulate: %s", err.msg);
+        return;
+    }
+    up_sim_summary_free(&s);
+    if (tr_load(out, &o) != 0) {
+        CHECK(!"cannot load the simulated trace");
+        return;
+    }
+    CHECK_EQ(EV(o, 0, 1), 90);
+    CHECK_EQ(EV(o, 0, 2), 1080);
+    CHECK_EQ(EV(o, 0, 3), 1170);
+    CHECK_EQ(EV(o, 1, 1), 85);
+    CHECK_EQ(EV(o, 1, 2), 2070);
+    CHECK_EQ(EV(o, 1, 3), 2155);
+    tr_free(&o);
+}
+
 /* One rank traced while sharing its core: 2000 ns of wall time between
  * MPI_Init and MPI_Finalize, of which the CPU-time metric says it ran 1000.
  *   Enter(main) 0, Metric 100 (v 0), Enter(MPI_Init) 100, Metric 200 (v 50),

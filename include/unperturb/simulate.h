@@ -20,7 +20,7 @@ typedef struct up_sim up_sim;
 
 /* A simulation model for the trace with definitions d.  `ovh` gives the
  * tracer's per-record overhead to remove from wall-time compute intervals
- * (only overhead_ns is used; may be NULL: none). */
+ * (overhead_ns and the per-location loc_ovh_*; may be NULL: none). */
 up_status up_sim_new(const up_machine *m, const up_comp_params *ovh, const up_defs *d,
                      up_sim **out, up_err *err);
 void up_sim_free(up_sim *s);

@@ -60,6 +60,7 @@ typedef struct sloc {
     uint64_t poll_carry;  /* polling: compute since the last poll, ticks */
     inmsg *in;            /* eager messages on their way here (policies) */
     size_t nin, incap;
+    uint64_t extra_o; /* added to every record's O here ([overhead_by_location]) */
 } sloc;
 
 /* one cached collective: members' exit times */
@@ -110,8 +111,8 @@ static uint64_t ticks(const up_sim *S, double ns)
 
 static uint64_t s_record_ovh(void *mp, uint32_t loc, const up_event *ev)
 {
-    (void)loc;
-    return up_ovh_of(&((const up_sim *)mp)->ovh, ev);
+    const up_sim *S = mp;
+    return up_ovh_of(&S->ovh, ev) + (ev->kind != UP_EV_BufferFlush ? S->L[loc].extra_o : 0);
 }
 
 /* Target time of a measured wall-time gap: less the previous record's
@@ -221,7 +222,7 @@ static bool is_cpu_metric(const up_sim *S, const up_event *ev)
 /* Bookkeeping after a record got its time. */
 static void account(up_sim *S, sloc *l, up_event *ev)
 {
-    uint64_t o = up_ovh_of(&S->ovh, ev);
+    uint64_t o = up_ovh_of(&S->ovh, ev) + (ev->kind != UP_EV_BufferFlush ? l->extra_o : 0);
     l->pend = o;
     l->seg_ovh += o;
     l->call_ovh += o;
@@ -596,8 +597,14 @@ up_status up_sim_new(const up_machine *m, const up_comp_params *ovh, const up_de
     S->d = d;
     S->n = d->nlocs;
     S->tpn = (double)d->resolution / 1e9;
-    if (ovh)
+    if (ovh) {
+        size_t j, k;
         up_ovh_table_init(&S->ovh, ovh, S->tpn);
+        for (j = 0; j < d->nlocs; j++) /* [overhead_by_location] */
+            for (k = 0; k < ovh->nloc_ovh; k++)
+                if (ovh->loc_ovh_id[k] == d->locs[j].id)
+                    S->L[j].extra_o = ticks(S, ovh->loc_ovh_ns[k]);
+    }
     S->o_s = ticks(S, m->send_overhead_ns);
     S->o_r = ticks(S, m->recv_overhead_ns);
     S->lat = ticks(S, m->latency_ns);
