@@ -43,8 +43,10 @@ static up_machine hand_machine(void)
     return m;
 }
 
-/* Simulates `dir` on *m into `dir`/sim and loads the result. */
-static int simulate(const char *dir, const up_machine *m, tr_trace *out, up_sim_summary *sum)
+/* Simulates `dir` on *m, with the overheads of the calibration file `calib`
+ * (NULL: the archive's), into `dir`/sim and loads the result. */
+static int simulate_calib(const char *dir, const up_machine *m, const char *calib, tr_trace *out,
+                          up_sim_summary *sum)
 {
     char o[4096];
     up_err err = {0};
@@ -54,6 +56,7 @@ static int simulate(const char *dir, const up_machine *m, tr_trace *out, up_sim_
     memset(&opts, 0, sizeof opts);
     opts.input = dir;
     opts.machine = m;
+    opts.calibration = calib;
     opts.out_dir = o;
     opts.force = true;
     opts.quiet = true;
@@ -70,6 +73,26 @@ static int simulate(const char *dir, const up_machine *m, tr_trace *out, up_sim_
         return -1;
     }
     return 0;
+}
+
+static int simulate(const char *dir, const up_machine *m, tr_trace *out, up_sim_summary *sum)
+{
+    return simulate_calib(dir, m, NULL, out, sum);
+}
+
+/* Two ranks, no MPI: Enter(main) 0, Enter(work) 100, Leave(work) 1100 (rank
+ * 1: 2100), Leave(main) 1200 (2200). */
+static void write_two_workers(const char *dir)
+{
+    tg *g = tg_open(dir, 2, NS, 0);
+    unsigned r;
+    for (r = 0; r < 2; r++) {
+        tg_enter(g, r, 0, TG_MAIN);
+        tg_enter(g, r, 100, TG_WORK);
+        tg_leave(g, r, 1100 + 1000 * r, TG_WORK);
+        tg_leave(g, r, 1200 + 1000 * r, TG_MAIN);
+    }
+    CHECK(tg_close(g) == 0);
 }
 
 #define EV(tr, rank, k) t_ev(&(tr), (uint64_t)(rank), (k))
@@ -157,17 +180,9 @@ TEST(sim_rendezvous)
 TEST(sim_cpu_ratio_halves_compute)
 {
     const char *dir = t_dir("sim_ratio");
-    tg *g = tg_open(dir, 2, NS, 0);
     up_machine m = hand_machine();
     tr_trace o;
-    unsigned r;
-    for (r = 0; r < 2; r++) {
-        tg_enter(g, r, 0, TG_MAIN);
-        tg_enter(g, r, 100, TG_WORK);
-        tg_leave(g, r, 1100 + 1000 * r, TG_WORK);
-        tg_leave(g, r, 1200 + 1000 * r, TG_MAIN);
-    }
-    CHECK(tg_close(g) == 0);
+    write_two_workers(dir);
     m.cpu_ratio = 2;
     if (simulate(dir, &m, &o, NULL) != 0)
         return;
@@ -187,45 +202,19 @@ TEST(sim_cpu_ratio_halves_compute)
 TEST(sim_overhead_by_location)
 {
     const char *dir = t_dir("sim_byloc");
-    char calib[4096], out[4096];
-    tg *g = tg_open(dir, 2, NS, 0);
-    up_err err = {0};
-    up_sim_run_opts opts;
-    up_sim_summary s;
+    char calib[4096];
     up_machine m = hand_machine();
     tr_trace o;
     FILE *f;
-    unsigned r;
-    for (r = 0; r < 2; r++) {
-        tg_enter(g, r, 0, TG_MAIN);
-        tg_enter(g, r, 100, TG_WORK);
-        tg_leave(g, r, 1100 + 1000 * r, TG_WORK);
-        tg_leave(g, r, 1200 + 1000 * r, TG_MAIN);
-    }
-    CHECK(tg_close(g) == 0);
+    write_two_workers(dir);
     snprintf(calib, sizeof calib, "%s/calib.ini", dir);
     CHECK((f = fopen(calib, "w")) != NULL);
     if (!f)
         return;
     fputs("[overhead]\nall = 10\n[overhead_by_location]\n1 = 5\n", f);
     fclose(f);
-    memset(&opts, 0, sizeof opts);
-    opts.input = dir;
-    opts.machine = &m;
-    opts.calibration = calib;
-    snprintf(out, sizeof out, "%s/sim", dir);
-    opts.out_dir = out;
-    opts.force = true;
-    opts.quiet = true;
-    if (up_sim_run(&opts, &s, &err) != UP_OK) {
-        t_fail(__FILE__, __LINE__, "simulate: %s", err.msg);
+    if (simulate_calib(dir, &m, calib, &o, NULL) != 0)
         return;
-    }
-    up_sim_summary_free(&s);
-    if (tr_load(out, &o) != 0) {
-        CHECK(!"cannot load the simulated trace");
-        return;
-    }
     CHECK_EQ(EV(o, 0, 1), 90);
     CHECK_EQ(EV(o, 0, 2), 1080);
     CHECK_EQ(EV(o, 0, 3), 1170);
