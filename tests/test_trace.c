@@ -177,3 +177,74 @@ TEST(bad_inputs_give_clear_errors)
     CHECK_EQ(up_trace_open(path, &t, &err), UP_EFORMAT);
     CHECK(strstr(err.msg, "without traces.otf2") != NULL);
 }
+
+/* The replay's fast path for Enter and Leave (up_model_ops.region) times
+ * every record exactly as the general path (ops.local on a decoded record):
+ * each real trace, each mode, with a different O per record kind and a
+ * location-specific excess, compensated both ways. */
+TEST(real_traces_fast_path_times_as_the_general_one)
+{
+    unsigned i, m, k;
+    up_mode modes[] = {UP_MODE_LOWER, UP_MODE_UPPER, UP_MODE_NETWORK};
+    up_model_ops general = *up_comp_ops();
+    general.region = NULL;
+    CHECK(up_comp_ops()->region != NULL);
+    for (i = 0; i < sizeof real / sizeof real[0]; i++)
+        for (m = 0; m < 3; m++) {
+            char in[4096], out[2][4096], tag[300];
+            up_comp_params p = t_params(0, modes[m], UP_COLLECTIVE_INDIVIDUAL);
+            up_replay_result res[2];
+            uint64_t *removed[2] = {NULL, NULL};
+            tr_trace a, b;
+            size_t l, e;
+            int w;
+            for (k = 0; k < UP_RK_COUNT; k++)
+                p.overhead_ns[k] = 100 + 37 * k;
+            p.latency_ns = 1500;
+            data_path(in, sizeof in, real[i]);
+            if (tr_load(in, &a)) {
+                t_fail(__FILE__, __LINE__, "%s: cannot read", real[i]);
+                continue;
+            }
+            p.nloc_ovh = 1;
+            p.loc_ovh_id[0] = a.locs[0].id;
+            p.loc_ovh_ns[0] = 55;
+            tr_free(&a);
+            for (w = 0; w < 2; w++) {
+                snprintf(tag, sizeof tag, "%s-fast%u-%d", real[i], m, w);
+                snprintf(out[w], sizeof out[w], "%s", t_dir(tag));
+                if (t_compensate_ops(in, out[w], &p, w ? &general : up_comp_ops(), &res[w],
+                                     &removed[w]) != UP_OK)
+                    t_fail(__FILE__, __LINE__, "%s: compensation failed", tag);
+            }
+            if (!removed[0] || !removed[1] || tr_load(out[0], &a)) {
+                free(removed[0]), free(removed[1]);
+                continue;
+            }
+            if (tr_load(out[1], &b)) {
+                tr_free(&a);
+                free(removed[0]), free(removed[1]);
+                continue;
+            }
+            CHECK_EQ(a.nlocs, b.nlocs);
+            for (l = 0; l < a.nlocs && l < b.nlocs; l++) {
+                CHECK_EQ(a.locs[l].n, b.locs[l].n);
+                CHECK_EQ(removed[0][l], removed[1][l]);
+                for (e = 0; e < a.locs[l].n && e < b.locs[l].n; e++)
+                    if (a.locs[l].ev[e].t != b.locs[l].ev[e].t) {
+                        t_fail(__FILE__, __LINE__, "%s mode %u location %llu record %zu: %llu fast, %llu general",
+                               real[i], m, (unsigned long long)a.locs[l].id, e,
+                               (unsigned long long)a.locs[l].ev[e].t, (unsigned long long)b.locs[l].ev[e].t);
+                        break;
+                    }
+            }
+            CHECK_EQ(res[0].end_a, res[1].end_a);
+            for (k = 0; k < UP_REPAIR_COUNT; k++)
+                CHECK_EQ(res[0].repairs[k], res[1].repairs[k]);
+            tr_free(&a);
+            tr_free(&b);
+            free(removed[0]), free(removed[1]);
+            up_replay_result_free(&res[0]);
+            up_replay_result_free(&res[1]);
+        }
+}

@@ -11,6 +11,12 @@
 up_status t_compensate(const char *in, const char *out, const up_comp_params *p,
                        up_replay_result *res, uint64_t **removed)
 {
+    return t_compensate_ops(in, out, p, up_comp_ops(), res, removed);
+}
+
+up_status t_compensate_ops(const char *in, const char *out, const up_comp_params *p,
+                           const up_model_ops *ops, up_replay_result *res, uint64_t **removed)
+{
     up_err err = {0};
     up_trace *t = NULL;
     up_writer *w = NULL;
@@ -27,7 +33,7 @@ up_status t_compensate(const char *in, const char *out, const up_comp_params *p,
         goto out;
     if ((st = up_comp_new(p, up_trace_defs(t), &m, &err)) != UP_OK)
         goto out;
-    if ((st = up_replay_run(t, w, up_comp_ops(), m, res, &err)) != UP_OK)
+    if ((st = up_replay_run(t, w, ops, m, res, &err)) != UP_OK)
         goto out;
     st = up_writer_close(w, t, res->t_min_a, res->t_max_a, "unperturb test", NULL, NULL, &err);
     w = NULL;

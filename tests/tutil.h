@@ -13,6 +13,9 @@
  * overhead removed per location (ticks).  Returns the status. */
 up_status t_compensate(const char *in, const char *out, const up_comp_params *p,
                        up_replay_result *res, uint64_t **removed);
+/* The same with the replay ops `ops` (a variant of up_comp_ops()). */
+up_status t_compensate_ops(const char *in, const char *out, const up_comp_params *p,
+                           const up_model_ops *ops, up_replay_result *res, uint64_t **removed);
 
 /* Parameters with every per-record overhead = o_ns, the given mode and
  * collective model, no copy time, no network. */

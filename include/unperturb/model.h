@@ -120,13 +120,20 @@ typedef struct up_ovh_table {
 /* From the ns of p->overhead_ns, rounded to ticks. */
 void up_ovh_table_init(up_ovh_table *t, const up_comp_params *p, double ticks_per_ns);
 
+/* O of a record of `kind` other than a BufferFlush; rflags: UP_REGION_* of
+ * an Enter/Leave's region. */
+static inline uint64_t up_ovh_of_region(const up_ovh_table *t, unsigned kind, unsigned rflags)
+{
+    if ((kind == UP_EV_Enter || kind == UP_EV_Leave) && (rflags & UP_REGION_USER))
+        return t->fn[kind == UP_EV_Leave];
+    return t->kind[kind];
+}
+
 static inline uint64_t up_ovh_of(const up_ovh_table *t, const up_event *ev)
 {
     if (ev->kind == UP_EV_BufferFlush)
         return ev->u.BufferFlush.stopTime > ev->time ? ev->u.BufferFlush.stopTime - ev->time : 0;
-    if ((ev->kind == UP_EV_Enter || ev->kind == UP_EV_Leave) && (ev->rflags & UP_REGION_USER))
-        return t->fn[ev->kind == UP_EV_Leave];
-    return t->kind[ev->kind];
+    return up_ovh_of_region(t, ev->kind, ev->rflags);
 }
 
 typedef struct up_comp up_comp;

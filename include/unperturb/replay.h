@@ -185,6 +185,11 @@ typedef struct up_model_ops {
     /* every collective's end waits for all its members (a model whose
      * algorithms need every member's entry, e.g. a binomial broadcast) */
     bool coll_wait_all;
+    /* optional, for speed: an Enter or Leave (kind UP_EV_*) at measured time
+     * t_m in a region with flags rflags (UP_REGION_*), timed exactly as
+     * local() would time it; returns the approximated time */
+    uint64_t (*region)(void *m, uint32_t loc, const up_loc_state *ls, unsigned kind,
+                       uint64_t t_m, unsigned rflags);
 } up_model_ops;
 
 /* ---- results ---------------------------------------------------------------- */

@@ -249,7 +249,13 @@ uint64_t up_trace_unknown_records(const up_trace *t);
  * error context says why).  Reads at most `max` records; *done = records
  * processed by fn.  `out` must only receive records in time order. */
 typedef int (*up_direct_fn)(void *ctx, uint32_t loc, up_event *ev);
-up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn, void *ctx,
+/* The faster form for Enter and Leave, the bulk of most traces (NULL: fn
+ * takes them too): gets the record's fields (kind UP_EV_Enter or
+ * UP_EV_Leave), returns 1 with *t_out set, or 0 to hand the record to fn. */
+typedef int (*up_direct_region_fn)(void *ctx, uint32_t loc, unsigned kind, uint64_t t,
+                                   OTF2_RegionRef region, uint64_t *t_out);
+up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn,
+                           up_direct_region_fn fn_region, void *ctx,
                            OTF2_EvtWriter *out, size_t *done, up_err *err);
 /* Records buffered (decoded but not popped); true once the location's last
  * record has been read. */

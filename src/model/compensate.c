@@ -108,46 +108,59 @@ static uint64_t ovh_since(const cloc *c, uint64_t t0)
     return c->cum - found;
 }
 
-/* Bookkeeping after a record got its time: its overhead is pending for the
- * next gap, overhead regions open and close, flushes shrink to nothing. */
+/* Bookkeeping after a record at measured time t_m got its time, with
+ * overhead o: the receiver-side sums of (m.1) and eq. (10) look back
+ * (ovh_since). */
+UP_HOT_INLINE void remember(cloc *c, uint64_t t_m, uint64_t o)
+{
+    c->h[c->hpos].t_m = t_m;
+    c->h[c->hpos].cum_before = c->cum;
+    c->hpos = (c->hpos + 1) & (HIST - 1);
+    c->cum += o;
+}
+
+/* ... and for a record other than a BufferFlush: its overhead is pending
+ * for the next gap, overhead regions open and close. */
+UP_HOT_INLINE void account_rec(cloc *c, unsigned kind, unsigned rflags, uint64_t t_m, uint64_t o)
+{
+    remember(c, t_m, o);
+    c->pend = o;
+    if (kind == UP_EV_Enter && (rflags & UP_REGION_OVERHEAD))
+        c->depth++;
+    else if (kind == UP_EV_Leave && c->depth && (rflags & UP_REGION_OVERHEAD))
+        c->depth--;
+}
+
+/* ... for any record; a flush shrinks to nothing. */
 UP_HOT_INLINE void account(up_comp *M, cloc *c, up_event *ev)
 {
     uint64_t o = loc_ovh(M, c, ev);
-    { /* the receiver-side sums of (m.1) and eq. (10) look back (ovh_since) */
-        c->h[c->hpos].t_m = ev->time;
-        c->h[c->hpos].cum_before = c->cum;
-        c->hpos = (c->hpos + 1) & (HIST - 1);
-        c->cum += o;
-    }
     if (ev->kind == UP_EV_BufferFlush) {
+        remember(c, ev->time, o);
         c->fl_s = ev->time; /* measured, not calibrated: removed where it lies */
         c->fl_e = ev->time + o;
         c->pend = 0;
         ev->u.BufferFlush.stopTime = ev->t_out; /* its duration is removed */
         return;
     }
-    c->pend = o;
-    if (ev->kind == UP_EV_Enter && (ev->rflags & UP_REGION_OVERHEAD))
-        c->depth++;
-    else if (ev->kind == UP_EV_Leave && c->depth && (ev->rflags & UP_REGION_OVERHEAD))
-        c->depth--;
+    account_rec(c, ev->kind, ev->rflags, ev->time, o);
 }
 
 /* Eq. (1): event_a^i = event_a^{i-1} + (event_m^i - event_m^{i-1}) - O,
  * with O the overhead of record i-1 (or the whole gap inside an overhead
  * region).  A location's first record keeps its measured time. */
-UP_HOT_INLINE uint64_t local_time(up_comp *M, cloc *c, const up_loc_state *ls, const up_event *ev)
+UP_HOT_INLINE uint64_t local_time(up_comp *M, cloc *c, const up_loc_state *ls, uint64_t t_m)
 {
     uint64_t gap, rem;
     if (!ls->started)
-        return ev->time;
-    gap = sub0(ev->time, ls->prev_m);
+        return t_m;
+    gap = sub0(t_m, ls->prev_m);
     if (c->depth) {
         rem = gap;
         c->cum += gap; /* time inside an overhead region is overhead too */
     } else {
         /* the previous record's O, and the part of a flush in this gap */
-        uint64_t lo = max2(c->fl_s, ls->prev_m), hi = min2(c->fl_e, ev->time);
+        uint64_t lo = max2(c->fl_s, ls->prev_m), hi = min2(c->fl_e, t_m);
         uint64_t fl = hi > lo ? hi - lo : 0;
         rem = fl + c->pend;
         if (rem > gap) { /* the calibrated O did not fit: a model limit */
@@ -163,8 +176,19 @@ static void c_local(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev
 {
     up_comp *M = mp;
     cloc *c = &M->L[loc];
-    ev->t_out = local_time(M, c, ls, ev);
+    ev->t_out = local_time(M, c, ls, ev->time);
     account(M, c, ev);
+}
+
+/* c_local of an Enter or Leave, from its fields (the engine's fast path) */
+static uint64_t c_region(void *mp, uint32_t loc, const up_loc_state *ls, unsigned kind,
+                         uint64_t t_m, unsigned rflags)
+{
+    up_comp *M = mp;
+    cloc *c = &M->L[loc];
+    uint64_t t_a = local_time(M, c, ls, t_m);
+    account_rec(c, kind, rflags, t_m, up_ovh_of_region(&M->ovh, kind, rflags) + c->extra_o);
+    return t_a;
 }
 
 static void c_send(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev, up_msg *msg)
@@ -292,7 +316,7 @@ static uint64_t after_dep(up_comp *M, cloc *c, const up_loc_state *ls, const up_
 {
     uint64_t d;
     if (!waited)
-        return max2(local_time(M, c, ls, ev), dep_a);
+        return max2(local_time(M, c, ls, ev->time), dep_a);
     d = sub0(ev->time, dep_m + ovh_dep);
     if (M->p.mode != UP_MODE_UPPER)
         d = sub0(d, ovh_since(c, dep_m));
@@ -343,7 +367,7 @@ static uint64_t coll_by_deps(up_comp *M, cloc *c, const up_loc_state *ls, const 
         k_a = max2(k_a, m->begin_a);
     }
     if (!j) /* depends on nobody: a local record */
-        return local_time(M, c, ls, ev);
+        return local_time(M, c, ls, ev->time);
     if (self->end_m < j->begin_m && ls->enter_m <= j->begin_m)
         M->repairs[UP_REPAIR_collective_clock]++;
     /* (m.1) when it was waiting in its call already, else (m.2) */
@@ -472,7 +496,7 @@ static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
         consume_pending(c, ls, ev);
         t = max2(ls->prev_a, s->post_a + wait);
     } else {
-        t = max2(local_time(M, c, ls, ev), s->post_a);
+        t = max2(local_time(M, c, ls, ev->time), s->post_a);
     }
     if (s->bytes) { /* a message (RMA sync points have none) */
         uint64_t tmin = 2 * ns_ticks(M, up_copy_ns(&M->p, s->bytes)) +
@@ -503,7 +527,7 @@ void up_comp_set_progress(up_comp *c, up_progress_fn fn, void *ctx)
 
 static const up_model_ops comp_ops = {
     "compensate", c_record_ovh, c_local, c_send, c_recv, c_coll_end, c_repairs,
-    c_eager_limit, c_sync_end, c_max_shift, c_wildcard, c_progress, false,
+    c_eager_limit, c_sync_end, c_max_shift, c_wildcard, c_progress, false, c_region,
 };
 
 const up_model_ops *up_comp_ops(void) { return &comp_ops; }

@@ -1530,50 +1530,60 @@ static int do_join(engine *E, uint32_t li, up_event *ev)
  * marks and statistics, update the location state, write the record
  * (attributes from `al` on the direct path, from the record otherwise). */
 
-UP_HOT_INLINE int finish_record(engine *E, uint32_t li, up_event *ev, bool direct)
+/* What every record's end updates on its location: the repairs of a time
+ * going back, the Enter (enter.recv) and Leave (exit.send) the models use,
+ * the analysis window, the previous times.  Returns the output time. */
+UP_HOT_INLINE uint64_t finish_times(engine *E, rloc *L, unsigned kind, uint64_t t_m, uint64_t t_a,
+                                    unsigned rflags, OTF2_RegionRef region)
 {
-    rloc *L = &E->L[li];
     /* prev_m = prev_a = 0 before the first record: neither test fires */
-    if (ev->time < L->ls.prev_m)
+    if (t_m < L->ls.prev_m)
         E->repairs[UP_REPAIR_decreasing_time]++;
-    if (ev->t_out < L->ls.prev_a) { /* a model may not go back */
-        if (L->ls.prev_a - ev->t_out > E->max_shift)
-            E->max_shift = L->ls.prev_a - ev->t_out;
-        ev->t_out = L->ls.prev_a;
+    if (t_a < L->ls.prev_a) { /* a model may not go back */
+        if (L->ls.prev_a - t_a > E->max_shift)
+            E->max_shift = L->ls.prev_a - t_a;
+        t_a = L->ls.prev_a;
         E->repairs[UP_REPAIR_output_clamped]++;
     }
-    if (ev->kind == UP_EV_Enter) {
-        L->ls.enter_m = ev->time;
-        L->ls.enter_a = ev->t_out;
-        L->enter_rflags = ev->rflags;
-        L->enter_region = ev->u.Enter.region;
-        if ((ev->rflags & UP_REGION_MPI_FINALIZE) && !L->has_fin) {
+    if (kind == UP_EV_Enter) {
+        L->ls.enter_m = t_m;
+        L->ls.enter_a = t_a;
+        L->enter_rflags = (uint8_t)rflags;
+        L->enter_region = region;
+        if ((rflags & UP_REGION_MPI_FINALIZE) && !L->has_fin) {
             L->has_fin = true;
-            L->fin_m = ev->time;
-            L->fin_a = ev->t_out;
+            L->fin_m = t_m;
+            L->fin_a = t_a;
         }
-    } else if (ev->kind == UP_EV_Leave) {
+    } else if (kind == UP_EV_Leave) {
         while (L->npend) /* exit.send_m of the sends in the call this Leave ends */
-            L->pend[--L->npend]->exit_m = ev->time, L->pend[L->npend]->exit_known = true;
-        if (ev->rflags & UP_REGION_MPI_INIT) {
+            L->pend[--L->npend]->exit_m = t_m, L->pend[L->npend]->exit_known = true;
+        if (rflags & UP_REGION_MPI_INIT) {
             L->has_init = true;
-            L->init_m = ev->time;
-            L->init_a = ev->t_out;
+            L->init_m = t_m;
+            L->init_a = t_a;
         }
     }
     if (!L->ls.started) {
         /* before the first Enter, enter.recv is the first record */
-        L->first_m = L->ls.enter_m = ev->time;
-        L->first_a = L->ls.enter_a = ev->t_out;
+        L->first_m = L->ls.enter_m = t_m;
+        L->first_a = L->ls.enter_a = t_a;
         L->ls.started = true;
     }
     /* (the stream counts the records; the output is monotonic per location,
      * so the first and the last written time give its range) */
-    if (ev->time > L->ls.prev_m)
-        L->ls.prev_m = ev->time;
-    L->ls.prev_a = ev->t_out;
+    if (t_m > L->ls.prev_m)
+        L->ls.prev_m = t_m;
+    L->ls.prev_a = t_a;
     if (E->ops->progress && (++E->done & 0xFFFF) == 0)
         E->ops->progress(E->model, E->done);
+    return t_a;
+}
+
+UP_HOT_INLINE int finish_record(engine *E, uint32_t li, up_event *ev, bool direct)
+{
+    OTF2_RegionRef region = ev->kind == UP_EV_Enter ? ev->u.Enter.region : 0;
+    ev->t_out = finish_times(E, &E->L[li], ev->kind, ev->time, ev->t_out, ev->rflags, region);
     /* on the direct path the stream's callback writes the record itself */
     if (E->out && !direct && up_writer_event(E->out, li, ev, E->err) != UP_OK)
         return STEP_ERROR;
@@ -2016,6 +2026,22 @@ static int direct_record(void *ctx, uint32_t li, up_event *ev)
     return finish_record(E, li, ev, true) == STEP_OK ? 1 : -1;
 }
 
+/* The direct path of an Enter or Leave (up_direct_region_fn), through the
+ * model's region op: the same as direct_record, without a decoded record. */
+static int direct_region(void *ctx, uint32_t li, unsigned kind, uint64_t t_m,
+                         OTF2_RegionRef region, uint64_t *t_out)
+{
+    engine *E = ctx;
+    rloc *L = &E->L[li];
+    unsigned rflags;
+    if (region >= E->d->nregion_ids || (L->nsync && kind == UP_EV_Leave))
+        return 0; /* direct_record: a sparse region id, or a synchronous send's end */
+    rflags = E->d->region_flags[region];
+    *t_out = finish_times(E, L, kind, t_m, E->ops->region(E->model, li, &L->ls, kind, t_m, rflags),
+                          rflags, region);
+    return 1;
+}
+
 /* ---- the loop ---------------------------------------------------------------- */
 
 /* Every unfinished location waits: release the one whose waiting record has
@@ -2081,7 +2107,8 @@ static int run(engine *E)
             int r;
             if (!up_stream_buffered(L->s) && !up_stream_at_end(L->s)) {
                 size_t done = 0;
-                if (up_stream_direct(L->s, SLICE_MIN, direct_record, E,
+                if (up_stream_direct(L->s, SLICE_MIN, direct_record,
+                                     E->ops->region ? direct_region : NULL, E,
                                      E->out ? up_writer_otf2(E->out, li) : NULL, &done,
                                      E->err) != UP_OK)
                     return -1;

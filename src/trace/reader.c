@@ -190,7 +190,8 @@ uint64_t up_stream_records(const up_stream *s) { return s->popped; }
 size_t up_stream_buffered(const up_stream *s) { return s->count; }
 bool up_stream_at_end(const up_stream *s) { return s->eof && !s->count; }
 
-up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn, void *ctx,
+up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn,
+                           up_direct_region_fn fn_region, void *ctx,
                            OTF2_EvtWriter *out, size_t *done, up_err *err)
 {
     uint64_t got = 0;
@@ -201,6 +202,7 @@ up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn, void *ctx,
     if (ring_reserve(s, err) != UP_OK) /* room for a declined record */
         return err ? err->status : UP_ENOMEM;
     s->direct = fn;
+    s->direct_region = fn_region;
     s->direct_ctx = ctx;
     s->direct_out = out;
     s->direct_done = s->popped; /* records before this call */
@@ -208,6 +210,7 @@ up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn, void *ctx,
     otf2_msg[0] = 0;
     rc = OTF2_EvtReader_ReadEvents(s->rd, max, &got);
     s->direct = NULL;
+    s->direct_region = NULL;
     *done = (size_t)(s->popped - s->direct_done);
     if (s->direct_failed) { /* fn reported the error in the caller's context */
         s->stop = false;

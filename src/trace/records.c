@@ -105,11 +105,39 @@ const char *up_ev_kind_name(unsigned kind)
 UP_OTF2_EVENTS(X)
 #undef X
 
+/* Enter and Leave on the direct path go to the stream's direct_region
+ * function first, which needs no decoded record; what it hands back takes
+ * the general way of store_Enter/store_Leave. */
+#define REGION_X(K)                                                            \
+    static OTF2_CallbackCode region_##K(OTF2_LocationRef loc, OTF2_TimeStamp t, \
+                                        uint64_t pos, void *ud,                \
+                                        OTF2_AttributeList *al, OTF2_RegionRef region) \
+    {                                                                          \
+        up_stream *s = ud;                                                     \
+        uint64_t out;                                                          \
+        if (s->direct_region && !s->count &&                                   \
+            s->direct_region(s->direct_ctx, s->loc, UP_EV_##K, t, region, &out)) { \
+            s->popped++;                                                       \
+            if (s->direct_out &&                                               \
+                OTF2_EvtWriter_##K(s->direct_out, al, out, region) != OTF2_SUCCESS) { \
+                s->write_failed = s->stop = true;                              \
+                return OTF2_CALLBACK_INTERRUPT;                                \
+            }                                                                  \
+            return OTF2_CALLBACK_SUCCESS;                                      \
+        }                                                                      \
+        return store_##K(loc, t, pos, ud, al, region);                         \
+    }
+REGION_X(Enter)
+REGION_X(Leave)
+#undef REGION_X
+
 void up_store_evt_callbacks_(OTF2_EvtReaderCallbacks *cb)
 {
 #define X(K) OTF2_EvtReaderCallbacks_Set##K##Callback(cb, store_##K);
     UP_OTF2_EVENTS(X)
 #undef X
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, region_Enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, region_Leave);
 }
 
 /* ---- write a stored record --------------------------------------------- */

@@ -16,6 +16,7 @@ struct up_stream {
     uint64_t popped;
     /* direct processing (up_stream_direct) */
     up_direct_fn direct;
+    up_direct_region_fn direct_region;
     void *direct_ctx;
     OTF2_EvtWriter *direct_out;
     uint64_t direct_done; /* popped when up_stream_direct began */
