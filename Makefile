@@ -36,7 +36,7 @@ LIB_SRC  := $(wildcard src/util/*.c src/trace/*.c src/replay/*.c src/model/*.c s
                       src/analysis/*.c)
 TOOL_SRC := $(wildcard tools/*.c)
 TEST_SRC := $(wildcard tests/*.c)
-BENCH_SRC := bench/gen.c bench/copy.c bench/measure.c
+BENCH_SRC := bench/gen.c bench/copy.c bench/measure.c bench/spin_after.c
 
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TOOL_OBJ     := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
@@ -184,7 +184,8 @@ uninstall:
 # ---- benchmark ---------------------------------------------------------------
 # bench/README.md: a synthetic trace of 5M and 20M events, plain OTF2 copy vs
 # `unperturb compensate`, events/s and peak RSS (not a test).
-BENCH_BIN := $(BUILD)/bin/up-bench-gen $(BUILD)/bin/up-bench-copy $(BUILD)/bin/up-bench-measure
+BENCH_BIN := $(BUILD)/bin/up-bench-gen $(BUILD)/bin/up-bench-copy $(BUILD)/bin/up-bench-measure \
+             $(BUILD)/bin/up-bench-spin-after
 
 $(BUILD)/bin/up-bench-gen: $(BUILD)/obj/bench/gen.o $(BUILD)/obj/tests/tracegen.o
 	@mkdir -p $(dir $@)
@@ -193,6 +194,9 @@ $(BUILD)/bin/up-bench-copy: $(BUILD)/obj/bench/copy.o $(BUILD)/lib/libunperturb.
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(DEP_LIBS)
 $(BUILD)/bin/up-bench-measure: $(BUILD)/obj/bench/measure.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^
+$(BUILD)/bin/up-bench-spin-after: $(BUILD)/obj/bench/spin_after.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^
 
