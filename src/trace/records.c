@@ -47,6 +47,18 @@ const char *up_ev_kind_name(unsigned kind)
 
 /* ---- store into a stream slot ------------------------------------------ */
 
+/* A record the direct path timed: it is done, and `rc` says how writing it
+ * went (OTF2_SUCCESS without an output). */
+static inline OTF2_CallbackCode direct_written(up_stream *s, OTF2_ErrorCode rc)
+{
+    s->popped++;
+    if (rc != OTF2_SUCCESS) {
+        s->write_failed = s->stop = true;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 #define X(K)                                                                  \
     static OTF2_CallbackCode store_##K(OTF2_LocationRef loc, OTF2_TimeStamp t, \
                                        uint64_t pos, void *ud,                \
@@ -72,18 +84,12 @@ const char *up_ev_kind_name(unsigned kind)
             }                                                                 \
             r = s->direct(s->direct_ctx, s->loc, &d);                         \
             if (r > 0) {                                                      \
-                s->popped++;                                                  \
-                if (s->direct_out) {                                          \
-                    const struct up_evf_##K *f = &d.u.K;                      \
-                    (void)f;                                                  \
-                    if (OTF2_EvtWriter_##K(s->direct_out, al, d.t_out         \
-                                           UP_EVF_##K(ARG_F, ARG_A)) !=       \
-                        OTF2_SUCCESS) {                                       \
-                        s->write_failed = s->stop = true;                     \
-                        return OTF2_CALLBACK_INTERRUPT;                       \
-                    }                                                         \
-                }                                                             \
-                return OTF2_CALLBACK_SUCCESS;                                 \
+                const struct up_evf_##K *f = &d.u.K;                          \
+                (void)f;                                                      \
+                return direct_written(s, s->direct_out                        \
+                                             ? OTF2_EvtWriter_##K(s->direct_out, al, d.t_out \
+                                                                  UP_EVF_##K(ARG_F, ARG_A)) \
+                                             : OTF2_SUCCESS);                 \
             }                                                                 \
             s->stop = true; /* declined (or failed): buffer it and stop */    \
             if (r < 0) {                                                      \
@@ -116,15 +122,10 @@ UP_OTF2_EVENTS(X)
         up_stream *s = ud;                                                     \
         uint64_t out;                                                          \
         if (s->direct_region && !s->count &&                                   \
-            s->direct_region(s->direct_ctx, s->loc, UP_EV_##K, t, region, &out)) { \
-            s->popped++;                                                       \
-            if (s->direct_out &&                                               \
-                OTF2_EvtWriter_##K(s->direct_out, al, out, region) != OTF2_SUCCESS) { \
-                s->write_failed = s->stop = true;                              \
-                return OTF2_CALLBACK_INTERRUPT;                                \
-            }                                                                  \
-            return OTF2_CALLBACK_SUCCESS;                                      \
-        }                                                                      \
+            s->direct_region(s->direct_ctx, s->loc, UP_EV_##K, t, region, &out)) \
+            return direct_written(s, s->direct_out                             \
+                                         ? OTF2_EvtWriter_##K(s->direct_out, al, out, region) \
+                                         : OTF2_SUCCESS);                      \
         return store_##K(loc, t, pos, ud, al, region);                         \
     }
 REGION_X(Enter)
