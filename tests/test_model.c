@@ -163,6 +163,75 @@ TEST(overhead_by_location_adds_to_every_record_there)
     up_replay_result_free(&res);
 }
 
+/* a <location>.stalls list: pairs of 64-bit words, start and length */
+static void write_stalls(const char *dir, unsigned loc, const uint64_t *v, size_t n)
+{
+    char path[4200];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/traces/%u.stalls", dir, loc);
+    CHECK((f = fopen(path, "wb")) != NULL);
+    if (f) {
+        CHECK(fwrite(v, sizeof *v, 2 * n, f) == 2 * n);
+        fclose(f);
+    }
+}
+
+TEST(stalls_are_removed_where_they_lie)
+{
+    /* The trace of eq_m1_a1_receiver_waits with O = 10 and a stall of each
+     * location's spins (tracer.md): on 0, [120, 140) in the spin of its
+     * MpiSend (110), on 1, [230, 260) after its Leave(Recv) (210).
+     * Sender: 0; Enter(Send) 90; MpiSend 90; Leave(Send) 90+40-10-20 = 100;
+     * Leave(main) 100+150-10 = 240.  The stall delayed the transfer: the
+     * message's path holds 10+20, so (m.1) Comm = 200-110-30 = 60.
+     * Receiver: 0; Enter(Recv) 40; MpiRecv 90+60 = 150; Leave(Recv) 150;
+     * Leave(main) 150+90-10-30 = 200.  The same in every mode: stalls are
+     * measured, not modelled. */
+    static const uint64_t s[] = {0, 90, 90, 100, 240}, r[] = {0, 40, 150, 150, 200};
+    static const uint64_t st0[] = {120, 20}, st1[] = {230, 30};
+    up_mode modes[] = {UP_MODE_LOWER, UP_MODE_UPPER, UP_MODE_NETWORK};
+    char in[2048];
+    unsigned i;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    write_m1a1(in, 0);
+    write_stalls(in, 0, st0, 1);
+    write_stalls(in, 1, st1, 1);
+    for (i = 0; i < 3; i++) {
+        up_comp_params p = t_params(10, modes[i], UP_COLLECTIVE_INDIVIDUAL);
+        up_replay_result res;
+        tr_trace out;
+        uint64_t *rem;
+        char tag[32];
+        snprintf(p.stalls_dir, sizeof p.stalls_dir, "%s/traces", in);
+        snprintf(tag, sizeof tag, "out%u", i);
+        if (comp_load(in, tag, &p, &res, &out, &rem) != 0) {
+            CHECK(!"compensation failed");
+            continue;
+        }
+        check_times(&out, 0, s, 5);
+        check_times(&out, 1, r, 5);
+        CHECK_EQ(rem[0], 60); /* 10 + 10 + 30 + 10 */
+        CHECK_EQ(rem[1], 70); /* 10 + 10 + 10 + 40 */
+        free(rem);
+        tr_free(&out);
+        up_replay_result_free(&res);
+    }
+    {
+        /* without the lists: eq_m1_a1_receiver_waits's times */
+        static const uint64_t s0[] = {0, 90, 90, 120, 260}, r0[] = {0, 40, 170, 170, 250};
+        up_comp_params p = t_params(10, UP_MODE_NETWORK, UP_COLLECTIVE_INDIVIDUAL);
+        up_replay_result res;
+        tr_trace out;
+        if (comp_load(in, "nolist", &p, &res, &out, NULL) == 0) {
+            check_times(&out, 0, s0, 5);
+            check_times(&out, 1, r0, 5);
+            tr_free(&out);
+            up_replay_result_free(&res);
+        } else
+            CHECK(!"compensation failed");
+    }
+}
+
 TEST(sparse_location_ids)
 {
     /* the same trace with 64-bit location ids far apart */

@@ -84,6 +84,11 @@ typedef struct up_comp_params {
     size_t nloc_ovh;
     uint64_t loc_ovh_id[UP_LOC_OVH_MAX];
     double loc_ovh_ns[UP_LOC_OVH_MAX];
+    /* the folder of the archive's event files, where the unperturb tracer
+     * leaves <location>.stalls: the intervals its --extra-ns spins were
+     * stalled past their deadline, removed where they lie (docs/tracer.md);
+     * empty: none */
+    char stalls_dir[4096];
 } up_comp_params;
 
 void up_comp_params_init(up_comp_params *p);
@@ -147,5 +152,8 @@ const up_model_ops *up_comp_ops(void);
 void up_comp_set_progress(up_comp *c, up_progress_fn fn, void *ctx);
 /* Overhead removed on location `loc`, ticks. */
 uint64_t up_comp_removed(const up_comp *c, size_t loc);
+/* Stalls of the tracer's spins found in <location>.stalls lists, and their
+ * time in ticks, removed so far (over all locations). */
+void up_comp_stalls(const up_comp *c, uint64_t *count, uint64_t *ticks);
 
 #endif /* UNPERTURB_MODEL_H */

@@ -18,6 +18,7 @@ typedef struct up_comp_report {
     const up_defs *defs;
     const up_replay_result *res;
     const uint64_t *removed;        /* overhead removed per location, ticks */
+    uint64_t nstalls, stall_ticks;  /* stalls of the tracer's spins removed (up_comp_stalls) */
 } up_comp_report;
 
 /* The "repairs" and "model limits" lines of a replay's summary (counts by

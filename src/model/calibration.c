@@ -100,6 +100,12 @@ up_status up_comp_params_load(up_comp_params *p, up_trace *t, const char *calib,
             return st;
         if (p->overhead_set)
             snprintf(source, cap, "archive");
+        /* an archive of the unperturb tracer: its stalls lists, if any,
+         * lie beside the event files (DIR/traces.otf2 -> DIR/traces/) */
+        const char *a = up_trace_anchor(t);
+        size_t n = strlen(a);
+        if (n > 5 && !strcmp(a + n - 5, ".otf2") && n - 5 < sizeof p->stalls_dir)
+            snprintf(p->stalls_dir, sizeof p->stalls_dir, "%.*s", (int)(n - 5), a);
     }
     if (calib) {
         bool had = p->overhead_set;
@@ -122,6 +128,7 @@ void up_comp_params_set_overhead(up_comp_params *p, double ns)
     p->overhead_set = true;
     p->range_set = false;
     p->nloc_ovh = 0;
+    p->stalls_dir[0] = '\0';
 }
 
 void up_comp_params_resolve(up_comp_params *p)

@@ -18,7 +18,9 @@
  * gap between that record and the next one on its location.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "unperturb/model.h"
 
@@ -41,7 +43,20 @@ typedef struct cloc {
     hist_ent h[HIST];
     unsigned hpos;       /* next slot; unused slots have t_m = 0, cum_before = 0 */
     uint64_t extra_o;    /* added to every record's O here ([overhead_by_location]) */
+    uint64_t st_s, st_e; /* the next stall of its spins, measured [start, end);
+                          * st_s = UINT64_MAX: none (no list, or its end) */
+    struct stalls *st;   /* the rest of its <location>.stalls list */
 } cloc;
+
+/* A location's list of stalls (tracer.c): pairs of 64-bit words, start and
+ * length in ticks, in time order, read a block at a time. */
+#define STALL_BLOCK 64
+typedef struct stalls {
+    char *path;
+    uint64_t off;        /* bytes read so far */
+    uint64_t b[STALL_BLOCK][2];
+    unsigned n, i;       /* entries in b, the next one */
+} stalls;
 
 struct up_comp {
     up_comp_params p;
@@ -57,6 +72,7 @@ struct up_comp {
     void *pctx;
     uint64_t total;      /* records the definitions declare */
     uint64_t moved;      /* receives raised by either */
+    uint64_t nstalls, stall_ticks; /* stalls passed, their time removed */
 };
 
 static uint64_t ns_ticks(const up_comp *M, double ns)
@@ -146,6 +162,58 @@ UP_HOT_INLINE void account(up_comp *M, cloc *c, up_event *ev)
     account_rec(c, ev->kind, ev->rflags, ev->time, o);
 }
 
+/* The location's next stall into st_s/st_e (UINT64_MAX: no more).  A list
+ * that cannot be read ends there: less is removed, as without a list. */
+static void stall_next(cloc *c)
+{
+    stalls *l = c->st;
+    c->st_s = c->st_e = UINT64_MAX;
+    if (!l)
+        return;
+    if (l->i == l->n) {
+        FILE *fp = fopen(l->path, "rb");
+        size_t got = 0;
+        if (fp && fseeko(fp, (off_t)l->off, SEEK_SET) == 0)
+            got = fread(l->b, sizeof l->b[0], STALL_BLOCK, fp);
+        if (fp)
+            fclose(fp);
+        l->off += got * sizeof l->b[0];
+        l->n = (unsigned)got;
+        l->i = 0;
+        if (!got) {
+            up_free(l->path);
+            up_free(l);
+            c->st = NULL;
+            return;
+        }
+    }
+    c->st_s = l->b[l->i][0];
+    c->st_e = c->st_s + l->b[l->i][1];
+    l->i++;
+}
+
+/* Stall time of the location in the gap [a, b): it is the tracer's, like a
+ * flush, removed where it lies (all modes).  Stalls ending by b are passed;
+ * it also counts towards the overhead sums of ovh_since(), as part of the
+ * record before the gap, whose spin it stalled. */
+static uint64_t gap_stalls(up_comp *M, cloc *c, uint64_t a, uint64_t b, bool to_cum)
+{
+    uint64_t sum = 0;
+    while (c->st_s < b) {
+        uint64_t lo = max2(c->st_s, a), hi = min2(c->st_e, b);
+        if (hi > lo)
+            sum += hi - lo;
+        if (c->st_e > b)
+            break; /* it goes on into the next gap */
+        M->nstalls++;
+        stall_next(c);
+    }
+    M->stall_ticks += sum;
+    if (to_cum)
+        c->cum += sum;
+    return sum;
+}
+
 /* Eq. (1): event_a^i = event_a^{i-1} + (event_m^i - event_m^{i-1}) - O,
  * with O the overhead of record i-1 (or the whole gap inside an overhead
  * region).  A location's first record keeps its measured time. */
@@ -158,10 +226,14 @@ UP_HOT_INLINE uint64_t local_time(up_comp *M, cloc *c, const up_loc_state *ls, u
     if (c->depth) {
         rem = gap;
         c->cum += gap; /* time inside an overhead region is overhead too */
+        if (c->st_s < t_m) /* stalls in it are counted with it */
+            gap_stalls(M, c, ls->prev_m, t_m, false);
     } else {
         /* the previous record's O, and the part of a flush in this gap */
         uint64_t lo = max2(c->fl_s, ls->prev_m), hi = min2(c->fl_e, t_m);
         uint64_t fl = hi > lo ? hi - lo : 0;
+        if (__builtin_expect(c->st_s < t_m, 0))
+            fl += gap_stalls(M, c, ls->prev_m, t_m, true);
         rem = fl + c->pend;
         if (rem > gap) { /* the calibrated O did not fit: a model limit */
             rem = gap;
@@ -194,10 +266,15 @@ static uint64_t c_region(void *mp, uint32_t loc, const up_loc_state *ls, unsigne
 static void c_send(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev, up_msg *msg)
 {
     up_comp *M = mp;
+    cloc *c = &M->L[loc];
     c_local(mp, loc, ls, ev);
     /* the tracer writes the send record before calling MPI: its overhead
-     * delays the transfer and is inside the measured send-to-receive time */
-    msg->ovh_path = M->o[UP_RK_SEND] + M->L[loc].extra_o;
+     * delays the transfer and is inside the measured send-to-receive time,
+     * with a stall of its spin (the next stall, if it starts by the
+     * record's O and a microsecond's slack) */
+    msg->ovh_path = M->o[UP_RK_SEND] + c->extra_o;
+    if (c->st_s >= ev->time && c->st_s <= ev->time + msg->ovh_path + ns_ticks(M, 1000))
+        msg->ovh_path += c->st_e - c->st_s;
 }
 
 static unsigned hops(const up_comp *M, uint32_t a, uint32_t b)
@@ -281,10 +358,14 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
 
 /* The receive's own eq.-(1) bookkeeping: its predecessor's overhead is not
  * part of the receive's time (the formulas start from ready_a). */
-static void consume_pending(cloc *c, const up_loc_state *ls, const up_event *ev)
+static void consume_pending(up_comp *M, cloc *c, const up_loc_state *ls, const up_event *ev)
 {
-    if (ls->started)
-        c->removed += c->pend < sub0(ev->time, ls->prev_m) ? c->pend : sub0(ev->time, ls->prev_m);
+    if (ls->started) {
+        uint64_t gap = sub0(ev->time, ls->prev_m), o = c->pend;
+        if (c->st_s < ev->time) /* into the overhead sums the formulas use */
+            o += gap_stalls(M, c, ls->prev_m, ev->time, true);
+        c->removed += o < gap ? o : gap;
+    }
 }
 
 static void c_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
@@ -298,7 +379,7 @@ static void c_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
         return;
     }
     bytes = ev->kind == UP_EV_MpiRecv ? ev->u.MpiRecv.msgLength : ev->u.MpiIrecv.msgLength;
-    consume_pending(c, ls, ev);
+    consume_pending(M, c, ls, ev);
     ev->t_out = p2p(M, c, msg->send_m, msg->send_a, msg->exit_m, msg->ovh_path, bytes,
                     ev->time, ls->enter_m, ls->prev_a, hops(M, msg->src, loc), !msg->rematched);
     account(M, c, ev);
@@ -320,7 +401,7 @@ static uint64_t after_dep(up_comp *M, cloc *c, const up_loc_state *ls, const up_
     d = sub0(ev->time, dep_m + ovh_dep);
     if (M->p.mode != UP_MODE_UPPER)
         d = sub0(d, ovh_since(c, dep_m));
-    consume_pending(c, ls, ev);
+    consume_pending(M, c, ls, ev);
     return max2(ls->prev_a, dep_a + d);
 }
 
@@ -442,7 +523,7 @@ static void c_coll_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
         c_local(mp, loc, ls, ev);
         return;
     }
-    consume_pending(c, ls, ev);
+    consume_pending(M, c, ls, ev);
     ev->t_out = max2(t, ls->prev_a);
     account(M, c, ev);
 }
@@ -493,7 +574,7 @@ static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
         uint64_t wait = sub0(ev->time, s->post_m);
         if (M->p.mode != UP_MODE_UPPER)
             wait = sub0(wait, ovh_since(c, s->post_m));
-        consume_pending(c, ls, ev);
+        consume_pending(M, c, ls, ev);
         t = max2(ls->prev_a, s->post_a + wait);
     } else {
         t = max2(local_time(M, c, ls, ev->time), s->post_a);
@@ -555,6 +636,23 @@ up_status up_comp_new(const up_comp_params *p, const up_defs *d, up_comp **out,
             if (p->loc_ovh_id[k] == d->locs[i].id)
                 M->L[i].extra_o = ns_ticks(M, p->loc_ovh_ns[k]);
     }
+    for (i = 0; i < d->nlocs; i++) { /* <location>.stalls */
+        cloc *c = &M->L[i];
+        char path[sizeof p->stalls_dir + 32];
+        struct stat sb;
+        c->st_s = c->st_e = UINT64_MAX;
+        if (!p->stalls_dir[0])
+            continue;
+        snprintf(path, sizeof path, "%s/%llu.stalls", p->stalls_dir,
+                 (unsigned long long)d->locs[i].id);
+        if (stat(path, &sb) != 0 || sb.st_size <= 0)
+            continue;
+        if (!(c->st = up_calloc(1, sizeof *c->st)) || !(c->st->path = up_strdup(path))) {
+            up_comp_free(M);
+            return UP_ERR(err, UP_ENOMEM, "out of memory");
+        }
+        stall_next(c);
+    }
     *out = M;
     return UP_OK;
 }
@@ -562,9 +660,21 @@ up_status up_comp_new(const up_comp_params *p, const up_defs *d, up_comp **out,
 void up_comp_free(up_comp *M)
 {
     if (M) {
+        size_t i;
+        for (i = 0; i < M->n; i++)
+            if (M->L[i].st) {
+                up_free(M->L[i].st->path);
+                up_free(M->L[i].st);
+            }
         up_free(M->L);
         up_free(M);
     }
+}
+
+void up_comp_stalls(const up_comp *M, uint64_t *count, uint64_t *ticks)
+{
+    *count = M->nstalls;
+    *ticks = M->stall_ticks;
 }
 
 uint64_t up_comp_removed(const up_comp *M, size_t loc)

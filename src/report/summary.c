@@ -72,6 +72,10 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
         fprintf(f, "               plus up to %g ns per record on %zu locations ([overhead_by_location]: "
                    "what their --extra-ns spins took beyond the calibration)\n", most, p->nloc_ovh);
     }
+    if (rp->nstalls)
+        fprintf(f, "               plus %llu stalls of the tracer's --extra-ns spins, %.6f s in all, "
+                   "removed where they lie (<location>.stalls)\n",
+                (unsigned long long)rp->nstalls, up_ticks_s(r, rp->stall_ticks));
     if (p->overhead_end)
         fprintf(f, "               the %s end of the calibrated range of O ([overhead_%s]), so that the %s bound %s\n",
                 p->overhead_end > 0 ? "high" : "low", p->overhead_end > 0 ? "high" : "low",
@@ -198,6 +202,8 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
             put(bl, key, json_real(p->loc_ovh_ns[i]));
         }
     }
+    put(par, "stalls", json_integer((json_int_t)rp->nstalls));
+    put(par, "stalls_s", json_real(up_ticks_s(r, rp->stall_ticks)));
     put(par, "overhead_end", json_string(p->overhead_end > 0   ? "high"
                                          : p->overhead_end < 0 ? "low"
                                                                : "nominal"));

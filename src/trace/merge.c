@@ -40,6 +40,7 @@ typedef struct rankdefs {
     double rate_init, rate_end;
     double spin_ns, spin_cal_ns; /* --extra-ns: the run's mean spin, the calibration's */
     bool has_spin;
+    double stall_ns;     /* its stalls, when they cannot be kept as a list (folded into the mean) */
     idpair *regions, *comms, *wins, *groups;
     size_t nregions, ncomms, cap_r, cap_c, nwins, cap_w, ngroups, cap_g;
     struct offset { uint64_t t; int64_t off; double sd; } *offs;
@@ -362,10 +363,35 @@ nomem:
     return fail(m, "%s: out of memory", path);
 }
 
+/* A rank's stalls (DIR/.upt/<rank>.stalls, pairs of 64-bit words: start,
+ * length, in its clock's units; tracer.c) stay a list, moved next to its
+ * event file, unless OTF2 corrects its timestamps by clock offsets: the
+ * list would then be in another time.  Such a rank's stalls are summed into
+ * the mean of [overhead_by_location] instead, as ns per record. */
+static void fold_stalls(merger *m, int r)
+{
+    rankdefs *R = &m->R[r];
+    char path[4096];
+    uint64_t e[2];
+    double rate = R->rate_end > 0 ? R->rate_end : R->rate_init, ticks = 0;
+    FILE *fp;
+    if (!R->noffs)
+        return;
+    snprintf(path, sizeof path, "%s/.upt/%d.stalls", m->dir, r);
+    if (!(fp = fopen(path, "rb")))
+        return;
+    while (fread(e, sizeof e, 1, fp) == 1)
+        ticks += (double)e[1];
+    fclose(fp);
+    remove(path);
+    if (R->events && (!R->tsc || rate > 0))
+        R->stall_ns = (R->tsc ? ticks * 1e9 / rate : ticks) / (double)R->events;
+}
+
 /* The calibration text with [overhead_by_location] appended when the run
  * spent --extra-ns: how much longer each rank's spins took on average than
- * the calibration's (a spin preempted across its deadline ends late;
- * docs/calibration.md).  Frees `calib`; NULL when out of memory. */
+ * the calibration's (docs/calibration.md).  Frees `calib`; NULL when out of
+ * memory. */
 static char *with_spins(const merger *m, char *calib)
 {
     size_t len = strlen(calib), cap = len + 160 + (size_t)m->nranks * 40;
@@ -386,9 +412,9 @@ static char *with_spins(const merger *m, char *calib)
     for (r = 0; r < m->nranks; r++)
         if (m->R[r].has_spin)
             len += (size_t)snprintf(out + len, cap - len, "%d = %.1f\n", r,
-                                    m->R[r].spin_ns > m->R[r].spin_cal_ns
-                                        ? m->R[r].spin_ns - m->R[r].spin_cal_ns
-                                        : 0.0);
+                                    (m->R[r].spin_ns > m->R[r].spin_cal_ns
+                                         ? m->R[r].spin_ns - m->R[r].spin_cal_ns
+                                         : 0.0) + m->R[r].stall_ns);
     return out;
 }
 
@@ -854,6 +880,8 @@ int up_merge(const char *dir, up_merge_info *info, char *err, size_t errcap)
         fail(&m, "%s: %s", dir, OTF2_Error_GetDescription(rc));
         goto out;
     }
+    for (r = 0; r < m.nranks; r++)
+        fold_stalls(&m, r);
     snprintf(path, sizeof path, "%s/.upt/calibration.ini", dir);
     if ((calib = read_text(path)) && !(calib = with_spins(&m, calib))) {
         fail(&m, "%s: out of memory", dir);
@@ -910,6 +938,12 @@ int up_merge(const char *dir, up_merge_info *info, char *err, size_t errcap)
     for (r = 0; r < m.nranks; r++) {
         snprintf(path, sizeof path, "%s/.upt/%d/traces/%d.evt", dir, r, r);
         snprintf(dst, sizeof dst, "%s/traces/%d.evt", dir, r);
+        if (stat(path, &st) == 0 && st.st_size > 0 && rename(path, dst) != 0) {
+            fail(&m, "cannot move %s to %s: %s", path, dst, strerror(errno));
+            goto out;
+        }
+        snprintf(path, sizeof path, "%s/.upt/%d.stalls", dir, r);
+        snprintf(dst, sizeof dst, "%s/traces/%d.stalls", dir, r);
         if (stat(path, &st) == 0 && st.st_size > 0 && rename(path, dst) != 0) {
             fail(&m, "cannot move %s to %s: %s", path, dst, strerror(errno));
             goto out;
