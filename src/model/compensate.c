@@ -196,7 +196,7 @@ static void stall_next(cloc *c)
  * flush, removed where it lies (all modes).  Stalls ending by b are passed;
  * it also counts towards the overhead sums of ovh_since(), as part of the
  * record before the gap, whose spin it stalled. */
-static uint64_t gap_stalls(up_comp *M, cloc *c, uint64_t a, uint64_t b, bool to_cum)
+__attribute__((noinline, cold)) static uint64_t gap_stalls(up_comp *M, cloc *c, uint64_t a, uint64_t b, bool to_cum)
 {
     uint64_t sum = 0;
     while (c->st_s < b) {
@@ -217,7 +217,8 @@ static uint64_t gap_stalls(up_comp *M, cloc *c, uint64_t a, uint64_t b, bool to_
 /* Eq. (1): event_a^i = event_a^{i-1} + (event_m^i - event_m^{i-1}) - O,
  * with O the overhead of record i-1 (or the whole gap inside an overhead
  * region).  A location's first record keeps its measured time. */
-UP_HOT_INLINE uint64_t local_time(up_comp *M, cloc *c, const up_loc_state *ls, uint64_t t_m)
+UP_HOT_INLINE uint64_t local_time_x(up_comp *M, cloc *c, const up_loc_state *ls, uint64_t t_m,
+                                   bool with_stalls)
 {
     uint64_t gap, rem;
     if (!ls->started)
@@ -226,13 +227,13 @@ UP_HOT_INLINE uint64_t local_time(up_comp *M, cloc *c, const up_loc_state *ls, u
     if (c->depth) {
         rem = gap;
         c->cum += gap; /* time inside an overhead region is overhead too */
-        if (c->st_s < t_m) /* stalls in it are counted with it */
+        if (with_stalls && c->st_s < t_m) /* stalls in it are counted with it */
             gap_stalls(M, c, ls->prev_m, t_m, false);
     } else {
         /* the previous record's O, and the part of a flush in this gap */
         uint64_t lo = max2(c->fl_s, ls->prev_m), hi = min2(c->fl_e, t_m);
         uint64_t fl = hi > lo ? hi - lo : 0;
-        if (__builtin_expect(c->st_s < t_m, 0))
+        if (with_stalls && __builtin_expect(c->st_s < t_m, 0))
             fl += gap_stalls(M, c, ls->prev_m, t_m, true);
         rem = fl + c->pend;
         if (rem > gap) { /* the calibrated O did not fit: a model limit */
@@ -244,23 +245,57 @@ UP_HOT_INLINE uint64_t local_time(up_comp *M, cloc *c, const up_loc_state *ls, u
     return ls->prev_a + gap - rem;
 }
 
-static void c_local(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev)
+UP_HOT_INLINE uint64_t local_time(up_comp *M, cloc *c, const up_loc_state *ls, uint64_t t_m)
 {
-    up_comp *M = mp;
-    cloc *c = &M->L[loc];
+    return local_time_x(M, c, ls, t_m, true);
+}
+
+/* c_local with a stall before the record (see c_region_stalled) */
+__attribute__((noinline)) static void c_local_stalled(up_comp *M, cloc *c,
+                                                      const up_loc_state *ls, up_event *ev)
+{
     ev->t_out = local_time(M, c, ls, ev->time);
     account(M, c, ev);
 }
 
+static void c_local(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev)
+{
+    up_comp *M = mp;
+    cloc *c = &M->L[loc];
+    if (__builtin_expect(c->st_s < ev->time, 0)) {
+        c_local_stalled(M, c, ls, ev);
+        return;
+    }
+    ev->t_out = local_time_x(M, c, ls, ev->time, false);
+    account(M, c, ev);
+}
+
 /* c_local of an Enter or Leave, from its fields (the engine's fast path) */
+UP_HOT_INLINE uint64_t region_time(up_comp *M, cloc *c, const up_loc_state *ls, unsigned kind,
+                                  uint64_t t_m, unsigned rflags, bool with_stalls)
+{
+    uint64_t t_a = local_time_x(M, c, ls, t_m, with_stalls);
+    account_rec(c, kind, rflags, t_m, up_ovh_of_region(&M->ovh, kind, rflags) + c->extra_o);
+    return t_a;
+}
+
+/* ... with a stall before it: apart, so that c_region calls nothing and
+ * needs no stack frame on its common path */
+__attribute__((noinline)) static uint64_t c_region_stalled(up_comp *M, cloc *c,
+                                                           const up_loc_state *ls, unsigned kind,
+                                                           uint64_t t_m, unsigned rflags)
+{
+    return region_time(M, c, ls, kind, t_m, rflags, true);
+}
+
 static uint64_t c_region(void *mp, uint32_t loc, const up_loc_state *ls, unsigned kind,
                          uint64_t t_m, unsigned rflags)
 {
     up_comp *M = mp;
     cloc *c = &M->L[loc];
-    uint64_t t_a = local_time(M, c, ls, t_m);
-    account_rec(c, kind, rflags, t_m, up_ovh_of_region(&M->ovh, kind, rflags) + c->extra_o);
-    return t_a;
+    if (__builtin_expect(c->st_s < t_m, 0))
+        return c_region_stalled(M, c, ls, kind, t_m, rflags);
+    return region_time(M, c, ls, kind, t_m, rflags, false);
 }
 
 static void c_send(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev, up_msg *msg)

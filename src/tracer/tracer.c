@@ -293,9 +293,6 @@ static inline void rec_begin(void)
     in_record = 1;
 }
 
-/* UNPERTURB_EXTRA_NS: emulate heavier instrumentation.  On the TSC where
- * that is the clock: no memory access, unlike clock_gettime (the vDSO's data
- * page), so the run cannot make it dearer than the calibration found it. */
 /* What the extra cost's spins really took in this run (UNPERTURB_CALIB_DEBUG
  * prints it at exit).  A spin ends at its deadline on the clock, but when the
  * thread is stalled inside it (preempted, an interrupt) and the stall lasts
@@ -1079,7 +1076,9 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
               (unsigned long long)clock_t0, (unsigned long long)clock_ns0, clock_rate());
     install_signals();
     /* spins that end a microsecond late from here on are stalls */
-    stall_min = T.extra_ticks ? (uint64_t)(STALL_NS * clock_rate() / 1e9) : STALL_NS;
+    stall_min = T.extra_ticks ? (uint64_t)(STALL_NS * clock_rate() / 1e9)
+                : upt_tsc ? 0 /* spins on another clock than the trace's: no list */
+                          : STALL_NS;
     upt_on = 1;
     upt_funcs_init();      /* Enter records of the functions already running (main) */
     upt_enter_at(region, t_enter);
