@@ -62,6 +62,7 @@ static void usage(FILE *f)
 typedef struct row {
     unsigned np, extra;
     double T[MAXREP], Tm[MAXREP]; /* every run's window, s */
+    double Tn[MAXREP];            /* every traced run's network-mode Ta, s */
     int best_traced;              /* repetition kept */
     double Ta[3];                 /* lower, upper, network */
 } row;
@@ -272,7 +273,7 @@ static int untraced(unsigned np, unsigned rep, double *T)
                         "no MPI_Init/MPI_Finalize seen by %s\n", np, V.shim);
         return 1;
     }
-    fprintf(V.csv, "%u,,%u,uninstrumented,%.9f\n", np, rep + 1, *T);
+    fprintf(V.csv, "%u,,%u,uninstrumented,%.9f,\n", np, rep + 1, *T);
     return 0;
 }
 
@@ -324,7 +325,8 @@ static int traced(row *r, unsigned rep)
     snprintf(comp, sizeof comp, "%s-network", out);
     if ((rc = compensate(out, comp, "network", &r->Tm[rep], &Ta)) != 0)
         return rc;
-    fprintf(V.csv, "%u,%u,%u,traced,%.9f\n", r->np, r->extra, rep + 1, r->Tm[rep]);
+    r->Tn[rep] = Ta;
+    fprintf(V.csv, "%u,%u,%u,traced,%.9f,%.9f\n", r->np, r->extra, rep + 1, r->Tm[rep], Ta);
     if (r->best_traced < 0 || r->Tm[rep] < r->Tm[r->best_traced]) {
         char old[PATH_MAX + 64];
         if (r->best_traced >= 0) { /* keep only the fastest traced run */
@@ -396,22 +398,26 @@ static void print_table(FILE *f, const row *rows, unsigned nrows)
     unsigned i;
     fprintf(f, "Fastest of %u runs each; times in seconds over the window MPI_Init..MPI_Finalize;\n"
                "(median, max) of the runs in brackets.  delta_m = (Tm-T)/T, delta_a = |Ta-T|/T;\n"
-               "noise = (median T - T)/T, how far apart the uninstrumented runs themselves are.\n\n",
+               "noise = (median T - T)/T, how far apart the uninstrumented runs themselves are;\n"
+               "netw runs: Ta_netw of every traced run, min (median, max).\n\n",
             V.repeat);
-    fprintf(f, "%4s %8s  %-26s %-26s %9s %9s %9s %8s %8s %8s %8s %8s  %s\n", "np", "extra_ns",
-            "T (median, max)", "Tm (median, max)", "Ta_lower", "Ta_upper", "Ta_netw", "delta_m",
-            "da_lower", "da_upper", "da_netw", "noise", "T in [lower,upper]");
+    fprintf(f, "%4s %8s  %-26s %-26s %9s %9s %9s %-26s %8s %8s %8s %8s %8s  %s\n", "np",
+            "extra_ns", "T (median, max)", "Tm (median, max)", "Ta_lower", "Ta_upper", "Ta_netw",
+            "netw runs (median, max)", "delta_m", "da_lower", "da_upper", "da_netw", "noise",
+            "T in [lower,upper]");
     for (i = 0; i < nrows; i++) {
         const row *r = &rows[i];
-        double t[3], m[3], T;
-        char ts[64], ms[64];
+        double t[3], m[3], n[3], T;
+        char ts[64], ms[64], ns[64];
         spread(r->T, V.repeat, t);
         spread(r->Tm, V.repeat, m);
+        spread(r->Tn, V.repeat, n);
         T = t[0];
         snprintf(ts, sizeof ts, "%.4f (%.4f, %.4f)", t[0], t[1], t[2]);
         snprintf(ms, sizeof ms, "%.4f (%.4f, %.4f)", m[0], m[1], m[2]);
-        fprintf(f, "%4u %8u  %-26s %-26s %9.4f %9.4f %9.4f %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%  %s%s\n",
-                r->np, r->extra, ts, ms, r->Ta[0], r->Ta[1], r->Ta[2], 100 * (m[0] - T) / T,
+        snprintf(ns, sizeof ns, "%.4f (%.4f, %.4f)", n[0], n[1], n[2]);
+        fprintf(f, "%4u %8u  %-26s %-26s %9.4f %9.4f %9.4f %-26s %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%  %s%s\n",
+                r->np, r->extra, ts, ms, r->Ta[0], r->Ta[1], r->Ta[2], ns, 100 * (m[0] - T) / T,
                 100 * fabs(r->Ta[0] - T) / T, 100 * fabs(r->Ta[1] - T) / T,
                 100 * fabs(r->Ta[2] - T) / T, 100 * (t[1] - T) / T,
                 r->Ta[0] <= T && T <= r->Ta[1] ? "yes" : "no",
@@ -435,15 +441,18 @@ static json_t *json_table(const row *rows, unsigned nrows)
     json_object_set_new(root, "functions", json_boolean(V.functions));
     for (i = 0; i < nrows; i++) {
         const row *r = &rows[i];
-        json_t *o = json_object(), *runs_t = json_array(), *runs_m = json_array();
-        double t[3], m[3];
+        json_t *o = json_object(), *runs_t = json_array(), *runs_m = json_array(),
+               *runs_n = json_array();
+        double t[3], m[3], n[3];
         unsigned k2;
         char path[64];
         spread(r->T, V.repeat, t);
         spread(r->Tm, V.repeat, m);
+        spread(r->Tn, V.repeat, n);
         for (k2 = 0; k2 < V.repeat; k2++) {
             json_array_append_new(runs_t, json_real(r->T[k2]));
             json_array_append_new(runs_m, json_real(r->Tm[k2]));
+            json_array_append_new(runs_n, json_real(r->Tn[k2]));
         }
         snprintf(path, sizeof path, "np%u-x%u", r->np, r->extra);
         json_object_set_new(o, "np", json_integer(r->np));
@@ -458,6 +467,9 @@ static json_t *json_table(const row *rows, unsigned nrows)
         json_object_set_new(o, "Ta_lower_s", json_real(r->Ta[0]));
         json_object_set_new(o, "Ta_upper_s", json_real(r->Ta[1]));
         json_object_set_new(o, "Ta_network_s", json_real(r->Ta[2]));
+        json_object_set_new(o, "Ta_network_runs_min_s", json_real(n[0]));
+        json_object_set_new(o, "Ta_network_runs_median_s", json_real(n[1]));
+        json_object_set_new(o, "Ta_network_runs_max_s", json_real(n[2]));
         json_object_set_new(o, "delta_m", json_real((m[0] - t[0]) / t[0]));
         json_object_set_new(o, "delta_a_lower", json_real(fabs(r->Ta[0] - t[0]) / t[0]));
         json_object_set_new(o, "delta_a_upper", json_real(fabs(r->Ta[1] - t[0]) / t[0]));
@@ -466,6 +478,7 @@ static json_t *json_table(const row *rows, unsigned nrows)
         json_object_set_new(o, "T_noise", json_real((t[1] - t[0]) / t[0]));
         json_object_set_new(o, "runs_T_s", runs_t);
         json_object_set_new(o, "runs_Tm_s", runs_m);
+        json_object_set_new(o, "runs_Ta_network_s", runs_n);
         json_object_set_new(o, "folder", json_string(path));
         json_array_append_new(arr, o);
     }
@@ -642,7 +655,7 @@ int cmd_validate(int argc, char **argv)
         rc = cmd_fail("validate", 1, "cannot write runs.csv in the output folder");
         goto out;
     }
-    fprintf(V.csv, "np,extra_ns,run,kind,window_s\n");
+    fprintf(V.csv, "np,extra_ns,run,kind,window_s,Ta_network_s\n");
     for (i = 0; i < nnp; i++) {
         snprintf(path, sizeof path, "%s/np%u", V.dir, nps[i]);
         mkdir(path, 0777);

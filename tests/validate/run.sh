@@ -36,7 +36,11 @@ for i in 0 1; do
            and ((.delta_a_network - ((.Ta_network_s - .T_s) | fabs) / .T_s) | fabs < 1e-12)
            and (.T_in_bounds == (.Ta_lower_s <= .T_s and .T_s <= .Ta_upper_s))
            and ((.T_noise - (.T_median_s - .T_s) / .T_s) | fabs < 1e-12)
-           and (.np == 2) and (.oversubscribed | not)" "$T/v.json" > /dev/null ||
+           and (.np == 2) and (.oversubscribed | not)
+           and (.runs_Ta_network_s | length == 2)
+           and (.Ta_network_s == .runs_Ta_network_s[.runs_Tm_s | index(min)])
+           and (.Ta_network_runs_min_s == (.runs_Ta_network_s | min))
+           and (.Ta_network_runs_max_s == (.runs_Ta_network_s | max))" "$T/v.json" > /dev/null ||
         fail "row $i is not consistent with its runs"
 done
 [ "$(jq -r '.rows[0].extra_ns, .rows[1].extra_ns' "$T/v.json" | tr '\n' ' ')" = "0 1000 " ] ||
@@ -53,6 +57,11 @@ tmin=$(sed -n 's/^window_s=//p' "$T/val/np2"/untraced-*.time | sort -g | head -1
 near "$tmin" "$(jq '.rows[0].T_s' "$T/v.json")" 1e-9 || fail "T_s is not the shim's fastest window"
 [ "$(grep -c ',uninstrumented,' "$T/val/runs.csv")" = 2 ] && [ "$(grep -c ',traced,' "$T/val/runs.csv")" = 4 ] ||
     fail "runs.csv: expected 2 uninstrumented and 4 traced runs"
+# every traced run's network Ta: the same in runs.csv and in the JSON
+awk -F, '$4 == "traced" { print $6 + 0 }' "$T/val/runs.csv" | sort -g > "$T/csv-tn.txt"
+jq -r '.rows[].runs_Ta_network_s[]' "$T/v.json" | awk '{ print $1 + 0 }' | sort -g > "$T/json-tn.txt"
+paste "$T/csv-tn.txt" "$T/json-tn.txt" | awk '{ d = $1 - $2; if (d > 1e-8 || d < -1e-8 || $1 <= 0) bad = 1 } END { exit bad || NR != 4 }' ||
+    fail "runs.csv and runs_Ta_network_s differ"
 ok "T is the fastest window the timing shim wrote; runs.csv lists every run"
 
 # Tm from the kept trace itself: earliest Leave(MPI_Init) to latest Enter(MPI_Finalize)
