@@ -433,10 +433,10 @@ static uint64_t after_dep(up_comp *M, cloc *c, const up_loc_state *ls, const up_
     uint64_t d;
     if (!waited)
         return max2(local_time(M, c, ls, ev->time), dep_a);
+    consume_pending(M, c, ls, ev); /* first: a stall in the gap joins the sums */
     d = sub0(ev->time, dep_m + ovh_dep);
     if (M->p.mode != UP_MODE_UPPER)
         d = sub0(d, ovh_since(c, dep_m));
-    consume_pending(M, c, ls, ev);
     return max2(ls->prev_a, dep_a + d);
 }
 
@@ -607,9 +607,9 @@ static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
     }
     if (s->post_m > s->send_m && s->post_m > ls->prev_m) { /* waiting for a late receiver */
         uint64_t wait = sub0(ev->time, s->post_m);
+        consume_pending(M, c, ls, ev); /* first: a stall in the gap joins the sums */
         if (M->p.mode != UP_MODE_UPPER)
             wait = sub0(wait, ovh_since(c, s->post_m));
-        consume_pending(M, c, ls, ev);
         t = max2(ls->prev_a, s->post_a + wait);
     } else {
         t = max2(local_time(M, c, ls, ev->time), s->post_a);
