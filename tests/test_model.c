@@ -61,6 +61,40 @@ static void write_m1a1(const char *dir, unsigned flags)
     CHECK(tg_close(g) == 0);
 }
 
+/* Compensate the trace of write_m1a1 in `in` with O = 10 in every mode
+ * (with the stalls lists of `stalls_dir`, if not NULL) and check the times
+ * of both locations, the overhead removed on each, and that nothing was
+ * repaired or clamped. */
+static void m1a1_every_mode(const char *in, const char *stalls_dir, const uint64_t *s,
+                            const uint64_t *r, uint64_t rem0, uint64_t rem1)
+{
+    up_mode modes[] = {UP_MODE_LOWER, UP_MODE_UPPER, UP_MODE_NETWORK};
+    unsigned i;
+    for (i = 0; i < 3; i++) {
+        up_comp_params p = t_params(10, modes[i], UP_COLLECTIVE_INDIVIDUAL);
+        up_replay_result res;
+        tr_trace out;
+        uint64_t *rem;
+        char tag[32];
+        if (stalls_dir)
+            snprintf(p.stalls_dir, sizeof p.stalls_dir, "%s", stalls_dir);
+        snprintf(tag, sizeof tag, "out%u%s", i, stalls_dir ? "-stalls" : "");
+        if (comp_load(in, tag, &p, &res, &out, &rem) != 0) {
+            CHECK(!"compensation failed");
+            continue;
+        }
+        check_times(&out, 0, s, 5);
+        check_times(&out, 1, r, 5);
+        CHECK_EQ(rem[0], rem0);
+        CHECK_EQ(rem[1], rem1);
+        CHECK_EQ(res.repairs[UP_REPAIR_clock_condition], 0);
+        CHECK_EQ(res.repairs[UP_REPAIR_overhead_clamped], 0);
+        free(rem);
+        tr_free(&out);
+        up_replay_result_free(&res);
+    }
+}
+
 TEST(eq_m1_a1_receiver_waits)
 {
     /* O = 10.  Sender: 0; Enter(Send) 100-10 = 90; MpiSend 90+10-10 = 90;
@@ -72,31 +106,9 @@ TEST(eq_m1_a1_receiver_waits)
      * The mode does not matter in (m.1). */
     static const uint64_t s[] = {0, 90, 90, 120, 260}, r[] = {0, 40, 170, 170, 250};
     char in[4096];
-    up_mode modes[] = {UP_MODE_LOWER, UP_MODE_UPPER, UP_MODE_NETWORK};
-    unsigned i;
     snprintf(in, sizeof in, "%s", t_dir("in"));
     write_m1a1(in, 0);
-    for (i = 0; i < 3; i++) {
-        up_comp_params p = t_params(10, modes[i], UP_COLLECTIVE_INDIVIDUAL);
-        up_replay_result res;
-        tr_trace out;
-        uint64_t *rem;
-        char tag[32];
-        snprintf(tag, sizeof tag, "out%u", i);
-        if (comp_load(in, tag, &p, &res, &out, &rem) != 0) {
-            CHECK(!"compensation failed");
-            continue;
-        }
-        check_times(&out, 0, s, 5);
-        check_times(&out, 1, r, 5);
-        CHECK_EQ(rem[0], 40); /* four gaps of 10 */
-        CHECK_EQ(rem[1], 40);
-        CHECK_EQ(res.repairs[UP_REPAIR_clock_condition], 0);
-        CHECK_EQ(res.repairs[UP_REPAIR_overhead_clamped], 0);
-        free(rem);
-        tr_free(&out);
-        up_replay_result_free(&res);
-    }
+    m1a1_every_mode(in, NULL, s, r, 40, 40); /* four gaps of 10 on each */
 }
 
 TEST(range_of_o_opens_the_bounds_of_an_m1_trace)
@@ -188,48 +200,18 @@ TEST(stalls_are_removed_where_they_lie)
      * Leave(main) 150+90-10-30 = 200.  The same in every mode: stalls are
      * measured, not modelled. */
     static const uint64_t s[] = {0, 90, 90, 100, 240}, r[] = {0, 40, 150, 150, 200};
+    static const uint64_t s0[] = {0, 90, 90, 120, 260}, r0[] = {0, 40, 170, 170, 250};
     static const uint64_t st0[] = {120, 20}, st1[] = {230, 30};
-    up_mode modes[] = {UP_MODE_LOWER, UP_MODE_UPPER, UP_MODE_NETWORK};
-    char in[2048];
-    unsigned i;
+    char in[2048], dir[2100];
     snprintf(in, sizeof in, "%s", t_dir("in"));
     write_m1a1(in, 0);
     write_stalls(in, 0, st0, 1);
     write_stalls(in, 1, st1, 1);
-    for (i = 0; i < 3; i++) {
-        up_comp_params p = t_params(10, modes[i], UP_COLLECTIVE_INDIVIDUAL);
-        up_replay_result res;
-        tr_trace out;
-        uint64_t *rem;
-        char tag[32];
-        snprintf(p.stalls_dir, sizeof p.stalls_dir, "%s/traces", in);
-        snprintf(tag, sizeof tag, "out%u", i);
-        if (comp_load(in, tag, &p, &res, &out, &rem) != 0) {
-            CHECK(!"compensation failed");
-            continue;
-        }
-        check_times(&out, 0, s, 5);
-        check_times(&out, 1, r, 5);
-        CHECK_EQ(rem[0], 60); /* 10 + 10 + 30 + 10 */
-        CHECK_EQ(rem[1], 70); /* 10 + 10 + 10 + 40 */
-        free(rem);
-        tr_free(&out);
-        up_replay_result_free(&res);
-    }
-    {
-        /* without the lists: eq_m1_a1_receiver_waits's times */
-        static const uint64_t s0[] = {0, 90, 90, 120, 260}, r0[] = {0, 40, 170, 170, 250};
-        up_comp_params p = t_params(10, UP_MODE_NETWORK, UP_COLLECTIVE_INDIVIDUAL);
-        up_replay_result res;
-        tr_trace out;
-        if (comp_load(in, "nolist", &p, &res, &out, NULL) == 0) {
-            check_times(&out, 0, s0, 5);
-            check_times(&out, 1, r0, 5);
-            tr_free(&out);
-            up_replay_result_free(&res);
-        } else
-            CHECK(!"compensation failed");
-    }
+    snprintf(dir, sizeof dir, "%s/traces", in);
+    /* removed: 10 + 10 + 30 + 10 on 0, 10 + 10 + 10 + 40 on 1 */
+    m1a1_every_mode(in, dir, s, r, 60, 70);
+    /* without the lists: eq_m1_a1_receiver_waits's times */
+    m1a1_every_mode(in, NULL, s0, r0, 40, 40);
 }
 
 TEST(sparse_location_ids)

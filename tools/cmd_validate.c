@@ -339,7 +339,6 @@ static int traced(row *r, unsigned rep)
             unlink(old);
         }
         r->best_traced = (int)rep;
-        r->Ta[2] = Ta;
     } else {
         up_rmtree(out);
         up_rmtree(comp);
@@ -354,6 +353,7 @@ static int finish_row(row *r)
 {
     char base[PATH_MAX + 32], from[PATH_MAX + 64], to[PATH_MAX + 64];
     double Tm;
+    r->Ta[2] = r->Tn[r->best_traced];
     snprintf(base, sizeof base, "%s/np%u-x%u", V.dir, r->np, r->extra);
     snprintf(from, sizeof from, "%s/trace-%d", base, r->best_traced);
     snprintf(to, sizeof to, "%s/trace", base);
