@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 
 #include "cmd.h"
+#include "unperturb/trace.h"
 #include "unperturb/util.h"
 
 static const struct {
@@ -87,6 +88,37 @@ static void raise_file_limit(void)
     }
 }
 
+/* Damage in an input is repaired and reported, never a reason to stop
+ * (docs/cli.md): one warning per damaged file, however often a command
+ * opens the trace. */
+#define MAX_WARNED 256
+static const char *warn_cmd = "";
+
+static void warn_damage(void *ctx, const up_trace *t, const up_damage *d)
+{
+    static unsigned long hashes[MAX_WARNED];
+    static size_t nwarned;
+    char line[1024];
+    unsigned long h = 5381;
+    const char *p;
+    size_t i;
+    (void)ctx;
+    up_damage_line(t, d, line, sizeof line);
+    for (p = line; *p; p++)
+        h = h * 33 + (unsigned char)*p;
+    for (i = 0; i < nwarned; i++)
+        if (hashes[i] == h)
+            return;
+    if (nwarned == MAX_WARNED) {
+        if (nwarned++ == MAX_WARNED)
+            fprintf(stderr, "unperturb %s: warning: more damage than shown\n", warn_cmd);
+        return;
+    }
+    if (nwarned < MAX_WARNED)
+        hashes[nwarned++] = h;
+    fprintf(stderr, "unperturb %s: warning: %s\n", warn_cmd, line);
+}
+
 int main(int argc, char **argv)
 {
     size_t i;
@@ -100,8 +132,11 @@ int main(int argc, char **argv)
     }
     raise_file_limit();
     for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
+        if (!strcmp(argv[1], commands[i].name)) {
+            warn_cmd = commands[i].name;
+            up_trace_set_damage_hook(warn_damage, NULL);
             return commands[i].run(argc - 1, argv + 1);
+        }
     fprintf(stderr, "unperturb: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

@@ -35,6 +35,10 @@
     X(collective_unpaired, "collective begin/end records without their partner", 1)            \
     X(collective_clock, "collective exits measured before the last member entered", 1)         \
     X(decreasing_time, "input timestamps that went backwards on a location", 1)                \
+    X(time_out_of_range, "input timestamps outside the clock properties' range", 1)           \
+    X(time_spike, "input timestamps ahead of the records before and after them", 1)          \
+    X(damaged_files, "damaged input files, read up to their damage (docs/cli.md)", 1)         \
+    X(event_count, "event files holding another number of records than their location declares", 1) \
     X(sync_unposted, "synchronous sends completed without their receive being posted", 1)      \
     X(thread_unpaired, "thread team begins or joins released without their partners", 1)       \
     X(rma_unpaired, "RMA post/start/complete/wait synchronisations released without their partners", 1) \

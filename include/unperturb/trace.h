@@ -138,6 +138,7 @@ typedef struct up_defs {
     OTF2_MetricRef cpu_metric;
     /* what was read, for the report (nothing is dropped silently) */
     uint64_t n_global_defs, n_unknown_global_defs;
+    uint64_t gdefs_intact;   /* global definition records found intact (scan.h) */
     uint64_t n_local_defs, n_clock_offsets, n_mapping_tables;
     uint32_t n_snapshots, n_thumbnails; /* auxiliary files, not copied */
     char *creator;
@@ -239,6 +240,43 @@ uint64_t up_stream_records(const up_stream *s); /* popped so far */
 char *up_trace_property(const up_trace *t, const char *name);
 /* Records the OTF2 reader could not decode (newer OTF2 than ours). */
 uint64_t up_trace_unknown_records(const up_trace *t);
+
+/* ---- damage found in the input (docs/cli.md, "Damaged traces") ----------
+ * Every file is checked as it is read (src/trace/scan.c); what is damaged
+ * ends that file's usable part, and is listed here.  The list grows while
+ * streams are read: an event file's end is known once its stream ends. */
+typedef struct up_damage {
+    long loc;               /* location index, or -1: the global definitions */
+    char *file;             /* the damaged file */
+    uint64_t offset;        /* where, in bytes from its start */
+    char *what;             /* the problem, one line */
+    bool events;            /* an event file (kept/declared/t_last are set) */
+    uint64_t kept;          /* records read before the damage */
+    uint64_t declared;      /* records its Location definition declares */
+    uint64_t t_last;        /* the last timestamp kept (ticks) */
+    enum {
+        UP_DAMAGE_FILE,     /* the file is damaged from `offset` on */
+        UP_DAMAGE_COUNT,    /* intact, but holds another number of records than declared */
+        UP_DAMAGE_TIMES     /* timestamps repaired (what says how many; reported once
+                             * the location's stream is released) */
+    } kind;
+} up_damage;
+size_t up_trace_ndamage(const up_trace *t);
+const up_damage *up_trace_damage(const up_trace *t, size_t i);
+
+/* A function the command installs to hear of damage as it is found (the
+ * libraries never print): called once per damaged file, and once per
+ * location whose timestamps were repaired, when its streams are released
+ * (d->what then says how many; d->file is its event file). */
+typedef void (*up_damage_hook)(void *ctx, const up_trace *t, const up_damage *d);
+void up_trace_set_damage_hook(up_damage_hook fn, void *ctx);
+/* One line for a damage entry: "'FILE': WHAT; N of M records kept, ..." */
+void up_damage_line(const up_trace *t, const up_damage *d, char *buf, size_t cap);
+
+/* Timestamps repaired on location `loc` so far: [0] running backwards,
+ * [1] outside the clock properties' range, [2] spikes (a timestamp ahead
+ * of those before and after it).  Each takes the time of the record before. */
+void up_trace_time_repairs(const up_trace *t, size_t loc, uint64_t out[3]);
 
 /* Direct processing: while nothing is buffered, each record read is handed
  * to fn as it is decoded (array fields point into OTF2's buffers, valid

@@ -2215,6 +2215,18 @@ static void finish(engine *E, up_replay_result *res)
     if (res->t_min_a == UINT64_MAX)
         res->t_min_a = 0;
     res->unknown_records = up_trace_unknown_records(E->in);
+    for (i = 0; i < E->n; i++) { /* timestamps the reader repaired (trace.h) */
+        uint64_t fix[3];
+        up_trace_time_repairs(E->in, i, fix);
+        E->repairs[UP_REPAIR_decreasing_time] += fix[0];
+        E->repairs[UP_REPAIR_time_out_of_range] += fix[1];
+        E->repairs[UP_REPAIR_time_spike] += fix[2];
+    }
+    for (i = 0; i < up_trace_ndamage(E->in); i++) {
+        const up_damage *dm = up_trace_damage(E->in, i);
+        E->repairs[UP_REPAIR_damaged_files] += dm->kind == UP_DAMAGE_FILE;
+        E->repairs[UP_REPAIR_event_count] += dm->kind == UP_DAMAGE_COUNT;
+    }
     res->start_m = res->start_a = UINT64_MAX;
     res->end_m = res->end_a = 0;
     for (i = 0; i < E->n; i++) {

@@ -445,7 +445,8 @@ static bool resolve(reading *r)
     return true;
 }
 
-up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor, up_err *err)
+up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor, uint64_t cap,
+                        up_err *err)
 {
     reading r;
     OTF2_GlobalDefReader *gr;
@@ -484,7 +485,10 @@ up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor, up_err 
     rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cb, &r);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
     if (rc == OTF2_SUCCESS)
-        rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n);
+        rc = OTF2_Reader_ReadGlobalDefinitions(rd, gr, cap, &n);
+    /* closed now: OTF2 3.0.2 leaks it when the archive is closed after a
+     * failure while local definition files are open */
+    OTF2_Reader_CloseGlobalDefReader(rd, gr);
     if (r.nomem)
         st = UP_ERR(err, UP_ENOMEM, "out of memory reading the definitions of '%s'", anchor);
     else if (rc != OTF2_SUCCESS)

@@ -26,6 +26,12 @@ struct up_trace {
     up_defs defs;
     up_stream *streams;
     uint64_t unknown_records;
+    up_anchor_info ai;
+    char *dir;              /* <folder of the anchor>/<archive name>: the files */
+    unsigned char *scratch; /* one event chunk, for the scans */
+    up_damage *damage;
+    size_t ndamage, cap_damage;
+    OTF2_EvtReaderCallbacks *ecb; /* for the event readers, made as needed */
 };
 
 /* ---- OTF2 error capture -------------------------------------------------- */
@@ -117,9 +123,181 @@ static up_status ring_reserve(up_stream *s, up_err *err)
                   (unsigned long long)s->t->defs.locs[s->loc].id, s->t->anchor);
 }
 
-/* After OTF2_EvtReader_ReadEvents: the stream's own failures, OTF2 errors (a
- * location without an event file is an empty location), the end of the
- * stream (fewer records than asked for). */
+/* ---- damage and repairs ------------------------------------------------- */
+
+static up_damage_hook damage_hook;
+static void *damage_hook_ctx;
+
+static bool add_damage(up_trace *t, int kind, long loc, const char *file, uint64_t off,
+                       const char *what, bool events, uint64_t kept, uint64_t declared,
+                       uint64_t t_last)
+{
+    up_damage *d;
+    if (!up_grow((void **)&t->damage, &t->cap_damage, t->ndamage + 1, sizeof *t->damage))
+        return false;
+    d = &t->damage[t->ndamage];
+    memset(d, 0, sizeof *d);
+    d->file = up_strdup(file);
+    d->what = up_strdup(what);
+    if (!d->file || !d->what) {
+        up_free(d->file);
+        up_free(d->what);
+        return false;
+    }
+    d->kind = kind;
+    d->loc = loc;
+    d->offset = off;
+    d->events = events;
+    d->kept = kept;
+    d->declared = declared;
+    d->t_last = t_last;
+    t->ndamage++;
+    if (damage_hook)
+        damage_hook(damage_hook_ctx, t, d);
+    return true;
+}
+
+void up_trace_set_damage_hook(up_damage_hook fn, void *ctx)
+{
+    damage_hook = fn;
+    damage_hook_ctx = ctx;
+}
+
+void up_damage_line(const up_trace *t, const up_damage *d, char *buf, size_t cap)
+{
+    const up_defs *df = &t->defs;
+    char where[64] = "";
+    int n;
+    if (d->loc >= 0)
+        snprintf(where, sizeof where, " (location %llu)", (unsigned long long)df->locs[d->loc].id);
+    if (d->kind != UP_DAMAGE_FILE)
+        n = snprintf(buf, cap, "'%s'%s: %s", d->file, where, d->what);
+    else
+        n = snprintf(buf, cap, "'%s' at byte %llu%s: %s", d->file, (unsigned long long)d->offset,
+                     where, d->what);
+    if (n < 0 || (size_t)n >= cap)
+        return;
+    if (d->loc < 0) {
+        snprintf(buf + n, cap - (size_t)n, "; the %llu definitions before it are used",
+                 (unsigned long long)d->kept);
+        return;
+    }
+    if (!d->events || d->kind != UP_DAMAGE_FILE)
+        return;
+    if (d->declared && d->declared != UINT64_MAX && d->kept < d->declared)
+        n += snprintf(buf + n, cap - (size_t)n, "; %llu of %llu records kept",
+                      (unsigned long long)d->kept, (unsigned long long)d->declared);
+    else
+        n += snprintf(buf + n, cap - (size_t)n, "; %llu records kept", (unsigned long long)d->kept);
+    if (n > 0 && (size_t)n < cap && d->kept < d->declared && df->resolution &&
+        df->trace_length && d->t_last >= df->global_offset &&
+        d->t_last - df->global_offset < df->trace_length)
+        snprintf(buf + n, cap - (size_t)n, ", the last %.6f s of the run lost on this location",
+                 (double)(df->global_offset + df->trace_length - d->t_last) / (double)df->resolution);
+}
+
+size_t up_trace_ndamage(const up_trace *t) { return t->ndamage; }
+const up_damage *up_trace_damage(const up_trace *t, size_t i) { return &t->damage[i]; }
+
+void up_trace_time_repairs(const up_trace *t, size_t loc, uint64_t out[3])
+{
+    const up_stream *s = &t->streams[loc];
+    out[0] = s->fix_back;
+    out[1] = s->fix_range;
+    out[2] = s->fix_spike;
+}
+
+/* The next spike of the chunk walked last, or none. */
+static void next_spike(up_stream *s)
+{
+    if (s->spike_i < s->scan.nspikes) {
+        s->spike_first = s->scan.spikes[s->spike_i].first;
+        s->spike_last = s->scan.spikes[s->spike_i].last;
+    } else {
+        s->spike_first = s->spike_last = UINT64_MAX;
+    }
+}
+
+uint64_t up_stream_time_fix_(up_stream *s, uint64_t t, uint64_t no)
+{
+    if (no >= s->spike_first) { /* inside a spike (spikes come in order) */
+        if (no == s->spike_last) {
+            s->spike_i++;
+            next_spike(s);
+        }
+        s->fix_spike++;
+        return s->last_t;
+    }
+    if (t > s->t_hi) {
+        s->fix_range++;
+        return s->last_t;
+    }
+    s->fix_back++; /* t < last_t */
+    return s->last_t;
+}
+
+/* The stream has delivered all it may: note why it ended early, once. */
+static up_status stream_ended(up_stream *s, up_err *err)
+{
+    const up_loc_def *l = &s->t->defs.locs[s->loc];
+    char m[256];
+    s->eof = true;
+    if (s->scan.damaged) {
+        if (!add_damage(s->t, UP_DAMAGE_FILE, (long)s->loc, s->path, s->scan.damage_off, s->scan.damage, true,
+                        s->seq, l->nevents, s->last_t))
+            return UP_ERR(err, UP_ENOMEM, "out of memory");
+    } else if (s->seq != l->nevents && l->nevents != 0 && l->nevents != UINT64_MAX) {
+        snprintf(m, sizeof m, "holds %llu records where its definition declares %llu",
+                 (unsigned long long)s->seq, (unsigned long long)l->nevents);
+        if (!add_damage(s->t, UP_DAMAGE_COUNT, (long)s->loc, s->path, s->scan.file_size, m, true, s->seq,
+                        l->nevents, s->last_t))
+            return UP_ERR(err, UP_ENOMEM, "out of memory");
+    }
+    return UP_OK;
+}
+
+/* The OTF2 reader of a location, made when its first record is read:
+ * OTF2 3.0.2 cannot delete one that never read (its buffer's deletion
+ * fails, and it leaks the reader). */
+static up_status evt_reader(up_stream *s, up_err *err)
+{
+    up_trace *t = s->t;
+    OTF2_LocationRef id = t->defs.locs[s->loc].id;
+    OTF2_ErrorCode rc;
+    otf2_msg[0] = 0;
+    if (!(s->rd = OTF2_Reader_GetEvtReader(t->rd, id)))
+        return UP_ERR(err, UP_EFORMAT, "cannot open the events of location %llu in '%s': %s",
+                      (unsigned long long)id, t->anchor, otf2_msg[0] ? otf2_msg : "no event reader");
+    if ((rc = OTF2_Reader_RegisterEvtCallbacks(t->rd, s->rd, t->ecb, s)) != OTF2_SUCCESS)
+        return up_otf2_err_(err, rc, "cannot register event callbacks");
+    return UP_OK;
+}
+
+/* How many more records libotf2 may deliver, at most `want`: walks the
+ * event file on as far as needed.  0 = the stream ends here. */
+static up_status stream_room(up_stream *s, uint64_t *want, up_err *err)
+{
+    up_trace *t = s->t;
+    while (s->seq >= s->scan.records && !s->scan.end) {
+        if (!t->scratch && !(t->scratch = up_malloc((size_t)t->ai.chunk_evt)))
+            return UP_ERR(err, UP_ENOMEM, "out of memory");
+        up_scan_next(&s->scan, t->scratch);
+        s->spike_i = 0;
+        next_spike(s);
+    }
+    if (s->seq >= s->scan.records) {
+        *want = 0;
+        return s->eof ? UP_OK : stream_ended(s, err);
+    }
+    if (*want > s->scan.records - s->seq)
+        *want = s->scan.records - s->seq;
+    return s->rd ? UP_OK : evt_reader(s, err);
+}
+
+/* After OTF2_EvtReader_ReadEvents: the stream's own failures, OTF2 errors,
+ * the end of the stream (fewer records than asked for).  libotf2 is only
+ * asked for records the scan found intact, so an error here is one the
+ * scan does not know to look for: it ends the location like damage. */
 static up_status after_read(up_stream *s, OTF2_ErrorCode rc, uint64_t got,
                             uint64_t want, up_err *err)
 {
@@ -128,16 +306,16 @@ static up_status after_read(up_stream *s, OTF2_ErrorCode rc, uint64_t got,
         return UP_ERR(err, UP_ENOMEM, "out of memory reading location %llu of '%s'",
                       (unsigned long long)l->id, s->t->anchor);
     if (rc != OTF2_SUCCESS && rc != OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
-        if (l->nevents == 0 && !s->popped && !s->count) {
-            s->eof = true;
-            return UP_OK;
-        }
-        return UP_ERR(err, UP_EFORMAT, "cannot read the events of location %llu in '%s': %s",
-                      (unsigned long long)l->id, s->t->anchor,
-                      otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
+        s->scan.damaged = true;
+        snprintf(s->scan.damage, sizeof s->scan.damage, "OTF2 cannot decode record %llu: %.150s",
+                 (unsigned long long)s->seq + 1,
+                 otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
+        s->scan.records = s->seq;
+        s->scan.end = true;
+        return stream_ended(s, err);
     }
-    if (got < want)
-        s->eof = true;
+    if (got < want && !s->eof)
+        return stream_ended(s, err);
     return UP_OK;
 }
 
@@ -158,6 +336,10 @@ static up_status stream_fill(up_stream *s, size_t need, up_err *err)
             want = room;
         if (want > STREAM_BATCH)
             want = STREAM_BATCH;
+        if ((st = stream_room(s, &want, err)) != UP_OK)
+            return st;
+        if (!want)
+            break;
         otf2_msg[0] = 0;
         rc = OTF2_EvtReader_ReadEvents(s->rd, want, &got);
         if ((st = after_read(s, rc, got, want, err)) != UP_OK)
@@ -194,37 +376,46 @@ up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn,
                            up_direct_region_fn fn_region, void *ctx,
                            OTF2_EvtWriter *out, size_t *done, up_err *err)
 {
-    uint64_t got = 0;
+    uint64_t got, want;
     OTF2_ErrorCode rc;
+    up_status st = UP_OK;
     *done = 0;
     if (s->count || s->eof)
         return UP_OK;
     if (ring_reserve(s, err) != UP_OK) /* room for a declined record */
         return err ? err->status : UP_ENOMEM;
-    s->direct = fn;
-    s->direct_region = fn_region;
-    s->direct_ctx = ctx;
-    s->direct_out = out;
     s->direct_done = s->popped; /* records before this call */
-    s->stop = s->direct_failed = s->write_failed = false;
-    otf2_msg[0] = 0;
-    rc = OTF2_EvtReader_ReadEvents(s->rd, max, &got);
-    s->direct = NULL;
-    s->direct_region = NULL;
-    *done = (size_t)(s->popped - s->direct_done);
-    if (s->direct_failed) { /* fn reported the error in the caller's context */
-        s->stop = false;
-        return err && err->status != UP_OK ? err->status : UP_EINTERNAL;
+    /* in steps that end where the intact part of the event file does */
+    while (*done < max && !s->eof && st == UP_OK) {
+        want = max - *done;
+        if ((st = stream_room(s, &want, err)) != UP_OK || !want)
+            break;
+        s->direct = fn;
+        s->direct_region = fn_region;
+        s->direct_ctx = ctx;
+        s->direct_out = out;
+        s->stop = s->direct_failed = s->write_failed = false;
+        otf2_msg[0] = 0;
+        got = 0;
+        rc = OTF2_EvtReader_ReadEvents(s->rd, want, &got);
+        s->direct = NULL;
+        s->direct_region = NULL;
+        *done = (size_t)(s->popped - s->direct_done);
+        if (s->direct_failed) { /* fn reported the error in the caller's context */
+            s->stop = false;
+            return err && err->status != UP_OK ? err->status : UP_EINTERNAL;
+        }
+        if (s->write_failed)
+            return UP_ERR(err, UP_EOTF2, "cannot write an event of location %llu: %s",
+                          (unsigned long long)s->t->defs.locs[s->loc].id,
+                          otf2_msg[0] ? otf2_msg : "OTF2 writer error");
+        if (s->stop && !s->nomem) { /* a record was declined: it is buffered, reading resumes later */
+            s->stop = false;
+            return UP_OK;
+        }
+        st = after_read(s, rc, got, want, err);
     }
-    if (s->write_failed)
-        return UP_ERR(err, UP_EOTF2, "cannot write an event of location %llu: %s",
-                      (unsigned long long)s->t->defs.locs[s->loc].id,
-                      otf2_msg[0] ? otf2_msg : "OTF2 writer error");
-    if (s->stop && !s->nomem) { /* a record was declined: it is buffered, reading resumes later */
-        s->stop = false;
-        return UP_OK;
-    }
-    return after_read(s, rc, got, max, err);
+    return st;
 }
 
 /* ---- opening ------------------------------------------------------------- */
@@ -234,6 +425,7 @@ static OTF2_CallbackCode on_unknown_event(OTF2_LocationRef loc, OTF2_TimeStamp t
 {
     up_stream *s = ud;
     (void)loc, (void)t, (void)pos, (void)al;
+    s->seq++;
     s->t->unknown_records++;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -252,27 +444,6 @@ static OTF2_CallbackCode on_mapping(void *ud, OTF2_MappingType type, const OTF2_
     return OTF2_CALLBACK_SUCCESS;
 }
 
-/* An OTF2 anchor file starts with a chunk-header byte, an endianness byte
- * and the string "OTF2".  Checking it first gives a clearer message than
- * OTF2's, and keeps OTF2 3.0.2 from leaking the archive it fails to open. */
-static bool looks_like_anchor(const char *path, up_err *err)
-{
-    unsigned char head[7];
-    FILE *f = fopen(path, "rb");
-    size_t n;
-    if (!f) {
-        UP_ERR(err, UP_EIO, "cannot open '%s': %s", path, strerror(errno));
-        return false;
-    }
-    n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    if (n < sizeof head || memcmp(head + 2, "OTF2", 5) != 0) {
-        UP_ERR(err, UP_EFORMAT, "cannot open '%s': not an OTF2 archive (no OTF2 anchor signature)", path);
-        return false;
-    }
-    return true;
-}
-
 static char *resolve_anchor(const char *path, up_err *err)
 {
     struct stat st;
@@ -283,8 +454,6 @@ static char *resolve_anchor(const char *path, up_err *err)
         return NULL;
     }
     if (!S_ISDIR(st.st_mode)) {
-        if (!looks_like_anchor(path, err))
-            return NULL;
         if (!(a = up_strdup(path)))
             UP_ERR(err, UP_ENOMEM, "out of memory");
         return a;
@@ -300,11 +469,106 @@ static char *resolve_anchor(const char *path, up_err *err)
         up_free(a);
         return NULL;
     }
-    if (!looks_like_anchor(a, err)) {
-        up_free(a);
-        return NULL;
-    }
     return a;
+}
+
+/* "<prefix><mid><suffix>" in a new string. */
+static char *cat3(const char *a, const char *b, const char *c)
+{
+    size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
+    char *r = up_malloc(n);
+    if (r)
+        snprintf(r, n, "%s%s%s", a, b, c);
+    return r;
+}
+
+/* The global definitions: checked first, then read as far as intact. */
+static up_status read_global_defs(up_trace *t, up_err *err)
+{
+    up_scan sc;
+    unsigned char *buf;
+    char *path = cat3(t->dir, ".def", "");
+    up_status st;
+    if (!path || !(buf = up_malloc((size_t)t->ai.chunk_def))) {
+        up_free(path);
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    }
+    if ((st = up_scan_open(&sc, path, UP_FILE_GLOBAL_DEFS, t->ai.chunk_def, err)) == UP_OK) {
+        up_scan_all(&sc, buf);
+        if (sc.missing || sc.records == 0)
+            st = UP_ERR(err, UP_EFORMAT, "cannot read '%s': %s", path,
+                        sc.missing ? "no such file (the archive's global definitions)"
+                        : sc.damaged ? sc.damage : "no definitions");
+        else if (sc.damaged && !add_damage(t, UP_DAMAGE_FILE, -1, path, sc.damage_off, sc.damage, false,
+                                           sc.records, 0, 0))
+            st = UP_ERR(err, UP_ENOMEM, "out of memory");
+        t->defs.gdefs_intact = sc.records;
+        up_scan_close(&sc);
+    }
+    up_free(buf);
+    up_free(path);
+    if (st == UP_OK)
+        st = up_defs_read_(&t->defs, t->rd, t->anchor, t->defs.gdefs_intact, err);
+    return st;
+}
+
+/* A location's local definitions (clock offsets, id mappings): read as far
+ * as intact; damage loses what comes after it, and is listed. */
+static up_status read_local_defs(up_trace *t, size_t i, OTF2_DefReaderCallbacks *dcb,
+                                 unsigned char *buf, up_err *err)
+{
+    OTF2_LocationRef id = t->defs.locs[i].id;
+    OTF2_DefReader *dr;
+    OTF2_ErrorCode rc;
+    up_scan sc;
+    char idbuf[32], *path;
+    uint64_t n = 0;
+    up_status st;
+    snprintf(idbuf, sizeof idbuf, "/%llu.def", (unsigned long long)id);
+    if (!(path = cat3(t->dir, idbuf, "")))
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    if ((st = up_scan_open(&sc, path, UP_FILE_LOCAL_DEFS, t->ai.chunk_def, err)) != UP_OK) {
+        up_free(path);
+        return st;
+    }
+    up_scan_all(&sc, buf);
+    up_scan_close(&sc);
+    if (sc.records && (dr = OTF2_Reader_GetDefReader(t->rd, id)) != NULL) {
+        OTF2_Reader_RegisterDefCallbacks(t->rd, dr, dcb, &t->defs);
+        otf2_msg[0] = 0;
+        rc = OTF2_Reader_ReadLocalDefinitions(t->rd, dr, sc.records, &n);
+        t->defs.n_local_defs += n;
+        OTF2_Reader_CloseDefReader(t->rd, dr);
+        if (rc != OTF2_SUCCESS && !sc.damaged) { /* e.g. two clock offsets at one time */
+            sc.damaged = true;
+            sc.damage_off = 0;
+            snprintf(sc.damage, sizeof sc.damage, "OTF2 cannot read definition %llu: %.150s",
+                     (unsigned long long)n + 1,
+                     otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
+        }
+    }
+    if (sc.damaged && !add_damage(t, UP_DAMAGE_FILE, (long)i, path, sc.damage_off, sc.damage, false, n, 0, 0))
+        st = UP_ERR(err, UP_ENOMEM, "out of memory");
+    up_free(path);
+    return st;
+}
+
+/* Event files are walked as they are read (stream_room); here each
+ * stream learns its file and its clock range. */
+static up_status open_stream(up_trace *t, size_t i, up_err *err)
+{
+    up_stream *s = &t->streams[i];
+    const up_defs *d = &t->defs;
+    char idbuf[32];
+    snprintf(idbuf, sizeof idbuf, "/%llu.evt", (unsigned long long)d->locs[i].id);
+    if (!(s->path = cat3(t->dir, idbuf, "")))
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    s->last_t = d->global_offset;
+    s->t_hi = d->trace_length && d->global_offset <= UINT64_MAX - d->trace_length
+                  ? d->global_offset + d->trace_length
+                  : UINT64_MAX;
+    s->spike_first = s->spike_last = UINT64_MAX;
+    return up_scan_open(&s->scan, s->path, UP_FILE_EVENTS, t->ai.chunk_evt, err);
 }
 
 up_status up_trace_open(const char *path, up_trace **out, up_err *err)
@@ -314,8 +578,9 @@ up_status up_trace_open(const char *path, up_trace **out, up_err *err)
     OTF2_ErrorCode rc;
     OTF2_EvtReaderCallbacks *ecb = NULL;
     OTF2_DefReaderCallbacks *dcb = NULL;
-    bool defs_open;
-    size_t i;
+    unsigned char *dbuf = NULL;
+    bool evt_open = false;
+    size_t i, n;
 
     *out = NULL;
     up_otf2_quiet();
@@ -325,6 +590,20 @@ up_status up_trace_open(const char *path, up_trace **out, up_err *err)
         up_free(t);
         return err ? err->status : UP_EIO;
     }
+    /* the anchor is checked by us first: OTF2 3.0.2 leaks the archive it
+     * fails to open, and its messages name no file */
+    if ((st = up_scan_anchor(t->anchor, &t->ai, err)) != UP_OK)
+        goto fail;
+    n = strlen(t->anchor);
+    if (n < 6 || strcmp(t->anchor + n - 5, ".otf2")) {
+        st = UP_ERR(err, UP_EFORMAT, "cannot open '%s': an OTF2 anchor file's name ends in .otf2", t->anchor);
+        goto fail;
+    }
+    if (!(t->dir = up_strdup(t->anchor))) {
+        st = UP_ERR(err, UP_ENOMEM, "out of memory");
+        goto fail;
+    }
+    t->dir[n - 5] = '\0';
     otf2_msg[0] = 0;
     t->rd = OTF2_Reader_Open(t->anchor);
     if (!t->rd) {
@@ -345,7 +624,7 @@ up_status up_trace_open(const char *path, up_trace **out, up_err *err)
             free(creator); /* allocated by OTF2 with malloc */
         }
     }
-    if ((st = up_defs_read_(&t->defs, t->rd, t->anchor, err)) != UP_OK)
+    if ((st = read_global_defs(t, err)) != UP_OK)
         goto fail;
     OTF2_Reader_GetNumberOfSnapshots(t->rd, &t->defs.n_snapshots);
     OTF2_Reader_GetNumberOfThumbnails(t->rd, &t->defs.n_thumbnails);
@@ -353,17 +632,15 @@ up_status up_trace_open(const char *path, up_trace **out, up_err *err)
         st = UP_ERR(err, UP_EFORMAT, "'%s' defines no locations", t->anchor);
         goto fail;
     }
-    if (!(t->streams = up_calloc(t->defs.nlocs, sizeof *t->streams))) {
+    if (!(t->streams = up_calloc(t->defs.nlocs, sizeof *t->streams)) ||
+        !(dbuf = up_malloc((size_t)t->ai.chunk_def))) {
         st = UP_ERR(err, UP_ENOMEM, "out of memory");
         goto fail;
     }
-    for (i = 0; i < t->defs.nlocs; i++)
+    for (i = 0; i < t->defs.nlocs; i++) {
+        t->streams[i].t = t;
+        t->streams[i].loc = (uint32_t)i;
         OTF2_Reader_SelectLocation(t->rd, t->defs.locs[i].id);
-    defs_open = OTF2_Reader_OpenDefFiles(t->rd) == OTF2_SUCCESS;
-    if ((rc = OTF2_Reader_OpenEvtFiles(t->rd)) != OTF2_SUCCESS) {
-        st = UP_ERR(err, UP_EFORMAT, "cannot open the event files of '%s': %s", t->anchor,
-                    otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
-        goto fail;
     }
     ecb = OTF2_EvtReaderCallbacks_New();
     dcb = OTF2_DefReaderCallbacks_New();
@@ -375,47 +652,34 @@ up_status up_trace_open(const char *path, up_trace **out, up_err *err)
     OTF2_EvtReaderCallbacks_SetUnknownCallback(ecb, on_unknown_event);
     OTF2_DefReaderCallbacks_SetClockOffsetCallback(dcb, on_clock_offset);
     OTF2_DefReaderCallbacks_SetMappingTableCallback(dcb, on_mapping);
-
-    for (i = 0; i < t->defs.nlocs; i++) {
-        up_stream *s = &t->streams[i];
-        OTF2_LocationRef id = t->defs.locs[i].id;
-        s->t = t;
-        s->loc = (uint32_t)i;
-        if (defs_open) {
-            OTF2_DefReader *dr = OTF2_Reader_GetDefReader(t->rd, id);
-            if (dr) {
-                uint64_t n = 0;
-                OTF2_Reader_RegisterDefCallbacks(t->rd, dr, dcb, &t->defs);
-                rc = OTF2_Reader_ReadAllLocalDefinitions(t->rd, dr, &n);
-                t->defs.n_local_defs += n;
-                OTF2_Reader_CloseDefReader(t->rd, dr);
-                if (rc != OTF2_SUCCESS) {
-                    st = UP_ERR(err, UP_EFORMAT, "cannot read the local definitions of location %llu in '%s': %s",
-                                (unsigned long long)id, t->anchor,
-                                otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
-                    goto fail;
-                }
-            }
-        }
-        s->rd = OTF2_Reader_GetEvtReader(t->rd, id);
-        if (!s->rd) {
-            st = UP_ERR(err, UP_EFORMAT, "cannot open the events of location %llu in '%s': %s",
-                        (unsigned long long)id, t->anchor, otf2_msg[0] ? otf2_msg : "no event reader");
-            goto fail;
-        }
-        if ((rc = OTF2_Reader_RegisterEvtCallbacks(t->rd, s->rd, ecb, s)) != OTF2_SUCCESS) {
-            st = up_otf2_err_(err, rc, "cannot register event callbacks");
-            goto fail;
-        }
-    }
-    if (defs_open)
+    if (OTF2_Reader_OpenDefFiles(t->rd) == OTF2_SUCCESS) {
+        for (i = 0; i < t->defs.nlocs && st == UP_OK; i++)
+            st = read_local_defs(t, i, dcb, dbuf, err);
         OTF2_Reader_CloseDefFiles(t->rd);
-    OTF2_EvtReaderCallbacks_Delete(ecb);
+        if (st != UP_OK)
+            goto fail;
+    }
+    if ((rc = OTF2_Reader_OpenEvtFiles(t->rd)) != OTF2_SUCCESS) {
+        st = UP_ERR(err, UP_EFORMAT, "cannot open the event files of '%s': %s", t->anchor,
+                    otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
+        goto fail;
+    }
+    evt_open = true;
+    for (i = 0; i < t->defs.nlocs; i++)
+        if ((st = open_stream(t, i, err)) != UP_OK)
+            goto fail;
+    up_free(dbuf);
+    t->ecb = ecb;
     OTF2_DefReaderCallbacks_Delete(dcb);
     *out = t;
     return UP_OK;
 
 fail:
+    /* OTF2 3.0.2 leaks its global definition reader when an archive is
+     * closed with its event files open */
+    if (evt_open)
+        OTF2_Reader_CloseEvtFiles(t->rd);
+    up_free(dbuf);
     if (ecb)
         OTF2_EvtReaderCallbacks_Delete(ecb);
     if (dcb)
@@ -432,9 +696,26 @@ void up_trace_release_streams(up_trace *t)
     if (t->streams) {
         for (i = 0; i < t->defs.nlocs; i++) {
             up_stream *s = &t->streams[i];
+            if (damage_hook && s->fix_back + s->fix_range + s->fix_spike) {
+                char m[200];
+                up_damage d;
+                memset(&d, 0, sizeof d);
+                snprintf(m, sizeof m, "%llu timestamps repaired (%llu running backwards, %llu outside "
+                                      "the clock range, %llu jumping ahead), each to the time before it",
+                         (unsigned long long)(s->fix_back + s->fix_range + s->fix_spike),
+                         (unsigned long long)s->fix_back, (unsigned long long)s->fix_range,
+                         (unsigned long long)s->fix_spike);
+                d.loc = (long)i;
+                d.file = s->path;
+                d.what = m;
+                d.kind = UP_DAMAGE_TIMES;
+                damage_hook(damage_hook_ctx, t, &d);
+            }
             for (j = 0; j < s->cap; j++)
                 up_free(s->ring[j].xbuf);
             up_free(s->ring);
+            up_scan_close(&s->scan);
+            up_free(s->path);
         }
     }
     if (t->rd)
@@ -442,14 +723,26 @@ void up_trace_release_streams(up_trace *t)
     t->rd = NULL;
     up_free(t->streams);
     t->streams = NULL;
+    up_free(t->scratch);
+    t->scratch = NULL;
+    if (t->ecb)
+        OTF2_EvtReaderCallbacks_Delete(t->ecb);
+    t->ecb = NULL;
 }
 
 void up_trace_close(up_trace *t)
 {
+    size_t i;
     if (!t)
         return;
     up_trace_release_streams(t);
     up_defs_free_(&t->defs);
+    for (i = 0; i < t->ndamage; i++) {
+        up_free(t->damage[i].file);
+        up_free(t->damage[i].what);
+    }
+    up_free(t->damage);
+    up_free(t->dir);
     up_free(t->anchor);
     up_free(t);
 }

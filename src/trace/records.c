@@ -59,17 +59,16 @@ static inline OTF2_CallbackCode direct_written(up_stream *s, OTF2_ErrorCode rc)
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* store_<Kind> takes a record whose time is already checked (a region_
+ * callback may pass one on); on_<Kind> is the reader callback. */
 #define X(K)                                                                  \
-    static OTF2_CallbackCode store_##K(OTF2_LocationRef loc, OTF2_TimeStamp t, \
-                                       uint64_t pos, void *ud,                \
+    static OTF2_CallbackCode store_##K(up_stream *s, OTF2_TimeStamp t,       \
                                        OTF2_AttributeList *al UP_EVF_##K(P_F, P_A)) \
     {                                                                         \
         size_t need = 0 UP_EVF_##K(NEED_F, NEED_A);                           \
         unsigned char *xp;                                                    \
         up_event *e;                                                          \
-        up_stream *s = ud;                                                    \
-        (void)loc;                                                            \
-        (void)pos;                                                            \
+        void *ud = s;                                                         \
         if (s->direct && !s->count) {                                         \
             up_event d;                                                       \
             int r;                                                            \
@@ -107,6 +106,15 @@ static inline OTF2_CallbackCode direct_written(up_stream *s, OTF2_ErrorCode rc)
         }                                                                     \
         (void)xp;                                                             \
         return s->direct && s->stop ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS; \
+    }                                                                         \
+    static OTF2_CallbackCode on_##K(OTF2_LocationRef loc, OTF2_TimeStamp t,   \
+                                    uint64_t pos, void *ud,                   \
+                                    OTF2_AttributeList *al UP_EVF_##K(P_F, P_A)) \
+    {                                                                         \
+        up_stream *s = ud;                                                    \
+        (void)loc;                                                            \
+        (void)pos;                                                            \
+        return store_##K(s, up_stream_time_(s, t), al UP_EVF_##K(PASS_F, PASS_A)); \
     }
 UP_OTF2_EVENTS(X)
 #undef X
@@ -121,12 +129,15 @@ UP_OTF2_EVENTS(X)
     {                                                                          \
         up_stream *s = ud;                                                     \
         uint64_t out;                                                          \
+        (void)loc;                                                             \
+        (void)pos;                                                             \
+        t = up_stream_time_(s, t);                                             \
         if (s->direct_region && !s->count &&                                   \
             s->direct_region(s->direct_ctx, s->loc, UP_EV_##K, t, region, &out)) \
             return direct_written(s, s->direct_out                             \
                                          ? OTF2_EvtWriter_##K(s->direct_out, al, out, region) \
                                          : OTF2_SUCCESS);                      \
-        return store_##K(loc, t, pos, ud, al, region);                         \
+        return store_##K(s, t, al, region);                                    \
     }
 REGION_X(Enter)
 REGION_X(Leave)
@@ -134,7 +145,7 @@ REGION_X(Leave)
 
 void up_store_evt_callbacks_(OTF2_EvtReaderCallbacks *cb)
 {
-#define X(K) OTF2_EvtReaderCallbacks_Set##K##Callback(cb, store_##K);
+#define X(K) OTF2_EvtReaderCallbacks_Set##K##Callback(cb, on_##K);
     UP_OTF2_EVENTS(X)
 #undef X
     OTF2_EvtReaderCallbacks_SetEnterCallback(cb, region_Enter);

@@ -202,9 +202,12 @@ static OTF2_CallbackCode skip_clock(void *ud, uint64_t res, uint64_t off,
     return OTF2_CALLBACK_SUCCESS; /* replaced by fresh ClockProperties */
 }
 
-static up_status copy_global_defs(OTF2_GlobalDefWriter *gw, const char *anchor,
+/* Copies the input's global definitions, as far as they were found intact
+ * when the input was opened (scan.h). */
+static up_status copy_global_defs(OTF2_GlobalDefWriter *gw, const up_trace *in,
                                   up_err *err)
 {
+    const char *anchor = up_trace_anchor(in);
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);
     OTF2_GlobalDefReader *gr;
     OTF2_GlobalDefReaderCallbacks *cb;
@@ -220,7 +223,7 @@ static up_status copy_global_defs(OTF2_GlobalDefWriter *gw, const char *anchor,
         OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, skip_clock);
         rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cb, gw);
         if (rc == OTF2_SUCCESS)
-            rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n);
+            rc = OTF2_Reader_ReadGlobalDefinitions(rd, gr, up_trace_defs(in)->gdefs_intact, &n);
     }
     if (cb)
         OTF2_GlobalDefReaderCallbacks_Delete(cb);
@@ -310,7 +313,7 @@ up_status up_writer_close(up_writer *w, const up_trace *in, uint64_t t_min,
                                                         t_max > off ? t_max - off : 0,
                                                         d->realtime)) != OTF2_SUCCESS)
         return up_otf2_err_(err, rc, "cannot write the clock properties");
-    if ((st = copy_global_defs(gw, up_trace_anchor(in), err)) != UP_OK)
+    if ((st = copy_global_defs(gw, in, err)) != UP_OK)
         return st;
     copy_anchor_info(w->ar, in, description);
     if (prop_name)
