@@ -290,8 +290,8 @@ int cmd_compensate(int argc, char **argv)
     for (i = 0; i < res.nlocs; i++)
         removed[i] = up_comp_removed(model, i);
     {
-        up_comp_report rp = {input, od.final, &p, source, up_trace_defs(t), &res, removed, 0, 0};
-        up_comp_stalls(model, &rp.nstalls, &rp.stall_ticks);
+        up_comp_report rp = {input, od.final, &p, source, up_trace_defs(t), &res, removed, 0, 0, 0, t};
+        up_comp_stalls(model, &rp.nstalls, &rp.stall_ticks, &rp.stall_lists_damaged);
         if (!quiet)
             up_report_compensate_text(stdout, &rp);
         if (json && up_report_compensate_json(&rp, json, &err) != UP_OK)

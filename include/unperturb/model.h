@@ -154,6 +154,6 @@ void up_comp_set_progress(up_comp *c, up_progress_fn fn, void *ctx);
 uint64_t up_comp_removed(const up_comp *c, size_t loc);
 /* Stalls of the tracer's spins found in <location>.stalls lists, and their
  * time in ticks, removed so far (over all locations). */
-void up_comp_stalls(const up_comp *c, uint64_t *count, uint64_t *ticks);
+void up_comp_stalls(const up_comp *c, uint64_t *count, uint64_t *ticks, uint64_t *damaged);
 
 #endif /* UNPERTURB_MODEL_H */

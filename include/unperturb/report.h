@@ -19,7 +19,15 @@ typedef struct up_comp_report {
     const up_replay_result *res;
     const uint64_t *removed;        /* overhead removed per location, ticks */
     uint64_t nstalls, stall_ticks;  /* stalls of the tracer's spins removed (up_comp_stalls) */
+    uint64_t stall_lists_damaged;   /* stalls lists read up to a damaged entry */
+    const up_trace *in;             /* for its damage list (may be NULL) */
 } up_comp_report;
+
+/* The damage found in an input as a JSON array (docs/cli.md, "Damaged
+ * traces"): file, location, offset, problem, records kept and declared,
+ * time lost; NULL when out of memory. */
+struct json_t;
+struct json_t *up_report_damage_json(const up_trace *t);
 
 /* The "repairs" and "model limits" lines of a replay's summary (counts by
  * UP_REPAIR_* name, or "none"), and a warning for unreadable records. */

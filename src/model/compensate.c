@@ -17,9 +17,11 @@
  * (the tracer reads the clock, then writes the record), so it lies in the
  * gap between that record and the next one on its location.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "unperturb/model.h"
@@ -73,6 +75,7 @@ struct up_comp {
     uint64_t total;      /* records the definitions declare */
     uint64_t moved;      /* receives raised by either */
     uint64_t nstalls, stall_ticks; /* stalls passed, their time removed */
+    uint64_t stall_lists_damaged;  /* lists dropped at a damaged entry */
 };
 
 static uint64_t ns_ticks(const up_comp *M, double ns)
@@ -163,32 +166,47 @@ UP_HOT_INLINE void account(up_comp *M, cloc *c, up_event *ev)
 }
 
 /* The location's next stall into st_s/st_e (UINT64_MAX: no more).  A list
- * that cannot be read ends there: less is removed, as without a list. */
-static void stall_next(cloc *c)
+ * that cannot be read ends there: less is removed, as without a list.  So
+ * does one that is damaged (a stall of no length, one that overflows the
+ * clock, or one that starts before the last one ended): it is counted. */
+static void stall_drop(cloc *c)
+{
+    up_free(c->st->path);
+    up_free(c->st);
+    c->st = NULL;
+    c->st_s = c->st_e = UINT64_MAX;
+}
+
+static void stall_next(up_comp *M, cloc *c)
 {
     stalls *l = c->st;
+    uint64_t s, len, prev_end = c->st_e;
     c->st_s = c->st_e = UINT64_MAX;
     if (!l)
         return;
     if (l->i == l->n) {
-        FILE *fp = fopen(l->path, "rb");
-        size_t got = 0;
-        if (fp && fseeko(fp, (off_t)l->off, SEEK_SET) == 0)
-            got = fread(l->b, sizeof l->b[0], STALL_BLOCK, fp);
-        if (fp)
-            fclose(fp);
-        l->off += got * sizeof l->b[0];
+        int fd = open(l->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        ssize_t got = fd >= 0 ? pread(fd, l->b, sizeof l->b, (off_t)l->off) : -1;
+        if (fd >= 0)
+            close(fd);
+        got = got > 0 ? got / (ssize_t)sizeof l->b[0] : 0; /* whole entries */
+        l->off += (uint64_t)got * sizeof l->b[0];
         l->n = (unsigned)got;
         l->i = 0;
         if (!got) {
-            up_free(l->path);
-            up_free(l);
-            c->st = NULL;
+            stall_drop(c);
             return;
         }
     }
-    c->st_s = l->b[l->i][0];
-    c->st_e = c->st_s + l->b[l->i][1];
+    s = l->b[l->i][0];
+    len = l->b[l->i][1];
+    if (len == 0 || s > UINT64_MAX - 1 - len || (prev_end != UINT64_MAX && s < prev_end)) {
+        M->stall_lists_damaged++;
+        stall_drop(c);
+        return;
+    }
+    c->st_s = s;
+    c->st_e = s + len;
     l->i++;
 }
 
@@ -206,7 +224,7 @@ __attribute__((noinline, cold)) static uint64_t gap_stalls(up_comp *M, cloc *c, 
         if (c->st_e > b)
             break; /* it goes on into the next gap */
         M->nstalls++;
-        stall_next(c);
+        stall_next(M, c);
     }
     M->stall_ticks += sum;
     if (to_cum)
@@ -680,13 +698,13 @@ up_status up_comp_new(const up_comp_params *p, const up_defs *d, up_comp **out,
             continue;
         snprintf(path, sizeof path, "%s/%llu.stalls", p->stalls_dir,
                  (unsigned long long)d->locs[i].id);
-        if (stat(path, &sb) != 0 || sb.st_size <= 0)
+        if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0)
             continue;
         if (!(c->st = up_calloc(1, sizeof *c->st)) || !(c->st->path = up_strdup(path))) {
             up_comp_free(M);
             return UP_ERR(err, UP_ENOMEM, "out of memory");
         }
-        stall_next(c);
+        stall_next(M, c);
     }
     *out = M;
     return UP_OK;
@@ -706,8 +724,9 @@ void up_comp_free(up_comp *M)
     }
 }
 
-void up_comp_stalls(const up_comp *M, uint64_t *count, uint64_t *ticks)
+void up_comp_stalls(const up_comp *M, uint64_t *count, uint64_t *ticks, uint64_t *damaged)
 {
+    *damaged = M->stall_lists_damaged;
     *count = M->nstalls;
     *ticks = M->stall_ticks;
 }

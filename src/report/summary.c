@@ -29,6 +29,40 @@ static const char *window_text(const up_replay_result *r)
                             : "first .. last record over all locations (no MPI_Init/MPI_Finalize marks)";
 }
 
+json_t *up_report_damage_json(const up_trace *t)
+{
+    json_t *a = json_array();
+    const up_defs *d = up_trace_defs(t);
+    size_t i;
+    for (i = 0; a && i < up_trace_ndamage(t); i++) {
+        const up_damage *dm = up_trace_damage(t, i);
+        json_t *o = json_object();
+        if (!o || json_array_append_new(a, o) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+        json_object_set_new(o, "file", json_string(dm->file));
+        json_object_set_new(o, "kind", json_string(dm->kind == UP_DAMAGE_FILE    ? "damaged"
+                                                   : dm->kind == UP_DAMAGE_COUNT ? "record_count"
+                                                                                 : "timestamps"));
+        json_object_set_new(o, "location", dm->loc < 0 ? json_null()
+                                                       : json_integer((json_int_t)d->locs[dm->loc].id));
+        json_object_set_new(o, "offset", json_integer((json_int_t)dm->offset));
+        json_object_set_new(o, "problem", json_string(dm->what));
+        if (dm->events || dm->loc < 0)
+            json_object_set_new(o, "records_kept", json_integer((json_int_t)dm->kept));
+        if (dm->events) {
+            json_object_set_new(o, "records_declared", json_integer((json_int_t)dm->declared));
+            if (dm->kind == UP_DAMAGE_FILE && d->resolution && d->trace_length &&
+                dm->t_last >= d->global_offset && dm->t_last - d->global_offset < d->trace_length)
+                json_object_set_new(o, "time_lost_s",
+                                    json_real((double)(d->global_offset + d->trace_length - dm->t_last) /
+                                              (double)d->resolution));
+        }
+    }
+    return a;
+}
+
 void up_report_repairs_text(FILE *f, const up_replay_result *r)
 {
     unsigned k;
@@ -76,6 +110,9 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
         fprintf(f, "               plus %llu stalls of the tracer's --extra-ns spins, %.6f s in all, "
                    "removed where they lie (<location>.stalls)\n",
                 (unsigned long long)rp->nstalls, up_ticks_s(r, rp->stall_ticks));
+    if (rp->stall_lists_damaged)
+        fprintf(f, "  WARNING      %llu stalls lists damaged: read up to the damage, the stalls after it are not removed\n",
+                (unsigned long long)rp->stall_lists_damaged);
     if (p->overhead_end)
         fprintf(f, "               the %s end of the calibrated range of O ([overhead_%s]), so that the %s bound %s\n",
                 p->overhead_end > 0 ? "high" : "low", p->overhead_end > 0 ? "high" : "low",
@@ -173,6 +210,8 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     put(root, "locations", json_integer((json_int_t)r->nlocs));
     put(root, "events", json_integer((json_int_t)r->events));
     put(root, "unknown_records", json_integer((json_int_t)r->unknown_records));
+    if (rp->in)
+        put(root, "input_damage", up_report_damage_json(rp->in));
     put(root, "snapshots_not_copied", json_integer((json_int_t)rp->defs->n_snapshots));
     put(root, "thumbnails_not_copied", json_integer((json_int_t)rp->defs->n_thumbnails));
     put(win, "marked", json_boolean(r->window_marked));
@@ -204,6 +243,7 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     }
     put(par, "stalls", json_integer((json_int_t)rp->nstalls));
     put(par, "stalls_s", json_real(up_ticks_s(r, rp->stall_ticks)));
+    put(par, "stall_lists_damaged", json_integer((json_int_t)rp->stall_lists_damaged));
     put(par, "overhead_end", json_string(p->overhead_end > 0   ? "high"
                                          : p->overhead_end < 0 ? "low"
                                                                : "nominal"));

@@ -246,6 +246,11 @@ static up_status stream_ended(up_stream *s, up_err *err)
         if (!add_damage(s->t, UP_DAMAGE_FILE, (long)s->loc, s->path, s->scan.damage_off, s->scan.damage, true,
                         s->seq, l->nevents, s->last_t))
             return UP_ERR(err, UP_ENOMEM, "out of memory");
+    } else if (s->seq == 0 && l->nevents != 0 && (s->scan.missing || !s->scan.file_size)) {
+        if (!add_damage(s->t, UP_DAMAGE_FILE, (long)s->loc, s->path, 0,
+                        s->scan.missing ? "no such file" : "empty file", true, 0, l->nevents,
+                        s->t->defs.global_offset))
+            return UP_ERR(err, UP_ENOMEM, "out of memory");
     } else if (s->seq != l->nevents && l->nevents != 0 && l->nevents != UINT64_MAX) {
         snprintf(m, sizeof m, "holds %llu records where its definition declares %llu",
                  (unsigned long long)s->seq, (unsigned long long)l->nevents);
@@ -665,9 +670,31 @@ up_status up_trace_open(const char *path, up_trace **out, up_err *err)
         goto fail;
     }
     evt_open = true;
-    for (i = 0; i < t->defs.nlocs; i++)
-        if ((st = open_stream(t, i, err)) != UP_OK)
+    {
+        /* nothing usable: every location that declares records has an event
+         * file without a single chunk header (missing, empty, not a file) */
+        size_t declaring = 0, usable = 0, first_bad = SIZE_MAX;
+        for (i = 0; i < t->defs.nlocs; i++) {
+            up_stream *s = &t->streams[i];
+            if ((st = open_stream(t, i, err)) != UP_OK)
+                goto fail;
+            if (t->defs.locs[i].nevents == 0)
+                continue;
+            declaring++;
+            if (up_scan_header(&s->scan))
+                usable++;
+            else if (first_bad == SIZE_MAX)
+                first_bad = i;
+        }
+        if (declaring && !usable) {
+            up_stream *s = &t->streams[first_bad];
+            st = UP_ERR(err, UP_EFORMAT, "'%s' (location %llu): %s; no location of '%s' has a usable event file",
+                        s->path, (unsigned long long)t->defs.locs[first_bad].id,
+                        s->scan.missing ? "no such file" : s->scan.damaged ? s->scan.damage : "empty",
+                        t->anchor);
             goto fail;
+        }
+    }
     up_free(dbuf);
     t->ecb = ecb;
     OTF2_DefReaderCallbacks_Delete(dcb);

@@ -636,6 +636,24 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
     }
 }
 
+bool up_scan_header(up_scan *s)
+{
+    unsigned char h[HEADER];
+    ssize_t got;
+    int fd;
+    if (s->end)
+        return !s->damaged && !s->missing && s->file_size;
+    if ((fd = open(s->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+        return damage(s, 0, "cannot open: %s", strerror(errno));
+    got = pread(fd, h, sizeof h, 0);
+    close(fd);
+    if (got < (ssize_t)sizeof h)
+        return damage(s, 0, got < 0 ? "cannot read its first chunk" : "cut short in the header of chunk 0");
+    if (h[0] != T_HEADER || (h[1] != BIG && h[1] != LITTLE))
+        return damage(s, 0, "chunk 0 has no valid chunk header");
+    return true;
+}
+
 void up_scan_all(up_scan *s, unsigned char *scratch)
 {
     while (up_scan_next(s, scratch))

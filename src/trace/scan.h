@@ -75,6 +75,9 @@ up_status up_scan_open(up_scan *s, const char *path, up_file_kind kind,
  * once the end is reached (s->end; then s->damaged says whether the file
  * ended early).  I/O errors and allocation failures count as damage. */
 bool up_scan_next(up_scan *s, unsigned char *scratch);
+/* Checks the first chunk header only (cheap, at open): false, with the
+ * damage noted, when the file cannot hold a record. */
+bool up_scan_header(up_scan *s);
 /* Walks the whole file (definitions: they are read in one go). */
 void up_scan_all(up_scan *s, unsigned char *scratch);
 void up_scan_close(up_scan *s);
