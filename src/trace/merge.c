@@ -450,6 +450,9 @@ static int find_ranks(merger *m)
     closedir(d);
     if (size <= 0)
         return fail(m, "%s: no definitions file of the unperturb tracer in it", path);
+    if (size > (1 << 22))
+        return fail(m, "%s: a definitions file says %d ranks, more than the 4194304 the tracer writes",
+                    path, size);
     m->nranks = size;
     return 0;
 }
