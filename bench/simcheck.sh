@@ -78,7 +78,7 @@ for ex in $EXAMPLES; do
         rm -rf "$OUT/one"
         taskset -c 0 "$UP" trace -q --cpu-time -o "$OUT/one" -- \
             mpirun $ROOT -np 2 --bind-to none --mca mpi_yield_when_idle 1 "$EXD/$ex" > /dev/null
-        "$UP" simulate "$OUT/one" --machine "$OUT/machine.ini" -q --json "$OUT/sim.json"
+        "$UP" simulate "$OUT/one" --machine "$OUT/machine.ini" -q --json "$OUT/sim.json" --force
         P=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["predicted_time_s"], d["measured_time_s"])' "$OUT/sim.json")
         echo "$ex $r $T $P" >> "$RES"
         r=$((r + 1))

@@ -235,10 +235,10 @@ for nl in $SIM_NLOCS; do
     if [ "$HAVE_SIM" = 1 ]; then
         # warm-up, which also gives the predicted time of the timed trace
         run "$key" simulate warm-up "$ev" "$BIN/unperturb" simulate "$trace" --machine "$MACHINE" -q \
-            --json "$OUT/sim.json"
+            --json "$OUT/sim.json" --force
         echo "$key simulate $ev $(sim_pred "$OUT/sim.json")" >> "$PRED"
         if [ "$SMPI" = 1 ] && [ "$ns" != "$SIM_SIZE" ]; then
-            "$BIN/unperturb" simulate "$strace" --machine "$MACHINE" -q --json "$OUT/sim.json" > /dev/null
+            "$BIN/unperturb" simulate "$strace" --machine "$MACHINE" -q --json "$OUT/sim.json" --force > /dev/null
             echo "$key simulate $sev $(sim_pred "$OUT/sim.json")" >> "$PRED"
         fi
         rm -f "$OUT/sim.json"

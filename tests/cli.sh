@@ -64,9 +64,9 @@ sum_before=$(cd "$T/in" && find . -type f -exec md5sum {} + | sort | md5sum)
 expect 0 "compensate a real trace" -- "$UP" compensate "$T/in" -o "$T/out" --mode lower --overhead-ns 100 --json "$T/s.json"
 expect 1 "existing output refused" -- "$UP" compensate "$T/in" -o "$T/out" --overhead-ns 100
 grep_err "existing output: mentions --force" "--force"
-expect 1 "input as output refused even with --force" -- "$UP" compensate "$T/in" -o "$T/in" --force --overhead-ns 1
+expect 2 "input as output refused even with --force" -- "$UP" compensate "$T/in" -o "$T/in" --force --overhead-ns 1
 grep_err "input as output: explains" "holds the input"
-expect 1 "parent of input as output refused" -- "$UP" compensate "$T/in/traces.otf2" -o "$T/in" --force --overhead-ns 1
+expect 2 "parent of input as output refused" -- "$UP" compensate "$T/in/traces.otf2" -o "$T/in" --force --overhead-ns 1
 sum_after=$(cd "$T/in" && find . -type f -exec md5sum {} + | sort | md5sum)
 [ "$sum_before" = "$sum_after" ] && ok "input unchanged" || bad "input unchanged"
 expect 0 "--force replaces an old output" -- "$UP" compensate "$T/in/traces.otf2" -o "$T/out" --force --mode upper --overhead-ns 100 -q

@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "test.h"
 #include "tracegen.h"
@@ -58,7 +59,8 @@ static int simulate_calib(const char *dir, const up_machine *m, const char *cali
     opts.machine = m;
     opts.calibration = calib;
     opts.out_dir = o;
-    opts.force = true;
+    up_rmtree(o);
+    mkdir(o, 0777);
     opts.quiet = true;
     if (up_sim_run(&opts, &s, &err) != UP_OK) {
         t_fail(__FILE__, __LINE__, "simulate %s: %s", dir, err.msg);

@@ -1,6 +1,6 @@
 /*
  * test_util.c - the hash map against a naive reference, calibration files,
- * the copy-time table, output folders and allocation failures.
+ * the copy-time table and allocation failures (output sets: test_output.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -284,42 +284,6 @@ TEST(calibration_errors_name_the_problem)
         CHECK_EQ(up_calibration_load("/nonexistent/c.ini", &p, &err), UP_EIO);
         CHECK(strstr(err.msg, "/nonexistent/c.ini") != NULL);
     }
-}
-
-TEST(output_folder_rules)
-{
-    char dir[4096], in[4096];
-    up_outdir o;
-    up_err err = {0};
-    snprintf(in, sizeof in, "%s", t_dir("input"));
-    mkdir(in, 0755);
-    snprintf(dir, sizeof dir, "%s", t_dir("out"));
-    /* new folder: written under a temporary name, renamed on commit */
-    CHECK_EQ(up_outdir_begin(&o, dir, in, false, &err), UP_OK);
-    CHECK(strstr(o.tmp, ".tmp-") != NULL);
-    CHECK(mkdir(o.tmp, 0755) == 0);
-    CHECK_EQ(up_outdir_commit(&o, &err), UP_OK);
-    up_outdir_end(&o);
-    CHECK(access(dir, F_OK) == 0);
-    /* exists: refused without force */
-    CHECK_EQ(up_outdir_begin(&o, dir, in, false, &err), UP_EEXIST);
-    CHECK(strstr(err.msg, "--force") != NULL);
-    /* the input itself is never replaced, even with force */
-    CHECK_EQ(up_outdir_begin(&o, in, in, true, &err), UP_EEXIST);
-    CHECK(strstr(err.msg, "holds the input") != NULL);
-    /* an abandoned run leaves nothing behind */
-    CHECK_EQ(up_outdir_begin(&o, dir, in, true, &err), UP_OK);
-    CHECK(mkdir(o.tmp, 0755) == 0);
-    {
-        char tmp[4096];
-        snprintf(tmp, sizeof tmp, "%s", o.tmp);
-        up_outdir_end(&o);
-        CHECK(access(tmp, F_OK) != 0);
-    }
-    CHECK(access(dir, F_OK) == 0);
-    /* a missing parent folder is named */
-    CHECK_EQ(up_outdir_begin(&o, "/nonexistent/x/out", NULL, false, &err), UP_EIO);
-    CHECK(strstr(err.msg, "/nonexistent/x") != NULL);
 }
 
 TEST(allocation_failures_are_reported)

@@ -38,13 +38,14 @@ int cmd_calibrate(int argc, char **argv)
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *out = NULL, *extra = "0", *launcher = NULL;
     bool force = false;
-    char prog[PATH_MAX + 32], tmp[] = "/tmp/unperturb-calib-XXXXXX", *text = NULL;
+    char prog[PATH_MAX + 32], *text = NULL, *tmp;
     char *args[64], *lcopy = NULL;
-    int c, n = 0, status, fd, rc = 1;
+    int c, n = 0, status, rc = 1;
     pid_t pid;
     FILE *f;
     size_t size = 0;
     up_err err = {0};
+    up_outset *os = NULL;
 
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -64,18 +65,20 @@ int cmd_calibrate(int argc, char **argv)
     for (const char *p = extra; *p; p++)
         if (*p < '0' || *p > '9')
             return cmd_fail("calibrate", 2, "--extra-ns takes a non-negative integer");
-    if (!force && access(out, F_OK) == 0) {
-        fprintf(stderr, "unperturb calibrate: '%s' exists (use --force to replace it)\n", out);
-        return 1;
-    }
     if (cmd_near_exe(NULL, "libexec/unperturb-calibrate", prog, sizeof prog) != 0 ||
         access(prog, X_OK) != 0) {
         fprintf(stderr, "unperturb calibrate: cannot find '%s'\n", prog);
         return 1;
     }
-    if ((fd = mkstemp(tmp)) < 0)
-        return cmd_fail("calibrate", 1, "cannot create a temporary file in /tmp");
-    close(fd);
+    /* the measurement program writes FILE's temporary */
+    if (up_outset_new(&os, force, &err) != UP_OK ||
+        up_outset_add(os, out, UP_OUT_FILE, "-o", NULL, &err) != UP_OK ||
+        up_outset_begin(os, &err) != UP_OK) {
+        rc = cmd_fail("calibrate", err.status == UP_EUSAGE ? 2 : 1, err.msg);
+        up_outset_free(os);
+        return rc;
+    }
+    tmp = (char *)up_outset_tmp(os, 0);
 
     if (launcher) {
         char *save = NULL, *tok;
@@ -104,7 +107,7 @@ int cmd_calibrate(int argc, char **argv)
         goto out;
     }
     if (!(f = fopen(tmp, "r"))) {
-        fprintf(stderr, "unperturb calibrate: no result in '%s'\n", tmp);
+        fprintf(stderr, "unperturb calibrate: no result in '%s'\n", out);
         goto out;
     }
     text = malloc(UP_CALIB_READ_MAX);
@@ -115,7 +118,7 @@ int cmd_calibrate(int argc, char **argv)
         fprintf(stderr, "unperturb calibrate: empty result\n");
         goto out;
     }
-    if (up_write_file_atomic(out, text, size, &err) != UP_OK) {
+    if (up_outset_commit(os, &err) != UP_OK) {
         cmd_fail("calibrate", 1, err.msg);
         goto out;
     }
@@ -124,6 +127,6 @@ int cmd_calibrate(int argc, char **argv)
 out:
     free(text);
     free(lcopy);
-    unlink(tmp);
+    up_outset_free(os);
     return rc;
 }

@@ -21,7 +21,8 @@ static const char usage_text[] =
     "approximated trace as a new OTF2 archive DIR/traces.otf2.  INPUT is an\n"
     "anchor file (traces.otf2) or the experiment folder holding it.\n"
     "\n"
-    "  -o, --output DIR           output folder (must not exist, see --force)\n"
+    "  -o, --output DIR           output folder (must not exist, see --force; never\n"
+    "                             the input's folder or inside it)\n"
     "  -m, --mode MODE            lower | upper | network (default network)\n"
     "      --collective MODEL     individual (eq. 13, default) | shared (eq. 12)\n"
     "      --overhead-ns [KIND=]N overhead per trace record in ns, for all kinds or\n"
@@ -38,7 +39,7 @@ static const char usage_text[] =
     "      --wildcard POLICY      receives that named MPI_ANY_SOURCE/MPI_ANY_TAG:\n"
     "                             preserve (measured match, default) | fifo | lifo\n"
     "      --json FILE            also write the summary as JSON\n"
-    "  -f, --force                replace DIR if it exists\n"
+    "  -f, --force                replace DIR and the --json file if they exist\n"
     "  -q, --quiet                print nothing on success\n"
     "  -h, --help                 this text\n"
     "\n"
@@ -99,7 +100,8 @@ int cmd_compensate(int argc, char **argv)
     up_comp *model = NULL;
     up_comp_params p;
     up_replay_result res;
-    up_outdir od = {0};
+    up_outset *os = NULL;
+    size_t o_dir = 0, o_json = 0;
     uint64_t *removed = NULL;
 
     memset(&res, 0, sizeof res);
@@ -206,6 +208,13 @@ int cmd_compensate(int argc, char **argv)
         return usage_fail("no output folder given (-o DIR)%s", "");
     input = argv[optind];
 
+    /* what is read and written, checked before any work */
+    if (up_outset_new(&os, force, &err) != UP_OK || up_outset_input(os, input, true, &err) != UP_OK ||
+        up_outset_input(os, calib, false, &err) != UP_OK ||
+        up_outset_add(os, out, UP_OUT_DIR, "-o", &o_dir, &err) != UP_OK ||
+        (json && up_outset_add(os, json, UP_OUT_FILE, "--json", &o_json, &err) != UP_OK) ||
+        up_outset_begin(os, &err) != UP_OK)
+        goto fail;
     if (up_trace_open(input, &t, &err) != UP_OK)
         goto fail;
 
@@ -251,9 +260,7 @@ int cmd_compensate(int argc, char **argv)
         p.wildcard = wild;
     up_comp_params_resolve(&p);
 
-    if (up_outdir_begin(&od, out, up_trace_anchor(t), force, &err) != UP_OK)
-        goto fail;
-    if (up_writer_open(od.tmp, t, &w, &err) != UP_OK)
+    if (up_writer_open(up_outset_tmp(os, o_dir), t, &w, &err) != UP_OK)
         goto fail;
     if (up_comp_new(&p, up_trace_defs(t), &model, &err) != UP_OK)
         goto fail;
@@ -261,8 +268,10 @@ int cmd_compensate(int argc, char **argv)
     up_comp_set_progress(model, up_progress_update, &pg);
     st = up_replay_run(t, w, up_comp_ops(), model, &res, &err);
     up_progress_end(&pg);
-    if (st != UP_OK)
+    if (st != UP_OK) {
+        up_writer_explain(w, st, &err);
         goto fail;
+    }
     snprintf(desc, sizeof desc,
              "overhead compensated by unperturb %s: mode %s, collectives %s, O(ns) enter %g leave %g send %g recv %g coll_begin %g coll_end %g other %g metric %g fn_enter %g fn_leave %g",
              UP_VERSION, up_mode_name(p.mode), up_collective_name(p.collective),
@@ -280,9 +289,6 @@ int cmd_compensate(int argc, char **argv)
                             prop, &err) != UP_OK)
             goto fail;
     }
-    if (up_outdir_commit(&od, &err) != UP_OK)
-        goto fail;
-
     if (!(removed = up_calloc(res.nlocs, sizeof *removed))) {
         UP_ERR(&err, UP_ENOMEM, "out of memory");
         goto fail;
@@ -290,12 +296,14 @@ int cmd_compensate(int argc, char **argv)
     for (i = 0; i < res.nlocs; i++)
         removed[i] = up_comp_removed(model, i);
     {
-        up_comp_report rp = {input, od.final, &p, source, up_trace_defs(t), &res, removed, 0, 0, 0, t};
+        up_comp_report rp = {input, out, &p, source, up_trace_defs(t), &res, removed, 0, 0, 0, t};
         up_comp_stalls(model, &rp.nstalls, &rp.stall_ticks, &rp.stall_lists_damaged);
+        /* the archive and its --json: both or neither */
+        if ((json && up_report_compensate_json(&rp, up_outset_tmp(os, o_json), &err) != UP_OK) ||
+            up_outset_commit(os, &err) != UP_OK)
+            goto fail;
         if (!quiet)
             up_report_compensate_text(stdout, &rp);
-        if (json && up_report_compensate_json(&rp, json, &err) != UP_OK)
-            goto fail;
     }
     rc = 0;
     goto done;
@@ -304,7 +312,7 @@ fail:
 done:
     up_free(removed);
     up_writer_abort(w);
-    up_outdir_end(&od);
+    up_outset_free(os);
     up_comp_free(model);
     up_replay_result_free(&res);
     up_trace_close(t);

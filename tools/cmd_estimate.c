@@ -30,6 +30,7 @@ static const char usage_text[] =
     "                             output) and give each model's error against it\n"
     "      --per-location         also print the table per location\n"
     "      --json FILE            also write the estimates as JSON\n"
+    "  -f, --force                replace the --json file if it exists\n"
     "  -q, --quiet                print nothing on success\n"
     "  -h, --help                 this text\n"
     "\n"
@@ -157,12 +158,13 @@ int cmd_estimate(int argc, char **argv)
         {"compare", no_argument, NULL, 'c'},
         {"per-location", no_argument, NULL, 'l'},
         {"json", required_argument, NULL, 'j'},
+        {"force", no_argument, NULL, 'f'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *calib = NULL, *json = NULL, *input;
-    bool compare = false, per_loc = false, quiet = false, have_o = false;
+    bool compare = false, per_loc = false, quiet = false, have_o = false, force = false;
     double o_ns = 0;
     char source[256] = "";
     int opt, rc = 1;
@@ -171,11 +173,12 @@ int cmd_estimate(int argc, char **argv)
     up_comp_params p;
     up_estimate est;
     up_replay_result res;
+    up_outset *os = NULL;
 
     memset(&est, 0, sizeof est);
     memset(&res, 0, sizeof res);
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "fqh", opts, NULL)) != -1) {
         switch (opt) {
         case 'O': {
             char *end;
@@ -199,6 +202,9 @@ int cmd_estimate(int argc, char **argv)
         case 'j':
             json = optarg;
             break;
+        case 'f':
+            force = true;
+            break;
         case 'q':
             quiet = true;
             break;
@@ -214,6 +220,11 @@ int cmd_estimate(int argc, char **argv)
         return cmd_one_input("estimate", argc, argv, optind);
     input = argv[optind];
 
+    if (up_outset_new(&os, force, &err) != UP_OK || up_outset_input(os, input, true, &err) != UP_OK ||
+        up_outset_input(os, calib, false, &err) != UP_OK ||
+        (json && up_outset_add(os, json, UP_OUT_FILE, "--json", NULL, &err) != UP_OK) ||
+        up_outset_begin(os, &err) != UP_OK)
+        goto fail;
     if (up_trace_open(input, &t, &err) != UP_OK)
         goto fail;
 
@@ -242,7 +253,9 @@ int cmd_estimate(int argc, char **argv)
         up_est_report r = {input, source, &p, &est, compare ? &res : NULL};
         if (!quiet)
             print_text(stdout, &r, per_loc);
-        if (json && up_estimate_json(&r, json, &err) != UP_OK)
+        if (json && up_estimate_json(&r, up_outset_tmp(os, 0), &err) != UP_OK)
+            goto fail;
+        if (up_outset_commit(os, &err) != UP_OK)
             goto fail;
     }
     rc = 0;
@@ -250,6 +263,7 @@ int cmd_estimate(int argc, char **argv)
 fail:
     rc = cmd_fail("estimate", err.status == UP_EUSAGE ? 2 : 1, err.msg);
 done:
+    up_outset_free(os);
     up_estimate_free(&est);
     up_replay_result_free(&res);
     up_trace_close(t);

@@ -32,7 +32,7 @@ static const char usage_text[] =
     "      --locations LIST      only these OTF2 location ids: comma-separated ids\n"
     "                            and ranges, e.g. 0,2,4-7 (messages to or from other\n"
     "                            locations keep only their own end)\n"
-    "  -f, --force               replace FILE if it exists\n"
+    "  -f, --force               replace FILE if it exists (never a file of TRACE)\n"
     "  -q, --quiet               print nothing on success\n"
     "  -h, --help                this text\n"
     "\n"
@@ -113,10 +113,11 @@ int cmd_export(int argc, char **argv)
     const char *out = NULL, *input;
     up_export_opts eo;
     up_export_stats st;
-    bool quiet = false;
+    bool quiet = false, force = false;
     int opt, rc;
     up_err err = {0};
     up_trace *t = NULL;
+    up_outset *os = NULL;
 
     memset(&eo, 0, sizeof eo);
     optind = 1;
@@ -136,7 +137,7 @@ int cmd_export(int argc, char **argv)
             eo.locs = ranges;
             break;
         case 'f':
-            eo.force = true;
+            force = true;
             break;
         case 'q':
             quiet = true;
@@ -157,12 +158,17 @@ int cmd_export(int argc, char **argv)
         return usage_fail("--perfetto needs a file name%s", "");
     input = argv[optind];
 
-    if (up_trace_open(input, &t, &err) != UP_OK ||
-        up_export_perfetto(t, out, &eo, &st, &err) != UP_OK) {
+    if (up_outset_new(&os, force, &err) != UP_OK || up_outset_input(os, input, true, &err) != UP_OK ||
+        up_outset_add(os, out, UP_OUT_FILE, "--perfetto", NULL, &err) != UP_OK ||
+        up_outset_begin(os, &err) != UP_OK || up_trace_open(input, &t, &err) != UP_OK ||
+        up_export_perfetto(t, up_outset_tmp(os, 0), &eo, &st, &err) != UP_OK ||
+        up_outset_commit(os, &err) != UP_OK) {
         rc = cmd_fail("export", err.status == UP_EUSAGE ? 2 : 1, err.msg);
+        up_outset_free(os);
         up_trace_close(t);
         return rc;
     }
+    up_outset_free(os);
     if (!quiet) {
         printf("unperturb export: %s -> %s: %llu events (slices B/E %llu/%llu, message flows s/f %llu/%llu, "
                "instants %llu, collectives %llu, metadata %llu) from %llu records on %zu locations",

@@ -34,6 +34,7 @@ static const char usage_text[] =
     "  -o, --html FILE            write report.html: summary, both timelines of one\n"
     "                             window, wait states, call paths (self-contained)\n"
     "      --json FILE            write everything as JSON (keys in docs/report.md)\n"
+    "  -f, --force                replace the -o and --json files if they exist\n"
     "      --window START:END     the timeline window, seconds from the trace start\n"
     "                             (default: one iteration near the middle)\n"
     "      --labels A,B           names of the two runs (default measured,compensated)\n"
@@ -152,13 +153,14 @@ int cmd_report(int argc, char **argv)
         {"top", required_argument, NULL, 't'},
         {"overhead-ns", required_argument, NULL, 'O'},
         {"calibration", required_argument, NULL, 'C'},
+        {"force", no_argument, NULL, 'f'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *html = NULL, *json = NULL, *calib = NULL;
     char labels[2][64] = {"measured", "compensated"}, cmdline[1024] = "unperturb report";
-    bool quiet = false, have_o = false, have_est = false;
+    bool quiet = false, have_o = false, have_est = false, force = false;
     double o_ns = 0;
     long top = 0;
     int opt, rc = 1, i;
@@ -168,6 +170,8 @@ int cmd_report(int argc, char **argv)
     up_breakdown bd;
     up_estimate est;
     up_err err = {0};
+    up_outset *os = NULL;
+    size_t o_json = 0, o_html = 0;
 
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
@@ -175,7 +179,7 @@ int cmd_report(int argc, char **argv)
     memset(&est, 0, sizeof est);
     up_tl_opts_init(&tlo);
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "o:fqh", opts, NULL)) != -1) {
         switch (opt) {
         case 'a':
             b.path = optarg;
@@ -219,6 +223,9 @@ int cmd_report(int argc, char **argv)
         case 'C':
             calib = optarg;
             break;
+        case 'f':
+            force = true;
+            break;
         case 'q':
             quiet = true;
             break;
@@ -240,6 +247,12 @@ int cmd_report(int argc, char **argv)
         len = w > 0 && (size_t)w < sizeof cmdline - len ? len + (size_t)w : sizeof cmdline - 1;
     }
 
+    if (up_outset_new(&os, force, &err) != UP_OK || up_outset_input(os, a.path, true, &err) != UP_OK ||
+        up_outset_input(os, b.path, true, &err) != UP_OK || up_outset_input(os, calib, false, &err) != UP_OK ||
+        (json && up_outset_add(os, json, UP_OUT_FILE, "--json", &o_json, &err) != UP_OK) ||
+        (html && up_outset_add(os, html, UP_OUT_FILE, "-o", &o_html, &err) != UP_OK) ||
+        up_outset_begin(os, &err) != UP_OK)
+        goto fail;
     if (profile_run(&a, labels[0], quiet, &err) != UP_OK)
         goto fail;
     if (b.path && (profile_run(&b, labels[1], quiet, &err) != UP_OK ||
@@ -266,11 +279,13 @@ int cmd_report(int argc, char **argv)
         in.top = (size_t)top;
         if (!quiet)
             up_report_profile_text(stdout, &in);
-        if (json && up_report_json(json, &in, &err) != UP_OK)
+        if (json && up_report_json(up_outset_tmp(os, o_json), &in, &err) != UP_OK)
             goto fail;
         if (!top)
             in.top = 30;
-        if (html && up_report_html(html, &in, &err) != UP_OK)
+        if (html && up_report_html(up_outset_tmp(os, o_html), &in, &err) != UP_OK)
+            goto fail;
+        if (up_outset_commit(os, &err) != UP_OK)
             goto fail;
         if (!quiet && (json || html))
             printf("\nwrote%s%s%s%s\n", json ? " " : "", json ? json : "", html ? " " : "",
@@ -281,6 +296,7 @@ int cmd_report(int argc, char **argv)
 fail:
     rc = cmd_fail("report", err.status == UP_EUSAGE ? 2 : 1, err.msg);
 done:
+    up_outset_free(os);
     up_estimate_free(&est);
     up_breakdown_free(&bd);
     up_profile_free(&a.prof);

@@ -64,7 +64,7 @@ static const char usage_text[] =
     "                             machine); -o, --json, -f, -q may be added\n"
     "      --json FILE            also write the results as JSON\n"
     "  -o, --output DIR           output folder (must not exist, see --force)\n"
-    "  -f, --force                replace DIR if it exists\n"
+    "  -f, --force                replace DIR and the --json file if they exist\n"
     "  -q, --quiet                print nothing on success\n"
     "  -h, --help                 this text\n";
 
@@ -91,6 +91,8 @@ typedef struct job {
     const char *calib, *out, *json;
     const char *experiment;     /* the file being run again, or NULL */
     bool force, quiet;
+    up_outset *os;              /* the outputs: -o (o_dir), --json (o_json) */
+    size_t o_dir, o_json;
     up_machine m;
     /* strings owned by the job (read from the experiment file) */
     char **pool;
@@ -179,42 +181,7 @@ static char *abs_path(const char *path)
     return s;
 }
 
-/* The folder of a trace: the input itself, or the anchor file's folder. */
-static void trace_folder(const char *input, char *out, size_t cap)
-{
-    struct stat st;
-    const char *slash;
-    if (stat(input, &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(out, cap, "%s", input);
-        return;
-    }
-    slash = strrchr(input, '/');
-    if (!slash)
-        snprintf(out, cap, ".");
-    else
-        snprintf(out, cap, "%.*s", (int)(slash - input == 0 ? 1 : slash - input), input);
-}
-
-/* Would writing `path` replace a file of one of the inputs? */
-static const char *holds_input(const job *j, const char *path)
-{
-    char dir[PATH_MAX];
-    size_t i;
-    if (access(path, F_OK) != 0)
-        return NULL;
-    for (i = 0; i < j->ninputs; i++) {
-        trace_folder(j->inputs[i], dir, sizeof dir);
-        if (up_path_within(path, dir))
-            return j->inputs[i];
-    }
-    if (j->calib && up_path_within(path, j->calib))
-        return j->calib;
-    if (j->machine_file && up_path_within(path, j->machine_file))
-        return j->machine_file;
-    return NULL;
-}
-
-/* A text written into memory, then to a file through a temporary name. */
+/* A text written into memory, then to a file. */
 typedef struct membuf {
     char *buf;
     size_t len;
@@ -237,11 +204,11 @@ static up_status mem_write(membuf *mb, const char *dir, const char *name, bool o
     else
         snprintf(path, sizeof path, "%s", name);
     if (!mb->f) {
-        st = UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
+        st = UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
     } else if (fclose(mb->f) != 0 || !ok) {
-        st = UP_ERR(err, UP_EIO, "cannot write '%s'", path);
+        st = UP_ERR(err, UP_EIO, "cannot write '%s'", up_output_name(path));
     } else {
-        st = up_write_file_atomic(path, mb->buf, mb->len, err);
+        st = up_write_file(path, mb->buf, mb->len, err);
     }
     mb->f = NULL;
     free(mb->buf);
@@ -497,7 +464,7 @@ typedef struct point {
 static up_status simulate_one(const job *j, const char *input, const up_machine *m, point *p,
                               up_err *err)
 {
-    up_sim_run_opts o = {input, m, j->calib, NULL, false, true};
+    up_sim_run_opts o = {input, m, j->calib, NULL, true};
     up_sim_summary s;
     up_status st;
     memset(&s, 0, sizeof s);
@@ -554,7 +521,7 @@ static up_status write_experiment(const job *j, const char *dir, const kvs *mk, 
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tmv));
     fprintf(f, "# unperturb simulate: an experiment (docs/simulate.md). Run it again with\n"
-               "#   unperturb simulate --experiment experiment.ini [-o DIR] [--force]\n"
+               "#   unperturb simulate --experiment experiment.ini -o NEWDIR [--force]\n"
                "# [experiment] names the inputs and sweeps; the other sections are the\n"
                "# whole machine model (docs/machine.md).\n\n[experiment]\n");
     fprintf(f, "created_by = unperturb %s\ncreated = %s\n", UP_VERSION, when);
@@ -855,8 +822,8 @@ static up_status write_json(json_t *root, const char *dir, const char *name, up_
     else
         snprintf(path, sizeof path, "%s", name);
     if (!text)
-        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
-    st = up_write_file_atomic(path, text, strlen(text), err);
+        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
+    st = up_write_file(path, text, strlen(text), err);
     free(text);
     return st;
 }
@@ -901,32 +868,28 @@ static json_t *json_single(const job *j, const kvs *mk, const up_sim_summary *s)
 
 static int run_single(job *j, const kvs *mk)
 {
-    up_outdir od = {0};
     up_sim_summary s;
-    up_sim_run_opts o = {j->inputs[0], &j->m, j->calib, NULL, false, j->quiet};
+    up_sim_run_opts o = {j->inputs[0], &j->m, j->calib, NULL, j->quiet};
     up_err err = {0};
     json_t *js = NULL;
     int rc = 1;
 
     memset(&s, 0, sizeof s);
-    if (j->out) {
-        if (up_outdir_begin(&od, j->out, j->inputs[0], j->force, &err) != UP_OK)
-            goto fail;
-        o.out_dir = od.tmp; /* the archive, then experiment.ini beside it */
-    }
+    if (j->out)
+        o.out_dir = up_outset_tmp(j->os, j->o_dir); /* the archive, then experiment.ini beside it */
     if (up_sim_run(&o, &s, &err) != UP_OK)
         goto fail;
-    if (j->out) {
-        if (write_experiment(j, od.tmp, mk, &err) != UP_OK || up_outdir_commit(&od, &err) != UP_OK)
-            goto fail;
-    }
-    if (!j->quiet)
-        print_single(stdout, j, mk, &s);
+    if (j->out && write_experiment(j, o.out_dir, mk, &err) != UP_OK)
+        goto fail;
     if (j->json) {
         js = json_single(j, mk, &s);
-        if (write_json(js, NULL, j->json, &err) != UP_OK)
+        if (write_json(js, NULL, up_outset_tmp(j->os, j->o_json), &err) != UP_OK)
             goto fail;
     }
+    if (up_outset_commit(j->os, &err) != UP_OK)
+        goto fail;
+    if (!j->quiet)
+        print_single(stdout, j, mk, &s);
     rc = 0;
     goto done;
 fail:
@@ -934,28 +897,10 @@ fail:
 done:
     json_decref(js);
     up_sim_summary_free(&s);
-    up_outdir_end(&od);
     return rc;
 }
 
 /* ---- output folders of sweeps and scaling ---------------------------------------- */
-
-static up_status begin_dir(const job *j, up_outdir *od, up_err *err)
-{
-    size_t i;
-    if (up_outdir_begin(od, j->out, j->inputs[0], j->force, err) != UP_OK)
-        return err->status;
-    for (i = 1; i < j->ninputs; i++) {
-        char dir[PATH_MAX];
-        trace_folder(j->inputs[i], dir, sizeof dir);
-        if (access(od->final, F_OK) == 0 && up_path_within(dir, od->final))
-            return UP_ERR(err, UP_EEXIST, "refusing to write '%s': it holds the input '%s'", od->final,
-                          j->inputs[i]);
-    }
-    if (mkdir(od->tmp, 0777) != 0)
-        return UP_ERR(err, UP_EIO, "cannot create '%s': %s", od->tmp, strerror(errno));
-    return UP_OK;
-}
 
 static up_status write_svg(const char *dir, const char *name, const up_plot *p, up_err *err)
 {
@@ -999,7 +944,7 @@ static int run_sweep(job *j, const kvs *mk)
     up_series *series = NULL;
     char (*names)[64] = NULL;
     point first = {0};
-    up_outdir od = {0};
+    const char *dir = up_outset_tmp(j->os, j->o_dir);
     up_err err = {0};
     json_t *js = NULL, *arr, *sws;
     membuf mb;
@@ -1013,8 +958,6 @@ static int run_sweep(job *j, const kvs *mk)
         UP_ERR(&err, UP_ENOMEM, "out of memory");
         goto fail;
     }
-    if (begin_dir(j, &od, &err) != UP_OK)
-        goto fail;
     for (a = 0, k = 0; a < n0; a++)
         for (b = 0; b < n1; b++, k++) {
             up_machine m;
@@ -1047,7 +990,7 @@ static int run_sweep(job *j, const kvs *mk)
                 fprintf(f, "%.12g,", j->sw[1].v[b]);
             fprintf(f, "%.9f,%.9f,%.6f\n", pred[k], measured, measured > 0 ? pred[k] / measured : NAN);
         }
-    if (mem_write(&mb, od.tmp, "sweep.csv", !ferror(f), &err) != UP_OK)
+    if (mem_write(&mb, dir, "sweep.csv", !ferror(f), &err) != UP_OK)
         goto fail;
 
     /* sweep.json */
@@ -1082,7 +1025,7 @@ static int run_sweep(job *j, const kvs *mk)
             json_array_append_new(arr, x);
         }
     json_object_set_new(js, "points", arr);
-    if (write_json(js, od.tmp, "sweep.json", &err) != UP_OK)
+    if (write_json(js, dir, "sweep.json", &err) != UP_OK)
         goto fail;
 
     /* time.svg: x the first key; a series per value of the second */
@@ -1102,15 +1045,15 @@ static int run_sweep(job *j, const kvs *mk)
     {
         up_panel panel = {NULL, n0, j->sw[0].v, n1 + 1, series};
         up_plot p = {"Predicted execution time", j->sw[0].name, "time, s", 1, &panel};
-        if (write_svg(od.tmp, "time.svg", &p, &err) != UP_OK)
+        if (write_svg(dir, "time.svg", &p, &err) != UP_OK)
             goto fail;
     }
-    if (write_experiment(j, od.tmp, mk, &err) != UP_OK || up_outdir_commit(&od, &err) != UP_OK)
-        goto fail;
-    if (j->json && write_json(js, NULL, j->json, &err) != UP_OK)
+    if (write_experiment(j, dir, mk, &err) != UP_OK ||
+        (j->json && write_json(js, NULL, up_outset_tmp(j->os, j->o_json), &err) != UP_OK) ||
+        up_outset_commit(j->os, &err) != UP_OK)
         goto fail;
     if (!j->quiet) {
-        printf("unperturb simulate: %s, %zu simulations -> %s\n", j->inputs[0], npts, od.final);
+        printf("unperturb simulate: %s, %zu simulations -> %s\n", j->inputs[0], npts, j->out);
         print_machine(stdout, j, mk);
         printf("  compute      %s\n", first.cpu_time ? "thread CPU time (the trace's cpu_time metric)"
                                                      : "wall time between MPI calls, less the tracer's overhead");
@@ -1127,7 +1070,6 @@ fail:
     rc = fail(err.status == UP_EUSAGE ? 2 : 1, err.msg);
 done:
     json_decref(js);
-    up_outdir_end(&od);
     free(pred);
     free(ys);
     free(meas_line);
@@ -1145,7 +1087,7 @@ static int run_scaling(job *j, const kvs *mk)
     double *x = NULL, *ts = NULL, *sp = NULL, *meas = NULL, *ideal = NULL;
     up_series *tser = NULL, *sser = NULL;
     char (*names)[64] = NULL, rp[PATH_MAX], what[160];
-    up_outdir od = {0};
+    const char *dir = up_outset_tmp(j->os, j->o_dir);
     up_err err = {0};
     json_t *js = NULL, *arr, *ins;
     membuf mb;
@@ -1160,8 +1102,6 @@ static int run_scaling(job *j, const kvs *mk)
         UP_ERR(&err, UP_ENOMEM, "out of memory");
         goto fail;
     }
-    if (begin_dir(j, &od, &err) != UP_OK)
-        goto fail;
     for (v = 0, k = 0; v < nv; v++) {
         up_machine m;
         if (machine_at(j, v, 0, &m, &err) != UP_OK)
@@ -1221,7 +1161,7 @@ static int run_scaling(job *j, const kvs *mk)
             csv_str(f, realpath(j->inputs[ord[i]], rp) ? rp : j->inputs[ord[i]]);
             fprintf(f, ",%.9f,%.9f,%.6f,%.6f,%.6f\n", meas[i], ts[v * ni + i], s, s / x[i], ms);
         }
-    if (mem_write(&mb, od.tmp, "scaling.csv", !ferror(f), &err) != UP_OK)
+    if (mem_write(&mb, dir, "scaling.csv", !ferror(f), &err) != UP_OK)
         goto fail;
 
     /* scaling.json */
@@ -1262,7 +1202,7 @@ static int run_scaling(job *j, const kvs *mk)
             json_array_append_new(arr, o);
         }
     json_object_set_new(js, "runs", arr);
-    if (write_json(js, od.tmp, "scaling.json", &err) != UP_OK)
+    if (write_json(js, dir, "scaling.json", &err) != UP_OK)
         goto fail;
 
     /* time.svg and speedup.svg: x the rank counts, a series per sweep value */
@@ -1282,16 +1222,16 @@ static int run_scaling(job *j, const kvs *mk)
         up_panel tp = {NULL, ni, x, nv + 1, tser}, spn = {NULL, ni, x, nv + 1, sser};
         up_plot p1 = {"Predicted execution time", "MPI ranks", "time, s", 1, &tp};
         up_plot p2 = {"Predicted speedup", "MPI ranks", "speedup", 1, &spn};
-        if (write_svg(od.tmp, "time.svg", &p1, &err) != UP_OK ||
-            write_svg(od.tmp, "speedup.svg", &p2, &err) != UP_OK)
+        if (write_svg(dir, "time.svg", &p1, &err) != UP_OK ||
+            write_svg(dir, "speedup.svg", &p2, &err) != UP_OK)
             goto fail;
     }
-    if (write_experiment(j, od.tmp, mk, &err) != UP_OK || up_outdir_commit(&od, &err) != UP_OK)
-        goto fail;
-    if (j->json && write_json(js, NULL, j->json, &err) != UP_OK)
+    if (write_experiment(j, dir, mk, &err) != UP_OK ||
+        (j->json && write_json(js, NULL, up_outset_tmp(j->os, j->o_json), &err) != UP_OK) ||
+        up_outset_commit(j->os, &err) != UP_OK)
         goto fail;
     if (!j->quiet) {
-        printf("unperturb simulate: %zu runs, %zu simulations -> %s\n", ni, nv * ni, od.final);
+        printf("unperturb simulate: %zu runs, %zu simulations -> %s\n", ni, nv * ni, j->out);
         print_machine(stdout, j, mk);
         if (j->nsw)
             printf("  sweep        %s from %.12g to %.12g step %.12g: %zu values\n", j->sw[0].key,
@@ -1320,7 +1260,6 @@ fail:
     rc = fail(err.status == UP_EUSAGE ? 2 : 1, err.msg);
 done:
     json_decref(js);
-    up_outdir_end(&od);
     free(pt);
     free(ord);
     free(x);
@@ -1354,7 +1293,7 @@ int cmd_simulate(int argc, char **argv)
     job *j;
     kvs mk = {0};
     up_err err = {0};
-    const char *who, *held;
+    const char *who;
     char msg[1200];
     size_t i, nsims;
     int opt, rc = 1;
@@ -1505,11 +1444,19 @@ int cmd_simulate(int argc, char **argv)
         rc = fail(1, msg);
         goto out;
     }
-    if (j->json && (held = holds_input(j, j->json))) {
-        snprintf(msg, sizeof msg, "refusing to write '%s' (--json): it is a file of the input '%s'", j->json, held);
-        rc = fail(1, msg);
-        goto out;
-    }
+    /* what is read and written, checked before any work */
+    if (up_outset_new(&j->os, j->force, &err) != UP_OK)
+        goto out_err;
+    for (i = 0; i < j->ninputs; i++)
+        if (up_outset_input(j->os, j->inputs[i], true, &err) != UP_OK)
+            goto out_err;
+    if (up_outset_input(j->os, j->calib, false, &err) != UP_OK ||
+        up_outset_input(j->os, j->machine_file, false, &err) != UP_OK ||
+        up_outset_input(j->os, j->experiment, false, &err) != UP_OK ||
+        (j->out && up_outset_add(j->os, j->out, UP_OUT_DIR, "-o", &j->o_dir, &err) != UP_OK) ||
+        (j->json && up_outset_add(j->os, j->json, UP_OUT_FILE, "--json", &j->o_json, &err) != UP_OK) ||
+        up_outset_begin(j->os, &err) != UP_OK)
+        goto out_err;
 
     if (machine_kvs(&j->m, &mk, &err) != UP_OK) {
         rc = fail(1, err.msg);
@@ -1521,7 +1468,11 @@ int cmd_simulate(int argc, char **argv)
         rc = run_sweep(j, &mk);
     else
         rc = run_single(j, &mk);
+    goto out;
+out_err:
+    rc = fail(err.status == UP_EUSAGE ? 2 : 1, err.msg);
 out:
+    up_outset_free(j->os);
     kvs_free(&mk);
     job_free(j);
     free(j);

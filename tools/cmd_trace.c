@@ -2,10 +2,13 @@
  * cmd_trace.c - `unperturb trace`: run an unmodified MPI program with the
  * tracer preloaded, and `unperturb trace --recover DIR` (docs/tracer.md).
  *
- * The archive is written to DIR.tmp-<pid> and renamed to DIR when the run
- * is over.  A run that died before MPI_Finalize (signal, MPI_Abort) left the
- * per-rank files only; they are merged here, with a warning, so nothing the
- * program recorded is lost.
+ * The archive is written to DIR.tmp-<host>-<pid> (an output set, util.h)
+ * and renamed to DIR when the run is over.  While the program runs, SIGTERM
+ * and SIGHUP go to it and SIGINT is left to the terminal, so that what it
+ * recorded is saved; before and after, they remove the temporary.  A run
+ * that died before MPI_Finalize (signal, MPI_Abort) left the per-rank files
+ * only; they are merged here, with a warning, so nothing the program
+ * recorded is lost.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,7 +32,7 @@ static void usage(FILE *f)
           "       unperturb trace --recover DIR\n"
           "Runs an MPI program with libunperturb-trace.so preloaded; writes one OTF2\n"
           "archive with the calibration compensate needs.\n"
-          "  -o, --output DIR     the archive folder (written as DIR.tmp-PID, then renamed)\n"
+          "  -o, --output DIR     the archive folder (written as DIR.tmp-HOST-PID, then renamed)\n"
           "      --functions      record functions of a program built with -finstrument-functions\n"
           "      --cpu-time       record the thread CPU time at every MPI call (a Metric\n"
           "                       record, ~200 ns each; used by unperturb simulate)\n"
@@ -86,11 +89,13 @@ int cmd_trace(int argc, char **argv)
     const char *out = NULL, *filter = NULL, *extra = NULL, *bufmb = NULL, *rec = NULL;
     bool functions = false, force = false, quiet = false, cpu = false;
     char lib[PATH_MAX], preload[2 * PATH_MAX], abs[PATH_MAX], anchor[PATH_MAX + 32];
-    up_outdir od;
+    const char *tmp;
+    up_outset *os = NULL;
     up_err err = {0};
     struct stat st;
+    struct sigaction sa, old_int, old_term, old_hup;
     pid_t pid;
-    int c, status = 0, rc = 1;
+    int c, i, status = 0, rc = 1;
 
     optind = 1;
     while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
@@ -130,16 +135,19 @@ int cmd_trace(int argc, char **argv)
                         "set UNPERTURB_TRACE_LIB\n", lib);
         return 1;
     }
-    if (up_outdir_begin(&od, out, NULL, force, &err) != UP_OK)
-        return cmd_fail("trace", 1, err.msg);
-    if (!realpath(".", abs) || strlen(abs) + strlen(od.tmp) + 2 > sizeof abs) {
-        up_outdir_end(&od);
-        return cmd_fail("trace", 1, "cannot resolve the current folder");
+    /* inputs: the filter and the program's files named on the command line */
+    if (up_outset_new(&os, force, &err) != UP_OK || up_outset_input(os, filter, false, &err) != UP_OK)
+        goto fail_set;
+    for (i = optind; i < argc; i++)
+        if (stat(argv[i], &st) == 0 && S_ISREG(st.st_mode) && up_outset_input(os, argv[i], false, &err) != UP_OK)
+            goto fail_set;
+    if (up_outset_add(os, out, UP_OUT_DIR, "-o", NULL, &err) != UP_OK || up_outset_begin(os, &err) != UP_OK)
+        goto fail_set;
+    tmp = up_outset_tmp(os, 0);
+    if (!realpath(tmp, abs)) {
+        up_outset_free(os);
+        return cmd_fail("trace", 1, "cannot resolve the output folder");
     }
-    if (od.tmp[0] != '/')
-        snprintf(abs + strlen(abs), sizeof abs - strlen(abs), "/%s", od.tmp);
-    else
-        snprintf(abs, sizeof abs, "%s", od.tmp);
     {
         const char *old = getenv("LD_PRELOAD");
         snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
@@ -152,9 +160,13 @@ int cmd_trace(int argc, char **argv)
         (bufmb && setenv_u("UNPERTURB_BUFFER_MB", bufmb)))
         goto out;
 
-    signal(SIGINT, SIG_IGN);
-    signal(SIGTERM, forward);
-    signal(SIGHUP, forward);
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGINT, &sa, &old_int);
+    sa.sa_handler = forward;
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
     if ((pid = fork()) < 0) {
         fprintf(stderr, "unperturb trace: fork: %s\n", strerror(errno));
         goto out;
@@ -171,18 +183,18 @@ int cmd_trace(int argc, char **argv)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     child = 0;
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
+    sigaction(SIGINT, &old_int, NULL); /* the output set's: remove the temporary */
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
         fprintf(stderr, "unperturb trace: '%s' could not be run\n", argv[optind]);
         goto out;
     }
 
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", od.tmp);
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", tmp);
     if (stat(anchor, &st) != 0) {
         char upt[PATH_MAX + 32];
-        snprintf(upt, sizeof upt, "%s/.upt", od.tmp);
+        snprintf(upt, sizeof upt, "%s/.upt", tmp);
         if (stat(upt, &st) != 0) {
             fprintf(stderr, "unperturb trace: the program wrote no trace (is it an MPI program, "
                             "dynamically linked, that calls MPI_Init?)\n");
@@ -192,15 +204,15 @@ int cmd_trace(int argc, char **argv)
                         "(%s %d); recovering what it recorded\n",
                 WIFSIGNALED(status) ? "signal" : "exit status",
                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-        if (recover(od.tmp, true) != 0) {
+        if (recover(tmp, true) != 0) {
             /* keep the per-rank files under the final name for a retry */
-            if (up_outdir_commit(&od, &err) == UP_OK)
+            if (up_outset_commit(os, &err) == UP_OK)
                 fprintf(stderr, "unperturb trace: the per-rank records are in %s/.upt; "
                                 "retry with 'unperturb trace --recover %s'\n", out, out);
             goto out;
         }
     }
-    if (up_outdir_commit(&od, &err) != UP_OK) {
+    if (up_outset_commit(os, &err) != UP_OK) {
         cmd_fail("trace", 1, err.msg);
         goto out;
     }
@@ -209,6 +221,10 @@ int cmd_trace(int argc, char **argv)
     /* the program's own failure is the command's */
     rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 out:
-    up_outdir_end(&od);
+    up_outset_free(os);
+    return rc;
+fail_set:
+    rc = cmd_fail("trace", err.status == UP_EUSAGE ? 2 : 1, err.msg);
+    up_outset_free(os);
     return rc;
 }

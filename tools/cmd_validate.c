@@ -43,7 +43,7 @@ static void usage(FILE *f)
     fputs("usage: unperturb validate -o DIR [options] -- PROGRAM [ARGS]\n"
           "Runs an MPI program uninstrumented and traced, keeps the fastest run of each,\n"
           "compensates the traced run in lower, upper and network mode, and compares.\n"
-          "  -o, --output DIR       results (written as DIR.tmp-PID, then renamed)\n"
+          "  -o, --output DIR       results (written as DIR.tmp-HOST-PID, then renamed)\n"
           "      --np LIST          rank counts, e.g. 2,4 (default 2)\n"
           "      --repeat N         runs of each kind per configuration (default 5)\n"
           "      --extra-ns LIST    extra tracer cost per record, ns, e.g. 0,2000 (default 0)\n"
@@ -54,7 +54,7 @@ static void usage(FILE *f)
           "                         -finstrument-functions)\n"
           "      --timeout S        give up on a run after S seconds (default 600)\n"
           "      --json FILE        also write the table as JSON to FILE\n"
-          "      --force            replace DIR if it exists\n"
+          "      --force            replace DIR and the --json file if they exist\n"
           "  -q, --quiet            print only the table\n",
           f);
 }
@@ -88,6 +88,30 @@ static void on_signal(int sig)
     interrupted = sig;
     if (running > 0)
         kill(-running, SIGTERM); /* the run's whole process group */
+}
+
+/* While runs go on, SIGINT, SIGTERM and SIGHUP stop them and end the command
+ * the ordinary way (which removes the output set's temporaries); `old` keeps
+ * the output set's handlers, put back with restore_signals. */
+static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction old_sa[3];
+
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    size_t i;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (i = 0; i < 3; i++)
+        sigaction(stop_sigs[i], &sa, &old_sa[i]);
+}
+
+static void restore_signals(void)
+{
+    size_t i;
+    for (i = 0; i < 3; i++)
+        sigaction(stop_sigs[i], &old_sa[i], NULL);
 }
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -495,7 +519,7 @@ static int write_plot(const char *path, const row *rows, unsigned nrows, const u
     double x[MAXV], y[MAXV][5][MAXV];
     up_series series[MAXV][5];
     up_panel panels[MAXV];
-    char titles[MAXV][64], tmp[PATH_MAX + 96];
+    char titles[MAXV][64];
     up_plot p;
     FILE *f;
     unsigned e, i, k, s;
@@ -522,16 +546,13 @@ static int write_plot(const char *path, const row *rows, unsigned nrows, const u
     }
     p = (up_plot){"Measured and approximated run time (fastest of each)", "MPI ranks",
                   "time, s", nx, panels};
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    if (!(f = fopen(tmp, "w")))
+    if (!(f = fopen(path, "w")))
         return -1;
     if (up_plot_svg(f, &p) != 0) {
         fclose(f);
         return -1;
     }
-    if (fclose(f) != 0)
-        return -1;
-    return rename(tmp, path);
+    return fclose(f);
 }
 
 static long online_cores(void)
@@ -554,7 +575,8 @@ int cmd_validate(int argc, char **argv)
     char *lcopy = NULL, path[PATH_MAX + 64];
     bool force = false;
     row *rows = NULL;
-    up_outdir od = {0};
+    up_outset *os = NULL;
+    size_t o_json = 0;
     up_err err = {0};
     json_t *js = NULL;
     char *jtext = NULL;
@@ -637,11 +659,15 @@ int cmd_validate(int argc, char **argv)
         free(lcopy);
         return cmd_fail("validate", 1, "out of memory");
     }
-    if (up_outdir_begin(&od, V.out_final, NULL, force, &err) != UP_OK) {
-        rc = cmd_fail("validate", 1, err.msg);
+    if (up_outset_new(&os, force, &err) != UP_OK ||
+        (access(V.prog[0], F_OK) == 0 && up_outset_input(os, V.prog[0], false, &err) != UP_OK) ||
+        up_outset_add(os, V.out_final, UP_OUT_DIR, "-o", NULL, &err) != UP_OK ||
+        (json_path && up_outset_add(os, json_path, UP_OUT_FILE, "--json", &o_json, &err) != UP_OK) ||
+        up_outset_begin(os, &err) != UP_OK) {
+        rc = cmd_fail("validate", err.status == UP_EUSAGE ? 2 : 1, err.msg);
         goto out;
     }
-    if (mkdir(od.tmp, 0777) != 0 || !realpath(od.tmp, V.dir)) {
+    if (!realpath(up_outset_tmp(os, 0), V.dir)) {
         rc = cmd_fail("validate", 1, "cannot resolve the output folder");
         goto out;
     }
@@ -666,8 +692,7 @@ int cmd_validate(int argc, char **argv)
             mkdir(path, 0777);
         }
     }
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    catch_signals();
 
     /* alternate: per repetition, uninstrumented then traced at each extra cost */
     for (i = 0; i < nnp; i++) {
@@ -690,8 +715,7 @@ int cmd_validate(int argc, char **argv)
             if ((rc = finish_row(&rows[i * nx + e])) != 0)
                 goto out;
     }
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
+    restore_signals();
 
     print_table(stdout, rows, nrows);
     snprintf(path, sizeof path, "%s/table.txt", V.dir);
@@ -702,8 +726,8 @@ int cmd_validate(int argc, char **argv)
     js = json_table(rows, nrows);
     snprintf(path, sizeof path, "%s/validate.json", V.dir);
     if (!(jtext = json_dumps(js, JSON_INDENT(2))) ||
-        up_write_file_atomic(path, jtext, strlen(jtext), &err) != UP_OK ||
-        (json_path && up_write_file_atomic(json_path, jtext, strlen(jtext), &err) != UP_OK)) {
+        up_write_file(path, jtext, strlen(jtext), &err) != UP_OK ||
+        (json_path && up_write_file(up_outset_tmp(os, o_json), jtext, strlen(jtext), &err) != UP_OK)) {
         rc = cmd_fail("validate", 1, jtext ? err.msg : "out of memory");
         goto out;
     }
@@ -714,7 +738,7 @@ int cmd_validate(int argc, char **argv)
     }
     fclose(V.log), V.log = NULL;
     fclose(V.csv), V.csv = NULL;
-    if (up_outdir_commit(&od, &err) != UP_OK) {
+    if (up_outset_commit(os, &err) != UP_OK) {
         rc = cmd_fail("validate", 1, err.msg);
         goto out;
     }
@@ -723,8 +747,19 @@ int cmd_validate(int argc, char **argv)
     goto out;
 
 interrupted_or_failed:
-    if (interrupted)
-        rc = cmd_fail("validate", 1, "interrupted; nothing written");
+    if (interrupted) {
+        cmd_fail("validate", 1, "interrupted; nothing written");
+        if (V.log)
+            fclose(V.log);
+        if (V.csv)
+            fclose(V.csv);
+        up_outset_free(os); /* the temporaries go, then the signal ends us */
+        signal(interrupted, SIG_DFL);
+        raise(interrupted);
+        rc = 128 + interrupted;
+        V.log = V.csv = NULL;
+        os = NULL;
+    }
 out:
     if (V.log)
         fclose(V.log);
@@ -732,7 +767,7 @@ out:
         fclose(V.csv);
     json_decref(js);
     free(jtext);
-    up_outdir_end(&od);
+    up_outset_free(os);
     free(rows);
     free(lcopy);
     return rc;

@@ -4,8 +4,8 @@
  *
  * Place in the data flow: beside the replay, at the end.  Reads any OTF2
  * archive the reader opens (measured or compensated, Score-P or unperturb),
- * one location after the other, and writes one JSON file through a temporary
- * name.  Memory: the reader's buffers, the open regions of one location, and
+ * one location after the other, and writes one JSON file (the command's
+ * temporary, see up_outset in util.h).  Memory: the reader's buffers, the open regions of one location, and
  * a counter per message channel (communicator, sender, receiver, tag); never
  * the trace's records.  What maps to what is in docs/cli.md.
  */
@@ -28,7 +28,6 @@ typedef struct up_export_opts {
      * all).  A range that matches no location is a usage error. */
     const up_id_range *locs;
     size_t nlocs;
-    bool force;          /* replace an existing output file */
 } up_export_opts;
 
 typedef struct up_export_stats {
@@ -49,9 +48,8 @@ typedef struct up_export_stats {
 } up_export_stats;
 
 /* Writes trace `t` (just opened: no record read yet) as Chrome trace-event
- * JSON to `path`, through `path.tmp.<pid>` and rename().  Refuses to replace
- * an existing file without o->force, and never replaces a file of the input.
- * Fills *st. */
+ * JSON to `path` (created or truncated; removed again on failure).  Fills
+ * *st.  Which paths may be written is the command's business (up_outset). */
 up_status up_export_perfetto(up_trace *t, const char *path, const up_export_opts *o,
                              up_export_stats *st, up_err *err);
 

@@ -34,8 +34,8 @@ typedef struct up_sim_run_opts {
     const char *input;          /* anchor file or experiment folder */
     const up_machine *machine;
     const char *calibration;    /* overheads file, may be NULL */
-    const char *out_dir;        /* predicted OTF2 archive, may be NULL */
-    bool force;                 /* replace out_dir */
+    const char *out_dir;        /* predicted OTF2 archive, may be NULL: a new
+                                 * empty folder (the command's temporary) */
     bool quiet;                 /* no progress bar */
 } up_sim_run_opts;
 

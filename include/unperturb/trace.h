@@ -307,8 +307,8 @@ bool up_stream_at_end(const up_stream *s);
 
 typedef struct up_writer up_writer;
 
-/* Creates a new archive `dir`/traces.otf2 (`dir` must not exist yet) for the
- * locations of `in`. */
+/* Creates a new archive `dir`/traces.otf2 (`dir` is a new, empty folder,
+ * usually the temporary of an output set) for the locations of `in`. */
 up_status up_writer_open(const char *dir, const up_trace *in, up_writer **out,
                          up_err *err);
 /* Writes `ev` on location index `loc` with timestamp ev->t_out (raised to the
@@ -319,13 +319,21 @@ OTF2_EvtWriter *up_writer_otf2(up_writer *w, size_t loc);
 /* Finishes the archive: closes event files, writes local definition files,
  * copies every global definition of `in` (ClockProperties replaced by
  * [t_min, t_max]), sets creator/description/properties.  `description`
- * and `property` (NAME=VALUE, may be NULL) describe what was done. */
+ * and `property` (NAME=VALUE, may be NULL) describe what was done.  Frees
+ * the writer in any case. */
 up_status up_writer_close(up_writer *w, const up_trace *in, uint64_t t_min,
                           uint64_t t_max, const char *description,
                           const char *prop_name, const char *prop_value,
                           up_err *err);
 /* Frees a writer after an error (the caller removes the directory). */
 void up_writer_abort(up_writer *w);
+/* After a failed replay into the archive (a write on the direct path of
+ * up_stream_direct names only the location): when the output's file system
+ * is the cause (read-only, full, quota, permission, I/O error), replaces the
+ * message by "cannot write '<dir>': <the system's reason>", `dir` named by
+ * up_output_name; else leaves it.  Returns the status to report.  The
+ * writer's own calls do this by themselves. */
+up_status up_writer_explain(const up_writer *w, up_status st, up_err *err);
 uint64_t up_writer_clamped(const up_writer *w); /* timestamps raised */
 
 /* Creates an OTF2 archive `dir`/traces.otf2 for writing the way unperturb

@@ -1,10 +1,12 @@
 /*
- * util.h - status codes, error context, allocation and a small hash map.
+ * util.h - status codes, error context, allocation, a small hash map, files
+ * and output sets.
  *
  * The bottom of the dependency chain (util <- trace <- replay <- model <-
  * report <- tools).  Libraries never print and never exit: a fallible
  * function returns an up_status and leaves its message in an up_err, which
- * the command prints as `unperturb <cmd>: <message>`.
+ * the command prints as `unperturb <cmd>: <message>`.  Also the file helpers
+ * and output sets every command that writes goes through (output.c).
  */
 #ifndef UNPERTURB_UTIL_H
 #define UNPERTURB_UTIL_H
@@ -97,32 +99,75 @@ bool up_map_del(up_map *m, uint64_t k0, uint64_t k1);
  * in use.  The map must not change during the iteration. */
 bool up_map_at(const up_map *m, size_t i, uint64_t *k0, uint64_t *k1, uint64_t *v);
 
-/* ---- files -------------------------------------------------------------- */
-/* Removes a directory tree that this process created (temporary outputs). */
-void up_rmtree(const char *path);
-/* Writes `len` bytes to `path` through `path.tmp.<pid>` and rename(). */
-up_status up_write_file_atomic(const char *path, const char *data, size_t len,
-                               up_err *err);
+/* ---- files (src/util/output.c) --------------------------------------------- */
+/* Removes a file or a directory tree without following symbolic links.
+ * Async-signal-safe (openat, getdents64, unlinkat, fstatat only).  Returns 0,
+ * or -1 with errno set to the first failure; a missing path is no failure. */
+int up_rmtree(const char *path);
+/* Writes `len` bytes to `path` (created or truncated); on failure removes it
+ * and names up_output_name(path) with the system's reason. */
+up_status up_write_file(const char *path, const void *data, size_t len, up_err *err);
 
-/* ---- output folders ------------------------------------------------------
- * Outputs are written under a temporary name next to the final one and
- * renamed on success; an existing output is replaced only with `force`, and
- * never when it is, or contains, the input. */
-typedef struct up_outdir {
-    char *final;   /* as given, without trailing slashes */
-    char *tmp;     /* <final>.tmp-<pid>: write here */
-    bool replace;  /* final exists and will be replaced */
-} up_outdir;
+/* The canonical absolute path `path` names, which need not exist yet:
+ * realpath of it if it exists (through symbolic links), else realpath of its
+ * folder plus its last component.  UP_EIO when the folder does not exist. */
+up_status up_path_resolve(const char *path, char *out, size_t cap, up_err *err);
+/* Is the canonical path `inner` the path `outer` or below it?  (Lexical: both
+ * as up_path_resolve gives them.) */
+bool up_path_inside(const char *inner, const char *outer);
 
-/* Is `inner` the path `outer` or below it (both must exist)? */
-bool up_path_within(const char *inner, const char *outer);
+/* ---- outputs: complete or absent, inputs never written (src/util/output.c)
+ * Every command that writes declares, before any work starts, what it reads
+ * and what it writes:
+ *
+ *   up_outset_new(&s, force)
+ *   up_outset_input(s, path, trace)        a file it reads; for a trace, the
+ *                                          whole folder of its anchor file
+ *                                          (X.otf2 beside X.def or X/)
+ *   up_outset_add(s, path, kind, "--json") a file or folder it writes
+ *   up_outset_begin(s)                     the checks, then the temporaries
+ *   ... write each output at up_outset_tmp(s, i) ...
+ *   up_outset_commit(s)                    renames them all, or none
+ *   up_outset_free(s)                      removes what was not committed
+ *
+ * up_outset_begin refuses an output that is, holds or lies inside an input
+ * or another output (UP_EUSAGE, also with force, through symbolic links), an
+ * existing output without force or of the other kind (UP_EEXIST), and a
+ * missing folder (UP_EIO).  Then it removes stale temporaries next to each
+ * output, creates each temporary <path>.tmp-<host>-<pid> (an empty file or
+ * folder) and arms handlers of SIGHUP, SIGINT, SIGQUIT, SIGTERM and SIGPIPE
+ * (those not ignored) that remove every registered temporary and end the
+ * process by the signal.  A temporary is stale when its host is this host,
+ * its process is gone and nothing in it changed for UP_STALE_AGE_S. */
+#define UP_STALE_AGE_S (10 * 60)
 
-up_status up_outdir_begin(up_outdir *o, const char *final, const char *input,
-                          bool force, up_err *err);
-/* Renames tmp to final (replacing the old one if allowed). */
-up_status up_outdir_commit(up_outdir *o, up_err *err);
-/* Removes tmp (if created) and frees; also after commit. */
-void up_outdir_end(up_outdir *o);
+typedef enum up_out_kind { UP_OUT_FILE, UP_OUT_DIR } up_out_kind;
+typedef struct up_outset up_outset;
+
+up_status up_outset_new(up_outset **s, bool force, up_err *err);
+/* A missing input is not an error here (the command reports it when it
+ * opens it): there is nothing to protect. */
+up_status up_outset_input(up_outset *s, const char *path, bool trace, up_err *err);
+/* `what` names the option in messages ("-o", "--json"); *idx gets the
+ * output's index (may be NULL). */
+up_status up_outset_add(up_outset *s, const char *path, up_out_kind kind, const char *what,
+                        size_t *idx, up_err *err);
+up_status up_outset_begin(up_outset *s, up_err *err);
+const char *up_outset_tmp(const up_outset *s, size_t i);  /* where to write output i */
+const char *up_outset_path(const up_outset *s, size_t i); /* output i as given */
+up_status up_outset_commit(up_outset *s, up_err *err);
+void up_outset_free(up_outset *s); /* NULL is fine */
+
+/* The name the user gave for a temporary path of an output set (or for a
+ * path inside a temporary folder), for messages; else `path` itself.  The
+ * result may live in a static buffer until the next call. */
+const char *up_output_name(const char *path);
+/* This host's name as temporaries carry it ([A-Za-z0-9._-], others '_'). */
+const char *up_output_host(void);
+/* Removes the stale temporaries of the output `path` (which must have a
+ * folder that exists), those unchanged for at least min_age_s; returns how
+ * many.  up_outset_begin calls it with UP_STALE_AGE_S. */
+size_t up_output_sweep(const char *path, long min_age_s);
 
 /* ---- progress on long work ------------------------------------------------ */
 

@@ -517,7 +517,7 @@ up_status up_estimate_json(const up_est_report *r, const char *path, up_err *err
     unsigned k;
 
     if (!root)
-        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
+        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
     win = child(root, "window", json_object());
     ovh = child(root, "overhead", json_object());
     ons = ovh ? child(ovh, "overhead_ns", json_object()) : NULL;
@@ -603,11 +603,11 @@ up_status up_estimate_json(const up_est_report *r, const char *path, up_err *err
     text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
     json_decref(root);
     if (!text)
-        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
-    st = up_write_file_atomic(path, text, strlen(text), err);
+        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
+    st = up_write_file(path, text, strlen(text), err);
     free(text);
     return st;
 nomem:
     json_decref(root);
-    return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
+    return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
 }

@@ -676,7 +676,6 @@ up_status up_sim_run(const up_sim_run_opts *o, up_sim_summary *s, up_err *err)
     up_writer *w = NULL;
     up_sim *S = NULL;
     up_comp_params p;
-    up_outdir od = {0};
     up_progress pg;
     up_status st;
     char source[256] = "", desc[512];
@@ -692,17 +691,16 @@ up_status up_sim_run(const up_sim_run_opts *o, up_sim_summary *s, up_err *err)
     snprintf(s->overhead_source, sizeof s->overhead_source, "%s", p.overhead_set ? source : "none");
     if ((st = up_sim_new(o->machine, &p, up_trace_defs(t), &S, err)) != UP_OK)
         goto done;
-    if (o->out_dir) {
-        if ((st = up_outdir_begin(&od, o->out_dir, up_trace_anchor(t), o->force, err)) != UP_OK ||
-            (st = up_writer_open(od.tmp, t, &w, err)) != UP_OK)
-            goto done;
-    }
+    if (o->out_dir && (st = up_writer_open(o->out_dir, t, &w, err)) != UP_OK)
+        goto done;
     up_progress_init(&pg, "simulate:", o->quiet);
     up_sim_set_progress(S, up_progress_update, &pg);
     st = up_replay_run(t, w, up_sim_ops(), S, &s->res, err);
     up_progress_end(&pg);
-    if (st != UP_OK)
+    if (st != UP_OK) {
+        st = up_writer_explain(w, st, err);
         goto done;
+    }
     if (S->nomem) {
         st = UP_ERR(err, UP_ENOMEM, "out of memory simulating '%s'", o->input);
         goto done;
@@ -715,8 +713,7 @@ up_status up_sim_run(const up_sim_run_opts *o, up_sim_summary *s, up_err *err)
                  UP_VERSION, o->machine->cpu_ratio, o->machine->latency_ns,
                  o->machine->ns_per_byte);
         if ((st = up_writer_close(wc, t, s->res.t_min_a, s->res.t_max_a, desc,
-                                  "UNPERTURB::SIMULATED", "simulate", err)) != UP_OK ||
-            (st = up_outdir_commit(&od, err)) != UP_OK)
+                                  "UNPERTURB::SIMULATED", "simulate", err)) != UP_OK)
             goto done;
     }
     s->measured_s = up_ticks_s(&s->res, sub0(s->res.end_m, s->res.start_m));
@@ -740,7 +737,6 @@ up_status up_sim_run(const up_sim_run_opts *o, up_sim_summary *s, up_err *err)
     }
 done:
     up_writer_abort(w);
-    up_outdir_end(&od);
     up_sim_free(S);
     up_trace_close(t);
     if (st != UP_OK)

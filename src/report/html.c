@@ -9,8 +9,8 @@
  *
  * Place in the data flow: last.  Reads up_profile (profile.c), up_breakdown,
  * up_timeline (timeline.c draws them through up_timeline_svg) and
- * up_estimate (estimate.c); writes `path` through `path.tmp.<pid>` and
- * rename().  Every string that comes from a trace (region and location
+ * up_estimate (estimate.c); writes `path` (the command's temporary, see
+ * up_outset in util.h) and removes it when a write fails.  Every string that comes from a trace (region and location
  * names, the window's description, paths, the command) is escaped.
  *
  * Size: every long list is cut to the input's `top` rows (default 30) with
@@ -23,7 +23,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "unperturb/report.h"
 #include "unperturb/util.h"
@@ -1527,9 +1526,8 @@ static up_status page(hx *x, up_err *err)
 up_status up_report_html(const char *path, const up_html_input *in, up_err *err)
 {
     hx x;
-    char *tmp = NULL;
-    size_t n;
     up_status s = UP_OK;
+    bool opened = false;
     size_t i;
     int rc;
 
@@ -1552,35 +1550,29 @@ up_status up_report_html(const char *path, const up_html_input *in, up_err *err)
     if ((s = make_labels(&x, err)) != UP_OK)
         goto done;
 
-    n = strlen(path) + 32;
-    if (!(tmp = up_malloc(n))) {
-        s = UP_ERR(err, UP_ENOMEM, "out of memory");
+    if (!(x.f = fopen(path, "wb"))) {
+        s = UP_ERR(err, UP_EIO, "cannot write '%s': %s", up_output_name(path), strerror(errno));
         goto done;
     }
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    if (!(x.f = fopen(tmp, "wb"))) {
-        s = UP_ERR(err, UP_EIO, "cannot write '%s': %s", path, strerror(errno));
-        goto done;
-    }
+    opened = true;
     if ((s = page(&x, err)) != UP_OK)
         goto done;
     if (fflush(x.f) != 0 || ferror(x.f)) {
-        s = UP_ERR(err, UP_EIO, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+        s = UP_ERR(err, UP_EIO, "cannot write '%s': %s", up_output_name(path), strerror(errno ? errno : EIO));
         goto done;
     }
     rc = fclose(x.f);
     x.f = NULL;
-    if (rc != 0 || rename(tmp, path) != 0) {
-        s = UP_ERR(err, UP_EIO, "cannot write '%s': %s", path, strerror(errno));
+    if (rc != 0) {
+        s = UP_ERR(err, UP_EIO, "cannot write '%s': %s", up_output_name(path), strerror(errno));
         goto done;
     }
 
 done:
     if (x.f)
         fclose(x.f);
-    if (s != UP_OK && tmp)
-        remove(tmp);
-    up_free(tmp);
+    if (s != UP_OK && opened)
+        remove(path);
     up_free(x.lab);
     return s;
 }

@@ -33,8 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "unperturb/export.h"
 
@@ -861,42 +859,12 @@ static uint64_t window_ticks(const ex *x, double s)
     return x->origin + (uint64_t)llroundl(v);
 }
 
-static up_status check_output(const char *path, const char *anchor, bool force, up_err *err)
-{
-    struct stat so, sa;
-    if (stat(path, &so) != 0)
-        return UP_OK;
-    if (S_ISDIR(so.st_mode))
-        return UP_ERR(err, UP_EIO, "cannot write '%s': it is a directory", path);
-    if (stat(anchor, &sa) == 0 && so.st_dev == sa.st_dev && so.st_ino == sa.st_ino)
-        return UP_ERR(err, UP_EEXIST, "refusing to write '%s': it is the input '%s'", path, anchor);
-    {
-        size_t n = strlen(anchor);
-        char *def = up_malloc(n + 8);
-        bool same = false;
-        if (def) {
-            memcpy(def, anchor, n + 1);
-            if (n > 5 && !strcmp(def + n - 5, ".otf2"))
-                memcpy(def + n - 5, ".def", 5);
-            same = strcmp(def, anchor) != 0 && stat(def, &sa) == 0 && so.st_dev == sa.st_dev &&
-                   so.st_ino == sa.st_ino;
-            up_free(def);
-        }
-        if (same)
-            return UP_ERR(err, UP_EEXIST, "refusing to write '%s': it is a file of the input '%s'",
-                          path, anchor);
-    }
-    if (!force)
-        return UP_ERR(err, UP_EEXIST, "'%s' exists (use --force to replace it)", path);
-    return UP_OK;
-}
-
 up_status up_export_perfetto(up_trace *t, const char *path, const up_export_opts *o,
                              up_export_stats *st, up_err *err)
 {
     ex x;
     up_status s = UP_OK;
-    char tmp[4096];
+    bool opened = false;
     size_t i, n;
     int k;
 
@@ -948,22 +916,17 @@ up_status up_export_perfetto(up_trace *t, const char *path, const up_export_opts
                           (unsigned long long)hi);
         }
     }
-    if ((s = check_output(path, up_trace_anchor(t), o->force, err)) != UP_OK)
-        return s;
-
-    k = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (k < 0 || (size_t)k >= sizeof tmp)
-        return UP_ERR(err, UP_EUSAGE, "path too long: '%s'", path);
     if (!(x.w.buf = up_malloc(OUT_BUF)) || !(x.rname = up_calloc(x.d->nregions ? x.d->nregions : 1, sizeof *x.rname))) {
         s = UP_ERR(err, UP_ENOMEM, "out of memory");
         goto done;
     }
     if ((s = assign_ids(&x)) != UP_OK)
         goto done;
-    if (!(x.w.f = fopen(tmp, "wb"))) {
-        s = UP_ERR(err, UP_EIO, "cannot write '%s': %s", path, strerror(errno));
+    if (!(x.w.f = fopen(path, "wb"))) {
+        s = UP_ERR(err, UP_EIO, "cannot write '%s': %s", up_output_name(path), strerror(errno));
         goto done;
     }
+    opened = true;
 
     write_header(&x, o);
     if ((s = write_metadata(&x, o)) != UP_OK)
@@ -972,7 +935,7 @@ up_status up_export_perfetto(up_trace *t, const char *path, const up_export_opts
         if (selected(o, x.d->locs[i].id) && (s = export_location(&x, (uint32_t)i)) != UP_OK)
             goto done;
     if (x.w.nomem) {
-        s = UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
+        s = UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
         goto done;
     }
     jw_puts(&x.w, "\n]}\n");
@@ -980,22 +943,21 @@ up_status up_export_perfetto(up_trace *t, const char *path, const up_export_opts
     if (!x.w.err_no && fflush(x.w.f) != 0)
         x.w.err_no = errno ? errno : EIO;
     if (x.w.err_no) {
-        s = UP_ERR(err, UP_EIO, "cannot write '%s': %s", path, strerror(x.w.err_no));
+        s = UP_ERR(err, UP_EIO, "cannot write '%s': %s", up_output_name(path), strerror(x.w.err_no));
         goto done;
     }
     k = fclose(x.w.f);
     x.w.f = NULL;
-    if (k != 0 || rename(tmp, path) != 0) {
-        s = UP_ERR(err, UP_EIO, "cannot write '%s': %s", path, strerror(errno));
+    if (k != 0) {
+        s = UP_ERR(err, UP_EIO, "cannot write '%s': %s", up_output_name(path), strerror(errno));
         goto done;
     }
 
 done:
-    if (x.w.f) {
+    if (x.w.f)
         fclose(x.w.f);
-        remove(tmp);
-    } else if (s != UP_OK)
-        remove(tmp);
+    if (s != UP_OK && opened)
+        remove(path);
     if (x.rname)
         for (n = 0; n < x.d->nregions; n++)
             up_free(x.rname[n]);

@@ -433,8 +433,8 @@ up_status up_report_json(const char *path, const up_html_input *in, up_err *err)
     text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
     json_decref(root);
     if (!text)
-        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
-    st = up_write_file_atomic(path, text, strlen(text), err);
+        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
+    st = up_write_file(path, text, strlen(text), err);
     free(text);
     return st;
 }

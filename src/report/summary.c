@@ -183,7 +183,7 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     unsigned k;
 
     if (!root)
-        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
+        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
     put(root, "moved_records", json_integer((json_int_t)r->moved));
     put(root, "wildcard", json_string(up_wildcard_name(p->wildcard)));
     put(root, "wildcard_receives", json_integer((json_int_t)r->wildcard_recvs));
@@ -263,11 +263,11 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
     json_decref(root);
     if (!text)
-        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
-    st = up_write_file_atomic(path, text, strlen(text), err);
+        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
+    st = up_write_file(path, text, strlen(text), err);
     free(text);
     return st;
 nomem:
     json_decref(root);
-    return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", path);
+    return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
 }

@@ -7,10 +7,18 @@
  * WRITER_CHUNKS chunks; when a buffer wants another, OTF2 flushes it to disk.
  * There is deliberately no post-flush callback: OTF2 would answer it by
  * inserting BufferFlush records of its own into the output.
+ *
+ * Write errors: OTF2 reports a full or read-only disk as "Buffer deletion
+ * failed!" or "Chunk handling failed!", often without the errno, so a failed
+ * write probes the output folder for the system's reason (up_writer_explain).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "trace_int.h"
 
@@ -23,6 +31,7 @@
 #define WRITER_CHUNKS 1
 
 struct up_writer {
+    char *dir;
     OTF2_Archive *ar;
     size_t nlocs;
     OTF2_EvtWriter **ew;
@@ -115,7 +124,7 @@ up_status up_otf2_archive_create(const char *dir, OTF2_Archive **out, up_err *er
     ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, WRITER_CHUNK_SIZE,
                            WRITER_DEF_CHUNK_SIZE, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar)
-        return UP_ERR(err, UP_EIO, "cannot create the archive '%s': %s", dir,
+        return UP_ERR(err, UP_EIO, "cannot create the archive '%s': %s", up_output_name(dir),
                       up_otf2_last_error()[0] ? up_otf2_last_error() : "OTF2_Archive_Open failed");
     if ((rc = OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
         (rc = OTF2_Archive_SetMemoryCallbacks(ar, &mem_callbacks, NULL)) != OTF2_SUCCESS ||
@@ -125,6 +134,72 @@ up_status up_otf2_archive_create(const char *dir, OTF2_Archive **out, up_err *er
     }
     *out = ar;
     return UP_OK;
+}
+
+/* ---- write errors: the system's reason ----------------------------------- */
+
+/* Why writing into `dir` fails, in the system's terms: its file system is
+ * read-only, or a probe as large as one output chunk cannot be written (a
+ * full disk or quota, no permission, an I/O error).  0: nothing found. */
+static int output_errno(const char *dir)
+{
+    static const char zero[65536];
+    char probe[4096];
+    struct statvfs sv;
+    size_t left = WRITER_CHUNK_SIZE;
+    int fd, e = 0;
+    if (statvfs(dir, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+        return EROFS;
+    if ((size_t)snprintf(probe, sizeof probe, "%s/.unperturb-probe-%ld", dir, (long)getpid()) >= sizeof probe)
+        return 0;
+    if ((fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
+        return errno;
+    while (left && !e) {
+        ssize_t n = write(fd, zero, left < sizeof zero ? left : sizeof zero);
+        if (n < 0 && errno != EINTR)
+            e = errno;
+        else if (n == 0)
+            e = ENOSPC;
+        else if (n > 0)
+            left -= (size_t)n;
+    }
+    if (!e && fsync(fd) != 0)
+        e = errno;
+    if (close(fd) != 0 && !e)
+        e = errno;
+    unlink(probe);
+    return e;
+}
+
+/* With `ours` (a failure of this file's OTF2 writer calls), a message the
+ * probe cannot explain still gets the output's name in front. */
+static up_status explain(const up_writer *w, up_status st, bool ours, up_err *err)
+{
+    const char *name;
+    int e;
+    if (!w || !w->dir || st == UP_OK || st == UP_ENOMEM || st == UP_EUSAGE || st == UP_EFORMAT)
+        return st;
+    name = up_output_name(w->dir);
+    if ((e = output_errno(w->dir)) != 0)
+        return UP_ERR(err, UP_EIO, "cannot write '%s': %s", name, strerror(e));
+    if (ours && err && strncmp(err->msg, "cannot write '", 14) != 0) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return UP_ERR(err, st, "cannot write '%s': %s", name, msg);
+    }
+    return st;
+}
+
+up_status up_writer_explain(const up_writer *w, up_status st, up_err *err)
+{
+    return explain(w, st, false, err);
+}
+
+static up_status open_failed(up_writer *w, up_status st, up_err *err)
+{
+    st = explain(w, st, true, err);
+    up_writer_abort(w);
+    return st;
 }
 
 up_status up_writer_open(const char *dir, const up_trace *in, up_writer **out,
@@ -140,28 +215,23 @@ up_status up_writer_open(const char *dir, const up_trace *in, up_writer **out,
     if (!(w = up_calloc(1, sizeof *w)))
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     w->nlocs = d->nlocs;
+    w->dir = up_strdup(dir);
     w->ew = up_calloc(d->nlocs, sizeof *w->ew);
     w->last_t = up_calloc(d->nlocs, sizeof *w->last_t);
     w->al = OTF2_AttributeList_New();
-    if (!w->ew || !w->last_t || !w->al) {
+    if (!w->dir || !w->ew || !w->last_t || !w->al) {
         up_writer_abort(w);
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     }
-    if (up_otf2_archive_create(dir, &w->ar, err) != UP_OK) {
-        up_writer_abort(w);
-        return err ? err->status : UP_EIO;
-    }
-    if ((rc = OTF2_Archive_OpenEvtFiles(w->ar)) != OTF2_SUCCESS) {
-        up_writer_abort(w);
-        return up_otf2_err_(err, rc, "cannot open the output event files");
-    }
+    if (up_otf2_archive_create(dir, &w->ar, err) != UP_OK)
+        return open_failed(w, err ? err->status : UP_EIO, err);
+    if ((rc = OTF2_Archive_OpenEvtFiles(w->ar)) != OTF2_SUCCESS)
+        return open_failed(w, up_otf2_err_(err, rc, "cannot open the output event files"), err);
     w->evt_open = true;
     for (i = 0; i < d->nlocs; i++) {
-        if (!(w->ew[i] = OTF2_Archive_GetEvtWriter(w->ar, d->locs[i].id))) {
-            up_writer_abort(w);
-            return UP_ERR(err, UP_EOTF2, "cannot create the event writer of location %llu: %s",
-                          (unsigned long long)d->locs[i].id, up_otf2_last_error());
-        }
+        if (!(w->ew[i] = OTF2_Archive_GetEvtWriter(w->ar, d->locs[i].id)))
+            return open_failed(w, UP_ERR(err, UP_EOTF2, "cannot create the event writer of location %llu: %s",
+                                         (unsigned long long)d->locs[i].id, up_otf2_last_error()), err);
     }
     *out = w;
     return UP_OK;
@@ -185,7 +255,7 @@ up_status up_writer_event(up_writer *w, size_t loc, up_event *ev, up_err *err)
                                         ev->attrs[i].value);
     rc = up_write_event_(w->ew[loc], ev->nattrs ? w->al : NULL, t, ev);
     if (rc != OTF2_SUCCESS)
-        return up_otf2_err_(err, rc, "cannot write an event");
+        return explain(w, up_otf2_err_(err, rc, "cannot write an event"), true, err);
     return UP_OK;
 }
 
@@ -269,10 +339,9 @@ static void copy_anchor_info(OTF2_Archive *ar, const up_trace *in,
     OTF2_Reader_Close(rd);
 }
 
-up_status up_writer_close(up_writer *w, const up_trace *in, uint64_t t_min,
-                          uint64_t t_max, const char *description,
-                          const char *prop_name, const char *prop_value,
-                          up_err *err)
+static up_status finish(up_writer *w, const up_trace *in, uint64_t t_min, uint64_t t_max,
+                        const char *description, const char *prop_name, const char *prop_value,
+                        up_err *err)
 {
     const up_defs *d = up_trace_defs(in);
     OTF2_GlobalDefWriter *gw;
@@ -320,10 +389,21 @@ up_status up_writer_close(up_writer *w, const up_trace *in, uint64_t t_min,
         OTF2_Archive_SetProperty(w->ar, prop_name, prop_value, true);
     rc = OTF2_Archive_Close(w->ar);
     w->ar = NULL;
-    up_writer_abort(w);
     if (rc != OTF2_SUCCESS)
         return up_otf2_err_(err, rc, "cannot finish the output archive");
     return UP_OK;
+}
+
+up_status up_writer_close(up_writer *w, const up_trace *in, uint64_t t_min,
+                          uint64_t t_max, const char *description,
+                          const char *prop_name, const char *prop_value,
+                          up_err *err)
+{
+    up_status st = finish(w, in, t_min, t_max, description, prop_name, prop_value, err);
+    if (st != UP_OK)
+        st = explain(w, st, true, err);
+    up_writer_abort(w);
+    return st;
 }
 
 void up_writer_abort(up_writer *w)
@@ -341,6 +421,7 @@ void up_writer_abort(up_writer *w)
     }
     if (w->al)
         OTF2_AttributeList_Delete(w->al);
+    up_free(w->dir);
     up_free(w->ew);
     up_free(w->last_t);
     up_free(w);

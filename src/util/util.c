@@ -1,20 +1,14 @@
 /*
- * util.c - status messages, the allocation hook, the hash map and file helpers.
+ * util.c - status messages, the allocation hook and the hash map.
  * Place in the data flow: below everything else (see include/unperturb/util.h).
  */
 #include "unperturb/util.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <limits.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static const char *const status_msgs[] = {
     [UP_OK] = "success",
@@ -267,153 +261,4 @@ bool up_map_at(const up_map *m, size_t i, uint64_t *k0, uint64_t *k1, uint64_t *
     *k1 = m->slots[i].k1;
     *v = m->slots[i].v;
     return true;
-}
-
-/* ---- files ------------------------------------------------------------- */
-
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path) ? 0 : 0; /* best effort: keep going */
-}
-
-void up_rmtree(const char *path)
-{
-    nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-up_status up_write_file_atomic(const char *path, const char *data, size_t len,
-                               up_err *err)
-{
-    char tmp[4096];
-    FILE *f;
-    int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (n < 0 || (size_t)n >= sizeof tmp)
-        return UP_ERR(err, UP_EUSAGE, "path too long: '%s'", path);
-    f = fopen(tmp, "wb");
-    if (!f)
-        return UP_ERR(err, UP_EIO, "cannot write '%s': %s", path, strerror(errno));
-    if (fwrite(data, 1, len, f) != len || fflush(f) != 0) {
-        int e = errno;
-        fclose(f);
-        remove(tmp);
-        return UP_ERR(err, UP_EIO, "cannot write '%s': %s", path, strerror(e));
-    }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return UP_ERR(err, UP_EIO, "cannot write '%s': %s", path, strerror(e));
-    }
-    return UP_OK;
-}
-
-/* ---- output folders ------------------------------------------------------ */
-
-static char *dup_printf(const char *a, const char *b, long n)
-{
-    size_t len = strlen(a) + strlen(b) + 32;
-    char *s = up_malloc(len);
-    if (s)
-        snprintf(s, len, "%s%s%ld", a, b, n);
-    return s;
-}
-
-bool up_path_within(const char *inner, const char *outer)
-{
-    char ri[PATH_MAX], ro[PATH_MAX];
-    size_t n;
-    if (!realpath(inner, ri) || !realpath(outer, ro))
-        return false;
-    n = strlen(ro);
-    return !strncmp(ri, ro, n) && (ri[n] == 0 || ri[n] == '/' || (n == 1 && ro[0] == '/'));
-}
-
-up_status up_outdir_begin(up_outdir *o, const char *final, const char *input,
-                          bool force, up_err *err)
-{
-    struct stat st;
-    size_t n;
-    char *parent, *slash;
-    memset(o, 0, sizeof *o);
-    if (!final || !*final)
-        return UP_ERR(err, UP_EUSAGE, "no output given (-o DIR)");
-    if (!(o->final = up_strdup(final)))
-        return UP_ERR(err, UP_ENOMEM, "out of memory");
-    for (n = strlen(o->final); n > 1 && o->final[n - 1] == '/'; n--)
-        o->final[n - 1] = 0;
-    if (stat(o->final, &st) == 0) {
-        if (input && up_path_within(input, o->final)) {
-            UP_ERR(err, UP_EEXIST, "refusing to write '%s': it holds the input '%s'", o->final, input);
-            up_outdir_end(o);
-            return UP_EEXIST;
-        }
-        if (!force) {
-            UP_ERR(err, UP_EEXIST, "'%s' exists (use --force to replace it)", o->final);
-            up_outdir_end(o);
-            return UP_EEXIST;
-        }
-        o->replace = true;
-    }
-    /* the parent must exist: OTF2 creates only the last component */
-    if (!(parent = up_strdup(o->final))) {
-        up_outdir_end(o);
-        return UP_ERR(err, UP_ENOMEM, "out of memory");
-    }
-    slash = strrchr(parent, '/');
-    if (slash) {
-        *(slash == parent ? slash + 1 : slash) = 0;
-        if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            UP_ERR(err, UP_EIO, "cannot create '%s': folder '%s' does not exist", o->final, parent);
-            up_free(parent);
-            up_outdir_end(o);
-            return UP_EIO;
-        }
-    }
-    up_free(parent);
-    if (!(o->tmp = dup_printf(o->final, ".tmp-", (long)getpid()))) {
-        up_outdir_end(o);
-        return UP_ERR(err, UP_ENOMEM, "out of memory");
-    }
-    up_rmtree(o->tmp); /* a leftover of this pid from an earlier crash */
-    return UP_OK;
-}
-
-up_status up_outdir_commit(up_outdir *o, up_err *err)
-{
-    char *old = NULL;
-    if (o->replace) {
-        if (!(old = dup_printf(o->final, ".old-", (long)getpid())))
-            return UP_ERR(err, UP_ENOMEM, "out of memory");
-        up_rmtree(old);
-        if (rename(o->final, old) != 0) {
-            UP_ERR(err, UP_EIO, "cannot replace '%s': %s", o->final, strerror(errno));
-            up_free(old);
-            return UP_EIO;
-        }
-    }
-    if (rename(o->tmp, o->final) != 0) {
-        int e = errno;
-        if (old)
-            rename(old, o->final); /* put the old output back */
-        up_free(old);
-        return UP_ERR(err, UP_EIO, "cannot create '%s': %s", o->final, strerror(e));
-    }
-    if (old) {
-        up_rmtree(old);
-        up_free(old);
-    }
-    up_free(o->tmp);
-    o->tmp = NULL;
-    return UP_OK;
-}
-
-void up_outdir_end(up_outdir *o)
-{
-    if (o->tmp)
-        up_rmtree(o->tmp);
-    up_free(o->tmp);
-    up_free(o->final);
-    memset(o, 0, sizeof *o);
 }

@@ -277,7 +277,7 @@ expect 1 "not OTF2: exit 1, says so" "fake.otf2.*not an OTF2 archive" -- "$UNPER
 expect 1 "unwritable output: exit 1, names it" "nodir/x.json" -- "$UNPERTURB" export "$c10" --perfetto "$T/nodir/x.json"
 : >"$T/afile"
 expect 1 "output below a file: exit 1, names it" "afile/x.json" -- "$UNPERTURB" export "$c10" --perfetto "$T/afile/x.json"
-expect 1 "output is a directory" "is a directory" -- "$UNPERTURB" export "$c10" --perfetto "$T/bad"
+expect 1 "output is a folder" "is a folder" -- "$UNPERTURB" export "$c10" --perfetto "$T/bad"
 : >"$T/bad/old.json"
 expect 1 "existing output refused" "force" -- "$UNPERTURB" export "$c10" --perfetto "$T/bad/old.json"
 [ ! -s "$T/bad/old.json" ] && ok "existing output left alone" || bad "existing output left alone"
@@ -285,7 +285,7 @@ expect 0 "--force replaces it" "" -- "$UNPERTURB" export "$c10" --perfetto "$T/b
 [ -s "$T/bad/old.json" ] && [ ! -s "$T/stdout" ] && ok "--force wrote it, --quiet printed nothing" || bad "--force / --quiet"
 cp -r "$c10" "$T/in"
 sum=$(cd "$T/in" && find . -type f -exec md5sum {} + | sort | md5sum)
-expect 1 "the input as output refused, even with --force" "input" -- "$UNPERTURB" export "$T/in" --perfetto "$T/in/traces.otf2" --force
+expect 2 "the input as output refused, even with --force" "input" -- "$UNPERTURB" export "$T/in" --perfetto "$T/in/traces.otf2" --force
 [ "$sum" = "$(cd "$T/in" && find . -type f -exec md5sum {} + | sort | md5sum)" ] && ok "input unchanged" || bad "input unchanged"
 expect 2 "no --perfetto: usage" "--perfetto" -- "$UNPERTURB" export "$c10"
 expect 2 "no input: usage" "no input" -- "$UNPERTURB" export --perfetto "$T/bad/x.json"
@@ -294,7 +294,7 @@ expect 2 "bad --locations" "locations" -- "$UNPERTURB" export "$c10" --perfetto 
 expect 2 "unknown location: names it" "no location 99" -- "$UNPERTURB" export "$c10" --perfetto "$T/bad/x.json" --locations 99
 expect 0 "--help" "" -- "$UNPERTURB" export --help
 [ ! -e "$T/bad/x.json" ] && ok "failed runs write no output" || bad "failed runs write no output"
-if find "$T" -name '*.tmp.*' | grep -q .; then bad "no temporary file left" "$(find "$T" -name '*.tmp.*')"; else ok "no temporary file left"; fi
+if find "$T" -name '*.tmp[.-]*' | grep -q .; then bad "no temporary file left" "$(find "$T" -name '*.tmp[.-]*')"; else ok "no temporary file left"; fi
 
 echo "export: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -14,7 +14,8 @@
 #   - scaling of synthetic traces at 2, 4 and 8 ranks: rows by rank count,
 #     speedup n0 at the base, well-formed SVGs with an ideal line;
 #   - --experiment runs a saved experiment again: the same sweep.csv byte for
-#     byte; an existing output needs --force; nothing left behind on failure;
+#     byte; its own folder (which holds it) is refused, also with --force;
+#     nothing left behind on failure;
 #   - the inputs are unchanged (checksums before and after).
 #
 #   UNPERTURB=build/san/bin/unperturb tests/simulate/run.sh build
@@ -300,11 +301,13 @@ if [ -f "$SC/experiment.ini" ] && sim --experiment "$SC/experiment.ini" -o "$T/s
 else
     bad "--experiment scaling" "$(cat "$T/sca.err")"
 fi
+cp "$SW/experiment.ini" "$T/sw-experiment.ini"
 sim --experiment "$SW/experiment.ini" -q > /dev/null 2> "$T/ex.err"; r1=$?
 sim --experiment "$SW/experiment.ini" -q --force > /dev/null 2>> "$T/ex.err"; r2=$?
-if [ $r1 = 1 ] && grep -q "use --force" "$T/ex.err" && [ $r2 = 0 ] && [ -f "$SW/experiment.ini" ] &&
-   cmp -s "$SW/sweep.csv" "$T/again/sweep.csv" && ! ls -d "$T"/*.tmp* "$T"/*.old* > /dev/null 2>&1; then
-    ok "--experiment into its own folder: refused without --force, replaced with it"
+if [ $r1 = 2 ] && [ $r2 = 2 ] && [ "$(grep -c "holds the input '$SW/experiment.ini'" "$T/ex.err")" = 2 ] &&
+   cmp -s "$SW/experiment.ini" "$T/sw-experiment.ini" && cmp -s "$SW/sweep.csv" "$T/again/sweep.csv" &&
+   ! ls -d "$T"/*.tmp* "$T"/*.old* > /dev/null 2>&1; then
+    ok "--experiment into its own folder: refused (it holds the input), also with --force"
 else
     bad "--experiment into its own folder: exit $r1 $r2" "$(cat "$T/ex.err")"
 fi
@@ -335,8 +338,8 @@ sim "$CASITA" -o "$SW" -q > /dev/null 2> "$T/o1"; r1=$?
 sim "$CASITA" -o "$CASITA" --force -q > /dev/null 2> "$T/o2"; r2=$?
 sim "$CASITA" --json "$CASITA/traces.otf2" -q > /dev/null 2> "$T/o3"; r3=$?
 sim "$CASITA" -o "$T/no/such/dir" -q > /dev/null 2> "$T/o4"; r4=$?
-if [ $r1 = 1 ] && grep -q "exists" "$T/o1" && [ $r2 = 1 ] && grep -q "holds the input" "$T/o2" &&
-   [ $r3 = 1 ] && grep -q "file of the input" "$T/o3" && [ $r4 = 1 ] && grep -q "does not exist" "$T/o4" &&
+if [ $r1 = 1 ] && grep -q "exists" "$T/o1" && [ $r2 = 2 ] && grep -q "holds the input" "$T/o2" &&
+   [ $r3 = 2 ] && grep -q "inside the folder of the input" "$T/o3" && [ $r4 = 1 ] && grep -q "does not exist" "$T/o4" &&
    [ -f "$SW/sweep.csv" ]; then
     ok "outputs: an existing folder needs --force, the input's folder and files are refused, a missing parent fails"
 else
@@ -349,7 +352,7 @@ if cmp -s "$T/sums.before" "$T/sums.after"; then
 else
     bad "inputs changed" "$(diff "$T/sums.before" "$T/sums.after")"
 fi
-left=$(ls -d "$T"/*.tmp* "$T"/*/*.tmp.* 2>/dev/null | wc -l)
+left=$(ls -d "$T"/*.tmp* "$T"/*/*.tmp[.-]* 2>/dev/null | wc -l)
 check "no temporary files left ($left)" [ "$left" = 0 ]
 
 echo "simulate tests: $pass passed, $fail failed"

@@ -1,0 +1,260 @@
+#!/bin/sh
+# tests/safety/run.sh BUILD - outputs are complete or absent, inputs are never
+# written (docs/cli.md, "Exit codes and guarantees"):
+#   - no output (-o, --json, --perfetto, report's -o) may be, hold or lie
+#     inside an input: the trace's folder with traces.otf2, traces.def and
+#     traces/*.evt, --calibration, --machine, --against; also through a
+#     symbolic link and with --force: exit 2 naming both, the input unchanged;
+#   - an existing output, --json included, is replaced only with --force;
+#   - compensate, simulate and export killed by SIGINT, SIGTERM, SIGHUP,
+#     SIGQUIT and SIGPIPE while they write: the signal's exit status and no
+#     output, no temporary left; the temporary is named NAME.tmp-HOST-PID;
+#   - stale temporaries of this host whose process is gone and that are older
+#     than a few minutes are removed next to an output; no other;
+#   - a full disk and a read-only file system (tmpfs, needs root): one line
+#     "cannot write 'PATH': <the system's reason>", nothing left, and a failed
+#     --json takes the archive written before it along.
+#
+#   UNPERTURB=build/san/bin/unperturb tests/safety/run.sh build
+# BUILD holds up-bench-gen.
+set -u
+export LC_ALL=C
+BUILD=${1:-build}
+UNPERTURB=${UNPERTURB:-$BUILD/bin/unperturb}
+case $UNPERTURB in /*) ;; *) UNPERTURB=$(pwd)/$UNPERTURB ;; esac
+SRC=${UNPERTURB_SRC:-.}
+DATA=$SRC/tests/data
+GEN=$BUILD/bin/up-bench-gen
+for x in "$UNPERTURB" "$GEN"; do
+    [ -x "$x" ] || { echo "FAIL: $x is missing: run make first" >&2; exit 1; }
+done
+T=$(mktemp -d "${TMPDIR:-/tmp}/unperturb-safety-XXXXXX")
+cleanup() {
+    for m in "$T/full" "$T/ro"; do mountpoint -q "$m" 2>/dev/null && umount "$m"; done
+    rm -rf "$T"
+}
+trap cleanup EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); printf 'ok    %s\n' "$1"; }
+bad() { fail=$((fail + 1)); printf 'FAIL  %s\n' "$1"; [ $# -gt 1 ] && printf '%s\n' "$2" | head -n 12 | sed 's/^/      /'; }
+UP() { "$UNPERTURB" "$@"; }
+# expect CODE NAME CMD...: runs CMD, keeps its stderr in $T/err
+expect() {
+    want=$1 name=$2
+    shift 2
+    "$@" > "$T/out" 2> "$T/err"
+    got=$?
+    if [ "$got" -eq "$want" ]; then ok "$name"; else bad "$name" "exit $got, wanted $want: $(head -c 400 "$T/err")"; fi
+}
+# err_has NAME STRING: the last command's stderr holds STRING (fixed string)
+err_has() {
+    if grep -qF -- "$2" "$T/err"; then ok "$1"; else bad "$1" "stderr lacks \"$2\": $(head -c 400 "$T/err")"; fi
+}
+HOST=$(uname -n | tr -c 'A-Za-z0-9._\n-' '_')
+PP=$T/pp
+sums() { (cd "$PP" && find . -type f -exec md5sum {} + | sort); }
+# fresh_pp: a pristine copy of the input, so that one broken case does not
+# hide the next
+fresh_pp() { rm -rf "$PP" && cp -r "$DATA/pipit-ping-pong" "$PP"; }
+fresh_pp
+sums > "$T/pp.sums"
+unchanged() {
+    if sums | cmp -s - "$T/pp.sums"; then ok "$1: the input is unchanged"; else bad "$1: the input is unchanged"; fi
+    fresh_pp
+}
+
+# ---- no output over an input ---------------------------------------------------
+# (issue 19: estimate --json pp/traces.otf2 and report -o destroyed the anchor
+# with exit 0; export --perfetto IN/traces/0.evt -f and -o IN/traces --force
+# deleted or overwrote the input)
+refused() { # NAME CMD...: exit 2, both paths named, input unchanged, nothing new
+    what=$1
+    shift
+    ls -A "$T" > "$T/ls.before"
+    expect 2 "$what: refused (exit 2)" "$@"
+    err_has "$what: names the input" "$PP"
+    grep -q "refusing to write" "$T/err" && ok "$what: says why" || bad "$what: says why" "$(cat "$T/err")"
+    ls -A "$T" > "$T/ls.after"
+    grep -v -e '^err$' -e '^out$' -e '^ls\.' "$T/ls.before" > "$T/ls.b"
+    grep -v -e '^err$' -e '^out$' -e '^ls\.' "$T/ls.after" > "$T/ls.a"
+    cmp -s "$T/ls.b" "$T/ls.a" && ok "$what: nothing created" ||
+        bad "$what: nothing created" "$(diff "$T/ls.b" "$T/ls.a")"
+    unchanged "$what"
+}
+refused "estimate --json the anchor" UP estimate "$PP" --overhead-ns 1 -q --json "$PP/traces.otf2"
+refused "estimate --json traces.def, --force" UP estimate "$PP" --overhead-ns 1 -q --json "$PP/traces.def" --force
+refused "estimate --json a new file in the input's folder" UP estimate "$PP" -q --json "$PP/new.json"
+refused "report -o the anchor" UP report "$PP" -q -o "$PP/traces.otf2"
+refused "report --json an event file" UP report "$PP" -q --json "$PP/traces/0.evt" --force
+refused "compensate --json traces.def" UP compensate "$PP" -o "$T/c1" -q --overhead-ns 1 --json "$PP/traces.def"
+refused "compensate -o IN/traces --force" UP compensate "$PP" -o "$PP/traces" --force -q --overhead-ns 1
+refused "compensate -o IN --force" UP compensate "$PP/traces.otf2" -o "$PP" --force -q --overhead-ns 1
+refused "compensate -o the parent of IN --force" UP compensate "$PP" -o "$T" --force -q --overhead-ns 1
+refused "simulate -o IN/traces --force" UP simulate "$PP" -o "$PP/traces" --force -q
+refused "simulate --json an event file" UP simulate "$PP" -q --json "$PP/traces/1.evt" --force
+refused "export --perfetto IN/traces/0.evt -f" UP export "$PP" --perfetto "$PP/traces/0.evt" -f -q
+ln -s "$PP" "$T/link"
+refused "estimate --json through a linked folder" UP estimate "$PP" -q --json "$T/link/traces.otf2" --force
+ln -s "$PP/traces.otf2" "$T/anchor-link.json"
+refused "export --perfetto a link to the anchor" UP export "$PP" --perfetto "$T/anchor-link.json" -f -q
+refused "report --json with .. into the input" UP report "$PP" -q --json "$T/link/../pp/traces/../x.json"
+rm -f "$T/link" "$T/anchor-link.json"
+
+cp "$DATA/pipit-ping-pong/traces.otf2" "$T/other.otf2" 2>/dev/null
+printf '[overhead]\nenter = 10\n' > "$T/calib.ini"
+cp "$T/calib.ini" "$T/calib.keep"
+expect 2 "compensate --json the --calibration file, --force" \
+    UP compensate "$PP" -o "$T/c2" -q --calibration "$T/calib.ini" --json "$T/calib.ini" --force
+err_has "--calibration as output: names it" "$T/calib.ini"
+cmp -s "$T/calib.ini" "$T/calib.keep" && [ ! -e "$T/c2" ] && ok "--calibration as output: kept, nothing written" ||
+    bad "--calibration as output: kept, nothing written"
+printf '[network]\nlatency_ns = 1000\n' > "$T/m.ini"
+cp "$T/m.ini" "$T/m.keep"
+expect 2 "simulate --json the --machine file, --force" UP simulate "$PP" -q --machine "$T/m.ini" --json "$T/m.ini" --force
+cmp -s "$T/m.ini" "$T/m.keep" && ok "--machine as output: kept" || bad "--machine as output: kept"
+cp -r "$PP" "$T/run2"
+expect 2 "report --json into the --against run" UP report "$PP" --against "$T/run2" -q --json "$T/run2/r.json"
+err_has "--against as output: names it" "$T/run2"
+[ ! -e "$T/run2/r.json" ] && ok "--against as output: nothing written" || bad "--against as output: nothing written"
+rm -rf "$T/run2" "$T/c1" "$T/c2"
+expect 2 "the same path for -o and --json" UP compensate "$PP" -o "$T/same" --json "$T/same" -q --overhead-ns 1
+err_has "the same path twice: names both options" "--json"
+expect 2 "--json inside the -o folder" UP compensate "$PP" -o "$T/same" --json "$T/same/s.json" -q --overhead-ns 1
+[ ! -e "$T/same" ] && ok "overlapping outputs: nothing written" || bad "overlapping outputs: nothing written"
+
+# ---- an existing output is replaced only with --force, --json included --------
+echo old > "$T/e.json"
+expect 1 "estimate --json over an existing file without --force" UP estimate "$PP" -q --overhead-ns 1 --json "$T/e.json"
+err_has "estimate: mentions --force" "--force"
+[ "$(cat "$T/e.json")" = old ] && ok "estimate: the old file kept" || bad "estimate: the old file kept"
+expect 0 "estimate --json --force replaces it" UP estimate "$PP" -q --overhead-ns 1 --json "$T/e.json" --force
+grep -q measured_time_s "$T/e.json" && ok "estimate --force: the new file" || bad "estimate --force: the new file"
+for opt in --json -o; do
+    echo old > "$T/r.out"
+    expect 1 "report $opt over an existing file without --force" UP report "$PP" -q $opt "$T/r.out"
+    [ "$(cat "$T/r.out")" = old ] && ok "report $opt: the old file kept" || bad "report $opt: the old file kept"
+    expect 0 "report $opt --force replaces it" UP report "$PP" -q $opt "$T/r.out" -f
+done
+echo old > "$T/c.json"
+expect 1 "compensate --json over an existing file without --force" UP compensate "$PP" -o "$T/c3" -q --overhead-ns 1 --json "$T/c.json"
+[ "$(cat "$T/c.json")" = old ] && [ ! -e "$T/c3" ] && ok "compensate: old --json kept, no archive" ||
+    bad "compensate: old --json kept, no archive"
+expect 1 "simulate --json over an existing file without --force" UP simulate "$PP" -q --json "$T/c.json"
+[ "$(cat "$T/c.json")" = old ] && ok "simulate: old --json kept" || bad "simulate: old --json kept"
+mkdir "$T/adir"
+expect 1 "a file output never replaces a folder, even with --force" UP estimate "$PP" -q --json "$T/adir" --force
+[ -d "$T/adir" ] && ok "the folder kept" || bad "the folder kept"
+rm -rf "$T/adir" "$T/e.json" "$T/r.out" "$T/c.json"
+
+# ---- stale temporaries ----------------------------------------------------------
+# Only those of this host, whose process is gone, older than a few minutes,
+# next to an output being written, matching NAME.tmp-HOST-PID.
+sh -c 'exit 0' & dead1=$!
+wait $dead1
+sh -c 'exit 0' & dead2=$!
+wait $dead2
+S=$T/stale
+mkdir -p "$S/out.tmp-$HOST-$dead1/traces" "$S/out.tmp-$HOST-$dead2" "$S/out.tmp-otherhost-$dead1" \
+    "$S/out.tmp-$HOST-1" "$S/other.tmp-$HOST-$dead1" "$S/out.tmp-$HOST-${dead1}x"
+echo x > "$S/out.tmp-$HOST-$dead1/traces/0.evt"
+echo x > "$S/s.json.tmp-$HOST-$dead1"
+echo x > "$S/s.json.tmp-$HOST-$dead2"
+old_stamp() { find "$@" -exec touch -h -d '2 hours ago' {} +; }
+old_stamp "$S/out.tmp-$HOST-$dead1" "$S/out.tmp-otherhost-$dead1" "$S/out.tmp-$HOST-1" \
+    "$S/other.tmp-$HOST-$dead1" "$S/out.tmp-$HOST-${dead1}x" "$S/s.json.tmp-$HOST-$dead1"
+mkdir "$S/out.tmp-$HOST-$dead2/young" # the old folder, but something in it is new
+touch -h -d '2 hours ago' "$S/out.tmp-$HOST-$dead2"
+expect 0 "compensate next to stale temporaries" UP compensate "$PP" -o "$S/out" --json "$S/s.json" -q --overhead-ns 1
+[ ! -e "$S/out.tmp-$HOST-$dead1" ] && [ ! -e "$S/s.json.tmp-$HOST-$dead1" ] &&
+    ok "stale: an old temporary of a gone process of this host is removed (folder and file)" ||
+    bad "stale: an old temporary of a gone process of this host is removed (folder and file)" "$(ls "$S")"
+for k in "out.tmp-$HOST-$dead2" "s.json.tmp-$HOST-$dead2" "out.tmp-otherhost-$dead1" "out.tmp-$HOST-1" \
+         "other.tmp-$HOST-$dead1" "out.tmp-$HOST-${dead1}x"; do
+    [ -e "$S/$k" ] && ok "stale: kept $k" || bad "stale: kept $k"
+done
+rm -rf "$S"
+
+# ---- signals while writing --------------------------------------------------------
+# A trace big enough that the commands are still writing when the temporary
+# appears: the command is stopped there (SIGSTOP), signalled, continued.
+"$GEN" "$T/big" 3000000 4 > /dev/null 2>&1 || bad "up-bench-gen 3M records"
+ulimit -c 0
+sigtest() { # SIG NUM CMD NAME(output's name) ARGS...: run, wait for NAME.tmp-HOST-PID with data, signal
+    sig=$1 num=$2 cmd=$3 name=$4
+    shift 4
+    D=$T/sig
+    rm -rf "$D"
+    mkdir "$D"
+    env --default-signal=INT,QUIT,TERM,HUP,PIPE "$UNPERTURB" "$cmd" "$T/big" "$@" 2> "$T/err" > /dev/null &
+    pid=$!
+    tmp=$D/$name.tmp-$HOST-$pid
+    n=0
+    while kill -0 $pid 2> /dev/null && [ $n -lt 6000 ]; do
+        [ -n "$(find "$tmp" -type f -size +0 2> /dev/null | head -n 1)" ] && break
+        sleep 0.05
+        n=$((n + 1))
+    done
+    if ! kill -STOP $pid 2> /dev/null; then
+        wait $pid
+        bad "$cmd SIG$sig: still running when $name.tmp-$HOST-PID held data" "exit $?; $(ls -A "$D"); $(head -c 300 "$T/err")"
+        return
+    fi
+    [ -n "$(find "$tmp" -type f -size +0 2> /dev/null | head -n 1)" ] ||
+        bad "$cmd SIG$sig: writes to $name.tmp-$HOST-PID" "$(ls -A "$D")"
+    kill -"$sig" $pid
+    kill -CONT $pid
+    wait $pid
+    st=$?
+    [ $st -eq $((128 + num)) ] && ok "$cmd SIG$sig: exit status $((128 + num))" ||
+        bad "$cmd SIG$sig: exit status $((128 + num))" "got $st: $(head -c 300 "$T/err")"
+    [ -z "$(ls -A "$D")" ] && ok "$cmd SIG$sig: nothing left" || bad "$cmd SIG$sig: nothing left" "$(ls -A "$D")"
+}
+for s in INT:2 TERM:15 HUP:1 QUIT:3 PIPE:13; do
+    sigtest "${s%:*}" "${s#*:}" compensate out -o "$T/sig/out" --overhead-ns 1 -q --json "$T/sig/s.json"
+done
+for s in INT:2 TERM:15 HUP:1; do
+    sigtest "${s%:*}" "${s#*:}" simulate out -o "$T/sig/out" -q
+    sigtest "${s%:*}" "${s#*:}" export x.json --perfetto "$T/sig/x.json" -q
+done
+rm -rf "$T/sig"
+
+# ---- a full disk, a read-only file system ---------------------------------------
+# (issue 19: libotf2's "Buffer deletion failed!" without a path or errno;
+# a failed --json left the finished archive behind)
+if [ "$(id -u)" = 0 ] && mkdir "$T/full" "$T/ro" && mount -t tmpfs -o size=64k tmpfs "$T/full" 2> /dev/null &&
+   mount -t tmpfs -o size=1m tmpfs "$T/ro" && mount -o remount,ro "$T/ro"; then
+    dd if=/dev/zero of="$T/full/fill" bs=1k > /dev/null 2>&1
+    # libotf2 leaks the event writer whose last flush fails (lsan.supp)
+    LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$SRC/tests/safety/lsan.supp:print_suppressions=0
+    export LSAN_OPTIONS
+    for fs in full:"No space left on device" ro:"Read-only file system"; do
+        m=${fs%%:*} why=${fs#*:}
+        M=$T/$m
+        expect 1 "$m: compensate -o" UP compensate "$PP" -o "$M/out" -q --overhead-ns 1
+        err_has "$m: compensate -o: path and reason" "cannot write '$M/out': $why"
+        expect 1 "$m: simulate -o" UP simulate "$PP" -o "$M/out" -q
+        err_has "$m: simulate -o: path and reason" "cannot write '$M/out': $why"
+        expect 1 "$m: export --perfetto" UP export "$PP" --perfetto "$M/x.json" -q
+        err_has "$m: export: path and reason" "cannot write '$M/x.json': $why"
+        expect 1 "$m: estimate --json" UP estimate "$PP" -q --json "$M/e.json"
+        err_has "$m: estimate --json: path and reason" "cannot write '$M/e.json': $why"
+        expect 1 "$m: report -o" UP report "$PP" -q -o "$M/r.html"
+        err_has "$m: report -o: path and reason" "cannot write '$M/r.html': $why"
+        expect 1 "$m: compensate --json fails after the archive" UP compensate "$PP" -o "$T/arch" -q --overhead-ns 1 --json "$M/s.json"
+        err_has "$m: compensate --json: path and reason" "cannot write '$M/s.json': $why"
+        [ ! -e "$T/arch" ] && ok "$m: the archive goes with the failed --json" || bad "$m: the archive goes with the failed --json"
+        ls "$T" | grep -q 'tmp-' && bad "$m: no temporary next to the archive" "$(ls "$T")" || ok "$m: no temporary next to the archive"
+        grep -q -e "Buffer deletion" -e "Chunk handling" "$T/err" && bad "$m: no libotf2 message" || ok "$m: no libotf2 message"
+        left=$(ls -A "$M" | grep -v '^fill$')
+        [ -z "$left" ] && ok "$m: nothing left" || bad "$m: nothing left" "$left"
+    done
+    umount "$T/full"
+    umount "$T/ro"
+else
+    printf 'skip  a full disk and a read-only file system (need root and tmpfs mounts)\n'
+fi
+unchanged "all commands"
+
+echo "safety tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
