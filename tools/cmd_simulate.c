@@ -1456,7 +1456,8 @@ int cmd_simulate(int argc, char **argv)
     /* inputs: each readable; outputs never replace one */
     for (i = 0; i < j->ninputs; i++)
         if (access(j->inputs[i], R_OK) != 0) {
-            snprintf(msg, sizeof msg, "cannot read the trace '%s': %s", up_esc(j->inputs[i]), strerror(errno));
+            const char *why = strerror(errno); /* before up_esc */
+            snprintf(msg, sizeof msg, "cannot read the trace '%s': %s", up_esc(j->inputs[i]), why);
             rc = fail(1, msg);
             goto out;
         }

@@ -130,8 +130,8 @@ int cmd_trace(int argc, char **argv)
     if (optind >= argc)
         return cmd_usage("trace", "no program given (-- LAUNCHER... PROGRAM [ARGS])%s", "");
     if (filter && access(filter, R_OK) != 0) {
-        fprintf(stderr, "unperturb trace: cannot read the filter file '%s': %s\n", up_esc(filter),
-                strerror(errno));
+        const char *why = strerror(errno);
+        fprintf(stderr, "unperturb trace: cannot read the filter file '%s': %s\n", up_esc(filter), why);
         return 1;
     }
     if (cmd_near_exe("UNPERTURB_TRACE_LIB", "lib/libunperturb-trace.so", lib, sizeof lib) != 0) {

@@ -218,8 +218,10 @@ up_status up_text_file_read(const char *path, const char *what, size_t max, char
     if (len)
         *len = 0;
     /* O_NONBLOCK: opening a FIFO must not wait for a writer */
-    if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
-        return UP_ERR(err, UP_EIO, "cannot read the %s '%s': %s", what, up_esc(path), strerror(errno));
+    if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0) {
+        e = errno; /* before up_esc */
+        return UP_ERR(err, UP_EIO, "cannot read the %s '%s': %s", what, up_esc(path), strerror(e));
+    }
     if (fstat(fd, &st) != 0) {
         e = errno;
         close(fd);
