@@ -1,7 +1,9 @@
 /*
  * test_machine.c - the machine model of `unperturb simulate` (machine.h,
  * docs/machine.md): defaults, the file with every key, errors with their
- * file:line, --set, bandwidth_gbs, the numeric access of sweeps, the written
+ * file:line and every number's range, files that are not regular or too
+ * large, messages that escape what does not print, --set, bandwidth_gbs,
+ * the numeric access of sweeps, the written
  * file loading back to the same model, and placement and hop counts with
  * values worked out by hand in the comments.
  */
