@@ -158,6 +158,107 @@ if command -v jq >/dev/null 2>&1; then
         bad "estimate: sequential T_a = T_m - N O, N counted by otf2-print ($n)" "$(jq -c '{window, records, s: .models[0].approximated_time_s, m: .measured_time_s}' "$T/e.json")"
 fi
 
+# ---- nonsense values and odd files (docs/cli.md, "Values and input files") ---------
+# same_err NAME EXPECTED: stderr is exactly EXPECTED (printf escapes allowed)
+same_err() {
+    printf "$2" >"$T/want"
+    if cmp -s "$T/want" "$T/stderr"; then ok "$1"; else bad "$1" "stderr: $(od -c "$T/stderr" | head -5)"; fi
+}
+PP=$DATA/pipit-ping-pong
+try() { printf "(try 'unperturb %s --help')\\n" "$1"; }
+# getopt errors: one line and a pointer to --help, in every command
+for c in compensate simulate estimate report export validate trace calibrate; do
+    expect 2 "$c: unknown option exits 2" -- "$UP" $c --bogus
+    same_err "$c: unknown option: one line and --help" "unperturb $c: unknown option '--bogus'\n$(try $c)\n"
+done
+expect 2 "option without its value" -- "$UP" compensate "$PP" -o
+same_err "option without its value: names it" "unperturb compensate: option '-o' needs a value\n$(try compensate)\n"
+expect 2 "long option without its value" -- "$UP" estimate "$PP" --json
+same_err "long option without its value: names it" "unperturb estimate: option '--json' needs a value\n$(try estimate)\n"
+expect 2 "flag with a value" -- "$UP" export "$PP" --force=yes
+same_err "flag with a value: says so" "unperturb export: option '--force' takes no value\n$(try export)\n"
+expect 2 "ambiguous prefix" -- "$UP" compensate "$PP" -o "$T/x" --c 1
+same_err "ambiguous prefix: lists the options" "unperturb compensate: option '--c' is ambiguous (--collective, --calibration, --copy-ns-per-byte)\n$(try compensate)\n"
+# numbers: the allowed range in the message, exit 2
+rng() { # NAME CMD ARGS... ; the expected message is in $range_msg
+    name=$1; shift
+    expect 2 "$name exits 2" -- "$UP" "$@"
+    same_err "$name: gives the range" "unperturb $1: $range_msg\n$(try "$1")\n"
+}
+range_msg="--overhead-ns 1e300: must be between 0 and 1e9 ns"
+rng "compensate --overhead-ns 1e300" compensate "$PP" -o "$T/x" --overhead-ns 1e300
+range_msg="--overhead-ns send=-5: must be between 0 and 1e9 ns"
+rng "compensate --overhead-ns send=-5" compensate "$PP" -o "$T/x" --overhead-ns send=-5
+range_msg="--eager-limit 1.5: must be a whole number between 0 and 2^53 bytes"
+rng "compensate --eager-limit 1.5" compensate "$PP" -o "$T/x" --eager-limit 1.5
+range_msg="--ns-per-byte 5x: not a number (must be between 0 and 1e6 ns/byte)"
+rng "compensate --ns-per-byte 5x" compensate "$PP" -o "$T/x" --ns-per-byte 5x
+range_msg="--latency-ns nan: not a number (must be between 0 and 1e9 ns)"
+rng "compensate --latency-ns nan" compensate "$PP" -o "$T/x" --latency-ns nan
+range_msg="--overhead-ns inf: must be between 0 and 1e9 ns"
+rng "estimate --overhead-ns inf" estimate "$PP" --overhead-ns inf
+range_msg="--top 2.5: must be a whole number between 1 and 100000 rows"
+rng "report --top 2.5" report "$PP" --top 2.5
+range_msg="--window 0:1e300: END must be between 0 and 1e9 s"
+rng "export --window 0:1e300" export "$PP" --perfetto "$T/x.json" --window 0:1e300
+range_msg="--buffer-mb 0: must be a whole number between 1 and 65536 MiB"
+rng "trace --buffer-mb 0" trace --buffer-mb 0 -o "$T/x" -- true
+range_msg="--extra-ns 2.5: must be a whole number between 0 and 1e9 ns"
+rng "calibrate --extra-ns 2.5" calibrate --extra-ns 2.5 -o "$T/x.ini"
+range_msg="--repeat 0: must be a whole number between 1 and 100 runs"
+rng "validate --repeat 0" validate --repeat 0 -o "$T/x" -- true
+range_msg="--np 2,0: '0': must be a whole number between 1 and 100000 ranks"
+rng "validate --np 2,0" validate --np 2,0 -o "$T/x" -- true
+range_msg="--set cpu_ratio=1e-20: must be between 0.001 and 1000"
+rng "simulate --set cpu_ratio=1e-20" simulate "$PP" --set cpu_ratio=1e-20
+range_msg="--set eager_limit=1.5: must be a whole number between 0 and 2^53 bytes"
+rng "simulate --set eager_limit=1.5" simulate "$PP" --set eager_limit=1.5
+range_msg="--sweep 'cpu_ratio=0:2:0.5': cpu_ratio = 0: must be between 0.001 and 1000"
+rng "simulate --sweep cpu_ratio from 0" simulate "$PP" --sweep cpu_ratio=0:2:0.5 -o "$T/x"
+# missing, odd and unreadable files: exit 1, the path and the reason, at once
+# (timeout only guards against a hang: these return without reading)
+for c in compensate estimate report simulate; do
+    case $c in compensate) extra="-o $T/x" ;; *) extra= ;; esac
+    expect 1 "$c --calibration missing" -- "$UP" $c "$PP" $extra --calibration "$T/none.ini"
+    same_err "$c --calibration missing: path and reason" "unperturb $c: cannot read the calibration file '$T/none.ini': No such file or directory\n"
+    mkdir -p "$T/cdir" # (not around the output: an output inside an input is refused first)
+    expect 1 "$c --calibration DIR" -- "$UP" $c "$PP" $extra --calibration "$T/cdir"
+    same_err "$c --calibration DIR: is a directory" "unperturb $c: cannot read the calibration file '$T/cdir': it is a directory, not a file\n"
+    expect 1 "$c --calibration /dev/zero" -- timeout 60 "$UP" $c "$PP" $extra --calibration /dev/zero
+    same_err "$c --calibration /dev/zero: refused" "unperturb $c: cannot read the calibration file '/dev/zero': it is a character device, not a regular file\n"
+done
+expect 1 "simulate --machine missing (exit 1, as --calibration)" -- "$UP" simulate "$PP" --machine "$T/none.ini"
+same_err "simulate --machine missing: path and reason" "unperturb simulate: cannot read the machine file '$T/none.ini': No such file or directory\n"
+expect 1 "simulate --machine /dev/zero" -- timeout 60 "$UP" simulate "$PP" --machine /dev/zero
+same_err "simulate --machine /dev/zero: refused" "unperturb simulate: cannot read the machine file '/dev/zero': it is a character device, not a regular file\n"
+mkfifo "$T/fifo.ini"
+expect 1 "simulate --machine FIFO" -- timeout 60 "$UP" simulate "$PP" --machine "$T/fifo.ini"
+same_err "simulate --machine FIFO: refused" "unperturb simulate: cannot read the machine file '$T/fifo.ini': it is a FIFO (named pipe), not a regular file\n"
+expect 1 "simulate --experiment /dev/zero" -- timeout 60 "$UP" simulate --experiment /dev/zero
+same_err "simulate --experiment /dev/zero: refused" "unperturb simulate: cannot read the experiment file '/dev/zero': it is a character device, not a regular file\n"
+head -c 1048577 /dev/zero | tr '\0' '#' >"$T/big.ini"
+expect 1 "simulate --machine of 1 MiB + 1" -- "$UP" simulate "$PP" --machine "$T/big.ini"
+same_err "simulate --machine of 1 MiB + 1: the limit" "unperturb simulate: cannot read the machine file '$T/big.ini': larger than 1 MiB, the limit for a machine file\n"
+# bytes that do not print are escaped; a long line names its own line
+printf '[overhead]\nent\033[2Jer\001 = 5\n' >"$T/esc.ini"
+expect 1 "calibration with control bytes" -- "$UP" compensate "$PP" -o "$T/x" --calibration "$T/esc.ini"
+same_err "calibration with control bytes: escaped" "unperturb compensate: $T/esc.ini:2: [overhead] unknown key 'ent\\\\x1b[2Jer\\\\x01' (expected all, enter, leave, send, recv, coll_begin, coll_end, other, metric, fn_enter or fn_leave)\n"
+printf '[network]\nlatency_ns = \377\376\n' >"$T/escm.ini"
+expect 1 "machine file with bytes that are not UTF-8" -- "$UP" simulate "$PP" --machine "$T/escm.ini"
+same_err "machine file with bytes that are not UTF-8: escaped" "unperturb simulate: $T/escm.ini:2: latency_ns = \\\\xff\\\\xfe: not a number (must be between 0 and 1e9 ns)\n"
+{ printf '[overhead]\nenter = 1'; head -c 300 /dev/zero | tr '\0' '0'; } >"$T/long.ini"
+expect 1 "calibration: long last line" -- "$UP" compensate "$PP" -o "$T/x" --calibration "$T/long.ini"
+same_err "calibration: long last line names line 2 (not 3, past the end)" "unperturb compensate: $T/long.ini:2: line longer than 199 characters\n"
+cp "$T/long.ini" "$T/longm.ini" && printf '\n[network]\n' >>"$T/longm.ini" && sed -i 's/^\[overhead\]/[network]/; s/^enter/latency_ns/' "$T/longm.ini"
+expect 1 "machine: long line" -- "$UP" simulate "$PP" --machine "$T/longm.ini"
+same_err "machine: long line names line 2" "unperturb simulate: $T/longm.ini:2: line longer than 199 characters\n"
+expect 2 "option value that does not print" -- "$UP" compensate "$PP" -o "$T/x" --mode "$(printf 'lo\033[2Jwer')"
+same_err "option value that does not print: escaped" "unperturb compensate: unknown --mode 'lo\\\\x1b[2Jwer' (expected lower, upper or network)\n$(try compensate)\n"
+expect 1 "file name that does not print" -- "$UP" estimate "$T/$(printf 'a\033b')"
+grep -q "$T/a\\\\x1bb" "$T/stderr" && ! LC_ALL=C grep -q "$(printf '\033')" "$T/stderr" &&
+    ok "file name that does not print: escaped" || bad "file name that does not print: escaped" "$(od -c "$T/stderr" | head)"
+[ ! -e "$T/x" ] && ok "refused values and files create nothing" || bad "refused values and files create nothing"
+
 echo "$pass passed, $fail failed"
 if [ "$fail" -eq 0 ]; then rm -rf "$T"; else echo "test files kept in $T"; fi
 [ "$fail" -eq 0 ]

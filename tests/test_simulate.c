@@ -196,6 +196,129 @@ TEST(sim_cpu_ratio_halves_compute)
     tr_free(&o);
 }
 
+/* A slower target: the compute intervals of write_two_workers over
+ * cpu_ratio, worked by hand.  Rank 1 ends last, at 2200 ticks (1 ns) on the
+ * traced machine, so the predicted window is 2200 ns / cpu_ratio:
+ *   0.5:   rank 1 at 0, 200, 4200, 4400              -> 4.4 us
+ *   0.001: rank 0 at 0, 100000, 1100000, 1200000;
+ *          rank 1 at 0, 100000, 2100000, 2200000     -> 2.2 ms
+ * The time grows as cpu_ratio falls; 1e-20 (which once overflowed the tick
+ * conversion and predicted a faster run) is refused by its range. */
+TEST(sim_cpu_ratio_slower_target_takes_longer)
+{
+    static const double ratios[] = {1000, 2, 1, 0.5, 0.01, 0.001};
+    const char *dir = t_dir("sim_slow");
+    up_machine m = hand_machine();
+    up_sim_summary s;
+    tr_trace o;
+    double prev = 0;
+    unsigned i;
+    write_two_workers(dir);
+    m.cpu_ratio = 0.001;
+    if (simulate(dir, &m, &o, &s) != 0)
+        return;
+    CHECK_EQ(EV(o, 0, 1), 100000);
+    CHECK_EQ(EV(o, 0, 2), 1100000);
+    CHECK_EQ(EV(o, 0, 3), 1200000);
+    CHECK_EQ(EV(o, 1, 1), 100000);
+    CHECK_EQ(EV(o, 1, 2), 2100000);
+    CHECK_EQ(EV(o, 1, 3), 2200000);
+    CHECK_NEAR(s.predicted_s, 2.2e-3, 1e-15);
+    up_sim_summary_free(&s);
+    tr_free(&o);
+    for (i = 0; i < sizeof ratios / sizeof ratios[0]; i++) {
+        m.cpu_ratio = ratios[i];
+        if (simulate(dir, &m, &o, &s) != 0)
+            return;
+        /* 2200 ns / ratio, rounded per interval: 100 / 1000 = 0.1 -> 0 */
+        if (ratios[i] == 1000)
+            CHECK_NEAR(s.predicted_s, 2e-9, 1e-18);
+        else
+            CHECK_NEAR(s.predicted_s, 2200e-9 / ratios[i], 1e-15);
+        CHECK(s.predicted_s > prev);
+        prev = s.predicted_s;
+        if (ratios[i] == 0.5) {
+            CHECK_EQ(EV(o, 1, 1), 200);
+            CHECK_EQ(EV(o, 1, 2), 4200);
+            CHECK_EQ(EV(o, 1, 3), 4400);
+        }
+        up_sim_summary_free(&s);
+        tr_free(&o);
+    }
+}
+
+/* A machine built in code is range-checked like a file: cpu_ratio 1e-20
+ * and one above 1000 are refused with the range, before the replay. */
+TEST(sim_cpu_ratio_out_of_range_is_refused)
+{
+    static const struct {
+        double ratio;
+        const char *msg;
+    } bad[] = {
+        {1e-20, "cpu_ratio = 1e-20: must be between 0.001 and 1000"},
+        {0.0009, "cpu_ratio = 0.0009: must be between 0.001 and 1000"},
+        {1e6, "cpu_ratio = 1e6: must be between 0.001 and 1000"},
+        {0, "cpu_ratio = 0: must be between 0.001 and 1000"},
+    };
+    const char *dir = t_dir("sim_badratio");
+    up_machine m = hand_machine();
+    unsigned i;
+    write_two_workers(dir);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        up_sim_run_opts opts;
+        up_sim_summary s;
+        up_err err = {0};
+        up_status st;
+        memset(&opts, 0, sizeof opts);
+        opts.input = dir;
+        opts.machine = &m;
+        opts.quiet = true;
+        m.cpu_ratio = bad[i].ratio;
+        st = up_sim_run(&opts, &s, &err);
+        CHECK_EQ(st, UP_EUSAGE);
+        if (st == UP_OK)
+            up_sim_summary_free(&s);
+        if (strcmp(err.msg, bad[i].msg))
+            t_fail(__FILE__, __LINE__, "message '%s', wanted '%s'", err.msg, bad[i].msg);
+    }
+}
+
+/* A prediction beyond what the clock can count fails, naming the cause,
+ * instead of wrapping: a compute gap of 2^55 ticks (417 days at 1 ns) on a
+ * target 1000 times slower is 3.6e19 ticks, past 2^64 (the old conversion
+ * gave 2^63 and a shorter run). */
+TEST(sim_time_beyond_the_clock_is_an_error)
+{
+    const char *dir = t_dir("sim_overflow");
+    up_machine m = hand_machine();
+    up_sim_run_opts opts;
+    up_sim_summary s;
+    up_err err = {0};
+    up_status st;
+    tg *g = tg_open(dir, 1, NS, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_enter(g, 0, 100, TG_WORK);
+    tg_leave(g, 0, 100 + ((uint64_t)1 << 55), TG_WORK);
+    tg_leave(g, 0, 200 + ((uint64_t)1 << 55), TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    memset(&opts, 0, sizeof opts);
+    opts.input = dir;
+    opts.machine = &m;
+    opts.quiet = true;
+    m.cpu_ratio = 0.001;
+    st = up_sim_run(&opts, &s, &err);
+    CHECK_EQ(st, UP_EFORMAT);
+    if (st == UP_OK)
+        up_sim_summary_free(&s);
+    CHECK(strstr(err.msg, "a predicted time passed 2^62 ticks, all the trace's clock "
+                          "(1000000000 ticks/s) can count: cpu_ratio 0.001") != NULL);
+    /* the same trace on the traced machine's speed fits */
+    m.cpu_ratio = 1;
+    CHECK_EQ(up_sim_run(&opts, &s, &err), UP_OK);
+    CHECK_NEAR(s.predicted_s, (200 + (double)((uint64_t)1 << 55)) * 1e-9, 1e-6);
+    up_sim_summary_free(&s);
+}
+
 /* The tracer's overhead from a calibration file: O = 10 for every kind,
  * 5 ns more on location 1 ([overhead_by_location]); compute = wall gap - O.
  *   rank 0: Enter(main) 0, Enter(work) 100 - 10 = 90, Leave(work)

@@ -1,7 +1,10 @@
 /*
  * test_util.c - the hash map against a naive reference, calibration files,
- * the copy-time table and allocation failures (output sets: test_output.c).
+ * the copy-time table, allocation failures (output sets: test_output.c),
+ * and text from outside: escaping, numbers in ranges, small files and lines
+ * for inih.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -257,7 +260,7 @@ TEST(calibration_errors_name_the_problem)
     static const struct {
         const char *text, *want;
     } bad[] = {
-        {"[overhead]\nenter = -5\n", "not a non-negative number"},
+        {"[overhead]\nenter = -5\n", "bad0.ini:2: [overhead] enter = -5: must be between 0 and 1e9 ns"},
         {"[overhead]\nenterr = 5\n", "unknown key 'enterr'"},
         {"[copy]\nbig = 5\n", "unknown key 'big'"},
         {"[weird]\nx = 1\n", "unknown section"},
@@ -329,4 +332,189 @@ TEST(allocation_failures_are_reported)
     }
     CHECK(failures > 0);
     CHECK(successes > 0);
+}
+
+/* ---- text from outside (src/util/text.c) ---------------------------------- */
+
+static void check_esc_at(const char *file, int line, const char *in, size_t cap, size_t max,
+                         const char *want)
+{
+    char out[256];
+    up_text_escape(out, cap, in, max);
+    if (strcmp(out, want))
+        t_fail(file, line, "escaped '%s', wanted '%s'", out, want);
+}
+#define CHECK_ESC(in, cap, max, want) check_esc_at(__FILE__, __LINE__, in, cap, max, want)
+
+TEST(text_escape_makes_every_byte_printable)
+{
+    char once[256], twice[256];
+    /* control characters, DEL, an escape sequence */
+    CHECK_ESC("a\tb\nc\rd\x01\x7f", 256, 0, "a\\x09b\\x0ac\\x0dd\\x01\\x7f");
+    CHECK_ESC("\x1b[2J", 256, 0, "\\x1b[2J");
+    /* UTF-8 that prints stays: é, €, a 4-byte emoji */
+    CHECK_ESC("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 256, 0, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    /* not UTF-8: a lone continuation byte, an overlong '/', a surrogate, a
+     * cut sequence, bytes that never occur */
+    CHECK_ESC("\x80", 256, 0, "\\x80");
+    CHECK_ESC("\xc0\xaf", 256, 0, "\\xc0\\xaf");
+    CHECK_ESC("\xed\xa0\x80", 256, 0, "\\xed\\xa0\\x80");
+    CHECK_ESC("\xe2\x82", 256, 0, "\\xe2\\x82");
+    CHECK_ESC("\xfe\xff", 256, 0, "\\xfe\\xff");
+    /* UTF-8 that does not print or turns text around: C1 NEL, RLO, LRI */
+    CHECK_ESC("\xc2\x85", 256, 0, "\\xc2\\x85");
+    CHECK_ESC("a\xe2\x80\xaez", 256, 0, "a\\xe2\\x80\\xaez");
+    CHECK_ESC("\xe2\x81\xa6", 256, 0, "\\xe2\\x81\\xa6");
+    /* cut to `max` input bytes or to the buffer, marked "..." */
+    CHECK_ESC("abcdefgh", 256, 3, "abc...");
+    CHECK_ESC("abcdefgh", 8, 0, "abcd...");
+    CHECK_ESC("abcdefg", 8, 0, "abcdefg");
+    CHECK_ESC("ab\x01", 6, 0, "ab...");
+    CHECK_ESC("\xc3\xa9\xc3\xa9", 256, 3, "\xc3\xa9..."); /* never half a character */
+    CHECK_ESC("", 256, 0, "");
+    CHECK_ESC("abc", 1, 0, "");
+    /* escaped text escapes to itself */
+    up_text_escape(once, sizeof once, "x\x1b\xff\xc3\xa9\\x41", 0);
+    up_text_escape(twice, sizeof twice, once, 0);
+    CHECK(!strcmp(once, "x\\x1b\\xff\xc3\xa9\\x41"));
+    CHECK(!strcmp(once, twice));
+    /* up_esc: rotating buffers, at most 200 bytes shown */
+    {
+        const char *a = up_esc("\x01"), *b = up_esc("\x02");
+        char longs[400];
+        CHECK(!strcmp(a, "\\x01") && !strcmp(b, "\\x02"));
+        memset(longs, 'x', sizeof longs - 1);
+        longs[sizeof longs - 1] = '\0';
+        CHECK_EQ(strlen(up_esc(longs)), 203);
+        CHECK(!strcmp(up_esc(NULL), "(null)"));
+    }
+}
+
+TEST(text_numbers_within_a_range)
+{
+    static const up_range mib = {1, 65536, true, "MiB"}, ratio = {0.001, 1000, false, ""};
+    char why[256], rt[128];
+    double v = -1;
+    up_range_text(rt, sizeof rt, &UP_RANGE_NS);
+    CHECK(!strcmp(rt, "between 0 and 1e9 ns"));
+    up_range_text(rt, sizeof rt, &UP_RANGE_NS_PER_BYTE);
+    CHECK(!strcmp(rt, "between 0 and 1e6 ns/byte"));
+    up_range_text(rt, sizeof rt, &UP_RANGE_BYTES);
+    CHECK(!strcmp(rt, "a whole number between 0 and 2^53 bytes"));
+    up_range_text(rt, sizeof rt, &mib);
+    CHECK(!strcmp(rt, "a whole number between 1 and 65536 MiB"));
+    up_range_text(rt, sizeof rt, &ratio);
+    CHECK(!strcmp(rt, "between 0.001 and 1000"));
+    /* accepted: the ends, exponents, a sign, -0 as 0 */
+    CHECK(up_num_parse("0", &UP_RANGE_NS, &v, why, sizeof why) && v == 0);
+    CHECK(up_num_parse("1e9", &UP_RANGE_NS, &v, why, sizeof why) && v == 1e9);
+    CHECK(up_num_parse("+2.5e2", &UP_RANGE_NS, &v, why, sizeof why) && v == 250);
+    CHECK(up_num_parse("-0", &UP_RANGE_NS, &v, why, sizeof why) && v == 0 && !signbit(v));
+    CHECK(up_num_parse("9007199254740992", &UP_RANGE_BYTES, &v, why, sizeof why));
+    CHECK(up_num_parse("1e3", &mib, &v, why, sizeof why) && v == 1000);
+    /* refused, with the reason */
+    v = 7;
+    CHECK(!up_num_parse("1e300", &UP_RANGE_NS, &v, why, sizeof why));
+    CHECK(!strcmp(why, "must be between 0 and 1e9 ns"));
+    CHECK(v == 7); /* untouched */
+    CHECK(!up_num_parse("1.5", &UP_RANGE_BYTES, &v, why, sizeof why));
+    CHECK(!strcmp(why, "must be a whole number between 0 and 2^53 bytes"));
+    CHECK(!up_num_parse("9007199254740994", &UP_RANGE_BYTES, &v, why, sizeof why));
+    CHECK(!up_num_parse("0", &mib, &v, why, sizeof why));
+    CHECK(!strcmp(why, "must be a whole number between 1 and 65536 MiB"));
+    CHECK(!up_num_parse("1e-20", &ratio, &v, why, sizeof why));
+    CHECK(!strcmp(why, "must be between 0.001 and 1000"));
+    CHECK(!up_num_parse("-1", &UP_RANGE_NS, &v, why, sizeof why));
+    CHECK(!up_num_parse("inf", &UP_RANGE_NS, &v, why, sizeof why));
+    CHECK(!strcmp(why, "must be between 0 and 1e9 ns"));
+    {
+        static const char *const nan_like[] = {"", "abc", "nan", "5 ns", " 5", "5 ", "0x10", "1e", "--1"};
+        unsigned i;
+        for (i = 0; i < sizeof nan_like / sizeof nan_like[0]; i++) {
+            if (up_num_parse(nan_like[i], &UP_RANGE_NS, &v, why, sizeof why))
+                t_fail(__FILE__, __LINE__, "'%s' accepted", nan_like[i]);
+            else if (strcmp(why, "not a number (must be between 0 and 1e9 ns)"))
+                t_fail(__FILE__, __LINE__, "'%s': %s", nan_like[i], why);
+        }
+    }
+    CHECK(up_range_check(&ratio, 1, why, sizeof why));
+    CHECK(!up_range_check(&ratio, NAN, why, sizeof why));
+    up_num_text(rt, sizeof rt, 1e-6);
+    CHECK(!strcmp(rt, "1e-6"));
+    up_num_text(rt, sizeof rt, 1.5e10);
+    CHECK(!strcmp(rt, "1.5e10"));
+}
+
+TEST(text_ticks_saturate)
+{
+    CHECK_EQ(up_ticks_round(-5), 0);
+    CHECK_EQ(up_ticks_round(NAN), 0);
+    CHECK_EQ(up_ticks_round(0.49), 0);
+    CHECK_EQ(up_ticks_round(2.5), 3);
+    CHECK_EQ(up_ticks_round(1e18), 1000000000000000000ull);
+    CHECK_EQ(up_ticks_round(4611686018427387904.0), UP_TICKS_MAX);
+    CHECK_EQ(up_ticks_round(1e300), UP_TICKS_MAX);
+    CHECK_EQ(up_ticks_round(INFINITY), UP_TICKS_MAX);
+    CHECK_EQ(UP_TICKS_MAX, 4611686018427387904ull);
+}
+
+TEST(text_file_read_takes_regular_files_only)
+{
+    char dir[4096], path[4200], *text = NULL;
+    size_t len = 0;
+    up_err err = {0};
+    FILE *f;
+    snprintf(dir, sizeof dir, "%s", t_dir("d"));
+    CHECK(mkdir(dir, 0700) == 0);
+    /* a directory, a device, a FIFO: refused at once */
+    CHECK_EQ(up_text_file_read(dir, "machine file", 100, &text, &len, &err), UP_EIO);
+    CHECK(strstr(err.msg, "it is a directory, not a file") != NULL);
+    CHECK_EQ(up_text_file_read("/dev/zero", "machine file", 100, &text, &len, &err), UP_EIO);
+    CHECK(!strcmp(err.msg, "cannot read the machine file '/dev/zero': it is a character device, not "
+                           "a regular file"));
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    CHECK(mkfifo(path, 0600) == 0);
+    CHECK_EQ(up_text_file_read(path, "machine file", 100, &text, &len, &err), UP_EIO);
+    CHECK(strstr(err.msg, "it is a FIFO (named pipe), not a regular file") != NULL);
+    CHECK(text == NULL);
+    /* exactly `max` bytes are read; one more is refused */
+    snprintf(path, sizeof path, "%s/f.ini", dir);
+    CHECK((f = fopen(path, "w")) != NULL);
+    if (!f)
+        return;
+    fputs("0123456789\nabcdefghi", f); /* 20 bytes */
+    fclose(f);
+    CHECK_EQ(up_text_file_read(path, "machine file", 20, &text, &len, &err), UP_OK);
+    CHECK_EQ(len, 20);
+    CHECK(text && !strcmp(text, "0123456789\nabcdefghi"));
+    up_free(text);
+    CHECK_EQ(up_text_file_read(path, "machine file", 19, &text, &len, &err), UP_EIO);
+    CHECK(strstr(err.msg, "larger than 19 bytes, the limit for a machine file") != NULL);
+    CHECK_EQ(up_text_file_read(path, "machine file", 2048, &text, NULL, &err), UP_OK);
+    up_free(text);
+}
+
+TEST(text_lines_for_inih)
+{
+    char buf[8];
+    up_lines l;
+    /* one line per call; blanks before a line dropped; CR LF and a last
+     * line without newline; a line longer than the buffer comes empty */
+    up_lines_init(&l, "ab\r\n  cd\n\n1234567\n12345678\r\nxyz", true);
+    CHECK(up_lines_read(buf, sizeof buf, &l) && !strcmp(buf, "ab") && l.line == 1);
+    CHECK(up_lines_read(buf, sizeof buf, &l) && !strcmp(buf, "cd") && l.line == 2);
+    CHECK(up_lines_read(buf, sizeof buf, &l) && !strcmp(buf, "") && l.line == 3);
+    CHECK(up_lines_read(buf, sizeof buf, &l) && !strcmp(buf, "1234567") && l.too_long == 0);
+    CHECK(up_lines_read(buf, sizeof buf, &l) && !strcmp(buf, "") && l.line == 5);
+    CHECK_EQ(l.too_long, 5);
+    CHECK_EQ(l.limit, 7);
+    CHECK(up_lines_read(buf, sizeof buf, &l) && !strcmp(buf, "xyz") && l.line == 6);
+    CHECK(up_lines_read(buf, sizeof buf, &l) == NULL);
+    CHECK_EQ(l.too_long, 5); /* the first one */
+    /* 7 characters and a CR fit a buffer of 8; indentation kept if asked */
+    up_lines_init(&l, "1234567\r\n  x", false);
+    CHECK(up_lines_read(buf, sizeof buf, &l) && !strcmp(buf, "1234567") && !l.too_long);
+    CHECK(up_lines_read(buf, sizeof buf, &l) && !strcmp(buf, "  x"));
+    up_lines_init(&l, "", true);
+    CHECK(up_lines_read(buf, sizeof buf, &l) == NULL);
 }

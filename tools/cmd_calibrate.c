@@ -36,7 +36,10 @@ int cmd_calibrate(int argc, char **argv)
         {"output", required_argument, 0, 'o'}, {"extra-ns", required_argument, 0, 'x'},
         {"launcher", required_argument, 0, 'l'}, {"force", no_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const up_range extra_range = {0, 1e9, true, "ns"}; /* as `unperturb trace` */
     const char *out = NULL, *extra = "0", *launcher = NULL;
+    char extra_s[32];
+    double v;
     bool force = false;
     char prog[PATH_MAX + 32], *text = NULL, *tmp;
     char *args[64], *lcopy = NULL;
@@ -48,23 +51,26 @@ int cmd_calibrate(int argc, char **argv)
     up_outset *os = NULL;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
-        case 'x': extra = optarg; break;
+        case 'x':
+            if ((rc = cmd_opt_num("calibrate", "--extra-ns", optarg, &extra_range, &v)))
+                return rc;
+            snprintf(extra_s, sizeof extra_s, "%.0f", v); /* unperturb-calibrate reads digits */
+            extra = extra_s;
+            break;
         case 'l': launcher = optarg; break;
         case 'f': force = true; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: return cmd_bad_option("calibrate", c, argv, opts);
         }
     }
-    if (!out || optind != argc) {
-        usage(stderr);
-        return 2;
-    }
-    for (const char *p = extra; *p; p++)
-        if (*p < '0' || *p > '9')
-            return cmd_fail("calibrate", 2, "--extra-ns takes a non-negative integer");
+    if (!out)
+        return cmd_usage("calibrate", "no output file given (-o FILE)%s", "");
+    if (optind != argc)
+        return cmd_usage("calibrate", "unexpected argument '%s'", up_esc(argv[optind]));
     if (cmd_near_exe(NULL, "libexec/unperturb-calibrate", prog, sizeof prog) != 0 ||
         access(prog, X_OK) != 0) {
         fprintf(stderr, "unperturb calibrate: cannot find '%s'\n", prog);

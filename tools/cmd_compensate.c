@@ -52,14 +52,6 @@ typedef struct ovh_arg {
     double ns;
 } ovh_arg;
 
-static bool parse_ns(const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return end != s && !*end && !errno && isfinite(*v) && *v >= 0;
-}
-
 static int usage_fail(const char *fmt, const char *arg) { return cmd_usage("compensate", fmt, arg); }
 
 int cmd_compensate(int argc, char **argv)
@@ -92,7 +84,7 @@ int cmd_compensate(int argc, char **argv)
     ovh_arg oa[MAX_OVH_ARGS];
     size_t noa = 0, i;
     double copy = -1, lat = -1, npb = -1, hop = -1, eager = -1;
-    char source[256] = "", desc[1024], prop[128];
+    char source[256] = "", desc[1024], prop[128], why[256];
     int opt, rc = 1;
     up_err err = {0};
     up_trace *t = NULL;
@@ -106,7 +98,8 @@ int cmd_compensate(int argc, char **argv)
 
     memset(&res, 0, sizeof res);
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:m:fqh", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":o:m:fqh", opts, NULL)) != -1) {
         switch (opt) {
         case 'o':
             out = optarg;
@@ -120,7 +113,7 @@ int cmd_compensate(int argc, char **argv)
             else if (!strcmp(optarg, "network"))
                 mode = UP_MODE_NETWORK;
             else
-                return usage_fail("unknown --mode '%s' (expected lower, upper or network)", optarg);
+                return usage_fail("unknown --mode '%s' (expected lower, upper or network)", up_esc(optarg));
             break;
         case 'c':
             coll_set = true;
@@ -129,7 +122,7 @@ int cmd_compensate(int argc, char **argv)
             else if (!strcmp(optarg, "shared"))
                 coll = UP_COLLECTIVE_SHARED;
             else
-                return usage_fail("unknown --collective '%s' (expected individual or shared)", optarg);
+                return usage_fail("unknown --collective '%s' (expected individual or shared)", up_esc(optarg));
             break;
         case 'O': {
             char *eq = strchr(optarg, '=');
@@ -147,13 +140,16 @@ int cmd_compensate(int argc, char **argv)
                     char kinds[256], msg[400];
                     up_rk_list(kinds, sizeof kinds);
                     snprintf(msg, sizeof msg,
-                             "unknown record kind in --overhead-ns '%.64s' (expected %s)", optarg,
+                             "unknown record kind in --overhead-ns '%s' (expected %s)", up_esc(optarg),
                              kinds);
                     return usage_fail("%s", msg);
                 }
             }
-            if (!parse_ns(eq ? eq + 1 : optarg, &oa[noa].ns))
-                return usage_fail("--overhead-ns '%s' is not a non-negative number of ns", optarg);
+            if (!up_num_parse(eq ? eq + 1 : optarg, &UP_RANGE_NS, &oa[noa].ns, why, sizeof why)) {
+                char msg[1024];
+                snprintf(msg, sizeof msg, "--overhead-ns %s: %s", up_esc(optarg), why);
+                return usage_fail("%s", msg);
+            }
             noa++;
             break;
         }
@@ -161,28 +157,28 @@ int cmd_compensate(int argc, char **argv)
             calib = optarg;
             break;
         case 'y':
-            if (!parse_ns(optarg, &copy))
-                return usage_fail("--copy-ns-per-byte '%s' is not a non-negative number", optarg);
+            if ((rc = cmd_opt_num("compensate", "--copy-ns-per-byte", optarg, &UP_RANGE_NS_PER_BYTE, &copy)))
+                return rc;
             break;
         case 'S':
-            if (!parse_ns(optarg, &lat))
-                return usage_fail("--latency-ns '%s' is not a non-negative number", optarg);
+            if ((rc = cmd_opt_num("compensate", "--latency-ns", optarg, &UP_RANGE_NS, &lat)))
+                return rc;
             break;
         case 'G':
-            if (!parse_ns(optarg, &npb))
-                return usage_fail("--ns-per-byte '%s' is not a non-negative number", optarg);
+            if ((rc = cmd_opt_num("compensate", "--ns-per-byte", optarg, &UP_RANGE_NS_PER_BYTE, &npb)))
+                return rc;
             break;
         case 'H':
-            if (!parse_ns(optarg, &hop))
-                return usage_fail("--per-hop-ns '%s' is not a non-negative number", optarg);
+            if ((rc = cmd_opt_num("compensate", "--per-hop-ns", optarg, &UP_RANGE_NS, &hop)))
+                return rc;
             break;
         case 'E':
-            if (!parse_ns(optarg, &eager))
-                return usage_fail("--eager-limit '%s' is not a non-negative number of bytes", optarg);
+            if ((rc = cmd_opt_num("compensate", "--eager-limit", optarg, &UP_RANGE_BYTES, &eager)))
+                return rc;
             break;
         case 'W':
             if (!up_wildcard_parse(optarg, &wild))
-                return usage_fail("--wildcard '%s' is not one of preserve, fifo, lifo", optarg);
+                return usage_fail("--wildcard '%s' is not one of preserve, fifo, lifo", up_esc(optarg));
             wild_set = true;
             break;
         case 'j':
@@ -198,8 +194,7 @@ int cmd_compensate(int argc, char **argv)
             fputs(usage_text, stdout);
             return 0;
         default:
-            fputs(usage_text, stderr);
-            return 2;
+            return cmd_bad_option("compensate", opt, argv, opts);
         }
     }
     if (optind != argc - 1)

@@ -37,8 +37,6 @@ static const char usage_text[] =
     "Overheads: the calibration stored in the archive by the unperturb tracer,\n"
     "then --calibration, then --overhead-ns.\n";
 
-static int usage_fail(const char *fmt, const char *arg) { return cmd_usage("estimate", fmt, arg); }
-
 static const char *rank_text(long rank, char *buf, size_t cap)
 {
     if (rank == UP_NO_RANK)
@@ -178,18 +176,14 @@ int cmd_estimate(int argc, char **argv)
     memset(&est, 0, sizeof est);
     memset(&res, 0, sizeof res);
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "fqh", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":fqh", opts, NULL)) != -1) {
         switch (opt) {
-        case 'O': {
-            char *end;
-            errno = 0;
-            o_ns = strtod(optarg, &end);
-            if (end == optarg || *end || errno || !isfinite(o_ns) || o_ns < 0)
-                return usage_fail("--overhead-ns '%s' is not a non-negative number of ns "
-                                  "(one constant for every record)", optarg);
+        case 'O':
+            if ((rc = cmd_opt_num("estimate", "--overhead-ns", optarg, &UP_RANGE_NS, &o_ns)))
+                return rc;
             have_o = true;
             break;
-        }
         case 'C':
             calib = optarg;
             break;
@@ -212,8 +206,7 @@ int cmd_estimate(int argc, char **argv)
             fputs(usage_text, stdout);
             return 0;
         default:
-            fputs(usage_text, stderr);
-            return 2;
+            return cmd_bad_option("estimate", opt, argv, opts);
         }
     }
     if (optind != argc - 1)

@@ -40,31 +40,33 @@ static const char usage_text[] =
 
 static int usage_fail(const char *fmt, const char *arg) { return cmd_usage("export", fmt, arg); }
 
-static bool parse_s(const char *s, size_t n, double *v)
-{
-    char buf[64], *end;
-    if (n == 0 || n >= sizeof buf)
-        return false;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    errno = 0;
-    *v = strtod(buf, &end);
-    return end != buf && !*end && !errno && isfinite(*v) && *v >= 0;
-}
+static const up_range R_WINDOW_S = {0, 1e9, false, "s"}; /* seconds from the trace's start */
 
-/* START:END, either side may be empty */
-static bool parse_window(const char *s, double *a, double *b)
+/* START:END, either side may be empty; false with the reason in why. */
+static bool parse_window(const char *s, double *a, double *b, char *why, size_t cap)
 {
     const char *c = strchr(s, ':');
-    if (!c || strchr(c + 1, ':'))
+    char start[64], w[256];
+    if (!c || strchr(c + 1, ':') || (size_t)(c - s) >= sizeof start) {
+        snprintf(why, cap, "expected START:END in seconds (either may be left out)");
         return false;
+    }
     *a = 0;
     *b = HUGE_VAL;
-    if (c > s && !parse_s(s, (size_t)(c - s), a))
+    snprintf(start, sizeof start, "%.*s", (int)(c - s), s);
+    if (*start && !up_num_parse(start, &R_WINDOW_S, a, w, sizeof w)) {
+        snprintf(why, cap, "START %s%s", strncmp(w, "must", 4) ? "is " : "", w);
         return false;
-    if (c[1] && !parse_s(c + 1, strlen(c + 1), b))
+    }
+    if (c[1] && !up_num_parse(c + 1, &R_WINDOW_S, b, w, sizeof w)) {
+        snprintf(why, cap, "END %s%s", strncmp(w, "must", 4) ? "is " : "", w);
         return false;
-    return *b >= *a;
+    }
+    if (*b < *a) {
+        snprintf(why, cap, "END is before START");
+        return false;
+    }
+    return true;
 }
 
 static bool parse_u64(const char *s, const char **end, uint64_t *v)
@@ -121,19 +123,25 @@ int cmd_export(int argc, char **argv)
 
     memset(&eo, 0, sizeof eo);
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "fqh", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":fqh", opts, NULL)) != -1) {
         switch (opt) {
         case 'p':
             out = optarg;
             break;
-        case 'w':
-            if (!parse_window(optarg, &eo.start_s, &eo.end_s))
-                return usage_fail("--window '%s' is not START:END in seconds (0 <= START <= END)", optarg);
+        case 'w': {
+            char why[300], msg[1024];
+            if (!parse_window(optarg, &eo.start_s, &eo.end_s, why, sizeof why)) {
+                snprintf(msg, sizeof msg, "--window %s: %s", up_esc(optarg), why);
+                return usage_fail("%s", msg);
+            }
             eo.window = true;
             break;
+        }
         case 'l':
             if (!parse_ranges(optarg, ranges, MAX_RANGES, &eo.nlocs))
-                return usage_fail("--locations '%s' is not a list of location ids and ranges (e.g. 0,2,4-7)", optarg);
+                return usage_fail("--locations '%s' is not a list of location ids and ranges (e.g. 0,2,4-7)",
+                                  up_esc(optarg));
             eo.locs = ranges;
             break;
         case 'f':
@@ -146,8 +154,7 @@ int cmd_export(int argc, char **argv)
             fputs(usage_text, stdout);
             return 0;
         default:
-            fputs(usage_text, stderr);
-            return 2;
+            return cmd_bad_option("export", opt, argv, opts);
         }
     }
     if (optind != argc - 1)

@@ -47,18 +47,31 @@ static const char usage_text[] =
 
 static int usage_fail(const char *fmt, const char *arg) { return cmd_usage("report", fmt, arg); }
 
-static bool parse_window(const char *s, up_tl_opts *o)
+static const up_range R_WINDOW_S = {0, 1e9, false, "s"}; /* seconds from the trace's start */
+static const up_range R_TOP = {1, 100000, true, "rows"};
+
+/* START:END; false with the reason in why. */
+static bool parse_window(const char *s, up_tl_opts *o, char *why, size_t cap)
 {
-    char *end;
-    errno = 0;
-    o->start_s = strtod(s, &end);
-    if (end == s || *end != ':' || errno)
+    const char *c = strchr(s, ':');
+    char start[64], w[256];
+    if (!c || strchr(c + 1, ':') || (size_t)(c - s) >= sizeof start) {
+        snprintf(why, cap, "expected START:END in seconds, 0 <= START < END");
         return false;
-    s = end + 1;
-    o->end_s = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(o->start_s) || !isfinite(o->end_s) ||
-        o->start_s < 0 || o->end_s <= o->start_s)
+    }
+    snprintf(start, sizeof start, "%.*s", (int)(c - s), s);
+    if (!up_num_parse(start, &R_WINDOW_S, &o->start_s, w, sizeof w)) {
+        snprintf(why, cap, "START %s%s", strncmp(w, "must", 4) ? "is " : "", w);
         return false;
+    }
+    if (!up_num_parse(c + 1, &R_WINDOW_S, &o->end_s, w, sizeof w)) {
+        snprintf(why, cap, "END %s%s", strncmp(w, "must", 4) ? "is " : "", w);
+        return false;
+    }
+    if (o->end_s <= o->start_s) {
+        snprintf(why, cap, "END must be after START");
+        return false;
+    }
     o->window_set = true;
     return true;
 }
@@ -179,7 +192,8 @@ int cmd_report(int argc, char **argv)
     memset(&est, 0, sizeof est);
     up_tl_opts_init(&tlo);
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:fqh", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":o:fqh", opts, NULL)) != -1) {
         switch (opt) {
         case 'a':
             b.path = optarg;
@@ -190,36 +204,35 @@ int cmd_report(int argc, char **argv)
         case 'j':
             json = optarg;
             break;
-        case 'w':
-            if (!parse_window(optarg, &tlo))
-                return usage_fail("--window '%s' is not START:END in seconds with 0 <= START < END", optarg);
+        case 'w': {
+            char why[300], msg[1024];
+            if (!parse_window(optarg, &tlo, why, sizeof why)) {
+                snprintf(msg, sizeof msg, "--window %s: %s", up_esc(optarg), why);
+                return usage_fail("%s", msg);
+            }
             break;
+        }
         case 'L': {
             const char *c = strchr(optarg, ',');
             if (!c || c == optarg || !c[1] || (size_t)(c - optarg) >= sizeof labels[0] ||
                 strlen(c + 1) >= sizeof labels[1])
-                return usage_fail("--labels '%s' is not two short names A,B", optarg);
+                return usage_fail("--labels '%s' is not two short names A,B", up_esc(optarg));
             snprintf(labels[0], sizeof labels[0], "%.*s", (int)(c - optarg), optarg);
             snprintf(labels[1], sizeof labels[1], "%s", c + 1);
             break;
         }
         case 't': {
-            char *end;
-            errno = 0;
-            top = strtol(optarg, &end, 10);
-            if (end == optarg || *end || errno || top < 1 || top > 100000)
-                return usage_fail("--top '%s' is not a number of rows from 1 to 100000", optarg);
+            double v;
+            if ((rc = cmd_opt_num("report", "--top", optarg, &R_TOP, &v)))
+                return rc;
+            top = (long)v;
             break;
         }
-        case 'O': {
-            char *end;
-            errno = 0;
-            o_ns = strtod(optarg, &end);
-            if (end == optarg || *end || errno || !isfinite(o_ns) || o_ns < 0)
-                return usage_fail("--overhead-ns '%s' is not a non-negative number of ns", optarg);
+        case 'O':
+            if ((rc = cmd_opt_num("report", "--overhead-ns", optarg, &UP_RANGE_NS, &o_ns)))
+                return rc;
             have_o = true;
             break;
-        }
         case 'C':
             calib = optarg;
             break;
@@ -233,8 +246,7 @@ int cmd_report(int argc, char **argv)
             fputs(usage_text, stdout);
             return 0;
         default:
-            fputs(usage_text, stderr);
-            return 2;
+            return cmd_bad_option("report", opt, argv, opts);
         }
     }
     if (optind != argc - 1)

@@ -610,40 +610,6 @@ static char *exp_path(const char *file, const char *v)
     return s;
 }
 
-static up_status read_file(const char *path, char **out, up_err *err)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0, n;
-    *out = NULL;
-    if (!f)
-        return UP_ERR(err, UP_EIO, "cannot read '%s': %s", path, strerror(errno));
-    for (;;) {
-        if (!up_grow((void **)&buf, &cap, len + 65536 + 1, 1)) {
-            fclose(f);
-            up_free(buf);
-            return UP_ERR(err, UP_ENOMEM, "out of memory reading '%s'", path);
-        }
-        n = fread(buf + len, 1, cap - len - 1, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    if (ferror(f)) {
-        fclose(f);
-        up_free(buf);
-        return UP_ERR(err, UP_EIO, "cannot read '%s'", path);
-    }
-    fclose(f);
-    buf[len] = 0;
-    if (strlen(buf) != len) {
-        up_free(buf);
-        return UP_ERR(err, UP_EFORMAT, "%s: not a text file", path);
-    }
-    *out = buf;
-    return UP_OK;
-}
-
 /* Reads FILE into the job: [experiment] here, the rest as the machine. */
 static up_status load_experiment(job *j, const char *path, up_err *err)
 {
@@ -653,7 +619,7 @@ static up_status load_experiment(job *j, const char *path, up_err *err)
     int lineno = 0;
     up_status st = UP_OK;
 
-    if ((st = read_file(path, &text, err)) != UP_OK)
+    if ((st = up_text_file_read(path, "experiment file", UP_TEXT_FILE_MAX, &text, NULL, err)) != UP_OK)
         return st;
     if (!(mtext = up_strdup(text))) {
         up_free(text);
@@ -683,7 +649,7 @@ static up_status load_experiment(job *j, const char *path, up_err *err)
         if (!*s || *s == '#' || *s == ';' || *s == '[' || *s == 0)
             continue;
         if (!(eq = strchr(s, '='))) {
-            st = UP_ERR(err, UP_EFORMAT, "%s:%d: expected 'key = value' in [experiment]", path, lineno);
+            st = UP_ERR(err, UP_EFORMAT, "%s:%d: expected 'key = value' in [experiment]", up_esc(path), lineno);
             goto out;
         }
         *eq = 0;
@@ -692,19 +658,19 @@ static up_status load_experiment(job *j, const char *path, up_err *err)
         if (!strcmp(key, "created") || !strcmp(key, "created_by"))
             continue;
         if (!*val) {
-            st = UP_ERR(err, UP_EFORMAT, "%s:%d: '%s' has no value", path, lineno, key);
+            st = UP_ERR(err, UP_EFORMAT, "%s:%d: '%s' has no value", up_esc(path), lineno, up_esc(key));
             goto out;
         }
         if (!strcmp(key, "input")) {
             if (j->ninputs == MAX_INPUTS) {
-                st = UP_ERR(err, UP_EFORMAT, "%s:%d: more than %d inputs", path, lineno, MAX_INPUTS);
+                st = UP_ERR(err, UP_EFORMAT, "%s:%d: more than %d inputs", up_esc(path), lineno, MAX_INPUTS);
                 goto out;
             }
             if (!(j->inputs[j->ninputs++] = pool_add(j, exp_path(path, val))))
                 goto nomem;
         } else if (!strcmp(key, "sweep")) {
             if (j->nsw == 2) {
-                st = UP_ERR(err, UP_EFORMAT, "%s:%d: a third sweep (at most two)", path, lineno);
+                st = UP_ERR(err, UP_EFORMAT, "%s:%d: a third sweep (at most two)", up_esc(path), lineno);
                 goto out;
             }
             j->sweep_lines[j->nsw] = lineno;
@@ -713,24 +679,24 @@ static up_status load_experiment(job *j, const char *path, up_err *err)
         } else if (!strcmp(key, "output") || !strcmp(key, "json") || !strcmp(key, "calibration")) {
             const char **dst = key[0] == 'o' ? &out : key[0] == 'j' ? &json : &calib;
             if (*dst) {
-                st = UP_ERR(err, UP_EFORMAT, "%s:%d: '%s' given twice", path, lineno, key);
+                st = UP_ERR(err, UP_EFORMAT, "%s:%d: '%s' given twice", up_esc(path), lineno, key);
                 goto out;
             }
             if (!(*dst = pool_add(j, exp_path(path, val))))
                 goto nomem;
         } else {
             st = UP_ERR(err, UP_EFORMAT, "%s:%d: unknown key '%s' in [experiment] (expected input, sweep, "
-                        "output, json, calibration, created, created_by)", path, lineno, key);
+                        "output, json, calibration, created, created_by)", up_esc(path), lineno, up_esc(key));
             goto out;
         }
     }
     if (!seen_exp) {
         st = UP_ERR(err, UP_EFORMAT, "%s: no [experiment] section: not an experiment file "
-                    "(a machine file goes with --machine)", path);
+                    "(a machine file goes with --machine)", up_esc(path));
         goto out;
     }
     if (!j->ninputs) {
-        st = UP_ERR(err, UP_EFORMAT, "%s: [experiment] names no input", path);
+        st = UP_ERR(err, UP_EFORMAT, "%s: [experiment] names no input", up_esc(path));
         goto out;
     }
     if (!j->out)
@@ -1301,7 +1267,8 @@ int cmd_simulate(int argc, char **argv)
     if (!(j = calloc(1, sizeof *j)))
         return fail(1, "out of memory");
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:fqh", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":o:fqh", opts, NULL)) != -1) {
         switch (opt) {
         case 'M':
             j->machine_file = optarg;
@@ -1315,7 +1282,7 @@ int cmd_simulate(int argc, char **argv)
             break;
         case 'W':
             if (j->nsw == 2) {
-                rc = usage_fail("at most two --sweep options (a third: '%s')", optarg);
+                rc = usage_fail("at most two --sweep options (a third: '%s')", up_esc(optarg));
                 goto out;
             }
             j->sweep_args[j->nsw++] = optarg;
@@ -1343,8 +1310,7 @@ int cmd_simulate(int argc, char **argv)
             rc = 0;
             goto out;
         default:
-            fputs(usage_text, stderr);
-            rc = 2;
+            rc = cmd_bad_option("simulate", opt, argv, opts);
             goto out;
         }
     }
@@ -1372,12 +1338,6 @@ int cmd_simulate(int argc, char **argv)
             j->inputs[j->ninputs++] = argv[optind];
         up_machine_init(&j->m);
         if (j->machine_file) {
-            if (access(j->machine_file, R_OK) != 0) {
-                snprintf(msg, sizeof msg, "cannot read the machine file '%s' (--machine): %s", j->machine_file,
-                         strerror(errno));
-                rc = usage_fail("%s", msg);
-                goto out;
-            }
             if (up_machine_load(j->machine_file, &j->m, &err) != UP_OK) {
                 rc = fail(err.status == UP_EUSAGE ? 2 : 1, err.msg);
                 goto out;
@@ -1435,14 +1395,18 @@ int cmd_simulate(int argc, char **argv)
     /* inputs: each readable; outputs never replace one */
     for (i = 0; i < j->ninputs; i++)
         if (access(j->inputs[i], R_OK) != 0) {
-            snprintf(msg, sizeof msg, "cannot read the trace '%s': %s", j->inputs[i], strerror(errno));
+            const char *why = strerror(errno); /* before up_esc */
+            snprintf(msg, sizeof msg, "cannot read the trace '%s': %s", up_esc(j->inputs[i]), why);
             rc = fail(1, msg);
             goto out;
         }
-    if (j->calib && access(j->calib, R_OK) != 0) {
-        snprintf(msg, sizeof msg, "cannot read the calibration '%s': %s", j->calib, strerror(errno));
-        rc = fail(1, msg);
-        goto out;
+    if (j->calib) { /* read it now, not after the first of many simulations */
+        up_comp_params p;
+        up_comp_params_init(&p);
+        if (up_calibration_load(j->calib, &p, &err) != UP_OK) {
+            rc = fail(1, err.msg);
+            goto out;
+        }
     }
     /* what is read and written, checked before any work */
     if (up_outset_new(&j->os, j->force, &err) != UP_OK)

@@ -86,6 +86,7 @@ int cmd_trace(int argc, char **argv)
         {"buffer-mb", required_argument, 0, 'b'}, {"force", no_argument, 0, 'r'},
         {"recover", required_argument, 0, 'R'}, {"quiet", no_argument, 0, 'q'},
         {"cpu-time", no_argument, 0, 'C'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const up_range extra_range = {0, 1e9, true, "ns"}, buffer_range = {1, 65536, true, "MiB"};
     const char *out = NULL, *filter = NULL, *extra = NULL, *bufmb = NULL, *rec = NULL;
     bool functions = false, force = false, quiet = false, cpu = false;
     char lib[PATH_MAX], preload[2 * PATH_MAX], abs[PATH_MAX], anchor[PATH_MAX + 32];
@@ -95,39 +96,47 @@ int cmd_trace(int argc, char **argv)
     struct stat st;
     struct sigaction sa, old_int, old_term, old_hup;
     pid_t pid;
+    double v;
+    char extra_s[32], bufmb_s[32];
     int c, i, status = 0, rc = 1;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'F': functions = true; break;
         case 'C': cpu = true; break;
         case 'f': filter = optarg; break;
-        case 'x': extra = optarg; break;
-        case 'b': bufmb = optarg; break;
+        case 'x':
+            if ((rc = cmd_opt_num("trace", "--extra-ns", optarg, &extra_range, &v)))
+                return rc;
+            snprintf(extra_s, sizeof extra_s, "%.0f", v); /* the tracer reads digits only */
+            extra = extra_s;
+            break;
+        case 'b':
+            if ((rc = cmd_opt_num("trace", "--buffer-mb", optarg, &buffer_range, &v)))
+                return rc;
+            snprintf(bufmb_s, sizeof bufmb_s, "%.0f", v);
+            bufmb = bufmb_s;
+            break;
         case 'r': force = true; break;
         case 'R': rec = optarg; break;
         case 'q': quiet = true; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: return cmd_bad_option("trace", c, argv, opts);
         }
     }
+    rc = 1;
     if (rec)
         return recover(rec, quiet);
-    if (!out || optind >= argc) {
-        usage(stderr);
-        return 2;
-    }
-    for (const char *p = extra; p && *p; p++)
-        if (*p < '0' || *p > '9')
-            return cmd_fail("trace", 2, "--extra-ns takes a non-negative integer");
-    for (const char *p = bufmb; p && *p; p++)
-        if (*p < '0' || *p > '9')
-            return cmd_fail("trace", 2, "--buffer-mb takes a positive integer");
+    if (!out)
+        return cmd_usage("trace", "no output folder given (-o DIR)%s", "");
+    if (optind >= argc)
+        return cmd_usage("trace", "no program given (-- LAUNCHER... PROGRAM [ARGS])%s", "");
     if (filter && access(filter, R_OK) != 0) {
-        fprintf(stderr, "unperturb trace: cannot read the filter file '%s': %s\n", filter,
-                strerror(errno));
+        const char *why = strerror(errno);
+        fprintf(stderr, "unperturb trace: cannot read the filter file '%s': %s\n", up_esc(filter), why);
         return 1;
     }
     if (cmd_near_exe("UNPERTURB_TRACE_LIB", "lib/libunperturb-trace.so", lib, sizeof lib) != 0) {

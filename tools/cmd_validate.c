@@ -127,27 +127,39 @@ static void say(const char *fmt, ...)
     va_end(ap);
 }
 
-/* "2,4,8" -> values; false on a bad list */
-static bool parse_list(const char *s, unsigned *v, unsigned *n, unsigned long max)
+static const up_range R_NP = {1, 100000, true, "ranks"};
+static const up_range R_EXTRA = {0, 1e9, true, "ns"}; /* as `unperturb trace --extra-ns` */
+static const up_range R_REPEAT = {1, MAXREP, true, "runs"};
+static const up_range R_TIMEOUT = {1, 604800, true, "s"}; /* a week */
+
+/* "2,4,8" -> values in r; false with the usage error printed (the option's
+ * name is opt). */
+static bool parse_list(const char *opt, const char *s, const up_range *r, unsigned *v, unsigned *n)
 {
-    char *end;
+    char tok[64], why[256], msg[1024];
+    const char *p = s;
     *n = 0;
-    while (*s) {
-        unsigned long x;
-        if (*s < '0' || *s > '9' || *n == MAXV)
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        double x;
+        snprintf(tok, sizeof tok, "%.*s", (int)(len < sizeof tok ? len : sizeof tok - 1), p);
+        if (*n == MAXV) {
+            snprintf(msg, sizeof msg, "%s %s: more than %d values", opt, up_esc(s), MAXV);
+            cmd_usage("validate", "%s", msg);
             return false;
-        errno = 0;
-        x = strtoul(s, &end, 10);
-        if (errno || x > max)
+        }
+        if (len >= sizeof tok || !up_num_parse(tok, r, &x, why, sizeof why)) {
+            if (len >= sizeof tok)
+                snprintf(why, sizeof why, "not a number");
+            snprintf(msg, sizeof msg, "%s %s: '%s': %s", opt, up_esc(s), up_esc(tok), why);
+            cmd_usage("validate", "%s", msg);
             return false;
+        }
         v[(*n)++] = (unsigned)x;
-        if (*end == ',')
-            end++;
-        else if (*end)
-            return false;
-        s = end;
+        if (!p[len])
+            return true;
+        p += len + 1;
     }
-    return *n > 0;
 }
 
 /* Run argv in its own process group with `env` (NAME=VALUE, NULL-ended) added,
@@ -583,34 +595,30 @@ int cmd_validate(int argc, char **argv)
     FILE *tf;
     ssize_t len;
     int c, rc = 1;
-    unsigned long v;
+    double v;
 
     V.repeat = 5, V.timeout = 600;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': V.out_final = optarg; break;
         case 'n':
-            if (!parse_list(optarg, nps, &nnp, 100000) || !nps[0])
-                return cmd_fail("validate", 2, "--np takes a list of rank counts, e.g. 2,4");
-            for (i = 0; i < nnp; i++)
-                if (!nps[i])
-                    return cmd_fail("validate", 2, "--np: a rank count must be at least 1");
+            if (!parse_list("--np", optarg, &R_NP, nps, &nnp))
+                return 2;
             break;
         case 'x':
-            if (!parse_list(optarg, extras, &nx, 100000000))
-                return cmd_fail("validate", 2, "--extra-ns takes a list of ns, e.g. 0,2000");
+            if (!parse_list("--extra-ns", optarg, &R_EXTRA, extras, &nx))
+                return 2;
             break;
         case 'r':
-            v = strtoul(optarg, NULL, 10);
-            if (v < 1 || v > MAXREP)
-                return cmd_fail("validate", 2, "--repeat takes a number from 1 to 100");
+            if ((rc = cmd_opt_num("validate", "--repeat", optarg, &R_REPEAT, &v)))
+                return rc;
             V.repeat = (unsigned)v;
             break;
         case 't':
-            v = strtoul(optarg, NULL, 10);
-            if (v < 1)
-                return cmd_fail("validate", 2, "--timeout takes a number of seconds");
+            if ((rc = cmd_opt_num("validate", "--timeout", optarg, &R_TIMEOUT, &v)))
+                return rc;
             V.timeout = (unsigned)v;
             break;
         case 'l': launcher = optarg; break;
@@ -619,13 +627,14 @@ int cmd_validate(int argc, char **argv)
         case 'f': force = true; break;
         case 'q': V.quiet = true; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: return cmd_bad_option("validate", c, argv, opts);
         }
     }
-    if (!V.out_final || optind >= argc) {
-        usage(stderr);
-        return 2;
-    }
+    rc = 1;
+    if (!V.out_final)
+        return cmd_usage("validate", "no output folder given (-o DIR)%s", "");
+    if (optind >= argc)
+        return cmd_usage("validate", "no program given (-- PROGRAM [ARGS])%s", "");
     V.prog = argv + optind;
     if (!(lcopy = strdup(launcher)))
         return cmd_fail("validate", 1, "out of memory");

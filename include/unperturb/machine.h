@@ -9,7 +9,7 @@
  *
  * Every key is unique over all sections, so `--set latency_ns=5000` needs no
  * section name; the sections only group the keys in the file.  Times are ns,
- * sizes bytes, all values non-negative.
+ * sizes bytes, every number within its key's range (docs/machine.md).
  */
 #ifndef UNPERTURB_MACHINE_H
 #define UNPERTURB_MACHINE_H
@@ -129,6 +129,9 @@ up_status up_machine_parse(const char *text, const char *what, up_machine *m, up
 up_status up_machine_set(up_machine *m, const char *assignment, up_err *err);
 /* Sets key to a number (sweeps); error if the key is not numeric. */
 up_status up_machine_set_num(up_machine *m, const char *key, double v, up_err *err);
+/* Every numeric parameter in its range (docs/machine.md): for models built
+ * by code rather than read; UP_EUSAGE names the first one that is not. */
+up_status up_machine_check(const up_machine *m, up_err *err);
 /* Is `key` a numeric parameter (for --sweep)? */
 bool up_machine_is_numeric(const char *key);
 /* Reads a numeric parameter (NAN if unknown or not numeric). */

@@ -11,6 +11,7 @@
 #ifndef UNPERTURB_UTIL_H
 #define UNPERTURB_UTIL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -75,6 +76,92 @@ void up_alloc_set_fail_after(long n);
  * elements, doubling.  Returns false on overflow or allocation failure
  * (the old buffer stays valid). */
 bool up_grow(void **buf, size_t *cap, size_t need, size_t elem);
+
+/* ---- ticks ---------------------------------------------------------------
+ * The models compute times in ticks of the archive's clock from doubles
+ * (ns times ticks per ns, compute over cpu_ratio, bytes times ns per byte).
+ * Every such conversion saturates at UP_TICKS_MAX, 2^62 ticks (146 years at
+ * 1 GHz), so that a sum of two converted times cannot wrap a uint64_t; a
+ * model that meets it reports that its result does not fit the clock. */
+#define UP_TICKS_MAX ((uint64_t)1 << 62)
+
+/* t rounded to whole ticks: 0 for t <= 0 or NaN, UP_TICKS_MAX from there. */
+static inline uint64_t up_ticks_round(double t)
+{
+    if (!(t > 0))
+        return 0;
+    if (t >= (double)UP_TICKS_MAX)
+        return UP_TICKS_MAX;
+    return (uint64_t)llround(t);
+}
+
+/* ---- text from outside (src/util/text.c) ----------------------------------
+ * Bytes from input files and the command line, made safe to quote in
+ * messages; numbers checked against their allowed range; small text files
+ * (INI) read with limits, and handed to inih one line at a time. */
+
+/* Copies s into dst (cap bytes, always terminated), every byte that does
+ * not print escaped as \xNN: control characters, DEL, bytes that are not
+ * valid UTF-8, UTF-8's C1 controls and its bidirectional overrides.  At
+ * most `max` bytes of s are shown (0: as many as fit); a cut ends in "...".
+ * Escaping escaped text changes nothing.  Returns dst. */
+char *up_text_escape(char *dst, size_t cap, const char *s, size_t max);
+/* s escaped (at most 200 bytes of it shown) into one of 8 rotating
+ * thread-local buffers: for the arguments of one message. */
+const char *up_esc(const char *s);
+
+/* The values a number may take: lo..hi (both included) in `unit` ("ns",
+ * "bytes", "" for a ratio), whole numbers only if `whole`. */
+typedef struct up_range {
+    double lo, hi;
+    bool whole;
+    const char *unit;
+} up_range;
+
+/* The ranges every command and file format shares (docs/cli.md). */
+extern const up_range UP_RANGE_NS;          /* 0..1e9 ns: a cost per record, message or event */
+extern const up_range UP_RANGE_NS_PER_BYTE; /* 0..1e6 ns/byte */
+extern const up_range UP_RANGE_BYTES;       /* whole, 0..2^53 bytes: message sizes, limits */
+
+/* A number as people write it, for messages: %g with a short exponent
+ * (4096, 0.001, 1e9, 1e-6), and 2^53. */
+void up_num_text(char *buf, size_t cap, double v);
+/* "between 0 and 1e9 ns", "a whole number between 1 and 65536 MiB". */
+void up_range_text(char *buf, size_t cap, const up_range *r);
+/* Is v in r?  If not, writes "must be <range text>" to why. */
+bool up_range_check(const up_range *r, double v, char *why, size_t cap);
+/* Parses s, a decimal number (no hex, inf or nan; no blanks around it),
+ * into *v and checks it against r; false with the reason in why ("not a
+ * number (must be ...)" or "must be ..."). */
+bool up_num_parse(const char *s, const up_range *r, double *v, char *why, size_t cap);
+
+/* The largest INI file read (calibration, machine, experiment files). */
+#define UP_TEXT_FILE_MAX ((size_t)1 << 20)
+
+/* Reads the regular file `path` (at most `max` bytes, NUL-terminated into
+ * *text, up_free it) for a message that calls it `what` ("machine file").
+ * A directory, device, FIFO or socket is refused at once (the file is
+ * opened without blocking and checked before any read), so is a larger
+ * file and one holding a NUL byte.  UP_EIO names the path and the reason. */
+up_status up_text_file_read(const char *path, const char *what, size_t max, char **text,
+                            size_t *len, up_err *err);
+
+/* Text handed to an ini_parse_stream reader one line per call, so that the
+ * caller knows the line of every key inih reports.  A line longer than the
+ * buffer inih gives is not split: it comes as an empty line, and too_long
+ * holds its number (the first such line). */
+typedef struct up_lines {
+    const char *s;     /* the rest of the text */
+    unsigned line;     /* the line handed out last (1: the first) */
+    unsigned too_long; /* the first line longer than the buffer (0: none) */
+    size_t limit;      /* the characters a line may have (the buffer less 1) */
+    bool drop_indent;  /* leading blanks dropped: an indented line never
+                        * continues the previous value */
+} up_lines;
+
+void up_lines_init(up_lines *l, const char *text, bool drop_indent);
+/* An ini_reader: char *(*)(char *buf, int size, void *stream). */
+char *up_lines_read(char *buf, int size, void *lines);
 
 /* ---- hash map: two 64-bit words of key -> 64-bit value -----------------
  * Open addressing with linear probing and backward-shift deletion, so the

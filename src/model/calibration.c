@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,10 +147,8 @@ void up_ovh_table_init(up_ovh_table *t, const up_comp_params *p, double ticks_pe
 {
     uint64_t o[UP_RK_COUNT];
     unsigned i;
-    for (i = 0; i < UP_RK_COUNT; i++) {
-        double v = p->overhead_ns[i] * ticks_per_ns;
-        o[i] = v <= 0 ? 0 : (uint64_t)llround(v);
-    }
+    for (i = 0; i < UP_RK_COUNT; i++)
+        o[i] = up_ticks_round(p->overhead_ns[i] * ticks_per_ns);
     for (i = 0; i < UP_EV_COUNT_; i++)
         t->kind[i] = o[up_rk_of(i)];
     t->kind[UP_EV_BufferFlush] = 0; /* a flush costs its duration instead */
@@ -192,7 +192,9 @@ typedef struct parse_ctx {
     up_comp_params *p;
     const char *what;
     up_err *err;
+    up_lines lines;      /* the text, a line at a time: the line of each key */
     bool failed;
+    unsigned fail_line;  /* the line of the first error */
     double all;          /* [overhead] all = N, applied to kinds not named */
     bool all_set;
     bool named[UP_RK_COUNT];
@@ -205,54 +207,79 @@ typedef struct parse_ctx {
     double cnpb[UP_COPY_POINTS];
 } parse_ctx;
 
-static bool number(const char *s, double *out)
+#if defined(__GNUC__)
+static int fail(parse_ctx *c, const char *section, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#endif
+/* The first error: "FILE:LINE: [section] what" (returns 0 for inih). */
+static int fail(parse_ctx *c, const char *section, const char *fmt, ...)
 {
-    char *end;
-    double v;
-    errno = 0;
-    v = strtod(s, &end);
-    while (*end == ' ' || *end == '\t')
-        end++;
-    if (end == s || *end || errno || !isfinite(v) || v < 0)
-        return false;
-    *out = v;
-    return true;
-}
-
-static int fail(parse_ctx *c, const char *section, const char *fmt,
-                const char *a, const char *b)
-{
-    char msg[512];
+    char msg[768];
+    va_list ap;
     if (!c->failed) {
-        snprintf(msg, sizeof msg, fmt, a, b);
-        UP_ERR(c->err, UP_EFORMAT, "%s: [%s]: %s", c->what, section, msg);
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        if (section)
+            UP_ERR(c->err, UP_EFORMAT, "%s:%u: [%s] %s", up_esc(c->what), c->lines.line, section, msg);
+        else
+            UP_ERR(c->err, UP_EFORMAT, "%s:%u: %s", up_esc(c->what), c->lines.line, msg);
         c->failed = true;
+        c->fail_line = c->lines.line;
     }
     return 0;
 }
 
+/* inih's reader: one line per call, so that c->lines.line is the line of
+ * the key inih hands on; a line too long for inih's buffer is an error. */
+static char *read_line(char *buf, int size, void *stream)
+{
+    parse_ctx *c = stream;
+    if (!up_lines_read(buf, size, &c->lines))
+        return NULL;
+    if (c->lines.too_long == c->lines.line)
+        fail(c, NULL, "line longer than %zu characters", c->lines.limit);
+    return buf;
+}
+
+/* The value of `name` as a number in r, or an error naming both. */
+static bool value(parse_ctx *c, const char *section, const char *name, const char *val,
+                  const up_range *r, double *v)
+{
+    char why[256];
+    if (up_num_parse(val, r, v, why, sizeof why))
+        return true;
+    fail(c, section, "%s = %s: %s", up_esc(name), up_esc(val), why);
+    return false;
+}
+
+static const up_range R_SIZE = {1, 9007199254740992.0, true, "bytes"}; /* a [copy] size */
+
 static int on_kv(void *user, const char *section, const char *name,
-                 const char *value)
+                 const char *val)
 {
     parse_ctx *c = user;
     double v;
-    up_rk rk;
+    up_rk rk = UP_RK_ENTER;
 
+    if (c->failed)
+        return 1; /* the first error is the one reported */
     if (!strcmp(section, "info") || !strcmp(section, "unperturb"))
         return 1; /* free-form provenance written by `unperturb calibrate` */
-    if (!number(value, &v))
-        return fail(c, section, "'%s = %s' is not a non-negative number", name, value);
     if (!strcmp(section, "overhead")) {
+        if (strcmp(name, "all") && !up_rk_parse(name, &rk)) {
+            char kinds[256];
+            up_rk_list(kinds, sizeof kinds);
+            return fail(c, section, "unknown key '%s' (expected all, %s)", up_esc(name), kinds);
+        }
+        if (!value(c, section, name, val, &UP_RANGE_NS, &v))
+            return 0;
         if (!strcmp(name, "all")) {
             c->all = v;
             c->all_set = true;
-        } else if (up_rk_parse(name, &rk)) {
+        } else {
             c->named[rk] = true;
             c->onamed[rk] = v;
-        } else {
-            char kinds[256];
-            up_rk_list(kinds, sizeof kinds);
-            return fail(c, section, "unknown key '%s' (expected all, %s)", name, kinds);
         }
         return 1;
     }
@@ -261,8 +288,10 @@ static int on_kv(void *user, const char *section, const char *name,
         if (!up_rk_parse(name, &rk)) {
             char kinds[256];
             up_rk_list(kinds, sizeof kinds);
-            return fail(c, section, "unknown key '%s' (expected %s)", name, kinds);
+            return fail(c, section, "unknown key '%s' (expected %s)", up_esc(name), kinds);
         }
+        if (!value(c, section, name, val, &UP_RANGE_NS, &v))
+            return 0;
         c->rnamed[end][rk] = true;
         c->rvalue[end][rk] = v;
         return 1;
@@ -273,14 +302,16 @@ static int on_kv(void *user, const char *section, const char *name,
         size_t i;
         errno = 0;
         id = strtoull(name, &end, 10);
-        if (end == name || *end || errno)
-            return fail(c, section, "unknown key '%s' (expected a location id)%s", name, "");
+        if (end == name || *end || errno || name[0] < '0' || name[0] > '9')
+            return fail(c, section, "unknown key '%s' (expected a location id)", up_esc(name));
+        if (!value(c, section, name, val, &UP_RANGE_NS, &v))
+            return 0;
         if (!c->loc_seen) /* this source's list replaces an earlier one */
             c->p->nloc_ovh = 0, c->loc_seen = true;
         for (i = 0; i < c->p->nloc_ovh && c->p->loc_ovh_id[i] != id; i++)
             ;
         if (i == UP_LOC_OVH_MAX)
-            return fail(c, section, "more than 1024 locations%s%s", "", "");
+            return fail(c, section, "more than %d locations", UP_LOC_OVH_MAX);
         c->p->loc_ovh_id[i] = id;
         c->p->loc_ovh_ns[i] = v;
         if (i == c->p->nloc_ovh)
@@ -288,51 +319,67 @@ static int on_kv(void *user, const char *section, const char *name,
         return 1;
     }
     if (!strcmp(section, "copy")) {
-        char *end;
-        unsigned long long b;
-        if (!strcmp(name, "ns_per_byte")) {
-            b = 0;
-        } else {
-            errno = 0;
-            b = strtoull(name, &end, 10);
-            if (end == name || *end || errno || b == 0)
-                return fail(c, section, "unknown key '%s' (expected ns_per_byte or a message size in bytes)%s", name, "");
+        double b = 0;
+        if (strcmp(name, "ns_per_byte")) {
+            char why[256], rt[128];
+            if (!up_num_parse(name, &R_SIZE, &b, why, sizeof why)) {
+                up_range_text(rt, sizeof rt, &R_SIZE);
+                return fail(c, section, "unknown key '%s' (expected ns_per_byte or a message size, "
+                            "%s)", up_esc(name), rt);
+            }
         }
+        if (!value(c, section, name, val, &UP_RANGE_NS_PER_BYTE, &v))
+            return 0;
         if (c->ncopy == UP_COPY_POINTS)
-            return fail(c, section, "too many points (at most 64)%s%s", "", "");
+            return fail(c, section, "too many points (at most %d)", UP_COPY_POINTS);
         c->cbytes[c->ncopy] = (uint64_t)b;
         c->cnpb[c->ncopy++] = v;
         return 1;
     }
     if (!strcmp(section, "network")) {
-        if (!strcmp(name, "latency_ns"))
-            c->p->latency_ns = v;
-        else if (!strcmp(name, "ns_per_byte"))
-            c->p->ns_per_byte = v;
-        else if (!strcmp(name, "per_hop_ns"))
-            c->p->per_hop_ns = v;
-        else if (!strcmp(name, "eager_limit"))
-            c->p->eager_limit = v, c->p->eager_set = true;
-        else if (!strcmp(name, "send_overhead_ns") || !strcmp(name, "recv_overhead_ns"))
-            return 1; /* LogGP o: for simulate's machine files, not compensation */
-        else
-            return fail(c, section, "unknown key '%s' (expected latency_ns, ns_per_byte, per_hop_ns, eager_limit, send_overhead_ns, recv_overhead_ns)%s", name, "");
+        static const struct {
+            const char *name;
+            const up_range *range;
+            size_t off; /* in up_comp_params; 0: accepted and ignored */
+        } net[] = {
+            {"latency_ns", &UP_RANGE_NS, offsetof(up_comp_params, latency_ns)},
+            {"ns_per_byte", &UP_RANGE_NS_PER_BYTE, offsetof(up_comp_params, ns_per_byte)},
+            {"per_hop_ns", &UP_RANGE_NS, offsetof(up_comp_params, per_hop_ns)},
+            {"eager_limit", &UP_RANGE_BYTES, offsetof(up_comp_params, eager_limit)},
+            {"send_overhead_ns", &UP_RANGE_NS, 0}, /* LogGP o: for simulate's machine */
+            {"recv_overhead_ns", &UP_RANGE_NS, 0}, /* files, not compensation */
+        };
+        size_t i;
+        for (i = 0; i < sizeof net / sizeof net[0] && strcmp(name, net[i].name); i++)
+            ;
+        if (i == sizeof net / sizeof net[0])
+            return fail(c, section, "unknown key '%s' (expected latency_ns, ns_per_byte, per_hop_ns, "
+                        "eager_limit, send_overhead_ns, recv_overhead_ns)", up_esc(name));
+        if (!value(c, section, name, val, net[i].range, &v))
+            return 0;
+        if (!net[i].off)
+            return 1;
+        *(double *)(void *)((char *)c->p + net[i].off) = v;
+        if (!strcmp(name, "eager_limit"))
+            c->p->eager_set = true;
         c->p->network_set = true;
         return 1;
     }
-    return fail(c, section, "unknown section (expected [overhead], [overhead_low], [overhead_high], [overhead_by_location], [copy], [network] or [info])%s%s", "", "");
+    return fail(c, NULL, "unknown section [%s] (expected [overhead], [overhead_low], [overhead_high], "
+                "[overhead_by_location], [copy], [network] or [info])", up_esc(section));
 }
 
 static up_status finish_parse(parse_ctx *c, int rc)
 {
     size_t i, j;
     up_comp_params *p = c->p;
+    if (rc > 0 && (!c->failed || (unsigned)rc < c->fail_line))
+        return UP_ERR(c->err, UP_EFORMAT, "%s:%d: not an INI line (expected 'key = value', a "
+                      "[section] or a comment)", up_esc(c->what), rc);
     if (c->failed)
         return c->err ? c->err->status : UP_EFORMAT;
-    if (rc > 0)
-        return UP_ERR(c->err, UP_EFORMAT, "%s:%d: not an INI line", c->what, rc);
     if (rc < 0)
-        return UP_ERR(c->err, UP_EIO, "cannot read '%s': %s", c->what, strerror(errno));
+        return UP_ERR(c->err, UP_ENOMEM, "%s: out of memory", up_esc(c->what));
     for (i = 0; i < UP_RK_COUNT; i++) {
         if (c->named[i])
             p->overhead_ns[i] = c->onamed[i], p->overhead_set = true;
@@ -358,7 +405,7 @@ static up_status finish_parse(parse_ctx *c, int rc)
                     p->overhead_high_ns[i] < p->overhead_ns[i])
                     return UP_ERR(c->err, UP_EFORMAT,
                                   "%s: the range of O for %s, %g to %g ns, does not hold its [overhead] value %g",
-                                  c->what, up_rk_name((unsigned)i), p->overhead_low_ns[i],
+                                  up_esc(c->what), up_rk_name((unsigned)i), p->overhead_low_ns[i],
                                   p->overhead_high_ns[i], p->overhead_ns[i]);
             }
             p->range_set = true;
@@ -380,7 +427,7 @@ static up_status finish_parse(parse_ctx *c, int rc)
         for (i = 1; i < c->ncopy; i++)
             if (c->cbytes[i] == c->cbytes[i - 1])
                 return UP_ERR(c->err, UP_EFORMAT, "%s: [copy] names size %llu twice",
-                              c->what, (unsigned long long)c->cbytes[i]);
+                              up_esc(c->what), (unsigned long long)c->cbytes[i]);
         p->ncopy = c->ncopy;
         memcpy(p->copy_bytes, c->cbytes, sizeof c->cbytes);
         memcpy(p->copy_ns_per_byte, c->cnpb, sizeof c->cnpb);
@@ -391,27 +438,26 @@ static up_status finish_parse(parse_ctx *c, int rc)
 
 up_status up_calibration_load(const char *path, up_comp_params *p, up_err *err)
 {
-    parse_ctx c;
-    FILE *f;
-    int rc;
-    memset(&c, 0, sizeof c);
-    c.p = p;
-    c.what = path;
-    c.err = err;
-    if (!(f = fopen(path, "r")))
-        return UP_ERR(err, UP_EIO, "cannot open '%s': %s", path, strerror(errno));
-    rc = ini_parse_file(f, on_kv, &c);
-    fclose(f);
-    return finish_parse(&c, rc);
+    char *text;
+    up_status st = up_text_file_read(path, "calibration file", UP_TEXT_FILE_MAX, &text, NULL, err);
+    if (st != UP_OK)
+        return st;
+    st = up_calibration_parse(text, path, p, err);
+    up_free(text);
+    return st;
 }
 
 up_status up_calibration_parse(const char *text, const char *what,
                                up_comp_params *p, up_err *err)
 {
     parse_ctx c;
+    if (strlen(text) > UP_TEXT_FILE_MAX)
+        return UP_ERR(err, UP_EFORMAT, "%s: larger than %zu MiB, the limit for a calibration",
+                      up_esc(what), UP_TEXT_FILE_MAX >> 20);
     memset(&c, 0, sizeof c);
     c.p = p;
     c.what = what;
     c.err = err;
-    return finish_parse(&c, ini_parse_string(text, on_kv, &c));
+    up_lines_init(&c.lines, text, true);
+    return finish_parse(&c, ini_parse_stream(read_line, &c, on_kv, &c));
 }

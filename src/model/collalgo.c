@@ -69,15 +69,11 @@ static inline void rcv(ca *c, uint32_t d, uint64_t t, uint64_t red)
     c->clk[d] = max64(c->clk[d], t) + c->net->o_r + red;
 }
 
-/* Ticks to combine `bytes` received bytes: llround(bytes * reduce_per_byte). */
+/* Ticks to combine `bytes` received bytes: llround(bytes * reduce_per_byte),
+ * saturating (up_ticks_round). */
 static uint64_t red_cost(const up_ca_net *net, uint64_t bytes)
 {
-    double v = (double)bytes * net->reduce_per_byte;
-    if (!(v > 0))          /* 0, negative, NaN */
-        return 0;
-    if (v >= 9.0e18)
-        return (uint64_t)9.0e18;
-    return (uint64_t)llround(v);
+    return up_ticks_round((double)bytes * net->reduce_per_byte);
 }
 
 /* ---- trees ------------------------------------------------------------------- */

@@ -78,10 +78,10 @@ struct up_comp {
     uint64_t stall_lists_damaged;  /* lists dropped at a damaged entry */
 };
 
+/* ns as ticks, saturating (a message of 2^60 bytes in a damaged trace). */
 static uint64_t ns_ticks(const up_comp *M, double ns)
 {
-    double t = ns * M->ticks_per_ns;
-    return t <= 0 ? 0 : (uint64_t)llround(t);
+    return up_ticks_round(ns * M->ticks_per_ns);
 }
 
 static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }

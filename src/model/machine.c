@@ -78,16 +78,25 @@ const char *up_barrier_algo_name(up_barrier_algo a)
 /* ---- the keys --------------------------------------------------------------- */
 
 typedef enum ktype {
-    K_NUM,  /* double >= 0 */
-    K_POS,  /* double > 0 */
-    K_SIZE, /* double holding a whole number >= 0 (bytes) */
-    K_UINT, /* unsigned, a whole number >= arg */
+    K_NUM,  /* double in the key's range */
+    K_UINT, /* unsigned, a whole number in the key's range */
     K_BOOL,
     K_ENUM, /* a name of enum_names[arg] */
     K_ALGO, /* an algorithm of collective kind arg */
     K_DIMS, /* "auto", "AxB" or "AxBxC" */
     K_BW    /* bandwidth_gbs: sets ns_per_byte = 1 / value; not stored */
 } ktype;
+
+/* The ranges of the numeric keys (docs/machine.md); the shared ones, ns,
+ * ns/byte and bytes, are util.h's. */
+static const up_range R_RATIO = {0.001, 1000, false, ""};
+static const up_range R_POLL_CHUNK = {1, 1e9, false, "ns"};
+static const up_range R_BW = {1e-6, 1e6, false, "GB/s"};
+static const up_range R_RPN = {1, 1e6, true, ""};
+static const up_range R_FAT_TREE = {2, 1e6, true, ""};
+#define R_NS (&UP_RANGE_NS)
+#define R_NPB (&UP_RANGE_NS_PER_BYTE)
+#define R_BYTES (&UP_RANGE_BYTES)
 
 enum { E_COMPUTE, E_PROGRESS, E_TOPOLOGY, E_PLACEMENT, E_BARRIER };
 static const char *const *const enum_names[] = {compute_names, progress_names, topo_names,
@@ -97,87 +106,87 @@ typedef struct mkey {
     const char *name;
     unsigned char sec;
     unsigned char type; /* ktype */
-    unsigned char arg;  /* K_ENUM: E_*; K_ALGO: up_coll_kind; K_UINT: minimum */
-    size_t off;         /* the field (K_NUM, K_POS, K_SIZE, K_UINT, K_BOOL) */
+    unsigned char arg;  /* K_ENUM: E_*; K_ALGO: up_coll_kind */
+    size_t off;         /* the field (K_NUM, K_UINT, K_BOOL) */
     const char *doc;    /* the comment up_machine_write puts before the key */
+    const up_range *range; /* K_NUM, K_UINT, K_BW: the values allowed */
 } mkey;
 
 #define F_(f) offsetof(up_machine, f)
 static const mkey keys[] = {
-    {"cpu_ratio", S_PROCESSOR, K_POS, 0, F_(cpu_ratio),
-     "target processor speed / traced processor speed, ratio > 0 (2: compute takes half the time)"},
+    {"cpu_ratio", S_PROCESSOR, K_NUM, 0, F_(cpu_ratio),
+     "target processor speed / traced processor speed (2: compute takes half the time)", &R_RATIO},
     {"compute", S_PROCESSOR, K_ENUM, E_COMPUTE, 0,
-     "compute intervals from: auto (CPU time if traced, else wall) | wall | cpu"},
+     "compute intervals from: auto (CPU time if traced, else wall) | wall | cpu", NULL},
     {"progress", S_PROCESSOR, K_ENUM, E_PROGRESS, 0,
-     "messages arriving during computation are handled: mpi (only in MPI calls) | interrupt | polling"},
+     "messages arriving during computation are handled: mpi (only in MPI calls) | interrupt | polling", NULL},
     {"interrupt_ns", S_PROCESSOR, K_NUM, 0, F_(interrupt_ns),
-     "cost of handling one interrupt (progress = interrupt), ns"},
-    {"poll_chunk_ns", S_PROCESSOR, K_POS, 0, F_(poll_chunk_ns),
-     "compute chunk between two polls on the target (progress = polling), ns > 0"},
-    {"poll_ns", S_PROCESSOR, K_NUM, 0, F_(poll_ns), "cost of one poll (progress = polling), ns"},
+     "cost of handling one interrupt (progress = interrupt), ns", R_NS},
+    {"poll_chunk_ns", S_PROCESSOR, K_NUM, 0, F_(poll_chunk_ns),
+     "compute chunk between two polls on the target (progress = polling), ns", &R_POLL_CHUNK},
+    {"poll_ns", S_PROCESSOR, K_NUM, 0, F_(poll_ns), "cost of one poll (progress = polling), ns", R_NS},
 
-    {"latency_ns", S_NETWORK, K_NUM, 0, F_(latency_ns), "latency L between nodes, ns"},
+    {"latency_ns", S_NETWORK, K_NUM, 0, F_(latency_ns), "latency L between nodes, ns", R_NS},
     {"ns_per_byte", S_NETWORK, K_NUM, 0, F_(ns_per_byte),
-     "time per byte G between nodes (bandwidth_gbs X in GB/s sets it to 1/X), ns/byte"},
-    {"bandwidth_gbs", S_NETWORK, K_BW, 0, 0, NULL},
+     "time per byte G between nodes (bandwidth_gbs X in GB/s sets it to 1/X), ns/byte", R_NPB},
+    {"bandwidth_gbs", S_NETWORK, K_BW, 0, 0, NULL, &R_BW},
     {"per_hop_ns", S_NETWORK, K_NUM, 0, F_(per_hop_ns),
-     "H, paid once per hop of the topology between nodes, ns"},
+     "H, paid once per hop of the topology between nodes, ns", R_NS},
     {"node_latency_ns", S_NETWORK, K_NUM, 0, F_(node_latency_ns),
-     "latency L between ranks on the same node, ns"},
+     "latency L between ranks on the same node, ns", R_NS},
     {"node_ns_per_byte", S_NETWORK, K_NUM, 0, F_(node_ns_per_byte),
-     "time per byte G between ranks on the same node, ns/byte"},
+     "time per byte G between ranks on the same node, ns/byte", R_NPB},
     {"send_overhead_ns", S_NETWORK, K_NUM, 0, F_(send_overhead_ns),
-     "LogGP o at the sender (its CPU is busy), ns"},
-    {"recv_overhead_ns", S_NETWORK, K_NUM, 0, F_(recv_overhead_ns), "LogGP o at the receiver, ns"},
-    {"eager_limit", S_NETWORK, K_SIZE, 0, F_(eager_limit),
-     "larger messages use the rendezvous protocol, bytes"},
+     "LogGP o at the sender (its CPU is busy), ns", R_NS},
+    {"recv_overhead_ns", S_NETWORK, K_NUM, 0, F_(recv_overhead_ns), "LogGP o at the receiver, ns", R_NS},
+    {"eager_limit", S_NETWORK, K_NUM, 0, F_(eager_limit),
+     "larger messages use the rendezvous protocol, bytes", R_BYTES},
     {"contention", S_NETWORK, K_BOOL, 0, F_(contention),
-     "queue messages on node links and shared routes: yes | no"},
+     "queue messages on node links and shared routes: yes | no", NULL},
     {"topology", S_NETWORK, K_ENUM, E_TOPOLOGY, 0,
-     "full | ring | torus2d | torus3d | hypercube | fattree"},
+     "full | ring | torus2d | torus3d | hypercube | fattree", NULL},
     {"dims", S_NETWORK, K_DIMS, 0, 0,
-     "torus shape, first size fastest: auto | AxB | AxBxC (0: chosen from the node count)"},
-    {"fat_tree_k", S_NETWORK, K_UINT, 2, F_(fat_tree_k),
-     "fat tree radix: nodes per leaf switch, count >= 2"},
-    {"ranks_per_node", S_NETWORK, K_UINT, 1, F_(ranks_per_node),
-     "ranks that share a node, count >= 1"},
+     "torus shape, first size fastest: auto | AxB | AxBxC (0: chosen from the node count)", NULL},
+    {"fat_tree_k", S_NETWORK, K_UINT, 0, F_(fat_tree_k),
+     "fat tree radix: nodes per leaf switch", &R_FAT_TREE},
+    {"ranks_per_node", S_NETWORK, K_UINT, 0, F_(ranks_per_node),
+     "ranks that share a node", &R_RPN},
     {"placement", S_NETWORK, K_ENUM, E_PLACEMENT, 0,
-     "ranks on nodes: block (i / ranks_per_node) | cyclic (i mod nodes)"},
+     "ranks on nodes: block (i / ranks_per_node) | cyclic (i mod nodes)", NULL},
 
-    {"barrier", S_BARRIER, K_ENUM, E_BARRIER, 0, "linear (Table 1) | tree | dissemination"},
-    {"entry_ns", S_BARRIER, K_NUM, 0, F_(entry_ns), "EntryTime: each process entering, ns"},
-    {"exit_ns", S_BARRIER, K_NUM, 0, F_(exit_ns), "ExitTime: each process leaving, ns"},
+    {"barrier", S_BARRIER, K_ENUM, E_BARRIER, 0, "linear (Table 1) | tree | dissemination", NULL},
+    {"entry_ns", S_BARRIER, K_NUM, 0, F_(entry_ns), "EntryTime: each process entering, ns", R_NS},
+    {"exit_ns", S_BARRIER, K_NUM, 0, F_(exit_ns), "ExitTime: each process leaving, ns", R_NS},
     {"check_ns", S_BARRIER, K_NUM, 0, F_(check_ns),
-     "CheckTime: the master checking whether all have arrived, ns"},
+     "CheckTime: the master checking whether all have arrived, ns", R_NS},
     {"exit_check_ns", S_BARRIER, K_NUM, 0, F_(exit_check_ns),
-     "ExitCheckTime: a slave checking for the release, ns"},
+     "ExitCheckTime: a slave checking for the release, ns", R_NS},
     {"model_ns", S_BARRIER, K_NUM, 0, F_(model_ns),
-     "ModelTime: the master starting to lower the barrier, ns"},
+     "ModelTime: the master starting to lower the barrier, ns", R_NS},
     {"barrier_by_msgs", S_BARRIER, K_BOOL, 0, F_(barrier_by_msgs),
-     "BarrierByMsgs: arrival and release are messages: yes | no"},
-    {"barrier_msg_size", S_BARRIER, K_SIZE, 0, F_(barrier_msg_size),
-     "BarrierMsgSize: size of one barrier message, bytes"},
+     "BarrierByMsgs: arrival and release are messages: yes | no", NULL},
+    {"barrier_msg_size", S_BARRIER, K_NUM, 0, F_(barrier_msg_size),
+     "BarrierMsgSize: size of one barrier message, bytes", R_BYTES},
 
-    {"bcast", S_COLLECTIVES, K_ALGO, UP_CK_BCAST, 0, "bcast: linear | binomial"},
-    {"scatter", S_COLLECTIVES, K_ALGO, UP_CK_SCATTER, 0, "scatter(v): linear | binomial"},
-    {"gather", S_COLLECTIVES, K_ALGO, UP_CK_GATHER, 0, "gather(v): linear | binomial"},
-    {"reduce", S_COLLECTIVES, K_ALGO, UP_CK_REDUCE, 0, "reduce: linear | binomial"},
+    {"bcast", S_COLLECTIVES, K_ALGO, UP_CK_BCAST, 0, "bcast: linear | binomial", NULL},
+    {"scatter", S_COLLECTIVES, K_ALGO, UP_CK_SCATTER, 0, "scatter(v): linear | binomial", NULL},
+    {"gather", S_COLLECTIVES, K_ALGO, UP_CK_GATHER, 0, "gather(v): linear | binomial", NULL},
+    {"reduce", S_COLLECTIVES, K_ALGO, UP_CK_REDUCE, 0, "reduce: linear | binomial", NULL},
     {"allreduce", S_COLLECTIVES, K_ALGO, UP_CK_ALLREDUCE, 0,
-     "allreduce: recursive_doubling | ring | linear"},
+     "allreduce: recursive_doubling | ring | linear", NULL},
     {"allgather", S_COLLECTIVES, K_ALGO, UP_CK_ALLGATHER, 0,
-     "allgather(v): ring | recursive_doubling | linear"},
-    {"alltoall", S_COLLECTIVES, K_ALGO, UP_CK_ALLTOALL, 0, "alltoall(v/w): pairwise | linear"},
+     "allgather(v): ring | recursive_doubling | linear", NULL},
+    {"alltoall", S_COLLECTIVES, K_ALGO, UP_CK_ALLTOALL, 0, "alltoall(v/w): pairwise | linear", NULL},
     {"reduce_scatter", S_COLLECTIVES, K_ALGO, UP_CK_REDUCE_SCATTER, 0,
-     "reduce_scatter(_block): ring | recursive_doubling | linear"},
-    {"scan", S_COLLECTIVES, K_ALGO, UP_CK_SCAN, 0, "scan, exscan: linear | recursive_doubling"},
+     "reduce_scatter(_block): ring | recursive_doubling | linear", NULL},
+    {"scan", S_COLLECTIVES, K_ALGO, UP_CK_SCAN, 0, "scan, exscan: linear | recursive_doubling", NULL},
     {"reduce_ns_per_byte", S_COLLECTIVES, K_NUM, 0, F_(reduce_ns_per_byte),
-     "cost of combining one received byte in a reduction, ns/byte"},
+     "cost of combining one received byte in a reduction, ns/byte", R_NPB},
 };
 #undef F_
 #define NKEYS (sizeof keys / sizeof keys[0])
 
 #define MAX_DIM 1000000u            /* largest torus size per dimension */
-#define MAX_SIZE 9007199254740992.0 /* 2^53: sizes stay exact in a double */
 
 static double *num_field(up_machine *m, const mkey *k)
 {
@@ -223,7 +232,7 @@ static void enum_set(up_machine *m, unsigned e, unsigned v)
 
 static bool is_numeric_type(unsigned t)
 {
-    return t == K_NUM || t == K_POS || t == K_SIZE || t == K_UINT || t == K_BW;
+    return t == K_NUM || t == K_UINT || t == K_BW;
 }
 
 /* The key that holds k's value (bandwidth_gbs is ns_per_byte). */
@@ -295,21 +304,6 @@ static void list_section_keys(char *buf, size_t cap, int s)
 
 /* ---- values ----------------------------------------------------------------- */
 
-/* A decimal number: finite, non-negative (no hex, inf or nan). */
-static bool parse_num(const char *s, double *out)
-{
-    char *end;
-    double v;
-    if (strpbrk(s, "xX"))
-        return false;
-    errno = 0;
-    v = strtod(s, &end);
-    if (end == s || *end || errno == ERANGE || !isfinite(v) || v < 0)
-        return false;
-    *out = v + 0.0; /* -0 -> 0 */
-    return true;
-}
-
 static bool parse_bool(const char *s, bool *out)
 {
     static const char *const yes[] = {"1", "true", "yes", "on"};
@@ -372,37 +366,7 @@ static bool parse_dims(const char *s, unsigned d[3])
 /* Checks a number for key k; on failure writes why. */
 static bool check_num(const mkey *k, double v, char *why, size_t cap)
 {
-    if (!isfinite(v) || v < 0) {
-        snprintf(why, cap, "not a non-negative number");
-        return false;
-    }
-    switch (k->type) {
-    case K_POS:
-    case K_BW:
-        if (v <= 0 || (k->type == K_BW && !isfinite(1 / v))) {
-            snprintf(why, cap, "must be greater than 0");
-            return false;
-        }
-        return true;
-    case K_SIZE:
-        if (v != floor(v) || v > MAX_SIZE) {
-            snprintf(why, cap, "not a whole number of bytes (at most 2^53)");
-            return false;
-        }
-        return true;
-    case K_UINT:
-        if (v != floor(v) || v > (double)UINT_MAX) {
-            snprintf(why, cap, "not a whole number (at most %u)", UINT_MAX);
-            return false;
-        }
-        if (v < k->arg) {
-            snprintf(why, cap, "must be at least %u", (unsigned)k->arg);
-            return false;
-        }
-        return true;
-    default:
-        return true;
-    }
+    return up_range_check(k->range, v, why, cap);
 }
 
 static void store_num(up_machine *m, const mkey *k, double v)
@@ -454,15 +418,19 @@ static bool set_value(up_machine *m, const mkey *k, const char *value, char *why
         }
         return true;
     default:
-        if (!parse_num(value, &v)) {
-            snprintf(why, cap, "not a non-negative number");
-            return false;
-        }
-        if (!check_num(k, v, why, cap))
+        if (!up_num_parse(value, k->range, &v, why, cap))
             return false;
         store_num(m, k, v);
         return true;
     }
+}
+
+/* n bytes of s, escaped for a message (up_esc). */
+static const char *esc_n(const char *s, size_t n)
+{
+    char tmp[256];
+    snprintf(tmp, sizeof tmp, "%.*s", (int)(n < sizeof tmp ? n : sizeof tmp - 1), s);
+    return up_esc(tmp);
 }
 
 /* Finds "key" or "section.key" (len bytes of name).  NULL with why set when
@@ -480,11 +448,11 @@ static const mkey *lookup(const char *name, size_t len, char *why, size_t cap)
         name = dot + 1;
     }
     if (!(k = find_key(name, len))) {
-        snprintf(why, cap, "unknown key '%.*s' (docs/machine.md lists the keys)", (int)len, name);
+        snprintf(why, cap, "unknown key '%s' (docs/machine.md lists the keys)", esc_n(name, len));
         return NULL;
     }
     if (dot && s < 0) {
-        snprintf(why, cap, "unknown section '%.*s' (%s belongs in [%s])", (int)seclen, sec,
+        snprintf(why, cap, "unknown section '%s' (%s belongs in [%s])", esc_n(sec, seclen),
                  k->name, sec_names[k->sec]);
         return NULL;
     }
@@ -545,10 +513,7 @@ void up_machine_init(up_machine *m)
 typedef struct parse_ctx {
     up_machine m;          /* the result, copied out on success */
     const char *what;      /* file name, or what the text is, for errors */
-    FILE *f;               /* the source: a file, or */
-    const char *s;         /* text */
-    unsigned line;         /* the line read last */
-    int read_errno;        /* the file could not be read (0: fine) */
+    up_lines lines;        /* the text, a line at a time */
     unsigned fail_line;    /* line of the first error (0: none) */
     char msg[sizeof ((up_err *)0)->msg];
     unsigned seen[NKEYS];  /* line that set each key (0: not set) */
@@ -563,8 +528,8 @@ static void fail(parse_ctx *c, const char *fmt, ...)
     int n;
     if (c->fail_line)
         return;
-    c->fail_line = c->line ? c->line : 1;
-    n = snprintf(c->msg, sizeof c->msg, "%s:%u: ", c->what, c->fail_line);
+    c->fail_line = c->lines.line ? c->lines.line : 1;
+    n = snprintf(c->msg, sizeof c->msg, "%s:%u: ", up_esc(c->what), c->fail_line);
     if (n < 0 || (size_t)n >= sizeof c->msg)
         return;
     va_start(ap, fmt);
@@ -572,56 +537,23 @@ static void fail(parse_ctx *c, const char *fmt, ...)
     va_end(ap);
 }
 
-static int next_char(parse_ctx *c)
-{
-    if (c->f) {
-        int ch = getc(c->f);
-        if (ch == EOF && ferror(c->f))
-            c->read_errno = errno ? errno : EIO;
-        return ch;
-    }
-    return *c->s ? (unsigned char)*c->s++ : EOF;
-}
-
-/* inih's reader: one line per call, so that c->line is the line of the key
- * inih hands on.  Leading blanks are dropped, so an indented line never
- * continues the previous value (machine files have no multi-line values),
- * and section headers are checked here, because inih does not report empty
- * sections. */
+/* inih's reader: one line per call (up_lines_read), so that the line of
+ * the key inih hands on is known.  Leading blanks are dropped, so an
+ * indented line never continues the previous value (machine files have no
+ * multi-line values), and section headers are checked here, because inih
+ * does not report empty sections. */
 static char *read_line(char *buf, int size, void *stream)
 {
     parse_ctx *c = stream;
-    size_t n = 0, cap = size > 0 ? (size_t)size - 1 : 0;
-    bool any = false, indent = true, cr_over = false, too_long = false;
-    int ch;
-    while ((ch = next_char(c)) != EOF) {
-        any = true;
-        if (ch == '\n')
-            break;
-        if (indent && (ch == ' ' || ch == '\t'))
-            continue;
-        indent = false;
-        if (n < cap && !cr_over)
-            buf[n++] = (char)ch;
-        else if (ch == '\r' && !cr_over)
-            cr_over = true; /* a CR just past the limit, before the newline */
-        else
-            too_long = true;
-    }
-    if (!any)
+    if (!up_lines_read(buf, size, &c->lines))
         return NULL;
-    if (n && buf[n - 1] == '\r')
-        n--;
-    buf[n] = '\0';
-    c->line++;
-    if (too_long) {
-        fail(c, "line longer than %zu characters", cap);
-        buf[0] = '\0';
+    if (c->lines.too_long == c->lines.line) {
+        fail(c, "line longer than %zu characters", c->lines.limit);
     } else if (buf[0] == '[') {
         char *end = strchr(buf + 1, ']');
         if (end && find_section(buf + 1, (size_t)(end - buf - 1)) < 0)
-            fail(c, "unknown section [%.*s] (expected [processor], [network], [barrier] or "
-                    "[collectives])", (int)(end - buf - 1), buf + 1);
+            fail(c, "unknown section [%s] (expected [processor], [network], [barrier] or "
+                    "[collectives])", esc_n(buf + 1, (size_t)(end - buf - 1)));
     }
     return buf;
 }
@@ -640,16 +572,16 @@ static int on_kv(void *user, const char *section, const char *name, const char *
         if (k)
             fail(c, "%s comes before any section (it belongs in [%s])", name, sec_names[k->sec]);
         else
-            fail(c, "unknown key '%s' before any section", name);
+            fail(c, "unknown key '%s' before any section", up_esc(name));
         return 1;
     }
     if (s < 0) {
-        fail(c, "unknown section [%s]", section);
+        fail(c, "unknown section [%s]", up_esc(section));
         return 1;
     }
     if (!k) {
         list_section_keys(why, sizeof why, s);
-        fail(c, "unknown key '%s' in [%s] (expected %s)", name, section, why);
+        fail(c, "unknown key '%s' in [%s] (expected %s)", up_esc(name), section, why);
         return 1;
     }
     if (k->sec != s) {
@@ -667,51 +599,47 @@ static int on_kv(void *user, const char *section, const char *name, const char *
             return 1;
         }
     if (!set_value(&c->m, k, value, why, sizeof why)) {
-        fail(c, "%s = %s: %s", name, value, why);
+        fail(c, "%s = %s: %s", name, up_esc(value), why);
         return 1;
     }
-    c->seen[i] = c->line;
+    c->seen[i] = c->lines.line;
     return 1;
 }
 
-static up_status parse(parse_ctx *c, up_machine *m, up_err *err)
+static up_status parse(const char *text, const char *what, up_machine *m, up_err *err)
 {
+    parse_ctx c;
     int rc;
-    c->m = *m;
-    rc = ini_parse_stream(read_line, c, on_kv, c);
-    if (c->read_errno)
-        return UP_ERR(err, UP_EIO, "cannot read '%s': %s", c->what, strerror(c->read_errno));
-    if (rc > 0 && (!c->fail_line || (unsigned)rc < c->fail_line))
+    memset(&c, 0, sizeof c);
+    c.what = what;
+    c.m = *m;
+    up_lines_init(&c.lines, text, true);
+    rc = ini_parse_stream(read_line, &c, on_kv, &c);
+    if (rc > 0 && (!c.fail_line || (unsigned)rc < c.fail_line))
         return UP_ERR(err, UP_EFORMAT, "%s:%d: expected 'key = value', a [section] or a comment",
-                      c->what, rc);
-    if (c->fail_line)
-        return UP_ERR(err, UP_EFORMAT, "%s", c->msg);
+                      up_esc(what), rc);
+    if (c.fail_line)
+        return UP_ERR(err, UP_EFORMAT, "%s", c.msg);
     if (rc < 0)
-        return UP_ERR(err, UP_ENOMEM, "%s: out of memory", c->what);
-    *m = c->m;
+        return UP_ERR(err, UP_ENOMEM, "%s: out of memory", up_esc(what));
+    *m = c.m;
     return UP_OK;
 }
 
 up_status up_machine_load(const char *path, up_machine *m, up_err *err)
 {
-    parse_ctx c;
-    up_status st;
-    memset(&c, 0, sizeof c);
-    c.what = path;
-    if (!(c.f = fopen(path, "r")))
-        return UP_ERR(err, UP_EIO, "cannot open '%s': %s", path, strerror(errno));
-    st = parse(&c, m, err);
-    fclose(c.f);
+    char *text;
+    up_status st = up_text_file_read(path, "machine file", UP_TEXT_FILE_MAX, &text, NULL, err);
+    if (st != UP_OK)
+        return st;
+    st = parse(text, path, m, err);
+    up_free(text);
     return st;
 }
 
 up_status up_machine_parse(const char *text, const char *what, up_machine *m, up_err *err)
 {
-    parse_ctx c;
-    memset(&c, 0, sizeof c);
-    c.what = what;
-    c.s = text;
-    return parse(&c, m, err);
+    return parse(text, what, m, err);
 }
 
 /* ---- --set and sweeps ------------------------------------------------------- */
@@ -725,7 +653,7 @@ up_status up_machine_set(up_machine *m, const char *assignment, up_err *err)
     up_machine t;
 
     if (!eq)
-        return UP_ERR(err, UP_EUSAGE, "--set %s: expected key=value", assignment);
+        return UP_ERR(err, UP_EUSAGE, "--set %s: expected key=value", up_esc(assignment));
     while (is_blank(*key))
         key++;
     for (klen = (size_t)(eq - key); klen && is_blank(key[klen - 1]); klen--)
@@ -735,14 +663,14 @@ up_status up_machine_set(up_machine *m, const char *assignment, up_err *err)
     for (vlen = strlen(val); vlen && is_blank(val[vlen - 1]); vlen--)
         ;
     if (!(k = lookup(key, klen, why, sizeof why)))
-        return UP_ERR(err, UP_EUSAGE, "--set %s: %s", assignment, why);
+        return UP_ERR(err, UP_EUSAGE, "--set %s: %s", up_esc(assignment), why);
     if (vlen >= sizeof vbuf)
-        return UP_ERR(err, UP_EUSAGE, "--set %s: value too long", assignment);
+        return UP_ERR(err, UP_EUSAGE, "--set %s: value too long", up_esc(assignment));
     memcpy(vbuf, val, vlen);
     vbuf[vlen] = '\0';
     t = *m;
     if (!set_value(&t, k, vbuf, why, sizeof why))
-        return UP_ERR(err, UP_EUSAGE, "--set %s: %s", assignment, why);
+        return UP_ERR(err, UP_EUSAGE, "--set %s: %s", up_esc(assignment), why);
     *m = t;
     return UP_OK;
 }
@@ -755,9 +683,29 @@ up_status up_machine_set_num(up_machine *m, const char *key, double v, up_err *e
         return UP_ERR(err, UP_EUSAGE, "%s", why);
     if (!is_numeric_type(k->type))
         return UP_ERR(err, UP_EUSAGE, "%s is not a numeric parameter", k->name);
-    if (!check_num(k, v, why, sizeof why))
-        return UP_ERR(err, UP_EUSAGE, "%s = %g: %s", k->name, v, why);
+    if (!check_num(k, v, why, sizeof why)) {
+        char num[32];
+        up_num_text(num, sizeof num, v);
+        return UP_ERR(err, UP_EUSAGE, "%s = %s: %s", k->name, num, why);
+    }
     store_num(m, k, v);
+    return UP_OK;
+}
+
+up_status up_machine_check(const up_machine *m, up_err *err)
+{
+    char why[512];
+    size_t i;
+    for (i = 0; i < NKEYS; i++)
+        if (keys[i].type == K_NUM || keys[i].type == K_UINT) {
+            double v = keys[i].type == K_UINT ? (double)*(const unsigned *)(const void *)((const char *)m + keys[i].off)
+                                               : num_get(m, &keys[i]);
+            if (!check_num(&keys[i], v, why, sizeof why)) {
+                char num[32];
+                up_num_text(num, sizeof num, v);
+                return UP_ERR(err, UP_EUSAGE, "%s = %s: %s", keys[i].name, num, why);
+            }
+        }
     return UP_OK;
 }
 

@@ -96,15 +96,27 @@ struct up_sim {
     void *pctx;
     uint64_t total;
     bool nomem;
+    bool overflow;                    /* a time reached UP_TICKS_MAX */
 };
 
 static uint64_t max2(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
-static uint64_t ticks(const up_sim *S, double ns)
+/* t rounded to ticks; a time that does not fit (UP_TICKS_MAX) fails the run. */
+static uint64_t tk(up_sim *S, double t)
 {
-    double t = ns * S->tpn;
-    return t <= 0 ? 0 : (uint64_t)llround(t);
+    uint64_t v = up_ticks_round(t);
+    if (v == UP_TICKS_MAX)
+        S->overflow = true;
+    return v;
+}
+
+static uint64_t ticks(up_sim *S, double ns) { return tk(S, ns * S->tpn); }
+
+/* Compute of c ticks on the target: c / cpu_ratio. */
+static uint64_t on_target(up_sim *S, uint64_t c)
+{
+    return S->m.cpu_ratio == 1 ? c : tk(S, (double)c / S->m.cpu_ratio);
 }
 
 /* ---- the tracer's overhead (eq. 1) ------------------------------------------ */
@@ -117,10 +129,9 @@ static uint64_t s_record_ovh(void *mp, uint32_t loc, const up_event *ev)
 
 /* Target time of a measured wall-time gap: less the previous record's
  * overhead (all of it inside an overhead region), over cpu_ratio. */
-static uint64_t scaled(const up_sim *S, const sloc *l, uint64_t gap)
+static uint64_t scaled(up_sim *S, const sloc *l, uint64_t gap)
 {
-    uint64_t c = l->ovh_depth ? 0 : sub0(gap, l->pend);
-    return S->m.cpu_ratio == 1 ? c : (uint64_t)llround((double)c / S->m.cpu_ratio);
+    return on_target(S, l->ovh_depth ? 0 : sub0(gap, l->pend));
 }
 
 /* Polling: a poll every poll_chunk of compute, poll_cost each. */
@@ -174,8 +185,8 @@ static uint64_t wire(up_sim *S, uint32_t a, uint32_t b, uint64_t bytes, uint64_t
     unsigned na = S->L[a].node, nb = S->L[b].node;
     uint64_t ser, start, rx;
     if (na == nb)
-        return depart + S->nlat + (uint64_t)llround((double)bytes * S->ng);
-    ser = (uint64_t)llround((double)bytes * S->g);
+        return depart + S->nlat + tk(S, (double)bytes * S->ng);
+    ser = tk(S, (double)bytes * S->g);
     start = depart;
     if (S->m.contention) { /* the sender's link, then every shared link on
                             * the route: the message holds them all for
@@ -223,6 +234,8 @@ static bool is_cpu_metric(const up_sim *S, const up_event *ev)
 static void account(up_sim *S, sloc *l, up_event *ev)
 {
     uint64_t o = up_ovh_of(&S->ovh, ev) + (ev->kind != UP_EV_BufferFlush ? l->extra_o : 0);
+    if (ev->t_out >= UP_TICKS_MAX) /* sums of times below it: caught before they wrap */
+        S->overflow = true;
     l->pend = o;
     l->seg_ovh += o;
     l->call_ovh += o;
@@ -261,7 +274,7 @@ static uint64_t local_time(up_sim *S, sloc *l, const up_loc_state *ls, const up_
              * CPU time, less the tracer's records inside it */
             uint64_t cpu_ns = sub0(ev->u.Metric.metricValues[0].unsigned_int, l->call_v);
             uint64_t ct = sub0(ticks(S, (double)cpu_ns), l->call_ovh);
-            c = S->m.cpu_ratio == 1 ? ct : (uint64_t)llround((double)ct / S->m.cpu_ratio);
+            c = on_target(S, ct);
             return max2(ls->prev_a, l->call_a + c);
         }
         return ls->prev_a + scaled(S, l, sub0(ev->time, ls->prev_m));
@@ -278,7 +291,7 @@ static uint64_t local_time(up_sim *S, sloc *l, const up_loc_state *ls, const up_
         uint64_t wall = sub0(ev->time, l->seg_m);
         uint64_t ct = sub0(ticks(S, (double)cpu_ns), l->seg_ovh);
         l->share = wall ? fmin(1.0, (double)ct / (double)wall) : 1.0;
-        c = S->m.cpu_ratio == 1 ? ct : (uint64_t)llround((double)ct / S->m.cpu_ratio);
+        c = on_target(S, ct);
         t = max2(ls->prev_a, l->seg_a + c);
         l->seg_open = false;
         S->used_cpu = true;
@@ -286,7 +299,7 @@ static uint64_t local_time(up_sim *S, sloc *l, const up_loc_state *ls, const up_
     } else {
         c = scaled(S, l, gap);
         if (l->seg_open && l->share < 1.0) /* inside a CPU segment: its share */
-            c = (uint64_t)llround((double)c * l->share);
+            c = tk(S, (double)c * l->share);
         t = ls->prev_a + c;
     }
     t += poll_cost(S, l, c);
@@ -428,8 +441,8 @@ static void s_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
         s->dst < S->n) {
         uint64_t dep = rdv_depart(S, loc, s->dst, s->send_a, s->post_a);
         uint64_t ser = S->L[loc].node == S->L[s->dst].node
-                           ? (uint64_t)llround((double)s->bytes * S->ng)
-                           : (uint64_t)llround((double)s->bytes * S->g);
+                           ? tk(S, (double)s->bytes * S->ng)
+                           : tk(S, (double)s->bytes * S->g);
         t = max2(t, dep + ser);
     } else {
         t = max2(t, s->post_a + S->lat);
@@ -587,8 +600,8 @@ up_status up_sim_new(const up_machine *m, const up_comp_params *ovh, const up_de
         return UP_ERR(err, UP_EUSAGE,
                       "compute = cpu, but the trace has no thread CPU-time metric (trace it with "
                       "`unperturb trace --cpu-time`, or set compute = auto or wall)");
-    if (!(m->cpu_ratio > 0))
-        return UP_ERR(err, UP_EUSAGE, "cpu_ratio must be greater than 0");
+    if (up_machine_check(m, err) != UP_OK)
+        return err ? err->status : UP_EUSAGE;
     if (!(S = up_calloc(1, sizeof *S)) || !(S->L = up_calloc(d->nlocs ? d->nlocs : 1, sizeof *S->L))) {
         up_free(S);
         return UP_ERR(err, UP_ENOMEM, "out of memory");
@@ -702,7 +715,15 @@ up_status up_sim_run(const up_sim_run_opts *o, up_sim_summary *s, up_err *err)
         goto done;
     }
     if (S->nomem) {
-        st = UP_ERR(err, UP_ENOMEM, "out of memory simulating '%s'", o->input);
+        st = UP_ERR(err, UP_ENOMEM, "out of memory simulating '%s'", up_esc(o->input));
+        goto done;
+    }
+    if (S->overflow) {
+        st = UP_ERR(err, UP_EFORMAT,
+                    "simulating '%s': a predicted time passed 2^62 ticks, all the trace's clock "
+                    "(%llu ticks/s) can count: cpu_ratio %g and ns_per_byte %g stretch this "
+                    "trace too far", up_esc(o->input), (unsigned long long)s->res.resolution,
+                    o->machine->cpu_ratio, o->machine->ns_per_byte);
         goto done;
     }
     if (w) {

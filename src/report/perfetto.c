@@ -856,7 +856,7 @@ static uint64_t window_ticks(const ex *x, double s)
     long double v = (long double)s * (long double)x->res;
     if (!(v < 1.8e19L) || v + (long double)x->origin >= 1.8e19L)
         return UINT64_MAX;
-    return x->origin + (uint64_t)llroundl(v);
+    return x->origin + (uint64_t)(v + 0.5L); /* v may pass llroundl's long long */
 }
 
 up_status up_export_perfetto(up_trace *t, const char *path, const up_export_opts *o,

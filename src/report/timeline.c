@@ -49,7 +49,7 @@ static uint64_t s_ticks(uint64_t origin, uint64_t res, double s)
     long double v = (long double)s * (long double)(res ? res : 1);
     if (!(v < 1.8e19L) || v + (long double)origin >= 1.8e19L)
         return UINT64_MAX;
-    return origin + (uint64_t)llroundl(v);
+    return origin + (uint64_t)(v + 0.5L); /* v may pass llroundl's long long */
 }
 
 /* "rank 3", or the location's name, or "location <id>" */

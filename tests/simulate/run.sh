@@ -1,14 +1,16 @@
 #!/bin/sh
 # tests/simulate/run.sh BUILD - `unperturb simulate` as a user runs it.
-#   - usage errors exit 2 with a message naming the option: a --machine file
-#     that is not there, bad --set, bad --sweep syntax and values, a key that
+#   - usage errors exit 2 with a message naming the option: bad --set, bad
+#     --sweep syntax and values, a key that
 #     cannot be swept, a sweep or several inputs without -o, a third sweep;
 #     a missing trace exits 1 naming it;
 #   - one trace: the predicted archive has, per location, the records of the
 #     input in the same order (otf2-print on both); `unperturb report` reads
 #     it; the JSON has the documented keys and the location names;
 #     --set after --machine, in order;
-#   - cpu_ratio 2 predicts less time than 1 on a compute-bound real trace;
+#   - cpu_ratio 2 predicts less time than 1 on a compute-bound real trace,
+#     0.001 far more; 1e-20 is refused with its range;
+#   - a missing --machine file exits 1, like a missing --calibration;
 #   - a latency sweep gives one CSV row per value with non-decreasing time,
 #     0.1:0.3:0.1 has three values, two sweeps give the grid;
 #   - scaling of synthetic traces at 2, 4 and 8 ranks: rows by rank count,
@@ -70,7 +72,6 @@ usage() {
         bad "usage: $name: exit $r" "$(cat "$T/u.err")"
     fi
 }
-usage "no --machine file" "$T/none.ini" "$CASITA" --machine "$T/none.ini"
 usage "bad --set value" "latency_ns=abc" "$CASITA" --set latency_ns=abc
 usage "unknown --set key" "nokey" "$CASITA" --set nokey=1
 usage "--set without =" "latency_ns" "$CASITA" --set latency_ns
@@ -99,6 +100,13 @@ if [ $r0 = 1 ] && grep -q "badm.ini:2" "$T/e0"; then
     ok "bad input: a machine file with an error exits 1 naming file and line ($(cat "$T/e0"))"
 else
     bad "bad input: bad machine file: exit $r0" "$(cat "$T/e0")"
+fi
+sim "$CASITA" --machine "$T/none.ini" > "$T/e5.out" 2> "$T/e5"; r5=$?
+if [ $r5 = 1 ] && [ "$(cat "$T/e5")" = "unperturb simulate: cannot read the machine file '$T/none.ini': No such file or directory" ] &&
+   [ ! -s "$T/e5.out" ]; then
+    ok "bad input: a missing --machine file exits 1 (as a missing --calibration) with the path and the reason"
+else
+    bad "bad input: missing --machine file: exit $r5" "$(cat "$T/e5")"
 fi
 sim "$T/missing-trace" > /dev/null 2> "$T/e1"; r1=$?
 sim "$T/g2" "$T/missing-trace" -o "$T/x" > /dev/null 2> "$T/e2"; r2=$?
@@ -191,6 +199,18 @@ if [ -n "$t1" ] && [ -n "$t2" ] && awk -v a="$t1" -v b="$t2" 'BEGIN {exit !(b < 
     ok "casita: cpu_ratio=2 predicts $t2 s against $t1 s at cpu_ratio=1 (compute-bound: about half)"
 else
     bad "casita: cpu_ratio 1 -> 2: '$t1' -> '$t2'" "$(cat "$T/c.err")"
+fi
+# a slower one: more time, down to the lowest ratio allowed (1e-20 once
+# overflowed the tick conversion and predicted a faster run); below it,
+# the range (exit 2)
+t3=$(sim "$CASITA" --set cpu_ratio=0.001 --json "$T/c3.json" -q 2>> "$T/c.err" &&
+     python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["predicted_time_s"])' "$T/c3.json")
+sim "$CASITA" --set cpu_ratio=1e-20 > "$T/c4.out" 2> "$T/c4.err"; r4=$?
+if [ -n "$t1" ] && [ -n "$t3" ] && awk -v a="$t1" -v b="$t3" 'BEGIN {exit !(b > a * 900 && b < a * 1100)}' &&
+   [ $r4 = 2 ] && grep -qx "unperturb simulate: --set cpu_ratio=1e-20: must be between 0.001 and 1000" "$T/c4.err"; then
+    ok "casita: cpu_ratio=0.001 predicts $t3 s, about 1000 times $t1 s (compute-bound); 1e-20 is refused with the range"
+else
+    bad "casita: cpu_ratio 1 -> 0.001: '$t1' -> '$t3'; 1e-20: exit $r4" "$(cat "$T/c.err" "$T/c4.err")"
 fi
 
 # ---- sweeps -------------------------------------------------------------------------

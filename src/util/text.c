@@ -1,0 +1,321 @@
+/*
+ * text.c - text from outside: bytes escaped for messages, numbers checked
+ * against their allowed range, small text files read with limits and handed
+ * to inih one line at a time (include/unperturb/util.h).
+ *
+ * Place in the data flow: below everything, beside util.c.  The commands
+ * parse their options with up_num_parse; the INI readers (calibration.c,
+ * machine.c, the experiment files of cmd_simulate.c) read their files with
+ * up_text_file_read and their lines with up_lines_read; every message that
+ * quotes a key, a value, an option or a file name quotes it escaped.
+ */
+#include "unperturb/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- escaping ------------------------------------------------------------ */
+
+/* Is c a code point that must not reach a terminal as it is: a C1 control
+ * or one that changes the direction of the text around it? */
+static bool hidden_code_point(unsigned long c)
+{
+    return c < 0xA0 || c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) ||
+           (c >= 0x2066 && c <= 0x2069);
+}
+
+/* The length of the well-formed UTF-8 sequence at s (n bytes left) if it
+ * prints, else 0. */
+static size_t utf8_printable(const unsigned char *s, size_t n)
+{
+    unsigned long c;
+    size_t len, i;
+    if (s[0] < 0xC2 || s[0] > 0xF4)
+        return 0;
+    len = s[0] < 0xE0 ? 2 : s[0] < 0xF0 ? 3 : 4;
+    if (n < len)
+        return 0;
+    c = s[0] & (0x7Fu >> len);
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        c = c << 6 | (s[i] & 0x3Fu);
+    }
+    if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10FFFF)) ||
+        (c >= 0xD800 && c <= 0xDFFF) || hidden_code_point(c))
+        return 0;
+    return len;
+}
+
+char *up_text_escape(char *dst, size_t cap, const char *s, size_t max)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s), shown = max && max < n ? max : n, i = 0, o = 0, safe = 0;
+    bool cut = shown < n;
+    if (!cap)
+        return dst;
+    while (i < shown) {
+        char unit[8];
+        size_t k = 1, w;
+        if (p[i] >= 0x20 && p[i] < 0x7F) {
+            unit[0] = (char)p[i];
+            w = 1;
+        } else if ((k = utf8_printable(p + i, n - i)) != 0) {
+            if (i + k > shown) { /* never half a character */
+                cut = true;
+                break;
+            }
+            memcpy(unit, p + i, k);
+            w = k;
+        } else {
+            k = 1;
+            snprintf(unit, sizeof unit, "\\x%02x", p[i]);
+            w = 4;
+        }
+        if (o + w > cap - 1) {
+            cut = true;
+            break;
+        }
+        memcpy(dst + o, unit, w);
+        o += w;
+        i += k;
+        if (o + 3 <= cap - 1)
+            safe = o;
+    }
+    if (cut) {
+        if (o + 3 > cap - 1)
+            o = safe;
+        if (o + 3 <= cap - 1) {
+            memcpy(dst + o, "...", 3);
+            o += 3;
+        }
+    }
+    dst[o] = '\0';
+    return dst;
+}
+
+const char *up_esc(const char *s)
+{
+    static _Thread_local char ring[8][640];
+    static _Thread_local unsigned next;
+    char *b = ring[next++ % 8];
+    return up_text_escape(b, sizeof ring[0], s ? s : "(null)", 200);
+}
+
+/* ---- numbers in a range ----------------------------------------------------- */
+
+const up_range UP_RANGE_NS = {0, 1e9, false, "ns"};
+const up_range UP_RANGE_NS_PER_BYTE = {0, 1e6, false, "ns/byte"};
+const up_range UP_RANGE_BYTES = {0, 9007199254740992.0, true, "bytes"};
+
+void up_num_text(char *buf, size_t cap, double v)
+{
+    char *e, *q;
+    bool neg;
+    if (v == 9007199254740992.0) {
+        snprintf(buf, cap, "2^53");
+        return;
+    }
+    snprintf(buf, cap, "%g", v);
+    if (!(e = strchr(buf, 'e')))
+        return;
+    q = e + 1; /* "1e+09" -> "1e9", "1e-06" -> "1e-6" */
+    neg = *q == '-';
+    if (*q == '+' || *q == '-')
+        q++;
+    while (*q == '0' && q[1])
+        q++;
+    memmove(e + 1 + neg, q, strlen(q) + 1);
+}
+
+void up_range_text(char *buf, size_t cap, const up_range *r)
+{
+    char lo[32], hi[32];
+    up_num_text(lo, sizeof lo, r->lo);
+    up_num_text(hi, sizeof hi, r->hi);
+    snprintf(buf, cap, "%sbetween %s and %s%s%s", r->whole ? "a whole number " : "", lo, hi,
+             r->unit && *r->unit ? " " : "", r->unit ? r->unit : "");
+}
+
+bool up_range_check(const up_range *r, double v, char *why, size_t cap)
+{
+    char rt[160];
+    if (v >= r->lo && v <= r->hi && (!r->whole || v == floor(v)))
+        return true;
+    up_range_text(rt, sizeof rt, r);
+    snprintf(why, cap, "must be %s", rt);
+    return false;
+}
+
+bool up_num_parse(const char *s, const up_range *r, double *v, char *why, size_t cap)
+{
+    char *end, rt[160];
+    double x;
+    errno = 0;
+    x = strtod(s, &end);
+    if (end == s || *end || isnan(x) || strpbrk(s, "xX") || *s == ' ' || *s == '\t' ||
+        *s == '\n' || *s == '\r' || *s == '\f' || *s == '\v') {
+        up_range_text(rt, sizeof rt, r);
+        snprintf(why, cap, "not a number (must be %s)", rt);
+        return false;
+    }
+    x += 0.0; /* -0 -> 0 */
+    if (!up_range_check(r, x, why, cap))
+        return false;
+    *v = x;
+    return true;
+}
+
+/* ---- small text files --------------------------------------------------------- */
+
+static const char *not_regular(mode_t m)
+{
+    if (S_ISDIR(m))
+        return "it is a directory, not a file";
+    if (S_ISCHR(m))
+        return "it is a character device, not a regular file";
+    if (S_ISBLK(m))
+        return "it is a block device, not a regular file";
+    if (S_ISFIFO(m))
+        return "it is a FIFO (named pipe), not a regular file";
+    if (S_ISSOCK(m))
+        return "it is a socket, not a regular file";
+    return "not a regular file";
+}
+
+static void size_text(char *buf, size_t cap, size_t n)
+{
+    if (n >= ((size_t)1 << 20) && n % ((size_t)1 << 20) == 0)
+        snprintf(buf, cap, "%zu MiB", n >> 20);
+    else if (n >= 1024 && n % 1024 == 0)
+        snprintf(buf, cap, "%zu KiB", n >> 10);
+    else
+        snprintf(buf, cap, "%zu bytes", n);
+}
+
+static up_status too_large(const char *path, const char *what, size_t max, up_err *err)
+{
+    char lim[32];
+    size_text(lim, sizeof lim, max);
+    return UP_ERR(err, UP_EIO, "cannot read the %s '%s': larger than %s, the limit for a %s", what,
+                  up_esc(path), lim, what);
+}
+
+up_status up_text_file_read(const char *path, const char *what, size_t max, char **text,
+                            size_t *len, up_err *err)
+{
+    struct stat st;
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    int fd, e;
+    *text = NULL;
+    if (len)
+        *len = 0;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer */
+    if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0) {
+        e = errno; /* before up_esc */
+        return UP_ERR(err, UP_EIO, "cannot read the %s '%s': %s", what, up_esc(path), strerror(e));
+    }
+    if (fstat(fd, &st) != 0) {
+        e = errno;
+        close(fd);
+        return UP_ERR(err, UP_EIO, "cannot read the %s '%s': %s", what, up_esc(path), strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return UP_ERR(err, UP_EIO, "cannot read the %s '%s': %s", what, up_esc(path),
+                      not_regular(st.st_mode));
+    }
+    if (st.st_size < 0 || (unsigned long long)st.st_size > max) {
+        close(fd);
+        return too_large(path, what, max, err);
+    }
+    for (;;) { /* the file may have grown since fstat: read to its end */
+        ssize_t r;
+        if (n == max + 1 || !up_grow((void **)&buf, &cap, n + 4096 < max + 2 ? n + 4096 : max + 2, 1)) {
+            close(fd);
+            up_free(buf);
+            if (n == max + 1)
+                return too_large(path, what, max, err);
+            return UP_ERR(err, UP_ENOMEM, "out of memory reading '%s'", up_esc(path));
+        }
+        r = read(fd, buf + n, (cap - 1 - n < max + 1 - n ? cap - 1 - n : max + 1 - n));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            e = errno;
+            close(fd);
+            up_free(buf);
+            return UP_ERR(err, UP_EIO, "cannot read the %s '%s': %s", what, up_esc(path), strerror(e));
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = '\0';
+    {
+        const char *nul = memchr(buf, 0, n);
+        if (nul) {
+            unsigned line = 1;
+            const char *p;
+            for (p = buf; p < nul; p++)
+                line += *p == '\n';
+            up_free(buf);
+            return UP_ERR(err, UP_EIO, "%s:%u: a NUL byte: not a text file (a %s is INI text)",
+                          up_esc(path), line, what);
+        }
+    }
+    *text = buf;
+    if (len)
+        *len = n;
+    return UP_OK;
+}
+
+/* ---- lines for inih ------------------------------------------------------------ */
+
+void up_lines_init(up_lines *l, const char *text, bool drop_indent)
+{
+    memset(l, 0, sizeof *l);
+    l->s = text;
+    l->drop_indent = drop_indent;
+}
+
+char *up_lines_read(char *buf, int size, void *stream)
+{
+    up_lines *l = stream;
+    const char *p = l->s;
+    size_t n = 0, cap = size > 0 ? (size_t)size - 1 : 0;
+    bool indent = l->drop_indent, over = false;
+    if (!p || !*p || !size)
+        return NULL;
+    for (; *p && *p != '\n'; p++) {
+        if (indent && (*p == ' ' || *p == '\t'))
+            continue;
+        indent = false;
+        if (n < cap)
+            buf[n++] = *p;
+        else if (!(*p == '\r' && (p[1] == '\n' || !p[1]))) /* a CR before the end fits */
+            over = true;
+    }
+    if (*p == '\n')
+        p++;
+    l->s = p;
+    l->line++;
+    l->limit = cap;
+    if (n && buf[n - 1] == '\r')
+        n--;
+    if (over) {
+        if (!l->too_long)
+            l->too_long = l->line;
+        n = 0;
+    }
+    buf[n] = '\0';
+    return buf;
+}
