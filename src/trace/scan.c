@@ -490,7 +490,7 @@ static bool stop(up_scan *s, uint64_t n, uint64_t off, const char *what)
 
 bool up_scan_next(up_scan *s, unsigned char *buf)
 {
-    uint64_t off, len, first, last, n = 0, tok_from;
+    uint64_t off, len, first, last, n = 0, tok_from, cut_ok;
     const unsigned char *p, *end, *q;
     bool events, big;
     const bool *checked = s->kind == UP_FILE_EVENTS ? checked_evt
@@ -544,7 +544,10 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
                       (unsigned long long)s->chunk, (unsigned long long)first,
                       (unsigned long long)s->records + 1);
     /* the walk; the hot part is plain pointer arithmetic: a record kind,
-     * its length, a skip */
+     * its length, a skip.  A record must leave room for a token after it,
+     * except in a file cut short: one that ends where the file ends is
+     * whole (libotf2 reads it without looking further). */
+    cut_ok = len < s->chunk_size;
     q = c.p;
     events = s->kind == UP_FILE_EVENTS;
     big = s->big_endian;
@@ -559,7 +562,7 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
         kind = *q++;
         if (kind >= 10 && q < end && *q < 0xff) { /* the common record */
             rlen = *q++;
-            if (rlen >= (uint64_t)(end - q))
+            if (rlen >= (uint64_t)(end - q) + cut_ok)
                 goto cut;
             if (checked[kind] && !record_ok(s, kind, q, rlen))
                 goto bad_record;
@@ -611,7 +614,7 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
             rlen = load64(q, s->big_endian);
             q += 8;
         }
-        if (rlen >= (uint64_t)(end - q)) /* the record and at least one token after it */
+        if (rlen >= (uint64_t)(end - q) + cut_ok) /* the record and a token after it */
             goto cut;
         if (kind == T_ATTRIBUTES && s->kind == UP_FILE_EVENTS) {
             if (!attrs_ok(s, q, rlen))
