@@ -14,7 +14,11 @@
  *            then tokens: 00 end of chunk (the next chunk follows), 02 end of
  *            file; in event files 05 <timestamp:8> and 06 <attribute list>;
  *            every other byte is a record kind followed by its length (one
- *            byte, or ff and 8 bytes) and that many bytes.
+ *            byte, or ff and 8 bytes) and that many bytes; except the
+ *            singleton events of OTF2 1.0 (Enter, Leave, the MPI request and
+ *            OpenMP task events, OmpFork): their one compressed number
+ *            follows the kind directly, so its size byte takes the place of
+ *            the length, and ff (the undefined value) stands alone.
  *
  * Numbers in records are compressed (a byte n, then n value bytes; ff for
  * the undefined value).  Records are checked by their length alone, except
@@ -45,6 +49,14 @@ enum { BIG = 0x23, LITTLE = 0x42 };     /* OTF2's endianness bytes */
 
 /* record kinds whose counts are checked (OTF2 3.0 format numbers) */
 enum { EV_METRIC = 31, EV_PROGRAM_BEGIN = 83 };
+/* singleton events: the largest size byte of their number (uint32 or uint64) */
+static const unsigned char singleton[256] = {
+    [12] = 4, [13] = 4,                     /* Enter, Leave: region */
+    [16] = 8, [17] = 8, [20] = 8, [21] = 8, /* MpiIsendComplete, MpiIrecvRequest,
+                                             * MpiRequestTest, MpiRequestCancelled */
+    [24] = 4,                               /* OmpFork: threads */
+    [28] = 8, [29] = 8, [30] = 8            /* OmpTaskCreate, -Switch, -Complete */
+};
 enum { DEF_IO_PARADIGM = 8, DEF_GROUP = 18, DEF_METRIC_CLASS = 20,
        DEF_CART_TOPOLOGY = 31, DEF_CART_COORDINATE = 32 };
 enum { LDEF_MAPPING_TABLE = 5, LDEF_CLOCK_OFFSET = 6 };
@@ -566,6 +578,8 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
                 goto cut;
             if (checked[kind] && !record_ok(s, kind, q, rlen))
                 goto bad_record;
+            if (events && rlen > 4 && singleton[kind] && rlen > singleton[kind])
+                goto bad_record; /* no such number size */
             q += rlen;
             n++;
             continue;
@@ -604,6 +618,11 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
         }
         if (kind == T_END_BUFFER || kind == T_HEADER)
             return stop(s, n, at, "an unexpected buffer mark");
+        if (events && singleton[kind] && q < end && *q == 0xff) { /* an undefined number */
+            q++;
+            n++;
+            continue;
+        }
         /* a record with a long length, an attribute list, a definition */
         if (q >= end)
             goto cut;
