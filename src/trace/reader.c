@@ -306,10 +306,12 @@ static up_status after_read(up_stream *s, OTF2_ErrorCode rc, uint64_t got,
         return UP_ERR(err, UP_ENOMEM, "out of memory reading location %llu of '%s'",
                       (unsigned long long)l->id, s->t->anchor);
     if (rc != OTF2_SUCCESS && rc != OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
+        /* in our words (libotf2's messages name its own source files), at
+         * the record */
         s->scan.damaged = true;
-        snprintf(s->scan.damage, sizeof s->scan.damage, "OTF2 cannot decode record %llu: %.150s",
-                 (unsigned long long)s->seq + 1,
-                 otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
+        s->scan.damage_off = s->t->scratch ? up_scan_locate(&s->scan, s->seq + 1, s->t->scratch) : 0;
+        snprintf(s->scan.damage, sizeof s->scan.damage,
+                 "record %llu cannot be decoded (a damaged field)", (unsigned long long)s->seq + 1);
         s->scan.records = s->seq;
         s->scan.end = true;
         return stream_ended(s, err);
@@ -541,10 +543,10 @@ static up_status read_local_defs(up_trace *t, size_t i, OTF2_DefReaderCallbacks 
         OTF2_Reader_CloseDefReader(t->rd, dr);
         if (rc != OTF2_SUCCESS && !sc.damaged) { /* e.g. two clock offsets at one time */
             sc.damaged = true;
-            sc.damage_off = 0;
-            snprintf(sc.damage, sizeof sc.damage, "OTF2 cannot read definition %llu: %.150s",
-                     (unsigned long long)n + 1,
-                     otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
+            sc.damage_off = up_scan_locate(&sc, n + 1, buf);
+            snprintf(sc.damage, sizeof sc.damage,
+                     "definition %llu cannot be read (a damaged field, or one inconsistent with "
+                     "those before it)", (unsigned long long)n + 1);
         }
     }
     if (sc.damaged && !add_damage(t, UP_DAMAGE_FILE, (long)i, path, sc.damage_off, sc.damage, false, n, 0, 0))

@@ -663,3 +663,52 @@ void up_scan_all(up_scan *s, unsigned char *scratch)
     while (up_scan_next(s, scratch))
         ;
 }
+
+uint64_t up_scan_locate(const up_scan *s, uint64_t no, unsigned char *buf)
+{
+    bool events = s->kind == UP_FILE_EVENTS;
+    uint64_t off, seen = 0, rlen, hdr;
+    const unsigned char *p, *end;
+    ssize_t got;
+    int fd;
+
+    if (s->missing || s->chunk_size == 0 || (fd = open(s->path, O_RDONLY | O_CLOEXEC)) < 0)
+        return 0;
+    for (off = 0; off < s->file_size; off += s->chunk_size) {
+        if ((got = pread(fd, buf, (size_t)s->chunk_size, (off_t)off)) < HEADER)
+            break;
+        p = buf + HEADER;
+        end = buf + got;
+        while (p < end && *p != T_END_CHUNK && *p != T_END_FILE) {
+            if (events && *p == T_TIMESTAMP) {
+                p += 9;
+                continue;
+            }
+            if ((size_t)(end - p) < 2)
+                break;
+            if (events && singleton[*p] && p[1] == 0xff) {
+                rlen = 0;
+                hdr = 2;
+            } else if (p[1] == 0xff) {
+                if ((size_t)(end - p) < 10)
+                    break;
+                rlen = load64(p + 2, s->big_endian);
+                hdr = 10;
+            } else {
+                rlen = p[1];
+                hdr = 2;
+            }
+            if (!(events && *p == T_ATTRIBUTES) && ++seen == no) {
+                close(fd);
+                return off + (uint64_t)(p - buf);
+            }
+            if (rlen > (uint64_t)(end - p) - hdr)
+                break;
+            p += hdr + rlen;
+        }
+        if (p >= end || *p != T_END_CHUNK)
+            break;
+    }
+    close(fd);
+    return 0;
+}

@@ -77,6 +77,10 @@ up_status up_scan_open(up_scan *s, const char *path, up_file_kind kind,
 bool up_scan_next(up_scan *s, unsigned char *scratch);
 /* Walks the whole file (definitions: they are read in one go). */
 void up_scan_all(up_scan *s, unsigned char *scratch);
+/* The byte offset of record `no` (1-based) of the file, walked again from
+ * its start into `scratch` (a chunk): where libotf2 failed to decode a
+ * record the walk found intact.  0 if it is not there. */
+uint64_t up_scan_locate(const up_scan *s, uint64_t no, unsigned char *scratch);
 void up_scan_close(up_scan *s);
 
 #endif
