@@ -491,6 +491,7 @@ static up_status read_global_defs(up_trace *t, up_err *err)
     unsigned char *buf;
     char *path = cat3(t->dir, ".def", "");
     up_status st;
+    memset(&sc, 0, sizeof sc);
     if (!path || !(buf = up_malloc((size_t)t->ai.chunk_def))) {
         up_free(path);
         return UP_ERR(err, UP_ENOMEM, "out of memory");
@@ -501,16 +502,22 @@ static up_status read_global_defs(up_trace *t, up_err *err)
             st = UP_ERR(err, UP_EFORMAT, "cannot read '%s': %s", path,
                         sc.missing ? "no such file (the archive's global definitions)"
                         : sc.damaged ? sc.damage : "no definitions");
-        else if (sc.damaged && !add_damage(t, UP_DAMAGE_FILE, -1, path, sc.damage_off, sc.damage, false,
-                                           sc.records, 0, 0))
-            st = UP_ERR(err, UP_ENOMEM, "out of memory");
         t->defs.gdefs_intact = sc.records;
         up_scan_close(&sc);
     }
     up_free(buf);
-    up_free(path);
     if (st == UP_OK)
         st = up_defs_read_(&t->defs, t->rd, t->anchor, t->defs.gdefs_intact, err);
+    /* the damage is announced once the definitions before it are known to be
+     * usable; when they define no location, it is the one error */
+    if (st == UP_OK && sc.damaged) {
+        if (!t->defs.nlocs)
+            st = UP_ERR(err, UP_EFORMAT, "cannot read '%s' at byte %llu: %s; no location is defined before it",
+                        path, (unsigned long long)sc.damage_off, sc.damage);
+        else if (!add_damage(t, UP_DAMAGE_FILE, -1, path, sc.damage_off, sc.damage, false, sc.records, 0, 0))
+            st = UP_ERR(err, UP_ENOMEM, "out of memory");
+    }
+    up_free(path);
     return st;
 }
 
