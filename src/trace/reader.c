@@ -498,6 +498,16 @@ static up_status read_global_defs(up_trace *t, up_err *err)
     }
     if ((st = up_scan_open(&sc, path, UP_FILE_GLOBAL_DEFS, t->ai.chunk_def, err)) == UP_OK) {
         up_scan_all(&sc, buf);
+        /* a damaged record length the walk survives (it lands on bytes that
+         * read as records) shows as another number than the anchor's */
+        if (!sc.damaged && sc.records && t->ai.ngdefs && sc.records != t->ai.ngdefs) {
+            sc.damaged = true;
+            sc.damage_off = sc.file_size;
+            snprintf(sc.damage, sizeof sc.damage,
+                     "%llu definition records where the anchor declares %llu (a damaged record "
+                     "length, or the definitions of another archive)",
+                     (unsigned long long)sc.records, (unsigned long long)t->ai.ngdefs);
+        }
         if (sc.missing || sc.records == 0)
             st = UP_ERR(err, UP_EFORMAT, "cannot read '%s': %s", path,
                         sc.missing ? "no such file (the archive's global definitions)"
