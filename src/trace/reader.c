@@ -228,7 +228,7 @@ uint64_t up_stream_time_fix_(up_stream *s, uint64_t t, uint64_t no)
         s->fix_spike++;
         return s->last_t;
     }
-    if (t > s->t_hi) {
+    if (t > s->t_hi || t < s->t->defs.global_offset) { /* before the range is outside it too */
         s->fix_range++;
         return s->last_t;
     }
