@@ -129,6 +129,7 @@ test:
 	$(MAKE) --no-print-directory $(BUILD)/bin/up-check
 	tests/features/run.sh $(BUILD)
 	$(MAKE) --no-print-directory $(BUILD)/bin/up-bench-gen $(BUILD)/bin/up-bench-measure
+	UNPERTURB=$(SAN)/bin/unperturb tests/corrupt/run.sh $(BUILD)
 	UNPERTURB=$(SAN)/bin/unperturb tests/report/run.sh $(BUILD)
 	UNPERTURB=$(SAN)/bin/unperturb tests/simulate/run.sh $(BUILD)
 	UNPERTURB=$(SAN)/bin/unperturb tests/safety/run.sh $(BUILD)

@@ -237,13 +237,14 @@ static int copy(const char *anchor, const char *out, uint64_t *records)
     /* 6. every global definition, ClockProperties included */
     {
         OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(ar);
+        up_def_copy dc = {gw, NULL, NULL};
         if (!gw || !(gr = OTF2_Reader_GetGlobalDefReader(rd)) ||
             !(gcb = OTF2_GlobalDefReaderCallbacks_New())) {
             fprintf(stderr, "%s: cannot copy the global definitions\n", prog);
             goto out;
         }
         up_copy_def_callbacks(gcb);
-        if ((rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, gcb, gw)) != OTF2_SUCCESS ||
+        if ((rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, gcb, &dc)) != OTF2_SUCCESS ||
             (rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n)) != OTF2_SUCCESS ||
             (rc = OTF2_Reader_CloseGlobalDefReader(rd, gr)) != OTF2_SUCCESS) {
             fail("copying the global definitions", rc);

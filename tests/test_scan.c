@@ -39,8 +39,9 @@ static void header(bytes *f, uint64_t first, uint64_t last)
     u64(f, last);
 }
 static void ts(bytes *f, uint64_t t) { u8(f, 5), u64(f, t); }
-/* Enter (kind 12) of region r < 256: length 2, compressed r */
-static void enter(bytes *f, unsigned r) { u8(f, 12), u8(f, 2), u8(f, 1), u8(f, r); }
+/* Enter (kind 12) of region r < 256: a record of one number has no length
+ * byte; the compressed number (size 1, then r) follows the kind */
+static void enter(bytes *f, unsigned r) { u8(f, 12), u8(f, 1), u8(f, r); }
 static void pad_to(bytes *f, size_t n)
 {
     while (f->n < n)
@@ -94,14 +95,14 @@ TEST(scan_cut_inside_a_chunk_keeps_the_whole_records)
     bytes f = {{0}, 0};
     up_scan s;
     header(&f, 1, 3);
-    ts(&f, 100), enter(&f, 1); /* bytes 18..30 */
-    ts(&f, 200), enter(&f, 2); /* 31..43 */
-    ts(&f, 300);               /* 44..52 */
-    u8(&f, 12), u8(&f, 2);     /* the third Enter, cut after its length byte */
+    ts(&f, 100), enter(&f, 1); /* bytes 18..29 */
+    ts(&f, 200), enter(&f, 2); /* 30..41 */
+    ts(&f, 300);               /* 42..50 */
+    u8(&f, 12), u8(&f, 1);     /* the third Enter at 51, cut inside its number */
     scan(write_file("f", &f), UP_FILE_EVENTS, &s);
     CHECK_EQ(s.records, 2);
     CHECK(s.damaged);
-    CHECK_EQ(s.damage_off, 53);
+    CHECK_EQ(s.damage_off, 51);
     CHECK(strstr(s.damage, "cut short") != NULL);
     up_scan_close(&s);
 }

@@ -345,9 +345,16 @@ up_status up_otf2_archive_create(const char *dir, OTF2_Archive **out, up_err *er
 /* ---- plain copy (the benchmark baseline, and the definition copy) -------- */
 
 /* Callbacks that write each record straight to the OTF2_EvtWriter* given as
- * user data, and global definitions to the OTF2_GlobalDefWriter* given as
- * user data (ClockProperties included). */
+ * user data, and global definitions to the writer of the up_def_copy given
+ * as user data (ClockProperties included). */
 void up_copy_evt_callbacks(OTF2_EvtReaderCallbacks *cb);
+typedef struct up_def_copy {
+    OTF2_GlobalDefWriter *gw;
+    /* if set: a Location definition declares nevents[i] records, i its
+     * index in defs (what was written, not what the input declared) */
+    const up_defs *defs;
+    const uint64_t *nevents;
+} up_def_copy;
 void up_copy_def_callbacks(OTF2_GlobalDefReaderCallbacks *cb);
 
 /* The last message OTF2 reported through its error callback ("" if none). */

@@ -228,7 +228,7 @@ uint64_t up_stream_time_fix_(up_stream *s, uint64_t t, uint64_t no)
         s->fix_spike++;
         return s->last_t;
     }
-    if (t > s->t_hi) {
+    if (t > s->t_hi || t < s->t->defs.global_offset) { /* before the range is outside it too */
         s->fix_range++;
         return s->last_t;
     }
@@ -311,10 +311,12 @@ static up_status after_read(up_stream *s, OTF2_ErrorCode rc, uint64_t got,
         return UP_ERR(err, UP_ENOMEM, "out of memory reading location %llu of '%s'",
                       (unsigned long long)l->id, s->t->anchor);
     if (rc != OTF2_SUCCESS && rc != OTF2_ERROR_INTERRUPTED_BY_CALLBACK) {
+        /* in our words (libotf2's messages name its own source files), at
+         * the record */
         s->scan.damaged = true;
-        snprintf(s->scan.damage, sizeof s->scan.damage, "OTF2 cannot decode record %llu: %.150s",
-                 (unsigned long long)s->seq + 1,
-                 otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
+        s->scan.damage_off = s->t->scratch ? up_scan_locate(&s->scan, s->seq + 1, s->t->scratch) : 0;
+        snprintf(s->scan.damage, sizeof s->scan.damage,
+                 "record %llu cannot be decoded (a damaged field)", (unsigned long long)s->seq + 1);
         s->scan.records = s->seq;
         s->scan.end = true;
         return stream_ended(s, err);
@@ -494,26 +496,43 @@ static up_status read_global_defs(up_trace *t, up_err *err)
     unsigned char *buf;
     char *path = cat3(t->dir, ".def", "");
     up_status st;
+    memset(&sc, 0, sizeof sc);
     if (!path || !(buf = up_malloc((size_t)t->ai.chunk_def))) {
         up_free(path);
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     }
     if ((st = up_scan_open(&sc, path, UP_FILE_GLOBAL_DEFS, t->ai.chunk_def, err)) == UP_OK) {
         up_scan_all(&sc, buf);
+        /* a damaged record length the walk survives (it lands on bytes that
+         * read as records) shows as another number than the anchor's */
+        if (!sc.damaged && sc.records && t->ai.ngdefs && sc.records != t->ai.ngdefs) {
+            sc.damaged = true;
+            sc.damage_off = sc.file_size;
+            snprintf(sc.damage, sizeof sc.damage,
+                     "%llu definition records where the anchor declares %llu (a damaged record "
+                     "length, or the definitions of another archive)",
+                     (unsigned long long)sc.records, (unsigned long long)t->ai.ngdefs);
+        }
         if (sc.missing || sc.records == 0)
             st = UP_ERR(err, UP_EFORMAT, "cannot read '%s': %s", path,
                         sc.missing ? "no such file (the archive's global definitions)"
                         : sc.damaged ? sc.damage : "no definitions");
-        else if (sc.damaged && !add_damage(t, UP_DAMAGE_FILE, -1, path, sc.damage_off, sc.damage, false,
-                                           sc.records, 0, 0))
-            st = UP_ERR(err, UP_ENOMEM, "out of memory");
         t->defs.gdefs_intact = sc.records;
         up_scan_close(&sc);
     }
     up_free(buf);
-    up_free(path);
     if (st == UP_OK)
         st = up_defs_read_(&t->defs, t->rd, t->anchor, t->defs.gdefs_intact, err);
+    /* the damage is announced once the definitions before it are known to be
+     * usable; when they define no location, it is the one error */
+    if (st == UP_OK && sc.damaged) {
+        if (!t->defs.nlocs)
+            st = UP_ERR(err, UP_EFORMAT, "cannot read '%s' at byte %llu: %s; no location is defined before it",
+                        path, (unsigned long long)sc.damage_off, sc.damage);
+        else if (!add_damage(t, UP_DAMAGE_FILE, -1, path, sc.damage_off, sc.damage, false, sc.records, 0, 0))
+            st = UP_ERR(err, UP_ENOMEM, "out of memory");
+    }
+    up_free(path);
     return st;
 }
 
@@ -546,10 +565,10 @@ static up_status read_local_defs(up_trace *t, size_t i, OTF2_DefReaderCallbacks 
         OTF2_Reader_CloseDefReader(t->rd, dr);
         if (rc != OTF2_SUCCESS && !sc.damaged) { /* e.g. two clock offsets at one time */
             sc.damaged = true;
-            sc.damage_off = 0;
-            snprintf(sc.damage, sizeof sc.damage, "OTF2 cannot read definition %llu: %.150s",
-                     (unsigned long long)n + 1,
-                     otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
+            sc.damage_off = up_scan_locate(&sc, n + 1, buf);
+            snprintf(sc.damage, sizeof sc.damage,
+                     "definition %llu cannot be read (a damaged field, or one inconsistent with "
+                     "those before it)", (unsigned long long)n + 1);
         }
     }
     if (sc.damaged && !add_damage(t, UP_DAMAGE_FILE, (long)i, path, sc.damage_off, sc.damage, false, n, 0, 0))

@@ -200,7 +200,7 @@ void up_copy_evt_callbacks(OTF2_EvtReaderCallbacks *cb)
 #define X(K)                                                                    \
     static OTF2_CallbackCode defcopy_##K(void *ud UP_DEFF_##K(P_F, P_A))        \
     {                                                                           \
-        return OTF2_GlobalDefWriter_Write##K((OTF2_GlobalDefWriter *)ud         \
+        return OTF2_GlobalDefWriter_Write##K(((up_def_copy *)ud)->gw            \
                                              UP_DEFF_##K(PASS_F, PASS_A)) ==    \
                        OTF2_SUCCESS                                             \
                    ? OTF2_CALLBACK_SUCCESS                                      \
@@ -209,9 +209,23 @@ void up_copy_evt_callbacks(OTF2_EvtReaderCallbacks *cb)
 UP_OTF2_DEFS(X)
 #undef X
 
+/* A Location declares the records written for it, where the caller says:
+ * those of a damaged input are fewer than it declared. */
+static OTF2_CallbackCode defcopy_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name,
+                                          OTF2_LocationType type, uint64_t nevents,
+                                          OTF2_LocationGroupRef group)
+{
+    const up_def_copy *c = ud;
+    uint32_t i;
+    if (c->nevents && c->defs && up_defs_loc_index(c->defs, self, &i))
+        nevents = c->nevents[i];
+    return defcopy_Location(ud, self, name, type, nevents, group);
+}
+
 void up_copy_def_callbacks(OTF2_GlobalDefReaderCallbacks *cb)
 {
 #define X(K) OTF2_GlobalDefReaderCallbacks_Set##K##Callback(cb, defcopy_##K);
     UP_OTF2_DEFS(X)
 #undef X
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, defcopy_location);
 }

@@ -14,7 +14,11 @@
  *            then tokens: 00 end of chunk (the next chunk follows), 02 end of
  *            file; in event files 05 <timestamp:8> and 06 <attribute list>;
  *            every other byte is a record kind followed by its length (one
- *            byte, or ff and 8 bytes) and that many bytes.
+ *            byte, or ff and 8 bytes) and that many bytes; except the
+ *            singleton events of OTF2 1.0 (Enter, Leave, the MPI request and
+ *            OpenMP task events, OmpFork): their one compressed number
+ *            follows the kind directly, so its size byte takes the place of
+ *            the length, and ff (the undefined value) stands alone.
  *
  * Numbers in records are compressed (a byte n, then n value bytes; ff for
  * the undefined value).  Records are checked by their length alone, except
@@ -45,6 +49,14 @@ enum { BIG = 0x23, LITTLE = 0x42 };     /* OTF2's endianness bytes */
 
 /* record kinds whose counts are checked (OTF2 3.0 format numbers) */
 enum { EV_METRIC = 31, EV_PROGRAM_BEGIN = 83 };
+/* singleton events: the largest size byte of their number (uint32 or uint64) */
+static const unsigned char singleton[256] = {
+    [12] = 4, [13] = 4,                     /* Enter, Leave: region */
+    [16] = 8, [17] = 8, [20] = 8, [21] = 8, /* MpiIsendComplete, MpiIrecvRequest,
+                                             * MpiRequestTest, MpiRequestCancelled */
+    [24] = 4,                               /* OmpFork: threads */
+    [28] = 8, [29] = 8, [30] = 8            /* OmpTaskCreate, -Switch, -Complete */
+};
 enum { DEF_IO_PARADIGM = 8, DEF_GROUP = 18, DEF_METRIC_CLASS = 20,
        DEF_CART_TOPOLOGY = 31, DEF_CART_COORDINATE = 32 };
 enum { LDEF_MAPPING_TABLE = 5, LDEF_CLOCK_OFFSET = 6 };
@@ -490,7 +502,7 @@ static bool stop(up_scan *s, uint64_t n, uint64_t off, const char *what)
 
 bool up_scan_next(up_scan *s, unsigned char *buf)
 {
-    uint64_t off, len, first, last, n = 0, tok_from;
+    uint64_t off, len, first, last, n = 0, tok_from, cut_ok;
     const unsigned char *p, *end, *q;
     bool events, big;
     const bool *checked = s->kind == UP_FILE_EVENTS ? checked_evt
@@ -544,7 +556,10 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
                       (unsigned long long)s->chunk, (unsigned long long)first,
                       (unsigned long long)s->records + 1);
     /* the walk; the hot part is plain pointer arithmetic: a record kind,
-     * its length, a skip */
+     * its length, a skip.  A record must leave room for a token after it,
+     * except in a file cut short: one that ends where the file ends is
+     * whole (libotf2 reads it without looking further). */
+    cut_ok = len < s->chunk_size;
     q = c.p;
     events = s->kind == UP_FILE_EVENTS;
     big = s->big_endian;
@@ -559,10 +574,12 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
         kind = *q++;
         if (kind >= 10 && q < end && *q < 0xff) { /* the common record */
             rlen = *q++;
-            if (rlen >= (uint64_t)(end - q))
+            if (rlen >= (uint64_t)(end - q) + cut_ok)
                 goto cut;
             if (checked[kind] && !record_ok(s, kind, q, rlen))
                 goto bad_record;
+            if (events && rlen > 4 && singleton[kind] && rlen > singleton[kind])
+                goto bad_record; /* no such number size */
             q += rlen;
             n++;
             continue;
@@ -601,6 +618,11 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
         }
         if (kind == T_END_BUFFER || kind == T_HEADER)
             return stop(s, n, at, "an unexpected buffer mark");
+        if (events && singleton[kind] && q < end && *q == 0xff) { /* an undefined number */
+            q++;
+            n++;
+            continue;
+        }
         /* a record with a long length, an attribute list, a definition */
         if (q >= end)
             goto cut;
@@ -611,7 +633,7 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
             rlen = load64(q, s->big_endian);
             q += 8;
         }
-        if (rlen >= (uint64_t)(end - q)) /* the record and at least one token after it */
+        if (rlen >= (uint64_t)(end - q) + cut_ok) /* the record and a token after it */
             goto cut;
         if (kind == T_ATTRIBUTES && s->kind == UP_FILE_EVENTS) {
             if (!attrs_ok(s, q, rlen))
@@ -658,4 +680,53 @@ void up_scan_all(up_scan *s, unsigned char *scratch)
 {
     while (up_scan_next(s, scratch))
         ;
+}
+
+uint64_t up_scan_locate(const up_scan *s, uint64_t no, unsigned char *buf)
+{
+    bool events = s->kind == UP_FILE_EVENTS;
+    uint64_t off, seen = 0, rlen, hdr;
+    const unsigned char *p, *end;
+    ssize_t got;
+    int fd;
+
+    if (s->missing || s->chunk_size == 0 || (fd = open(s->path, O_RDONLY | O_CLOEXEC)) < 0)
+        return 0;
+    for (off = 0; off < s->file_size; off += s->chunk_size) {
+        if ((got = pread(fd, buf, (size_t)s->chunk_size, (off_t)off)) < HEADER)
+            break;
+        p = buf + HEADER;
+        end = buf + got;
+        while (p < end && *p != T_END_CHUNK && *p != T_END_FILE) {
+            if (events && *p == T_TIMESTAMP) {
+                p += 9;
+                continue;
+            }
+            if ((size_t)(end - p) < 2)
+                break;
+            if (events && singleton[*p] && p[1] == 0xff) {
+                rlen = 0;
+                hdr = 2;
+            } else if (p[1] == 0xff) {
+                if ((size_t)(end - p) < 10)
+                    break;
+                rlen = load64(p + 2, s->big_endian);
+                hdr = 10;
+            } else {
+                rlen = p[1];
+                hdr = 2;
+            }
+            if (!(events && *p == T_ATTRIBUTES) && ++seen == no) {
+                close(fd);
+                return off + (uint64_t)(p - buf);
+            }
+            if (rlen > (uint64_t)(end - p) - hdr)
+                break;
+            p += hdr + rlen;
+        }
+        if (p >= end || *p != T_END_CHUNK)
+            break;
+    }
+    close(fd);
+    return 0;
 }

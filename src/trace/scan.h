@@ -80,6 +80,10 @@ bool up_scan_next(up_scan *s, unsigned char *scratch);
 bool up_scan_header(up_scan *s);
 /* Walks the whole file (definitions: they are read in one go). */
 void up_scan_all(up_scan *s, unsigned char *scratch);
+/* The byte offset of record `no` (1-based) of the file, walked again from
+ * its start into `scratch` (a chunk): where libotf2 failed to decode a
+ * record the walk found intact.  0 if it is not there. */
+uint64_t up_scan_locate(const up_scan *s, uint64_t no, unsigned char *scratch);
 void up_scan_close(up_scan *s);
 
 #endif

@@ -1,6 +1,8 @@
 /*
  * writer.c - the output archive: every record of the input with the replay's
- * timestamps, every global definition copied, fresh ClockProperties.
+ * timestamps, every global definition copied (Locations declaring the records
+ * written: fewer than the input declared if it was damaged), fresh
+ * ClockProperties.
  *
  * Place in the data flow: last stage of compensate/simulate.  Memory is bounded
  * by OTF2 memory callbacks that hand each event buffer at most
@@ -35,6 +37,7 @@ struct up_writer {
     OTF2_Archive *ar;
     size_t nlocs;
     OTF2_EvtWriter **ew;
+    uint64_t *nevents;      /* records written per location, when closed */
     uint64_t *last_t;
     OTF2_AttributeList *al;
     uint64_t clamped;
@@ -218,8 +221,9 @@ up_status up_writer_open(const char *dir, const up_trace *in, up_writer **out,
     w->dir = up_strdup(dir);
     w->ew = up_calloc(d->nlocs, sizeof *w->ew);
     w->last_t = up_calloc(d->nlocs, sizeof *w->last_t);
+    w->nevents = up_calloc(d->nlocs, sizeof *w->nevents);
     w->al = OTF2_AttributeList_New();
-    if (!w->dir || !w->ew || !w->last_t || !w->al) {
+    if (!w->dir || !w->ew || !w->last_t || !w->nevents || !w->al) {
         up_writer_abort(w);
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     }
@@ -273,10 +277,11 @@ static OTF2_CallbackCode skip_clock(void *ud, uint64_t res, uint64_t off,
 }
 
 /* Copies the input's global definitions, as far as they were found intact
- * when the input was opened (scan.h). */
+ * when the input was opened (scan.h); Locations declare `nevents`. */
 static up_status copy_global_defs(OTF2_GlobalDefWriter *gw, const up_trace *in,
-                                  up_err *err)
+                                  const uint64_t *nevents, up_err *err)
 {
+    up_def_copy dc = {gw, up_trace_defs(in), nevents};
     const char *anchor = up_trace_anchor(in);
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);
     OTF2_GlobalDefReader *gr;
@@ -291,7 +296,7 @@ static up_status copy_global_defs(OTF2_GlobalDefWriter *gw, const up_trace *in,
     if (gr && cb) {
         up_copy_def_callbacks(cb);
         OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, skip_clock);
-        rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cb, gw);
+        rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cb, &dc);
         if (rc == OTF2_SUCCESS)
             rc = OTF2_Reader_ReadGlobalDefinitions(rd, gr, up_trace_defs(in)->gdefs_intact, &n);
     }
@@ -351,6 +356,9 @@ static up_status finish(up_writer *w, const up_trace *in, uint64_t t_min, uint64
     size_t i;
 
     for (i = 0; i < w->nlocs; i++) {
+        if (w->ew[i] && (rc = OTF2_EvtWriter_GetNumberOfEvents(w->ew[i], &w->nevents[i])) != OTF2_SUCCESS &&
+            st == UP_OK)
+            st = up_otf2_err_(err, rc, "cannot count the events written");
         if (w->ew[i] && (rc = OTF2_Archive_CloseEvtWriter(w->ar, w->ew[i])) != OTF2_SUCCESS && st == UP_OK)
             st = up_otf2_err_(err, rc, "cannot write the events");
         w->ew[i] = NULL;
@@ -382,7 +390,7 @@ static up_status finish(up_writer *w, const up_trace *in, uint64_t t_min, uint64
                                                         t_max > off ? t_max - off : 0,
                                                         d->realtime)) != OTF2_SUCCESS)
         return up_otf2_err_(err, rc, "cannot write the clock properties");
-    if ((st = copy_global_defs(gw, in, err)) != UP_OK)
+    if ((st = copy_global_defs(gw, in, w->nevents, err)) != UP_OK)
         return st;
     copy_anchor_info(w->ar, in, description);
     if (prop_name)
@@ -424,5 +432,6 @@ void up_writer_abort(up_writer *w)
     up_free(w->dir);
     up_free(w->ew);
     up_free(w->last_t);
+    up_free(w->nevents);
     up_free(w);
 }
