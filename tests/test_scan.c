@@ -328,9 +328,10 @@ TEST(reader_repairs_damaged_timestamps)
      * A spike inside the clock range: 1500 (record 5) becomes 2524 */
     CHECK((off = find_token(evt, 1500)) > 0);
     poke64(evt, off + 1, 2524);
-    /* backwards: 2500 (record 15) becomes 500 */
+    /* backwards, inside the clock range: 2500 (record 15) becomes 1200
+     * (before the range, it would count as outside it) */
     CHECK((off = find_token(evt, 2500)) > 0);
-    poke64(evt, off + 1, 500);
+    poke64(evt, off + 1, 1200);
     /* outside the clock range, on the last record (no token after it to
      * show a spike): 2900 becomes 2^40 + 2900 */
     CHECK((off = find_token(evt, 2900)) > 0);
