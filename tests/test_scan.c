@@ -401,3 +401,33 @@ TEST(reader_fails_only_when_nothing_is_usable)
     CHECK(strstr(err.msg, "no location") != NULL);
     up_trace_close(tr);
 }
+
+TEST(scan_unknown_kinds_are_damage_in_an_old_archive)
+{
+    /* kind 100 does not exist in OTF2 3.0: in an archive OTF2 3.0 wrote it
+     * is a damaged byte; in a newer one, a record to skip by its length */
+    bytes f = {{0}, 0};
+    static unsigned char buf[4096];
+    up_err err = {0};
+    const char *path;
+    up_scan s;
+    header(&f, 1, 3);
+    ts(&f, 100), enter(&f, 1);
+    ts(&f, 200), u8(&f, 100), u8(&f, 2), u8(&f, 1), u8(&f, 7);
+    ts(&f, 300), enter(&f, 3);
+    u8(&f, 2);
+    path = write_file("f", &f);
+    CHECK(up_scan_open(&s, path, UP_FILE_EVENTS, CS, &err) == UP_OK);
+    s.strict = true;
+    up_scan_all(&s, buf);
+    CHECK_EQ(s.records, 1);
+    CHECK(s.damaged);
+    CHECK_EQ(s.damage_off, 18 + 12 + 9);
+    CHECK(strstr(s.damage, "does not know") != NULL);
+    up_scan_close(&s);
+    CHECK(up_scan_open(&s, path, UP_FILE_EVENTS, CS, &err) == UP_OK);
+    up_scan_all(&s, buf);
+    CHECK_EQ(s.records, 3);
+    CHECK(!s.damaged);
+    up_scan_close(&s);
+}

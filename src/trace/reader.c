@@ -479,6 +479,12 @@ static char *resolve_anchor(const char *path, up_err *err)
     return a;
 }
 
+/* Written by OTF2 3.0 or older: every record kind it may hold is known. */
+static bool strict(const up_trace *t)
+{
+    return t->ai.version[0] < 3 || (t->ai.version[0] == 3 && t->ai.version[1] == 0);
+}
+
 /* "<prefix><mid><suffix>" in a new string. */
 static char *cat3(const char *a, const char *b, const char *c)
 {
@@ -502,6 +508,7 @@ static up_status read_global_defs(up_trace *t, up_err *err)
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     }
     if ((st = up_scan_open(&sc, path, UP_FILE_GLOBAL_DEFS, t->ai.chunk_def, err)) == UP_OK) {
+        sc.strict = strict(t);
         up_scan_all(&sc, buf);
         /* a damaged record length the walk survives (it lands on bytes that
          * read as records) shows as another number than the anchor's */
@@ -555,6 +562,7 @@ static up_status read_local_defs(up_trace *t, size_t i, OTF2_DefReaderCallbacks 
         up_free(path);
         return st;
     }
+    sc.strict = strict(t);
     up_scan_all(&sc, buf);
     up_scan_close(&sc);
     if (sc.records && (dr = OTF2_Reader_GetDefReader(t->rd, id)) != NULL) {
@@ -583,6 +591,7 @@ static up_status open_stream(up_trace *t, size_t i, up_err *err)
 {
     up_stream *s = &t->streams[i];
     const up_defs *d = &t->defs;
+    up_status st;
     char idbuf[32];
     snprintf(idbuf, sizeof idbuf, "/%llu.evt", (unsigned long long)d->locs[i].id);
     if (!(s->path = cat3(t->dir, idbuf, "")))
@@ -592,7 +601,9 @@ static up_status open_stream(up_trace *t, size_t i, up_err *err)
                   ? d->global_offset + d->trace_length
                   : UINT64_MAX;
     s->spike_first = s->spike_last = UINT64_MAX;
-    return up_scan_open(&s->scan, s->path, UP_FILE_EVENTS, t->ai.chunk_evt, err);
+    st = up_scan_open(&s->scan, s->path, UP_FILE_EVENTS, t->ai.chunk_evt, err);
+    s->scan.strict = strict(t);
+    return st;
 }
 
 up_status up_trace_open(const char *path, up_trace **out, up_err *err)

@@ -481,6 +481,27 @@ static bool add_spike(up_scan *s, uint64_t first, uint64_t last)
  * before it a spike (ahead of both its neighbours)?  Its events are
  * [spike_from, no). */
 /* The record kinds record_ok looks into, by file kind. */
+/* The record kinds OTF2 3.0 knows, by file kind: in an archive written by
+ * OTF2 3.0 or older (up_scan.strict) any other kind is damage, not a record
+ * of a newer version. */
+static bool known_evt[256], known_gdef[256], known_ldef[256];
+
+static void known_init(void)
+{
+    static bool done;
+    unsigned k;
+    if (done)
+        return;
+    for (k = 10; k <= 88; k++)
+        known_evt[k] = true;               /* BufferFlush .. CommDestroy */
+    for (k = 10; k <= 43; k++)
+        known_gdef[k] = known_ldef[k] = true; /* String .. InterComm */
+    for (k = 5; k <= 8; k++)
+        known_gdef[k] = true;              /* ClockProperties .. IoParadigm */
+    known_ldef[5] = known_ldef[6] = true;  /* MappingTable, ClockOffset */
+    done = true;
+}
+
 static const bool checked_evt[256] = {[EV_METRIC] = true, [EV_PROGRAM_BEGIN] = true};
 static const bool checked_gdef[256] = {[DEF_IO_PARADIGM] = true, [DEF_GROUP] = true,
                                        [DEF_METRIC_CLASS] = true, [DEF_CART_TOPOLOGY] = true,
@@ -507,12 +528,15 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
     bool events, big;
     const bool *checked = s->kind == UP_FILE_EVENTS ? checked_evt
                           : s->kind == UP_FILE_GLOBAL_DEFS ? checked_gdef : checked_ldef;
+    const bool *known = s->kind == UP_FILE_EVENTS ? known_evt
+                        : s->kind == UP_FILE_GLOBAL_DEFS ? known_gdef : known_ldef;
     ssize_t got;
     int fd;
     cur c;
 
     if (s->end)
         return false;
+    known_init();
     s->nspikes = 0;
     if (s->chunk_size == 0 || s->chunk > UINT64_MAX / s->chunk_size)
         return damage(s, 0, "impossible chunk size");
@@ -572,6 +596,8 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
                         len < s->chunk_size ? "cut short (no end-of-chunk or end-of-file mark)"
                                             : "no end-of-chunk mark");
         kind = *q++;
+        if (s->strict && !known[kind] && kind > T_HEADER && !(events && kind <= T_ATTRIBUTES && kind >= T_TIMESTAMP))
+            return stop(s, n, off + (uint64_t)(rec - p), "a record kind OTF2 does not know (a damaged byte)");
         if (kind >= 10 && q < end && *q < 0xff) { /* the common record */
             rlen = *q++;
             if (rlen >= (uint64_t)(end - q) + cut_ok)

@@ -63,6 +63,8 @@ typedef struct up_scan {
     size_t nspikes, cap_spikes;
     uint64_t spikes_total;   /* events in spikes, all chunks */
     bool big_endian;
+    bool strict;             /* written by OTF2 3.0 or older: a record kind it
+                              * does not know is damage (set by the reader) */
 } up_scan;
 
 /* Prepares the walk of `path`, whose chunks are `chunk_size` bytes (from
