@@ -213,9 +213,15 @@ base() {
     if [ -f "$BASE" ]; then say "base root: $BASE (cached)"; else bootstrap; fi
 }
 
+# the network as an installed machine has it: the name server, and the host
+# name in /etc/hosts as the Debian installer writes it (without it, every
+# mpirun waits seconds for the resolver to give up on the name)
 copy() {
     tar -C "$R" -xf "$BASE"
-    cp /etc/resolv.conf "$R/etc/resolv.conf"         # the network, as the machine has it
+    cp /etc/resolv.conf "$R/etc/resolv.conf"
+    h=$(hostname)
+    hostname > "$R/etc/hostname"
+    printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n\n::1\tlocalhost ip6-localhost ip6-loopback\n' "$h" > "$R/etc/hosts"
 }
 
 clone() {
