@@ -35,6 +35,22 @@ say() { echo "$ME: $*"; }
 die() { echo "$ME: $*" >&2; exit 1; }
 now() { date +%s; }
 
+# step NAME COMMAND...: runs one step (errors end it), records its name for
+# the report of a failure or an interruption, and its time and exit status;
+# its log, if it has one, is $LOGS/NAME.log
+step() {
+    name=$1
+    shift
+    echo "$name" > "$LOGS/step"
+    t0=$(now)
+    set +e
+    (set -e; "$@")
+    rc=$?
+    set -e
+    echo "$name $(($(now) - t0)) $rc" >> "$LOGS/times"
+    [ "$rc" = 0 ] || exit 1
+}
+
 # ---- inside the namespace: mount, run the targets, unmount ----------------------
 # usage: fresh-machine.sh --inside ROOT LOGS TARGET...   (run by the outer part)
 in_root() {
@@ -72,10 +88,16 @@ nonroot() {
     want="unperturb: install them with:  sudo apt-get install pkg-config libopen-trace-format2-dev"
     want="$want libjansson-dev libinih-dev libopenmpi-dev openmpi-bin libdw-dev otf2-tools"
     if [ "$rc" = 0 ] || ! grep -qxF "$want" "$LOGS/nonroot.log" || grep -q ' -c ' "$LOGS/nonroot.log"; then
-        echo "nonroot 0 1" >> "$LOGS/times"
         echo "$ME: expected a failure with the line: $want" >&2
-        exit 1
+        return 1
     fi
+}
+
+make_target() { # TARGET: as root in the root's clone, shown and logged
+    say "== make $1 (in the fresh root, as root, first run)"
+    { in_root sh -c "cd /root/unperturb && exec make $1" 2>&1; echo $? > "$LOGS/rc"; } |
+        tee "$LOGS/make-$1.log"
+    return "$(cat "$LOGS/rc")"
 }
 
 inside() {
@@ -84,22 +106,10 @@ inside() {
     trap 'unmount_all' EXIT
     trap 'exit 130' INT
     trap 'exit 143' TERM
-    t0=$(now)
-    mount_all
-    echo "mounts $(($(now) - t0))" >> "$LOGS/times"
-    t0=$(now)
-    nonroot
-    echo "nonroot $(($(now) - t0))" >> "$LOGS/times"
+    step mounts mount_all
+    step nonroot nonroot
     for target in "$@"; do
-        say "== make $target (in the fresh root, as root, first run)"
-        t0=$(now)
-        set +e
-        { in_root sh -c "cd /root/unperturb && exec make $target" 2>&1; echo $? > "$LOGS/rc"; } |
-            tee "$LOGS/make-$target.log"
-        set -e
-        rc=$(cat "$LOGS/rc")
-        echo "make-$target $(($(now) - t0)) $rc" >> "$LOGS/times"
-        [ "$rc" = 0 ] || exit 1
+        step "make-$target" make_target "$target"
     done
 }
 
@@ -126,40 +136,38 @@ TARGETS=$*
 SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 REPO=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 COMMIT=$(git -C "$REPO" rev-parse --verify "$REV^{commit}") || die "no commit $REV in $REPO"
+KEY=$(printf '%s\n' "$SUITE" minbase "$INCLUDE" "$MIRROR" "$SECURITY" "$(dpkg --print-architecture)" base-2 |
+      sha256sum | cut -c1-16)
+BASE=$CACHE/debian12-minbase-$KEY.tar
 WORK=$(mktemp -d "${FRESH_WORK:-/var/tmp}/unperturb-fresh.XXXXXX")
 R=$WORK/root
 LOGS=$WORK/logs
 mkdir -p "$R" "$LOGS"
 : > "$LOGS/times"
-STEP=setup
-
-timed() { # NAME COMMAND...: runs a step of the outer part and records its time
-    STEP=$1
-    shift
-    t0=$(now)
-    "$@"
-    echo "$STEP $(($(now) - t0))" >> "$LOGS/times"
-}
+echo setup > "$LOGS/step"
+INTERRUPTED=
 
 summary() {
     say "steps (seconds):"
-    awk '{ printf "  %-16s %6d%s\n", $1, $2, ($3 != "" && $3 != 0) ? "   exit " $3 : "" }' "$LOGS/times"
+    awk '{ printf "  %-18s %6d%s\n", $1, $2, $3 != 0 ? "   exit " $3 : "" }' "$LOGS/times"
 }
 
 finish() {
     rc=$?
     trap - EXIT INT TERM
+    rm -f "$BASE.tmp.$$"
     if [ "$rc" != 0 ]; then
-        # the namespace's part records its own step; anything else failed here
-        failed=$STEP
-        last=$(tail -n 1 "$LOGS/times" 2>/dev/null | awk '$3 != "" && $3 != 0 {print $1}')
-        [ -n "$last" ] && failed=$last
-        if [ -f "$LOGS/$failed.log" ]; then
+        failed=$(cat "$LOGS/step")
+        if [ -z "$INTERRUPTED" ] && [ -f "$LOGS/$failed.log" ]; then
             echo "---- last 40 lines of $failed's log:" >&2
             tail -n 40 "$LOGS/$failed.log" >&2
         fi
         summary >&2
-        echo "$ME: FAILED at step '$failed' (commit $COMMIT)" >&2
+        if [ -n "$INTERRUPTED" ]; then
+            echo "$ME: INTERRUPTED by $INTERRUPTED during step '$failed' (commit $COMMIT)" >&2
+        else
+            echo "$ME: FAILED at step '$failed' (commit $COMMIT)" >&2
+        fi
     else
         summary
         say "passed: make $TARGETS, each on its first run, on a fresh Debian 12 root (commit $COMMIT)"
@@ -169,7 +177,7 @@ finish() {
     elif [ "$KEEP" = 1 ]; then
         echo "$ME: kept the root and the logs in $WORK" >&2
     elif [ "$rc" != 0 ]; then
-        rm -rf --one-file-system "$R"
+        rm -rf --one-file-system "$R" "$WORK/base"
         echo "$ME: logs kept in $LOGS" >&2
     else
         rm -rf --one-file-system "$WORK"
@@ -177,8 +185,8 @@ finish() {
     exit "$rc"
 }
 trap finish EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'INTERRUPTED=SIGINT; exit 130' INT
+trap 'INTERRUPTED=SIGTERM; exit 143' TERM
 
 need_debootstrap() {
     command -v debootstrap > /dev/null 2>&1 && return 0
@@ -189,9 +197,6 @@ need_debootstrap() {
 
 # the base: debootstrap's minbase with git, make and gcc, apt's sources as the
 # Debian installer writes them, no downloaded .deb left; cached as a tarball
-KEY=$(printf '%s\n' "$SUITE" minbase "$INCLUDE" "$MIRROR" "$SECURITY" "$(dpkg --print-architecture)" base-2 |
-      sha256sum | cut -c1-16)
-BASE=$CACHE/debian12-minbase-$KEY.tar
 bootstrap() {
     need_debootstrap
     mkdir -p "$CACHE"
@@ -232,10 +237,9 @@ clone() {
     return 0
 }
 
-timed base base
-timed copy copy
-timed clone clone
-STEP=mounts
+step base base
+step copy copy
+step clone clone
 # a mount and PID namespace: the mounts, and every process the run leaves,
 # end with it
 unshare --mount --propagation private --pid --fork --kill-child \
