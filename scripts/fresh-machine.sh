@@ -7,6 +7,8 @@
 # `make test` there as root, through chroot, in a mount and PID namespace of
 # their own (/proc, /sys, /dev, /dev/pts and a /dev/shm for Open MPI and
 # Chromium).  Both install the packages they need themselves (scripts/deps.sh).
+# Before them, `make demo` run by a user who is not root must stop with the
+# exact `sudo apt-get install ...` line and compile nothing.
 #
 #   scripts/fresh-machine.sh [-k] [-r REV] [TARGET...]
 #
@@ -21,8 +23,9 @@
 # /var/tmp), so nothing an earlier run installed leaks in.  Other knobs:
 # FRESH_MIRROR, FRESH_SECURITY (archive URLs), FRESH_SHM (/dev/shm size, 2g).
 # Prints the time of every step; on failure, the step that failed and the
-# tail of its log, and exits 1.  Mounts go when the script ends, however it
-# ends (Ctrl-C included): they live in the namespace, which dies with it.
+# tail of its log, and exits 1.  The mounts are undone when the script ends,
+# however it ends (Ctrl-C included): they live in the namespace, which dies
+# with it, and with them every process the run left behind.
 set -eu
 SUITE=bookworm
 INCLUDE=git,make,gcc
