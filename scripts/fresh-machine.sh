@@ -17,9 +17,9 @@
 #   -k      keep the root and the logs (their folder is printed)
 #
 # Needs root and debootstrap (installed when missing).  The bootstrapped base
-# is cached as a tarball, keyed by suite, mirror and package list, under
-# FRESH_CACHE (default /var/cache/unperturb-fresh; remove it to bootstrap
-# anew); every run unpacks a fresh copy of it under FRESH_WORK (default
+# is cached as a tarball, keyed by suite, mirror and package list, for 30
+# days under FRESH_CACHE (default /var/cache/unperturb-fresh; remove it to
+# bootstrap anew); every run unpacks a fresh copy of it under FRESH_WORK (default
 # /var/tmp), so nothing an earlier run installed leaks in.  Other knobs:
 # FRESH_MIRROR, FRESH_SECURITY (archive URLs), FRESH_SHM (/dev/shm size, 2g).
 # Prints the time of every step; on failure, the step that failed and the
@@ -217,8 +217,12 @@ EOF
     mv "$BASE.tmp.$$" "$BASE"
     rm -rf --one-file-system "$b"
 }
-base() {
-    if [ -f "$BASE" ]; then say "base root: $BASE (cached)"; else bootstrap; fi
+base() { # cached for 30 days: a fresh machine has the current point release
+    if [ -n "$(find "$BASE" -mtime -30 2>/dev/null)" ]; then
+        say "base root: $BASE (cached)"
+    else
+        bootstrap
+    fi
 }
 
 # the network as an installed machine has it: the name server, and the host
