@@ -13,15 +13,19 @@ PREFIX  ?= /usr/local
 BUILD   ?= build
 SAN     := $(BUILD)/san
 
-OTF2_CFLAGS := $(shell pkg-config --cflags otf2 2>/dev/null)
-OTF2_LIBS   := $(shell pkg-config --libs otf2 2>/dev/null || echo -lopen-trace-format2)
-DEP_CFLAGS  := $(OTF2_CFLAGS) $(shell pkg-config --cflags jansson inih 2>/dev/null)
-DEP_LIBS    := $(OTF2_LIBS) $(shell pkg-config --libs jansson inih 2>/dev/null || echo -ljansson -linih) -lm
-
-MPI_CFLAGS  := $(shell pkg-config --cflags ompi-c 2>/dev/null)
-MPI_LIBS    := $(shell pkg-config --libs ompi-c 2>/dev/null || echo -lmpi)
-DW_CFLAGS   := $(shell pkg-config --cflags libdw 2>/dev/null)
-DW_LIBS     := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
+# ---- Package flags -------------------------------------------------------------
+# OTF2_CFLAGS/LIBS, DEP_CFLAGS/LIBS, MPI_CFLAGS/LIBS and DW_CFLAGS/LIBS come from
+# $(CONFIG), which scripts/flags.sh writes with pkg-config only after
+# scripts/deps.sh has installed the missing Debian packages (all that the goals
+# test, demo or bench need too). Make remakes an included makefile before any
+# goal and then re-reads itself, so on a fresh machine the first `make demo`
+# already compiles with the flags of the packages it has just installed. The
+# file is kept (incremental builds run neither script) and written again when
+# dpkg's list of installed packages changes. clean and uninstall need nothing.
+CONFIG := $(BUILD)/config.mk
+ifneq ($(if $(MAKECMDGOALS),$(filter-out clean uninstall deps,$(MAKECMDGOALS)),all),)
+include $(CONFIG)
+endif
 
 WARN    := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-sign-conversion
@@ -54,10 +58,17 @@ TRACER_LIBS := $(OTF2_LIBS) $(DW_LIBS) -L/usr/lib/x86_64-linux-gnu/openmpi/lib -
 
 .PHONY: all deps test unit cli check-generated demo install uninstall bench clean
 
-all: deps $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so $(BUILD)/libexec/unperturb-calibrate
+all: $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so $(BUILD)/libexec/unperturb-calibrate
 
+# the packages of the build alone, checked (as root: installed); every other
+# goal does it when it remakes $(CONFIG) (see Package flags above)
 deps:
 	@scripts/deps.sh build
+
+$(CONFIG): scripts/deps.sh scripts/flags.sh $(wildcard /var/lib/dpkg/status)
+	@scripts/deps.sh build $(filter test demo bench,$(MAKECMDGOALS))
+	@mkdir -p $(dir $@)
+	@scripts/flags.sh > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -1,18 +1,32 @@
 #!/bin/sh
-# Checks the Debian packages unperturb needs for a target (build, test, demo,
-# bench) and installs the missing ones when run as root; otherwise prints the
-# exact command to run and fails.
+# scripts/deps.sh TARGET... - checks the Debian packages unperturb needs for
+# the make targets named (build, test, demo, bench; none means build) and
+# installs the missing ones when run as root; otherwise prints the exact
+# command to run and fails.  The Makefile runs it before it computes the
+# packages' compiler flags (scripts/flags.sh), so that a fresh machine builds
+# on the first try (scripts/fresh-machine.sh proves it).
+#
+#   build  the compiler, OTF2, jansson, inih, Open MPI (mpirun, headers), libdw
+#   demo   + otf2-print (the demo's closing hint)
+#   test   + otf2-print, jq, mpif90 (gfortran), valgrind, headless chromium
+#            and a font for report.html, python3, pkill (procps)
+#   bench  + otf2-print, jq, SimGrid's smpirun, python3
 set -eu
-target=${1:-build}
+[ $# -gt 0 ] || set -- build
 need="gcc make pkg-config libopen-trace-format2-dev libjansson-dev libinih-dev libopenmpi-dev openmpi-bin libdw-dev"
-case $target in
-    test) need="$need otf2-tools jq gfortran valgrind chromium fonts-dejavu-core python3" ;;
-    demo) need="$need otf2-tools" ;;
-    bench) need="$need otf2-tools libsimgrid-dev python3" ;;
-esac
+for target in "$@"; do
+    case $target in
+        build) ;;
+        test) need="$need otf2-tools jq gfortran valgrind chromium fonts-dejavu-core python3 procps" ;;
+        demo) need="$need otf2-tools" ;;
+        bench) need="$need otf2-tools jq libsimgrid-dev python3" ;;
+        *) echo "scripts/deps.sh: unknown target '$target' (build, test, demo, bench)" >&2; exit 2 ;;
+    esac
+done
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then
     for p in $need; do
+        case " $missing " in *" $p "*) continue ;; esac
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
     done
 else
