@@ -135,6 +135,12 @@ void tg_coll_end(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, uint32_
     OTF2_EvtWriter_MpiCollectiveEnd(rec(g, rank, t), NULL, t, op, TG_COMM_WORLD, root, sent, received);
 }
 
+void tg_coll_end_comm(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                      uint32_t root, uint64_t sent, uint64_t received)
+{
+    OTF2_EvtWriter_MpiCollectiveEnd(rec(g, rank, t), NULL, t, op, comm, root, sent, received);
+}
+
 void tg_flush(tg *g, unsigned rank, uint64_t t, uint64_t stop)
 {
     OTF2_EvtWriter_BufferFlush(rec(g, rank, t), NULL, t, stop);

@@ -54,6 +54,9 @@ void tg_recv(tg *g, unsigned rank, uint64_t t, unsigned src, uint32_t tag, uint6
 void tg_coll_begin(tg *g, unsigned rank, uint64_t t);
 void tg_coll_end(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, uint32_t root,
                  uint64_t sent, uint64_t received);
+/* an MpiCollectiveEnd on communicator `comm` */
+void tg_coll_end_comm(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                      uint32_t root, uint64_t sent, uint64_t received);
 /* an MpiRecv with the attribute "unperturb::wildcard" = bits (1 ANY_SOURCE,
  * 2 ANY_TAG), as the unperturb tracer writes a wildcard receive */
 #define TG_ATTR_WILDCARD 0

@@ -21,7 +21,8 @@ enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA };
  * members on the team's communicator); member 0 is the master. */
 typedef struct team {
     OTF2_CommRef comm;
-    uint64_t seq;
+    uint64_t key, seq;    /* its key in E->teams: the comm, with the location
+                           * for a team of MPI_COMM_SELF (team_key) */
     uint32_t n, begun, ended;
     bool root_begun;
     uint64_t root_m, root_a; /* the master's ThreadFork (else its ThreadTeamBegin) */
@@ -104,6 +105,7 @@ typedef struct engine {
     hent *heap;
     size_t hn;
     up_map msgq, colls, collseq, rankof;
+    uint64_t self_seq; /* instances of self-like communicators (coll_join) */
     up_map nbc;       /* (location, request id) -> its nonblocking collective */
     up_map nbpend;    /* (location, request id) -> coll_arrival of a request
                        * whose completion was out of reach */
@@ -939,12 +941,15 @@ typedef struct coll_arrival {
 /* Location li arrives at the next instance of a collective on a.comm: the
  * k-th collective (blocking or nonblocking, in the order it started them) a
  * location calls on a communicator is the k-th instance, as MPI requires.
+ * On a self-like communicator (MPI_COMM_SELF: every location is its only
+ * member) each call is an instance of its own, never shared: it is keyed by
+ * an engine-wide number instead of the location's count.
  * Returns 1 with *cp and *rankp set, 0 when li is no member of a.comm, -1 out
  * of memory. */
 static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp,
                      uint32_t *rankp)
 {
-    uint64_t *seqp, seq, *v;
+    uint64_t *seqp, seq, *v = NULL;
     const up_comm_def *cd;
     uint32_t rank;
     up_member *me;
@@ -953,14 +958,21 @@ static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp
     if (r <= 0)
         return r;
     cd = up_defs_comm(E->d, a->comm);
-    if (!(seqp = up_map_get(&E->collseq, li, a->key))) {
-        if (!up_map_put(&E->collseq, li, a->key, 0) ||
-            !(seqp = up_map_get(&E->collseq, li, a->key)))
-            return -1;
+    if (cd->self) {
+        seq = E->self_seq++;
+    } else {
+        if (!(seqp = up_map_get(&E->collseq, li, a->key))) {
+            if (!up_map_put(&E->collseq, li, a->key, 0) ||
+                !(seqp = up_map_get(&E->collseq, li, a->key)))
+                return -1;
+        }
+        seq = (*seqp)++;
+        v = up_map_get(&E->colls, a->key, seq);
     }
-    seq = (*seqp)++;
-    if ((v = up_map_get(&E->colls, a->key, seq))) {
+    if (v) {
         c = (up_coll *)(uintptr_t)*v;
+        if (rank >= c->n || c->m[rank].arrived)
+            return 0; /* cannot happen: one location per rank, one arrival per seq */
     } else {
         uint32_t n = cd->self ? 1 : cd->size;
         if (!(c = up_calloc(1, sizeof *c)) || !(c->m = up_calloc(n, sizeof *c->m))) {
@@ -986,10 +998,8 @@ static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp
         }
     }
     me = &c->m[rank];
-    if (!me->arrived) {
-        me->arrived = true;
-        c->arrived++;
-    }
+    me->arrived = true;
+    c->arrived++;
     me->loc = li;
     me->begin_m = a->begin_m;
     me->begin_a = a->begin_a;
@@ -1398,7 +1408,9 @@ static void team_wake(engine *E, team *tm)
 {
     const up_comm_def *cd = up_defs_comm(E->d, tm->comm);
     uint32_t r;
-    for (r = 0; cd && r < cd->size; r++) {
+    if (!cd || cd->self) /* a team of one: nobody else waits */
+        return;
+    for (r = 0; r < cd->size; r++) {
         uint32_t li = cd->members[r];
         rloc *L;
         if (li >= E->n)
@@ -1424,8 +1436,16 @@ static bool team_wait(engine *E, rloc *L, team *tm)
 
 static void team_free(engine *E, team *tm)
 {
-    up_map_del(&E->teams, tm->comm, tm->seq);
+    up_map_del(&E->teams, tm->key, tm->seq);
     up_free(tm);
+}
+
+/* The key of location li's teams on comm in E->teams: on a self-like
+ * communicator every location is a team of one of its own (never shared);
+ * a communicator id has 32 bits, so the two kinds of key never meet. */
+static uint64_t team_key(const up_comm_def *cd, OTF2_CommRef comm, uint32_t li)
+{
+    return cd->self ? (uint64_t)li << 32 | comm : comm;
 }
 
 static int do_team(engine *E, uint32_t li, up_event *ev)
@@ -1433,9 +1453,10 @@ static int do_team(engine *E, uint32_t li, up_event *ev)
     rloc *L = &E->L[li];
     bool begin = ev->kind == UP_EV_ThreadTeamBegin;
     OTF2_CommRef comm = begin ? ev->u.ThreadTeamBegin.threadTeam : ev->u.ThreadTeamEnd.threadTeam;
-    uint64_t *seqp, *v, seq;
+    uint64_t *seqp, *v, seq, key;
     uint32_t rank;
     team *tm;
+    const up_comm_def *cd;
     int r = rank_of(E, comm, li, &rank);
     if (r < 0)
         goto nomem;
@@ -1443,6 +1464,8 @@ static int do_team(engine *E, uint32_t li, up_event *ev)
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
     }
+    cd = up_defs_comm(E->d, comm);
+    key = team_key(cd, comm, li);
     if (!(seqp = up_map_get(&E->teamseq, li, comm))) {
         if (!up_map_put(&E->teamseq, li, comm, 0) || !(seqp = up_map_get(&E->teamseq, li, comm)))
             goto nomem;
@@ -1453,16 +1476,16 @@ static int do_team(engine *E, uint32_t li, up_event *ev)
         return STEP_OK;
     }
     seq = begin ? *seqp : *seqp - 1;
-    if ((v = up_map_get(&E->teams, comm, seq))) {
+    if ((v = up_map_get(&E->teams, key, seq))) {
         tm = (team *)(uintptr_t)*v;
     } else {
-        const up_comm_def *cd = up_defs_comm(E->d, comm);
         if (!(tm = up_calloc(1, sizeof *tm)))
             goto nomem;
         tm->comm = comm;
+        tm->key = key;
         tm->seq = seq;
         tm->n = cd->self ? 1 : cd->size;
-        if (!up_map_put(&E->teams, comm, seq, (uint64_t)(uintptr_t)tm)) {
+        if (!up_map_put(&E->teams, key, seq, (uint64_t)(uintptr_t)tm)) {
             up_free(tm);
             goto nomem;
         }
@@ -1494,7 +1517,7 @@ static int do_team(engine *E, uint32_t li, up_event *ev)
     if (rank == 0) {
         L->join_team = tm;
     } else if (tm->ended == tm->n) {
-        uint32_t root = up_defs_comm(E->d, comm)->members[0];
+        uint32_t root = cd->members[0]; /* rank != 0: not self-like */
         if (root < E->n && E->L[root].state == S_WAIT && E->L[root].wait == W_TEAM &&
             E->L[root].wteam == tm)
             make_runnable(E, root);

@@ -1,0 +1,313 @@
+/*
+ * test_engine.c - the replay engine's own bookkeeping (src/replay/engine.c):
+ * collective instances and thread teams on communicators whose group is one
+ * location per location (MPI_COMM_SELF).  The traces are written with OTF2's writer
+ * (tracegen.c); every expected time is worked out by hand in the comments.
+ * Clock: 1 tick = 1 ns; "O" is the overhead per record (docs/models.md).
+ *
+ * A location runs at least SLICE_MIN = 512 records before it yields
+ * (docs/design.md, "Scheduling"): the traces put 255 Enter/Leave pairs
+ * before the interesting records, so that a slice ends inside them and
+ * another location runs in between.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "tracegen.h"
+#include "tutil.h"
+#include "unperturb/profile.h"
+#include "unperturb/simulate.h"
+
+#define NS 1000000000ull
+#define NFILL 255 /* filler Enter/Leave pairs: 510 records */
+
+/* 255 pairs Enter(work) at b+100+50k, Leave(work) at b+120+50k (k = 0..254;
+ * the last Leave at b+12820).  With O = 10 eq. (1) gives Enter_k at
+ * b+100+30k, Leave_k at b+110+30k (the first record keeps its time; each
+ * gap of 20 and 30 loses 10), so the last Leave is at b+7730. */
+static void fill(tg *g, unsigned r, uint64_t b)
+{
+    unsigned k;
+    for (k = 0; k < NFILL; k++) {
+        tg_enter(g, r, b + 100 + 50 * k, TG_WORK);
+        tg_leave(g, r, b + 120 + 50 * k, TG_WORK);
+    }
+}
+
+/* Expected times of fill(): compensated with O = 10 (comp) or as measured. */
+static void fill_want(uint64_t *w, uint64_t b, int comp)
+{
+    unsigned k;
+    for (k = 0; k < NFILL; k++) {
+        w[2 * k] = b + 100 + (comp ? 30 : 50) * k;
+        w[2 * k + 1] = b + (comp ? 110 + 30 * k : 120 + 50 * k);
+    }
+}
+
+static void check_loc(const tr_trace *t, uint64_t id, const uint64_t *want, size_t n)
+{
+    const tr_loc *l = tr_loc_id(t, id);
+    size_t i;
+    CHECK(l != NULL);
+    if (!l)
+        return;
+    CHECK_EQ(l->n, n);
+    for (i = 0; i < n && i < l->n; i++)
+        if (l->ev[i].t != want[i]) {
+            t_fail(__FILE__, __LINE__, "location %llu record %zu: got %llu, want %llu",
+                   (unsigned long long)id, i, (unsigned long long)l->ev[i].t,
+                   (unsigned long long)want[i]);
+            return; /* one is enough: the rest follow from it */
+        }
+}
+
+static int comp_load(const char *in, const char *tag, const up_comp_params *p,
+                     up_replay_result *res, tr_trace *out)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", t_dir(tag));
+    if (t_compensate(in, dir, p, res, NULL) != UP_OK)
+        return -1;
+    return tr_load(dir, out);
+}
+
+static unsigned repairs_total(const up_replay_result *res)
+{
+    unsigned k, n = 0;
+    for (k = 0; k < UP_REPAIR_COUNT; k++)
+        if (up_repair_is_fix(k))
+            n += (unsigned)res->repairs[k];
+    return n;
+}
+
+/* ---- MPI_COMM_SELF: one instance per location --------------------------- */
+
+/* Two ranks, each: the filler, then a collective on MPI_COMM_SELF:
+ *   blocking:    Enter(Barrier) b+12900, CollBegin b+12910,
+ *                CollEnd b+13000+d, Leave b+13010+d
+ *   nonblocking: Enter(Iallreduce) b+12900, Request b+12910, Leave b+12920,
+ *                Enter(Wait) b+12950, Complete b+13000+d, Leave b+13010+d
+ * with b = 0, d = 0 on rank 0 and b = 1000, d = 100 on rank 1.  Rank 0's
+ * slice ends right after it joined its instance (record 512); rank 1 runs
+ * its whole collective before rank 0 comes back. */
+static void write_self(const char *dir, int nonblocking)
+{
+    tg *g = tg_open(dir, 2, NS, 0);
+    unsigned r;
+    for (r = 0; r < 2; r++) {
+        uint64_t b = 1000 * r, d = 100 * r;
+        fill(g, r, b);
+        if (!nonblocking) {
+            tg_enter(g, r, b + 12900, TG_BARRIER);
+            tg_coll_begin(g, r, b + 12910);
+            tg_coll_end_comm(g, r, b + 13000 + d, OTF2_COLLECTIVE_OP_BARRIER, TG_COMM_SELF,
+                             OTF2_UNDEFINED_UINT32, 0, 0);
+            tg_leave(g, r, b + 13010 + d, TG_BARRIER);
+        } else {
+            tg_enter(g, r, b + 12900, TG_ALLREDUCE);
+            CHECK(OTF2_EvtWriter_NonBlockingCollectiveRequest(tg_writer(g, r), NULL, b + 12910,
+                                                              7) == OTF2_SUCCESS);
+            tg_leave(g, r, b + 12920, TG_ALLREDUCE);
+            tg_enter(g, r, b + 12950, TG_WAIT);
+            CHECK(OTF2_EvtWriter_NonBlockingCollectiveComplete(
+                      tg_writer(g, r), NULL, b + 13000 + d, OTF2_COLLECTIVE_OP_ALLREDUCE,
+                      TG_COMM_SELF, OTF2_UNDEFINED_UINT32, 8, 8, 7) == OTF2_SUCCESS);
+            tg_leave(g, r, b + 13010 + d, TG_WAIT);
+        }
+    }
+    CHECK(tg_close(g) == 0);
+}
+
+/* Compensated, O = 10, in every mode and both collective models.  The
+ * filler ends at b+7730 (fill()).  A collective of one member waits for
+ * nobody, so its end is a local record.
+ *   blocking: Enter b+7730+80-10 = b+7800; CollBegin b+7800; eq. (12) and
+ *     (13) with j = k = l = the member itself: b+7800 + (b+13000+d -
+ *     (b+12910) - O_in 10) = b+7880+d; Leave b+7880+d.
+ *   nonblocking: Enter b+7800, Request b+7800, Leave b+7800, Enter(Wait)
+ *     b+7800+30-10 = b+7820; the member entered its Wait after its own
+ *     request (m.2): the complete is local, b+7820+50+d-10 = b+7860+d;
+ *     Leave b+7860+d. */
+static void self_compensated(int nonblocking)
+{
+    static const up_mode modes[] = {UP_MODE_LOWER, UP_MODE_UPPER, UP_MODE_NETWORK};
+    static const up_collective colls[] = {UP_COLLECTIVE_INDIVIDUAL, UP_COLLECTIVE_SHARED};
+    char in[4096];
+    unsigned m, c, r;
+    size_t n = 2 * NFILL + (nonblocking ? 6 : 4);
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    write_self(in, nonblocking);
+    for (m = 0; m < 3; m++)
+        for (c = 0; c < 2; c++) {
+            up_comp_params p = t_params(10, modes[m], colls[c]);
+            up_replay_result res;
+            tr_trace out;
+            char tag[32];
+            snprintf(tag, sizeof tag, "out-%u-%u", m, c);
+            if (comp_load(in, tag, &p, &res, &out) != 0) {
+                CHECK(!"compensation failed");
+                continue;
+            }
+            for (r = 0; r < 2; r++) {
+                uint64_t w[2 * NFILL + 6], b = 1000 * r, d = 100 * r, *t = w + 2 * NFILL;
+                fill_want(w, b, 1);
+                if (!nonblocking) {
+                    t[0] = t[1] = b + 7800;
+                    t[2] = t[3] = b + 7880 + d;
+                } else {
+                    t[0] = t[1] = t[2] = b + 7800;
+                    t[3] = b + 7820;
+                    t[4] = t[5] = b + 7860 + d;
+                }
+                check_loc(&out, r, w, n);
+            }
+            CHECK_EQ(res.events, 2 * n);
+            CHECK_EQ(repairs_total(&res), 0);
+            tr_free(&out);
+            up_replay_result_free(&res);
+        }
+}
+
+/* The trace of self_compensated, simulated on a machine without overheads
+ * (the archive has no calibration: O = 0) and cpu_ratio 1: compute keeps its
+ * measured time, an MPI call with a communication record takes none of its
+ * measured time, and a collective of one member leaves when it entered.
+ *   blocking: Enter b+12900, CollBegin b+12900, CollEnd b+12900, Leave b+12900
+ *   nonblocking: Enter b+12900, Request b+12900, Leave b+12900, Enter(Wait)
+ *     b+12900+30 = b+12930 (the compute between the calls), Complete
+ *     max(clock b+12930, exit = the request b+12900) = b+12930, Leave b+12930. */
+static void self_simulated(int nonblocking)
+{
+    char in[4096], o[4200];
+    unsigned r;
+    size_t n = 2 * NFILL + (nonblocking ? 6 : 4);
+    up_machine mach;
+    up_sim_run_opts opts;
+    up_sim_summary s;
+    up_err err = {0};
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    write_self(in, nonblocking);
+    up_machine_init(&mach);
+    mach.cpu_ratio = 1;
+    mach.compute = UP_COMPUTE_WALL;
+    mach.progress = UP_PROGRESS_MPI;
+    memset(&opts, 0, sizeof opts);
+    snprintf(o, sizeof o, "%s/sim", in);
+    opts.input = in;
+    opts.machine = &mach;
+    opts.out_dir = o;
+    opts.quiet = true;
+    if (up_sim_run(&opts, &s, &err) != UP_OK) {
+        t_fail(__FILE__, __LINE__, "simulate: %s", err.msg);
+        return;
+    }
+    CHECK(!s.overhead_known);
+    CHECK_EQ(repairs_total(&s.res), 0);
+    up_sim_summary_free(&s);
+    if (tr_load(o, &out) != 0) {
+        CHECK(!"cannot load the simulated trace");
+        return;
+    }
+    for (r = 0; r < 2; r++) {
+        uint64_t w[2 * NFILL + 6], b = 1000 * r, *t = w + 2 * NFILL;
+        fill_want(w, b, 0);
+        if (!nonblocking) {
+            t[0] = t[1] = t[2] = t[3] = b + 12900;
+        } else {
+            t[0] = t[1] = t[2] = b + 12900;
+            t[3] = t[4] = t[5] = b + 12930;
+        }
+        check_loc(&out, r, w, n);
+    }
+    tr_free(&out);
+}
+
+/* report's analysis (the identity model) on the same trace: a collective of
+ * one member has nobody to wait for, so no wait state. */
+static void self_profiled(int nonblocking)
+{
+    char in[4096];
+    up_trace *t = NULL;
+    up_profile p;
+    up_err err = {0};
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    write_self(in, nonblocking);
+    if (up_trace_open(in, &t, &err) != UP_OK || up_profile_run(t, NULL, NULL, &p, &err) != UP_OK) {
+        t_fail(__FILE__, __LINE__, "profile: %s", err.msg);
+        up_trace_close(t);
+        return;
+    }
+    CHECK_EQ(up_prof_wait_total(&p, UP_WS_WAIT_BARRIER), 0);
+    CHECK_EQ(up_prof_wait_total(&p, UP_WS_WAIT_NXN), 0);
+    CHECK_EQ(p.repairs[UP_REPAIR_collective_incomplete], 0);
+    CHECK_EQ(p.repairs[UP_REPAIR_unresolved_peer], 0);
+    up_profile_free(&p);
+    up_trace_close(t);
+}
+
+TEST(self_barrier_instances_are_per_location) { self_compensated(0); }
+TEST(self_nonblocking_instances_are_per_location) { self_compensated(1); }
+TEST(self_barrier_simulated) { self_simulated(0); }
+TEST(self_nonblocking_simulated) { self_simulated(1); }
+TEST(self_barrier_profiled) { self_profiled(0); }
+TEST(self_nonblocking_profiled) { self_profiled(1); }
+
+/* A thread team on MPI_COMM_SELF (a team of one: the master alone), on two
+ * locations.  Location r (b = 1000 r): Enter(main) b, ThreadFork b+10,
+ * ThreadTeamBegin b+20, 254 pairs Enter(work) b+100+50k, Leave(work)
+ * b+120+50k, ThreadTeamEnd b+12800, ThreadJoin b+12900, Leave(main)
+ * b+13000.  Location 0's slice ends after its ThreadTeamEnd (record 512);
+ * location 1 then begins and ends its own team before location 0 joins.
+ * O = 10, lower: b, b, b (the team begins with the fork, b); Enter_k
+ * b+70+30k, Leave_k b+80+30k (the last b+7670); TeamEnd b+7690; the join
+ * waits for the team's ends, its own only: local b+7690+100-10 = b+7780
+ * (sharing location 1's team would give 1000+7690 = 8690 at location 0);
+ * Leave(main) b+7870. */
+TEST(self_thread_teams_are_per_location)
+{
+    char in[4096];
+    tg *g;
+    unsigned r, k;
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, 0);
+    for (r = 0; r < 2; r++) {
+        uint64_t b = 1000 * r;
+        tg_enter(g, r, b, TG_MAIN);
+        CHECK(OTF2_EvtWriter_ThreadFork(tg_writer(g, r), NULL, b + 10, OTF2_PARADIGM_OPENMP, 1) ==
+              OTF2_SUCCESS);
+        CHECK(OTF2_EvtWriter_ThreadTeamBegin(tg_writer(g, r), NULL, b + 20, TG_COMM_SELF) ==
+              OTF2_SUCCESS);
+        for (k = 0; k < NFILL - 1; k++) {
+            tg_enter(g, r, b + 100 + 50 * k, TG_WORK);
+            tg_leave(g, r, b + 120 + 50 * k, TG_WORK);
+        }
+        CHECK(OTF2_EvtWriter_ThreadTeamEnd(tg_writer(g, r), NULL, b + 12800, TG_COMM_SELF) ==
+              OTF2_SUCCESS);
+        CHECK(OTF2_EvtWriter_ThreadJoin(tg_writer(g, r), NULL, b + 12900, OTF2_PARADIGM_OPENMP) ==
+              OTF2_SUCCESS);
+        tg_leave(g, r, b + 13000, TG_MAIN);
+    }
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    for (r = 0; r < 2; r++) {
+        uint64_t w[2 * NFILL + 4], b = 1000 * r, *t = w + 3 + 2 * (NFILL - 1);
+        w[0] = w[1] = w[2] = b;
+        for (k = 0; k < NFILL - 1; k++)
+            w[3 + 2 * k] = b + 70 + 30 * k, w[4 + 2 * k] = b + 80 + 30 * k;
+        t[0] = b + 7690;
+        t[1] = b + 7780;
+        t[2] = b + 7870;
+        check_loc(&out, r, w, 2 * NFILL + 4);
+    }
+    CHECK_EQ(repairs_total(&res), 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
