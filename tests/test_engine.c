@@ -1,7 +1,9 @@
 /*
  * test_engine.c - the replay engine's own bookkeeping (src/replay/engine.c):
  * collective instances and thread teams on communicators whose group is one
- * location per location (MPI_COMM_SELF).  The traces are written with OTF2's writer
+ * location per location (MPI_COMM_SELF), communicators used by locations
+ * that are not their members, definitions that list a location twice.  The
+ * traces are written with OTF2's writer
  * (tracegen.c); every expected time is worked out by hand in the comments.
  * Clock: 1 tick = 1 ns; "O" is the overhead per record (docs/models.md).
  *
@@ -308,6 +310,148 @@ TEST(self_thread_teams_are_per_location)
         check_loc(&out, r, w, 2 * NFILL + 4);
     }
     CHECK_EQ(repairs_total(&res), 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+/* ---- communicators used by locations that are not their members --------- */
+
+static void mpi_p2p(tg *g, unsigned r, int send, uint64_t t, uint32_t peer, OTF2_CommRef comm,
+                    uint32_t tag)
+{
+    tg_enter(g, r, t, send ? TG_SEND : TG_RECV);
+    if (send)
+        CHECK(OTF2_EvtWriter_MpiSend(tg_writer(g, r), NULL, t + 10, peer, comm, tag, 8) ==
+              OTF2_SUCCESS);
+    else
+        CHECK(OTF2_EvtWriter_MpiRecv(tg_writer(g, r), NULL, t + 10, peer, comm, tag, 8) ==
+              OTF2_SUCCESS);
+    tg_leave(g, r, t + 20, send ? TG_SEND : TG_RECV);
+}
+
+static void barrier_on(tg *g, unsigned r, uint64_t t, uint64_t end, OTF2_CommRef comm)
+{
+    tg_enter(g, r, t, TG_BARRIER);
+    tg_coll_begin(g, r, t + 10);
+    tg_coll_end_comm(g, r, end, OTF2_COLLECTIVE_OP_BARRIER, comm, OTF2_UNDEFINED_UINT32, 0, 0);
+    tg_leave(g, r, end + 10, TG_BARRIER);
+}
+
+/* Three ranks; TG_COMM_PAIR = {0, 1}.  Ranks 0 and 1: Enter(main) 0, a
+ * barrier on it (Enter 100, Begin 110, End 200, Leave 210), Leave(main) 300.
+ * Rank 2, no member: Enter(main) 0, a barrier on it (100, 110, 150, 160), a
+ * send to "rank 0" of it (200, 210, 220), a receive from "rank 1" of it (300,
+ * 310, 320), Leave(main) 400.  Its three records name ranks of a group it is
+ * not in: each is timed as a local record and counted as an unresolved peer
+ * (its send must not reach rank 0's queues, its receive must not wait).
+ * O = 10, lower.  Ranks 0, 1: 0, 90, 90; eq. (13) with j = rank 0 (the first
+ * of the equal begins 110), k_a = 90: 90 + (200 - 110 - 10) = 170; 170;
+ * Leave(main) 170+90-10 = 250.  Rank 2, eq. (1): 0, 90, 90, 120, 120, 150,
+ * 150, 150, 220, 220, 220, 290. */
+TEST(non_member_records_are_repaired_locally)
+{
+    static const uint64_t w01[] = {0, 90, 90, 170, 170, 250},
+                          w2[] = {0, 90, 90, 120, 120, 150, 150, 150, 220, 220, 220, 290};
+    char in[4096];
+    tg *g;
+    unsigned r;
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 3, NS, TG_SUBCOMMS);
+    for (r = 0; r < 2; r++) {
+        tg_enter(g, r, 0, TG_MAIN);
+        barrier_on(g, r, 100, 200, TG_COMM_PAIR);
+        tg_leave(g, r, 300, TG_MAIN);
+    }
+    tg_enter(g, 2, 0, TG_MAIN);
+    barrier_on(g, 2, 100, 150, TG_COMM_PAIR);
+    mpi_p2p(g, 2, 1, 200, 0, TG_COMM_PAIR, 5);
+    mpi_p2p(g, 2, 0, 300, 1, TG_COMM_PAIR, 6);
+    tg_leave(g, 2, 400, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_loc(&out, 0, w01, 6);
+    check_loc(&out, 1, w01, 6);
+    check_loc(&out, 2, w2, 12);
+    CHECK_EQ(res.repairs[UP_REPAIR_unresolved_peer], 3);
+    CHECK_EQ(repairs_total(&res), 3); /* nothing unmatched, no collective released */
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+/* TG_COMM_ONE = {rank 0}, used by both ranks for a barrier after the filler
+ * (as a trace that defines a one-member communicator once but uses it on
+ * every rank).  Rank 0 is its member: an instance of one member, its own.
+ * Rank 1 is not: its barrier is a local record, counted.  Both give the
+ * times of self_compensated's blocking case (eq. (12)/(13) with one member
+ * is eq. (1)): b+7800, b+7800, b+7880+d, b+7880+d. */
+TEST(one_member_comm_used_by_another_rank)
+{
+    char in[4096];
+    tg *g;
+    unsigned r;
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, TG_SUBCOMMS);
+    for (r = 0; r < 2; r++) {
+        uint64_t b = 1000 * r, d = 100 * r;
+        fill(g, r, b);
+        barrier_on(g, r, b + 12900, b + 13000 + d, TG_COMM_ONE);
+    }
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    for (r = 0; r < 2; r++) {
+        uint64_t w[2 * NFILL + 4], b = 1000 * r, d = 100 * r, *t = w + 2 * NFILL;
+        fill_want(w, b, 1);
+        t[0] = t[1] = b + 7800;
+        t[2] = t[3] = b + 7880 + d;
+        check_loc(&out, r, w, 2 * NFILL + 4);
+    }
+    CHECK_EQ(res.repairs[UP_REPAIR_unresolved_peer], 1);
+    CHECK_EQ(repairs_total(&res), 1);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+/* TG_COMM_DUP lists rank 0 twice ({0, 0, 1}): no location can be told its
+ * rank, and a member count of 3 would wait for a third member that cannot
+ * come.  The communicator is unusable: both barriers on it are local
+ * records, counted as unresolved peers, and nothing waits or is released.
+ * O = 10: Enter(Barrier) 100 -> 100 (first record), Begin 100, End
+ * 100+90-10 = 180, Leave 180. */
+TEST(comm_listing_a_location_twice_is_unusable)
+{
+    static const uint64_t w[] = {100, 100, 180, 180};
+    char in[4096];
+    tg *g;
+    unsigned r;
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, TG_SUBCOMMS);
+    for (r = 0; r < 2; r++)
+        barrier_on(g, r, 100, 200, TG_COMM_DUP);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_loc(&out, 0, w, 4);
+    check_loc(&out, 1, w, 4);
+    CHECK_EQ(res.repairs[UP_REPAIR_unresolved_peer], 2);
+    CHECK_EQ(res.repairs[UP_REPAIR_collective_incomplete], 0);
+    CHECK_EQ(repairs_total(&res), 2);
     tr_free(&out);
     up_replay_result_free(&res);
 }

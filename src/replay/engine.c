@@ -64,6 +64,7 @@ typedef struct rloc {
     int wait;
     uint64_t wk0, wk1;
     up_coll *cur;    /* open collective (between its begin and its end) */
+    bool cur_local;  /* ... or one timed as a local record (counted at its begin) */
     up_coll *wcoll;  /* the collective it waits for (W_COLL), as member wmember */
     uint32_t wmember;
     up_msg **pend;   /* its messages still waiting for the Leave ending their send call */
@@ -73,6 +74,8 @@ typedef struct rloc {
     uint64_t qgen, qs0, qs1, qr0, qr1;
     msgq *qs, *qr;
     uint32_t cur_member;
+    OTF2_CommRef mcomm; /* the last communicator it was found a member of */
+    bool mcomm_ok;
     /* its synchronous sends whose call has not completed yet */
     up_sync **syncs;
     size_t nsync, synccap;
@@ -104,7 +107,9 @@ typedef struct engine {
     rloc *L;
     hent *heap;
     size_t hn;
-    up_map msgq, colls, collseq, rankof;
+    up_map msgq, colls, collseq;
+    up_map rankof;    /* (comm, location) -> its rank; (comm, UINT64_MAX) -> 0
+                       * once indexed, 1 when the comm is unusable */
     uint64_t self_seq; /* instances of self-like communicators (coll_join) */
     up_map nbc;       /* (location, request id) -> its nonblocking collective */
     up_map nbpend;    /* (location, request id) -> coll_arrival of a request
@@ -615,6 +620,12 @@ static int exit_time(engine *E, rloc *L, uint64_t head_t, uint64_t *exit_m)
     return exit_time_from(E, L, 1, head_t, exit_m);
 }
 
+/* The rank of location li in communicator comm: 1 with *rank set, 0 when
+ * li is no member (or the communicator is unknown or unusable), -1 out of
+ * memory.  Every location is rank 0 of a self-like communicator
+ * (MPI_COMM_SELF).  A definition that lists a location twice is unusable:
+ * that location's rank is not known, and the communicator's size counts a
+ * member that can never come; its records are timed as local ones. */
 static int rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank)
 {
     const up_comm_def *c = up_defs_comm(E->d, comm);
@@ -626,19 +637,45 @@ static int rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank)
         *rank = 0;
         return 1;
     }
-    if (!up_map_get(&E->rankof, comm, UINT64_MAX)) {
+    if (!(v = up_map_get(&E->rankof, comm, UINT64_MAX))) {
         /* first use of this communicator: index all its members */
-        for (r = 0; r < c->size; r++)
-            if (!up_map_put(&E->rankof, comm, c->members[r], r))
+        uint64_t bad = 0;
+        for (r = 0; r < c->size; r++) {
+            if (up_map_get(&E->rankof, comm, c->members[r]))
+                bad = 1;
+            else if (!up_map_put(&E->rankof, comm, c->members[r], r))
                 return -1;
-        if (!up_map_put(&E->rankof, comm, UINT64_MAX, 0))
+        }
+        if (!up_map_put(&E->rankof, comm, UINT64_MAX, bad) ||
+            !(v = up_map_get(&E->rankof, comm, UINT64_MAX)))
             return -1;
     }
+    if (*v) /* unusable */
+        return 0;
     v = up_map_get(&E->rankof, comm, li);
     if (!v)
         return 0;
     *rank = (uint32_t)*v;
     return 1;
+}
+
+/* The location of `rank` in comm, as location li's message names it: 1 with
+ * *loc set; 0 when it maps to no location or li is no member of comm (a
+ * message on a group it is not in has no partner: timed as a local record,
+ * counted as an unresolved peer); -1 out of memory.  The communicator li
+ * was last found a member of is remembered: loops send on one. */
+static int peer_loc(engine *E, rloc *L, uint32_t li, OTF2_CommRef comm, uint32_t rank,
+                    uint32_t *loc)
+{
+    if (!L->mcomm_ok || L->mcomm != comm) {
+        uint32_t me;
+        int r = rank_of(E, comm, li, &me);
+        if (r <= 0)
+            return r;
+        L->mcomm = comm;
+        L->mcomm_ok = true;
+    }
+    return up_defs_rank_loc(E->d, comm, rank, li, loc) ? 1 : 0;
 }
 
 /* ---- record handlers ---------------------------------------------------------- */
@@ -656,6 +693,7 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
     uint64_t bytes, exit_m, k0, k1, t;
     up_msg *m;
     msgq *q;
+    int r;
 
     if (ev->kind == UP_EV_MpiSend) {
         rank = ev->u.MpiSend.receiver, comm = ev->u.MpiSend.communicator;
@@ -664,7 +702,11 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
         rank = ev->u.MpiIsend.receiver, comm = ev->u.MpiIsend.communicator;
         tag = ev->u.MpiIsend.msgTag, bytes = ev->u.MpiIsend.msgLength;
     }
-    if (!up_defs_rank_loc(E->d, comm, rank, li, &dst)) {
+    if ((r = peer_loc(E, L, li, comm, rank, &dst)) <= 0) {
+        if (r < 0) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+            return STEP_ERROR;
+        }
         E->repairs[UP_REPAIR_unresolved_peer]++;
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
@@ -828,9 +870,14 @@ static int do_recv(engine *E, uint32_t li, up_event **evp, bool direct)
     OTF2_CommRef comm;
     uint64_t k0, k1;
     msgq *q;
+    int r;
 
     recv_fields(ev, &rank, &comm, &tag);
-    if (!up_defs_rank_loc(E->d, comm, rank, li, &src)) {
+    if ((r = peer_loc(E, L, li, comm, rank, &src)) <= 0) {
+        if (r < 0) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory matching a receive");
+            return STEP_ERROR;
+        }
         E->repairs[UP_REPAIR_unresolved_peer]++;
         E->ops->recv(E->model, li, &L->ls, ev, NULL);
         return STEP_OK;
@@ -840,8 +887,7 @@ static int do_recv(engine *E, uint32_t li, up_event **evp, bool direct)
         return direct ? STEP_DECLINED : recv_rematch(E, li, evp, comm, src, tag, k0, k1);
     q = queue_cached(E, L, false, k0, k1, false);
     if (q && q->head) {
-        int r = resolve_exit(E, li, q->head, direct);
-        if (r != STEP_OK)
+        if ((r = resolve_exit(E, li, q->head, direct)) != STEP_OK)
             return r;
         if (!direct && q->head->src == li && up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
             return STEP_ERROR; /* read ahead in our own stream: the head moved */
@@ -1072,6 +1118,8 @@ static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
     }
     if (up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
         return STEP_ERROR;
+    L->cur = NULL;
+    L->cur_local = false;
     if (!end_i) {
         E->repairs[UP_REPAIR_collective_unpaired]++;
         E->ops->local(E->model, li, &L->ls, *evp);
@@ -1081,7 +1129,7 @@ static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
     memset(&a, 0, sizeof a);
     if (rma) {
         if (!up_defs_win_comm(E->d, e->u.RmaCollectiveEnd.win, &a.comm)) {
-            L->cur = NULL; /* its end finds no open collective: timed locally */
+            L->cur_local = true; /* counted here; its end is timed locally */
             E->repairs[UP_REPAIR_unresolved_peer]++;
             E->ops->local(E->model, li, &L->ls, *evp);
             return STEP_OK;
@@ -1111,8 +1159,9 @@ static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
         UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
         return STEP_ERROR;
     }
-    if (r == 0) { /* its end finds no open collective: timed locally */
+    if (r == 0) { /* not a member: counted here; its end is timed locally */
         L->cur = NULL;
+        L->cur_local = true;
         E->repairs[UP_REPAIR_unresolved_peer]++;
     }
     return STEP_OK;
@@ -1154,7 +1203,9 @@ static int do_coll_end(engine *E, uint32_t li, up_event *ev)
     up_coll *c = L->cur;
     int r;
     if (!c) {
-        E->repairs[UP_REPAIR_collective_unpaired]++;
+        if (!L->cur_local)
+            E->repairs[UP_REPAIR_collective_unpaired]++;
+        L->cur_local = false;
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
     }
@@ -1236,7 +1287,9 @@ static int do_nbc_request(engine *E, uint32_t li, up_event **evp)
     a.begin_m = (*evp)->time;
     a.begin_a = (*evp)->t_out;
     r = coll_join(E, li, &a, &c, &rank);
-    if (r < 0 || (r > 0 && !up_map_put(&E->nbc, li, req, (uint64_t)(uintptr_t)c))) {
+    /* not a member (r == 0): counted here, its complete is timed locally
+     * (NULL in E->nbc) */
+    if (r < 0 || !up_map_put(&E->nbc, li, req, r > 0 ? (uint64_t)(uintptr_t)c : 0)) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
         return STEP_ERROR;
     }
@@ -1263,12 +1316,18 @@ static int do_nbc_complete(engine *E, uint32_t li, up_event *ev)
             UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
             return STEP_ERROR;
         }
-        if (r == 0)
+        if (r == 0) { /* not a member */
             E->repairs[UP_REPAIR_unresolved_peer]++;
+            E->ops->local(E->model, li, &L->ls, ev);
+            return STEP_OK;
+        }
         v = up_map_get(&E->nbc, li, req);
     }
-    if (!v) { /* no request, or one that found no instance */
-        E->repairs[UP_REPAIR_collective_unpaired]++;
+    if (!v || !*v) { /* no request (counted), or one of no member (counted) */
+        if (!v)
+            E->repairs[UP_REPAIR_collective_unpaired]++;
+        else
+            up_map_del(&E->nbc, li, req);
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
     }
@@ -1308,8 +1367,13 @@ static int do_irecv_request(engine *E, uint32_t li, up_event **evp)
             break;
     }
     if (e && e->kind == UP_EV_MpiIrecv && e->u.MpiIrecv.requestID == req) {
+        int r;
         recv_fields(e, &rank, &comm, &tag);
-        if (!up_defs_rank_loc(E->d, comm, rank, li, &src))
+        if ((r = peer_loc(E, L, li, comm, rank, &src)) < 0) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory posting a receive");
+            return STEP_ERROR;
+        }
+        if (r == 0) /* its MpiIrecv is counted */
             e = NULL;
     } else {
         e = NULL;
