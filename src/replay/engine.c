@@ -111,6 +111,8 @@ typedef struct engine {
     up_map rankof;    /* (comm, location) -> its rank; (comm, UINT64_MAX) -> 0
                        * once indexed, 1 when the comm is unusable */
     uint64_t self_seq; /* instances of self-like communicators (coll_join) */
+    size_t ndrained;  /* instances whose members that came are all done, while
+                       * one that has not may still come (coll_done) */
     up_map nbc;       /* (location, request id) -> its nonblocking collective */
     up_map nbpend;    /* (location, request id) -> coll_arrival of a request
                        * whose completion was out of reach */
@@ -1019,6 +1021,10 @@ static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp
         c = (up_coll *)(uintptr_t)*v;
         if (rank >= c->n || c->m[rank].arrived)
             return 0; /* cannot happen: one location per rank, one arrival per seq */
+        if (c->drained) { /* a member came after all: it waits for the rest again */
+            c->drained = false;
+            E->ndrained--;
+        }
     } else {
         uint32_t n = cd->self ? 1 : cd->size;
         if (!(c = up_calloc(1, sizeof *c)) || !(c->m = up_calloc(n, sizeof *c->m))) {
@@ -1167,12 +1173,66 @@ static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
     return STEP_OK;
 }
 
-/* Member `me` of c is done with it: c is freed after its last member. */
+/* Can a member still arrive at c?  Not when all have, nor when each one
+ * missing is a location whose trace has ended: a trace cut short, or a
+ * definition that lists a location that never calls the collective. */
+static bool coll_may_grow(const engine *E, const up_coll *c)
+{
+    const up_comm_def *cd;
+    uint32_t r;
+    if (c->arrived == c->n)
+        return false;
+    cd = up_defs_comm(E->d, c->comm);
+    if (!cd || cd->self || cd->size < c->n)
+        return false; /* cannot happen: an instance has members */
+    for (r = 0; r < c->n; r++)
+        if (!c->m[r].arrived && E->L[cd->members[r]].state != S_DONE)
+            return true;
+    return false;
+}
+
+static void coll_release(engine *E, up_coll *c)
+{
+    if (c->drained)
+        E->ndrained--;
+    if (!c->forced && c->arrived < c->n) /* its members did not wait for the rest */
+        E->repairs[UP_REPAIR_collective_incomplete]++;
+    up_map_del(&E->colls, c->key, c->seq);
+    coll_free(c);
+}
+
+/* A member of c is done with it.  c is freed once every member that
+ * arrived is done and no other can come, so that a member the trace lacks
+ * does not keep every later instance alive (bounded memory on damaged
+ * traces); while one may still come, c is counted in E->ndrained and
+ * looked at again when a location's trace ends (coll_sweep). */
 static void coll_done(engine *E, up_coll *c)
 {
-    if (++c->done == c->n) {
-        up_map_del(&E->colls, c->key, c->seq);
-        coll_free(c);
+    if (++c->done < c->arrived)
+        return;
+    if (!coll_may_grow(E, c)) {
+        coll_release(E, c);
+    } else if (!c->drained) {
+        c->drained = true;
+        E->ndrained++;
+    }
+}
+
+/* A location's trace ended: free the drained instances that were waiting
+ * only for members that can no longer come. */
+static void coll_sweep(engine *E)
+{
+    uint64_t k0, k1, v;
+    size_t i = 0;
+    while (E->ndrained && i < E->colls.cap) {
+        if (up_map_at(&E->colls, i, &k0, &k1, &v)) {
+            up_coll *c = (up_coll *)(uintptr_t)v;
+            if (c->drained && !coll_may_grow(E, c)) {
+                coll_release(E, c);
+                continue; /* backward shift may have moved an entry into slot i */
+            }
+        }
+        i++;
     }
 }
 
@@ -1247,6 +1307,13 @@ static int do_nbc_request(engine *E, uint32_t li, up_event **evp)
     uint32_t rank;
     int r;
 
+    if (up_map_get(&E->nbc, li, req) || up_map_get(&E->nbpend, li, req)) {
+        /* its id is still in use by an earlier request (MPI reuses a request
+         * only once it completed): the earlier one keeps it */
+        E->repairs[UP_REPAIR_collective_unpaired]++;
+        E->ops->local(E->model, li, &L->ls, *evp);
+        return STEP_OK;
+    }
     for (i = 1; i < UP_STREAM_MAX_LOOKAHEAD; i++) {
         if (up_stream_peek(L->s, i, &e, E->err) != UP_OK)
             return STEP_ERROR;
@@ -2223,6 +2290,8 @@ static int run(engine *E)
             }
             if (r == STEP_END) {
                 L->state = S_DONE;
+                if (E->ndrained)
+                    coll_sweep(E);
                 while (L->npend) /* no Leave followed: exit.send_m = send_m */
                     L->pend[--L->npend]->exit_known = true;
                 while (L->nsync) /* their calls never ended */
