@@ -210,8 +210,9 @@ wait_for() {
 }
 # both ranks of c_hang printed that they are done with their iterations
 both_done() { [ "$(grep -c "^c_hang: rank [01] done with $2 iterations" "$1" 2>/dev/null)" = 2 ]; }
-# rank R of the run writing into $T/NAME* has flushed a full 1 MiB buffer
-flushed() { [ -n "$(find "$T" -path "$T/$1*/.upt/$2/traces/*.evt" -size +1023k 2>/dev/null)" ]; }
+# rank R of the run writing into $T/NAME has flushed a full 1 MiB buffer
+# (the folder, or its temporary name holding NAME, while the run goes on)
+flushed() { [ -n "$(find "$T" -path "$T/*$1*/.upt/$2/traces/*.evt" -size +1023k 2>/dev/null)" ]; }
 # the c_hang processes among the descendants of process $1 (not every
 # c_hang on the machine: other test runs may have their own)
 hang_ranks() {
