@@ -135,6 +135,12 @@ void tg_coll_end(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, uint32_
     OTF2_EvtWriter_MpiCollectiveEnd(rec(g, rank, t), NULL, t, op, TG_COMM_WORLD, root, sent, received);
 }
 
+void tg_coll_end_comm(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                      uint32_t root, uint64_t sent, uint64_t received)
+{
+    OTF2_EvtWriter_MpiCollectiveEnd(rec(g, rank, t), NULL, t, op, comm, root, sent, received);
+}
+
 void tg_flush(tg *g, unsigned rank, uint64_t t, uint64_t stop)
 {
     OTF2_EvtWriter_BufferFlush(rec(g, rank, t), NULL, t, stop);
@@ -275,6 +281,18 @@ int tg_close(tg *g)
         OTF2_GlobalDefWriter_WriteGroup(gw, TG_GROUP_OTHERS, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
                                         OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, g->n - 1, ranks + 1);
         OTF2_GlobalDefWriter_WriteRmaWin(gw, TG_WIN, s_world, TG_COMM_WORLD, OTF2_RMA_WIN_FLAG_NONE);
+    }
+    if ((g->flags & TG_SUBCOMMS) && g->n >= 2) {
+        static const uint64_t dup[3] = {0, 0, 1};
+        OTF2_GlobalDefWriter_WriteGroup(gw, 7, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 1, ranks);
+        OTF2_GlobalDefWriter_WriteGroup(gw, 8, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, ranks);
+        OTF2_GlobalDefWriter_WriteGroup(gw, 9, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 3, dup);
+        OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_ONE, s_empty, 7, TG_COMM_WORLD, OTF2_COMM_FLAG_NONE);
+        OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_PAIR, s_empty, 8, TG_COMM_WORLD, OTF2_COMM_FLAG_NONE);
+        OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_DUP, s_empty, 9, TG_COMM_WORLD, OTF2_COMM_FLAG_NONE);
     }
     if (g->flags & TG_OMP_TEAM) { /* Score-P's layout of an OpenMP team */
         OTF2_GlobalDefWriter_WriteGroup(gw, 3, s_empty, OTF2_GROUP_TYPE_COMM_LOCATIONS,

@@ -22,8 +22,11 @@ enum {
     TG_OMP_TEAM = 4,     /* also an OpenMP thread team (comm TG_COMM_TEAM) of all
                           * locations, location 0 its master */
     TG_CPU_METRIC = 16,  /* define metric class 0 as the tracer's "cpu_time" (tg_metric) */
-    TG_RMA = 8           /* an RMA window TG_WIN on MPI_COMM_WORLD, and the MPI
+    TG_RMA = 8,          /* an RMA window TG_WIN on MPI_COMM_WORLD, and the MPI
                           * groups TG_GROUP_RANK0 = {0}, TG_GROUP_OTHERS = {1..n-1} */
+    TG_SUBCOMMS = 32     /* MPI communicators TG_COMM_ONE = {rank 0}, TG_COMM_PAIR =
+                          * {ranks 0, 1} and TG_COMM_DUP = {0, 0, 1} (rank 0 listed
+                          * twice: a broken definition); needs 2 ranks or more */
 };
 
 #define TG_WIN 0
@@ -40,6 +43,9 @@ typedef enum tg_region_t {
 #define TG_COMM_WORLD 0
 #define TG_COMM_SELF 1
 #define TG_COMM_TEAM 2
+#define TG_COMM_ONE 3
+#define TG_COMM_PAIR 4
+#define TG_COMM_DUP 5
 
 tg *tg_open(const char *dir, unsigned nranks, uint64_t resolution, unsigned flags);
 /* Writes the definitions and closes; returns 0 on success. */
@@ -54,6 +60,9 @@ void tg_recv(tg *g, unsigned rank, uint64_t t, unsigned src, uint32_t tag, uint6
 void tg_coll_begin(tg *g, unsigned rank, uint64_t t);
 void tg_coll_end(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, uint32_t root,
                  uint64_t sent, uint64_t received);
+/* an MpiCollectiveEnd on communicator `comm` */
+void tg_coll_end_comm(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                      uint32_t root, uint64_t sent, uint64_t received);
 /* an MpiRecv with the attribute "unperturb::wildcard" = bits (1 ANY_SOURCE,
  * 2 ANY_TAG), as the unperturb tracer writes a wildcard receive */
 #define TG_ATTR_WILDCARD 0

@@ -146,6 +146,8 @@ typedef struct up_coll {
     uint32_t root;              /* member index of the root, or UINT32_MAX */
     uint32_t n, arrived, done;
     bool forced;                /* released before all members arrived */
+    bool drained;               /* (engine) every member that arrived is done,
+                                 * one that has not may still come */
     /* aggregates over arrived members (eqs. 12, 13) */
     uint32_t j_last_m;          /* latest measured begin */
     uint32_t l_first_end_m;     /* earliest measured end */

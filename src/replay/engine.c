@@ -21,7 +21,8 @@ enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA };
  * members on the team's communicator); member 0 is the master. */
 typedef struct team {
     OTF2_CommRef comm;
-    uint64_t seq;
+    uint64_t key, seq;    /* its key in E->teams: the comm, with the location
+                           * for a team of MPI_COMM_SELF (team_key) */
     uint32_t n, begun, ended;
     bool root_begun;
     uint64_t root_m, root_a; /* the master's ThreadFork (else its ThreadTeamBegin) */
@@ -63,6 +64,7 @@ typedef struct rloc {
     int wait;
     uint64_t wk0, wk1;
     up_coll *cur;    /* open collective (between its begin and its end) */
+    bool cur_local;  /* ... or one timed as a local record (counted at its begin) */
     up_coll *wcoll;  /* the collective it waits for (W_COLL), as member wmember */
     uint32_t wmember;
     up_msg **pend;   /* its messages still waiting for the Leave ending their send call */
@@ -72,6 +74,8 @@ typedef struct rloc {
     uint64_t qgen, qs0, qs1, qr0, qr1;
     msgq *qs, *qr;
     uint32_t cur_member;
+    OTF2_CommRef mcomm; /* the last communicator it was found a member of */
+    bool mcomm_ok;
     /* its synchronous sends whose call has not completed yet */
     up_sync **syncs;
     size_t nsync, synccap;
@@ -103,7 +107,12 @@ typedef struct engine {
     rloc *L;
     hent *heap;
     size_t hn;
-    up_map msgq, colls, collseq, rankof;
+    up_map msgq, colls, collseq;
+    up_map rankof;    /* (comm, location) -> its rank; (comm, UINT64_MAX) -> 0
+                       * once indexed, 1 when the comm is unusable */
+    uint64_t self_seq; /* instances of self-like communicators (coll_join) */
+    size_t ndrained;  /* instances whose members that came are all done, while
+                       * one that has not may still come (coll_done) */
     up_map nbc;       /* (location, request id) -> its nonblocking collective */
     up_map nbpend;    /* (location, request id) -> coll_arrival of a request
                        * whose completion was out of reach */
@@ -613,6 +622,12 @@ static int exit_time(engine *E, rloc *L, uint64_t head_t, uint64_t *exit_m)
     return exit_time_from(E, L, 1, head_t, exit_m);
 }
 
+/* The rank of location li in communicator comm: 1 with *rank set, 0 when
+ * li is no member (or the communicator is unknown or unusable), -1 out of
+ * memory.  Every location is rank 0 of a self-like communicator
+ * (MPI_COMM_SELF).  A definition that lists a location twice is unusable:
+ * that location's rank is not known, and the communicator's size counts a
+ * member that can never come; its records are timed as local ones. */
 static int rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank)
 {
     const up_comm_def *c = up_defs_comm(E->d, comm);
@@ -624,19 +639,45 @@ static int rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank)
         *rank = 0;
         return 1;
     }
-    if (!up_map_get(&E->rankof, comm, UINT64_MAX)) {
+    if (!(v = up_map_get(&E->rankof, comm, UINT64_MAX))) {
         /* first use of this communicator: index all its members */
-        for (r = 0; r < c->size; r++)
-            if (!up_map_put(&E->rankof, comm, c->members[r], r))
+        uint64_t bad = 0;
+        for (r = 0; r < c->size; r++) {
+            if (up_map_get(&E->rankof, comm, c->members[r]))
+                bad = 1;
+            else if (!up_map_put(&E->rankof, comm, c->members[r], r))
                 return -1;
-        if (!up_map_put(&E->rankof, comm, UINT64_MAX, 0))
+        }
+        if (!up_map_put(&E->rankof, comm, UINT64_MAX, bad) ||
+            !(v = up_map_get(&E->rankof, comm, UINT64_MAX)))
             return -1;
     }
+    if (*v) /* unusable */
+        return 0;
     v = up_map_get(&E->rankof, comm, li);
     if (!v)
         return 0;
     *rank = (uint32_t)*v;
     return 1;
+}
+
+/* The location of `rank` in comm, as location li's message names it: 1 with
+ * *loc set; 0 when it maps to no location or li is no member of comm (a
+ * message on a group it is not in has no partner: timed as a local record,
+ * counted as an unresolved peer); -1 out of memory.  The communicator li
+ * was last found a member of is remembered: loops send on one. */
+static int peer_loc(engine *E, rloc *L, uint32_t li, OTF2_CommRef comm, uint32_t rank,
+                    uint32_t *loc)
+{
+    if (!L->mcomm_ok || L->mcomm != comm) {
+        uint32_t me;
+        int r = rank_of(E, comm, li, &me);
+        if (r <= 0)
+            return r;
+        L->mcomm = comm;
+        L->mcomm_ok = true;
+    }
+    return up_defs_rank_loc(E->d, comm, rank, li, loc) ? 1 : 0;
 }
 
 /* ---- record handlers ---------------------------------------------------------- */
@@ -654,6 +695,7 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
     uint64_t bytes, exit_m, k0, k1, t;
     up_msg *m;
     msgq *q;
+    int r;
 
     if (ev->kind == UP_EV_MpiSend) {
         rank = ev->u.MpiSend.receiver, comm = ev->u.MpiSend.communicator;
@@ -662,7 +704,11 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
         rank = ev->u.MpiIsend.receiver, comm = ev->u.MpiIsend.communicator;
         tag = ev->u.MpiIsend.msgTag, bytes = ev->u.MpiIsend.msgLength;
     }
-    if (!up_defs_rank_loc(E->d, comm, rank, li, &dst)) {
+    if ((r = peer_loc(E, L, li, comm, rank, &dst)) <= 0) {
+        if (r < 0) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+            return STEP_ERROR;
+        }
         E->repairs[UP_REPAIR_unresolved_peer]++;
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
@@ -826,9 +872,14 @@ static int do_recv(engine *E, uint32_t li, up_event **evp, bool direct)
     OTF2_CommRef comm;
     uint64_t k0, k1;
     msgq *q;
+    int r;
 
     recv_fields(ev, &rank, &comm, &tag);
-    if (!up_defs_rank_loc(E->d, comm, rank, li, &src)) {
+    if ((r = peer_loc(E, L, li, comm, rank, &src)) <= 0) {
+        if (r < 0) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory matching a receive");
+            return STEP_ERROR;
+        }
         E->repairs[UP_REPAIR_unresolved_peer]++;
         E->ops->recv(E->model, li, &L->ls, ev, NULL);
         return STEP_OK;
@@ -838,8 +889,7 @@ static int do_recv(engine *E, uint32_t li, up_event **evp, bool direct)
         return direct ? STEP_DECLINED : recv_rematch(E, li, evp, comm, src, tag, k0, k1);
     q = queue_cached(E, L, false, k0, k1, false);
     if (q && q->head) {
-        int r = resolve_exit(E, li, q->head, direct);
-        if (r != STEP_OK)
+        if ((r = resolve_exit(E, li, q->head, direct)) != STEP_OK)
             return r;
         if (!direct && q->head->src == li && up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
             return STEP_ERROR; /* read ahead in our own stream: the head moved */
@@ -939,12 +989,15 @@ typedef struct coll_arrival {
 /* Location li arrives at the next instance of a collective on a.comm: the
  * k-th collective (blocking or nonblocking, in the order it started them) a
  * location calls on a communicator is the k-th instance, as MPI requires.
+ * On a self-like communicator (MPI_COMM_SELF: every location is its only
+ * member) each call is an instance of its own, never shared: it is keyed by
+ * an engine-wide number instead of the location's count.
  * Returns 1 with *cp and *rankp set, 0 when li is no member of a.comm, -1 out
  * of memory. */
 static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp,
                      uint32_t *rankp)
 {
-    uint64_t *seqp, seq, *v;
+    uint64_t *seqp, seq, *v = NULL;
     const up_comm_def *cd;
     uint32_t rank;
     up_member *me;
@@ -953,14 +1006,25 @@ static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp
     if (r <= 0)
         return r;
     cd = up_defs_comm(E->d, a->comm);
-    if (!(seqp = up_map_get(&E->collseq, li, a->key))) {
-        if (!up_map_put(&E->collseq, li, a->key, 0) ||
-            !(seqp = up_map_get(&E->collseq, li, a->key)))
-            return -1;
+    if (cd->self) {
+        seq = E->self_seq++;
+    } else {
+        if (!(seqp = up_map_get(&E->collseq, li, a->key))) {
+            if (!up_map_put(&E->collseq, li, a->key, 0) ||
+                !(seqp = up_map_get(&E->collseq, li, a->key)))
+                return -1;
+        }
+        seq = (*seqp)++;
+        v = up_map_get(&E->colls, a->key, seq);
     }
-    seq = (*seqp)++;
-    if ((v = up_map_get(&E->colls, a->key, seq))) {
+    if (v) {
         c = (up_coll *)(uintptr_t)*v;
+        if (rank >= c->n || c->m[rank].arrived)
+            return 0; /* cannot happen: one location per rank, one arrival per seq */
+        if (c->drained) { /* a member came after all: it waits for the rest again */
+            c->drained = false;
+            E->ndrained--;
+        }
     } else {
         uint32_t n = cd->self ? 1 : cd->size;
         if (!(c = up_calloc(1, sizeof *c)) || !(c->m = up_calloc(n, sizeof *c->m))) {
@@ -986,10 +1050,8 @@ static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp
         }
     }
     me = &c->m[rank];
-    if (!me->arrived) {
-        me->arrived = true;
-        c->arrived++;
-    }
+    me->arrived = true;
+    c->arrived++;
     me->loc = li;
     me->begin_m = a->begin_m;
     me->begin_a = a->begin_a;
@@ -1062,6 +1124,8 @@ static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
     }
     if (up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
         return STEP_ERROR;
+    L->cur = NULL;
+    L->cur_local = false;
     if (!end_i) {
         E->repairs[UP_REPAIR_collective_unpaired]++;
         E->ops->local(E->model, li, &L->ls, *evp);
@@ -1071,7 +1135,7 @@ static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
     memset(&a, 0, sizeof a);
     if (rma) {
         if (!up_defs_win_comm(E->d, e->u.RmaCollectiveEnd.win, &a.comm)) {
-            L->cur = NULL; /* its end finds no open collective: timed locally */
+            L->cur_local = true; /* counted here; its end is timed locally */
             E->repairs[UP_REPAIR_unresolved_peer]++;
             E->ops->local(E->model, li, &L->ls, *evp);
             return STEP_OK;
@@ -1101,19 +1165,74 @@ static int do_coll_begin(engine *E, uint32_t li, up_event **evp)
         UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
         return STEP_ERROR;
     }
-    if (r == 0) { /* its end finds no open collective: timed locally */
+    if (r == 0) { /* not a member: counted here; its end is timed locally */
         L->cur = NULL;
+        L->cur_local = true;
         E->repairs[UP_REPAIR_unresolved_peer]++;
     }
     return STEP_OK;
 }
 
-/* Member `me` of c is done with it: c is freed after its last member. */
+/* Can a member still arrive at c?  Not when all have, nor when each one
+ * missing is a location whose trace has ended: a trace cut short, or a
+ * definition that lists a location that never calls the collective. */
+static bool coll_may_grow(const engine *E, const up_coll *c)
+{
+    const up_comm_def *cd;
+    uint32_t r;
+    if (c->arrived == c->n)
+        return false;
+    cd = up_defs_comm(E->d, c->comm);
+    if (!cd || cd->self || cd->size < c->n)
+        return false; /* cannot happen: an instance has members */
+    for (r = 0; r < c->n; r++)
+        if (!c->m[r].arrived && E->L[cd->members[r]].state != S_DONE)
+            return true;
+    return false;
+}
+
+static void coll_release(engine *E, up_coll *c)
+{
+    if (c->drained)
+        E->ndrained--;
+    if (!c->forced && c->arrived < c->n) /* its members did not wait for the rest */
+        E->repairs[UP_REPAIR_collective_incomplete]++;
+    up_map_del(&E->colls, c->key, c->seq);
+    coll_free(c);
+}
+
+/* A member of c is done with it.  c is freed once every member that
+ * arrived is done and no other can come, so that a member the trace lacks
+ * does not keep every later instance alive (bounded memory on damaged
+ * traces); while one may still come, c is counted in E->ndrained and
+ * looked at again when a location's trace ends (coll_sweep). */
 static void coll_done(engine *E, up_coll *c)
 {
-    if (++c->done == c->n) {
-        up_map_del(&E->colls, c->key, c->seq);
-        coll_free(c);
+    if (++c->done < c->arrived)
+        return;
+    if (!coll_may_grow(E, c)) {
+        coll_release(E, c);
+    } else if (!c->drained) {
+        c->drained = true;
+        E->ndrained++;
+    }
+}
+
+/* A location's trace ended: free the drained instances that were waiting
+ * only for members that can no longer come. */
+static void coll_sweep(engine *E)
+{
+    uint64_t k0, k1, v;
+    size_t i = 0;
+    while (E->ndrained && i < E->colls.cap) {
+        if (up_map_at(&E->colls, i, &k0, &k1, &v)) {
+            up_coll *c = (up_coll *)(uintptr_t)v;
+            if (c->drained && !coll_may_grow(E, c)) {
+                coll_release(E, c);
+                continue; /* backward shift may have moved an entry into slot i */
+            }
+        }
+        i++;
     }
 }
 
@@ -1144,7 +1263,9 @@ static int do_coll_end(engine *E, uint32_t li, up_event *ev)
     up_coll *c = L->cur;
     int r;
     if (!c) {
-        E->repairs[UP_REPAIR_collective_unpaired]++;
+        if (!L->cur_local)
+            E->repairs[UP_REPAIR_collective_unpaired]++;
+        L->cur_local = false;
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
     }
@@ -1186,6 +1307,13 @@ static int do_nbc_request(engine *E, uint32_t li, up_event **evp)
     uint32_t rank;
     int r;
 
+    if (up_map_get(&E->nbc, li, req) || up_map_get(&E->nbpend, li, req)) {
+        /* its id is still in use by an earlier request (MPI reuses a request
+         * only once it completed): the earlier one keeps it */
+        E->repairs[UP_REPAIR_collective_unpaired]++;
+        E->ops->local(E->model, li, &L->ls, *evp);
+        return STEP_OK;
+    }
     for (i = 1; i < UP_STREAM_MAX_LOOKAHEAD; i++) {
         if (up_stream_peek(L->s, i, &e, E->err) != UP_OK)
             return STEP_ERROR;
@@ -1226,7 +1354,9 @@ static int do_nbc_request(engine *E, uint32_t li, up_event **evp)
     a.begin_m = (*evp)->time;
     a.begin_a = (*evp)->t_out;
     r = coll_join(E, li, &a, &c, &rank);
-    if (r < 0 || (r > 0 && !up_map_put(&E->nbc, li, req, (uint64_t)(uintptr_t)c))) {
+    /* not a member (r == 0): counted here, its complete is timed locally
+     * (NULL in E->nbc) */
+    if (r < 0 || !up_map_put(&E->nbc, li, req, r > 0 ? (uint64_t)(uintptr_t)c : 0)) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
         return STEP_ERROR;
     }
@@ -1253,12 +1383,18 @@ static int do_nbc_complete(engine *E, uint32_t li, up_event *ev)
             UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
             return STEP_ERROR;
         }
-        if (r == 0)
+        if (r == 0) { /* not a member */
             E->repairs[UP_REPAIR_unresolved_peer]++;
+            E->ops->local(E->model, li, &L->ls, ev);
+            return STEP_OK;
+        }
         v = up_map_get(&E->nbc, li, req);
     }
-    if (!v) { /* no request, or one that found no instance */
-        E->repairs[UP_REPAIR_collective_unpaired]++;
+    if (!v || !*v) { /* no request (counted), or one of no member (counted) */
+        if (!v)
+            E->repairs[UP_REPAIR_collective_unpaired]++;
+        else
+            up_map_del(&E->nbc, li, req);
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
     }
@@ -1298,8 +1434,13 @@ static int do_irecv_request(engine *E, uint32_t li, up_event **evp)
             break;
     }
     if (e && e->kind == UP_EV_MpiIrecv && e->u.MpiIrecv.requestID == req) {
+        int r;
         recv_fields(e, &rank, &comm, &tag);
-        if (!up_defs_rank_loc(E->d, comm, rank, li, &src))
+        if ((r = peer_loc(E, L, li, comm, rank, &src)) < 0) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory posting a receive");
+            return STEP_ERROR;
+        }
+        if (r == 0) /* its MpiIrecv is counted */
             e = NULL;
     } else {
         e = NULL;
@@ -1398,7 +1539,9 @@ static void team_wake(engine *E, team *tm)
 {
     const up_comm_def *cd = up_defs_comm(E->d, tm->comm);
     uint32_t r;
-    for (r = 0; cd && r < cd->size; r++) {
+    if (!cd || cd->self) /* a team of one: nobody else waits */
+        return;
+    for (r = 0; r < cd->size; r++) {
         uint32_t li = cd->members[r];
         rloc *L;
         if (li >= E->n)
@@ -1424,8 +1567,16 @@ static bool team_wait(engine *E, rloc *L, team *tm)
 
 static void team_free(engine *E, team *tm)
 {
-    up_map_del(&E->teams, tm->comm, tm->seq);
+    up_map_del(&E->teams, tm->key, tm->seq);
     up_free(tm);
+}
+
+/* The key of location li's teams on comm in E->teams: on a self-like
+ * communicator every location is a team of one of its own (never shared);
+ * a communicator id has 32 bits, so the two kinds of key never meet. */
+static uint64_t team_key(const up_comm_def *cd, OTF2_CommRef comm, uint32_t li)
+{
+    return cd->self ? (uint64_t)li << 32 | comm : comm;
 }
 
 static int do_team(engine *E, uint32_t li, up_event *ev)
@@ -1433,9 +1584,10 @@ static int do_team(engine *E, uint32_t li, up_event *ev)
     rloc *L = &E->L[li];
     bool begin = ev->kind == UP_EV_ThreadTeamBegin;
     OTF2_CommRef comm = begin ? ev->u.ThreadTeamBegin.threadTeam : ev->u.ThreadTeamEnd.threadTeam;
-    uint64_t *seqp, *v, seq;
+    uint64_t *seqp, *v, seq, key;
     uint32_t rank;
     team *tm;
+    const up_comm_def *cd;
     int r = rank_of(E, comm, li, &rank);
     if (r < 0)
         goto nomem;
@@ -1443,6 +1595,8 @@ static int do_team(engine *E, uint32_t li, up_event *ev)
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
     }
+    cd = up_defs_comm(E->d, comm);
+    key = team_key(cd, comm, li);
     if (!(seqp = up_map_get(&E->teamseq, li, comm))) {
         if (!up_map_put(&E->teamseq, li, comm, 0) || !(seqp = up_map_get(&E->teamseq, li, comm)))
             goto nomem;
@@ -1453,16 +1607,16 @@ static int do_team(engine *E, uint32_t li, up_event *ev)
         return STEP_OK;
     }
     seq = begin ? *seqp : *seqp - 1;
-    if ((v = up_map_get(&E->teams, comm, seq))) {
+    if ((v = up_map_get(&E->teams, key, seq))) {
         tm = (team *)(uintptr_t)*v;
     } else {
-        const up_comm_def *cd = up_defs_comm(E->d, comm);
         if (!(tm = up_calloc(1, sizeof *tm)))
             goto nomem;
         tm->comm = comm;
+        tm->key = key;
         tm->seq = seq;
         tm->n = cd->self ? 1 : cd->size;
-        if (!up_map_put(&E->teams, comm, seq, (uint64_t)(uintptr_t)tm)) {
+        if (!up_map_put(&E->teams, key, seq, (uint64_t)(uintptr_t)tm)) {
             up_free(tm);
             goto nomem;
         }
@@ -1494,7 +1648,7 @@ static int do_team(engine *E, uint32_t li, up_event *ev)
     if (rank == 0) {
         L->join_team = tm;
     } else if (tm->ended == tm->n) {
-        uint32_t root = up_defs_comm(E->d, comm)->members[0];
+        uint32_t root = cd->members[0]; /* rank != 0: not self-like */
         if (root < E->n && E->L[root].state == S_WAIT && E->L[root].wait == W_TEAM &&
             E->L[root].wteam == tm)
             make_runnable(E, root);
@@ -2136,6 +2290,8 @@ static int run(engine *E)
             }
             if (r == STEP_END) {
                 L->state = S_DONE;
+                if (E->ndrained)
+                    coll_sweep(E);
                 while (L->npend) /* no Leave followed: exit.send_m = send_m */
                     L->pend[--L->npend]->exit_known = true;
                 while (L->nsync) /* their calls never ended */

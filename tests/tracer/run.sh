@@ -4,11 +4,17 @@
 # the archives read back with otf2-print (an independent reader) and checked
 # against the communication each program is known to do; runs that die
 # (MPI_Abort, SIGTERM, SIGKILL) still leave a readable archive.
+# Nothing here waits a fixed time or bounds a wall-clock duration: a signal
+# is sent once the program has shown it got where the test needs it (its
+# output, a flushed buffer on disk), so a loaded machine only makes the
+# test slower.  The calibration's values under --extra-ns have bounds wide
+# enough for a loaded machine and still tell a missing or doubled spin.
 set -eu
 BUILD=${1:-build}
 UNPERTURB=${UNPERTURB:-$BUILD/bin/unperturb}
 T=$(mktemp -d /tmp/unperturb-tracer-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+bg="" # traced runs started in the background: their ranks are killed on exit
+trap 'for p in $bg; do r=$(hang_ranks $p); [ -z "$r" ] || kill -KILL $r; done; rm -rf "$T"' EXIT
 ROOT=""
 [ "$(id -u)" = 0 ] && ROOT=--allow-run-as-root
 MPIRUN="mpirun --oversubscribe $ROOT"
@@ -116,32 +122,39 @@ ok "--cpu-time: a CPU-time metric at every MPI Enter and Leave, compensated"
 
 # ---- the stored calibration: every kind, and --extra-ns timed on its own ----
 # fn_enter/fn_leave come from the real hooks; with 200 us of extra cost per
-# record every kind costs at least that, and the calibration inside MPI_Init
-# stays short (it once wrote 20 000 records per kind with the extra spin: 4 s)
+# record every kind costs about that: the spin is timed as the difference of
+# two minima over trials, which a loaded machine can move by some us either
+# way, never by 50 us at every trial; a spin that is not added gives 70 ns,
+# one counted twice (it once was spun inside every kind's own records too)
+# 400 us.  How long the calibration took is shown, not checked: a figure for
+# bench/tracer.sh, not a property a test can hold on a shared machine.
 $UNPERTURB trace -q --extra-ns 200000 -o "$T/xcal" -- $MPIRUN -np 2 "$T/c_prog" > /dev/null
 otf2-print -A "$T/xcal/traces.otf2" > "$T/xcal.txt"
+grep -q '^extra_ns = 200000$' "$T/xcal.txt" || fail "calibration: extra_ns not stored"
 for k in enter leave send recv coll_begin coll_end other metric fn_enter fn_leave; do
     v=$(awk -v k="$k" '$1 == k && $2 == "=" { print $3; exit }' "$T/xcal.txt")
     [ -n "$v" ] || fail "calibration: no '$k'"
-    awk -v v="$v" 'BEGIN { exit !(v >= 200000 && v < 210000) }' ||
+    awk -v v="$v" 'BEGIN { exit !(v >= 150000 && v < 300000) }' ||
         fail "calibration with --extra-ns 200000: $k = $v"
 done
 # the range of O: [overhead_low] <= [overhead] <= [overhead_high] per kind,
 # the extra cost in each (it does not overlap or miss the cache)
 awk '/^\[/ { sec = $0 } $2 == "=" && sec ~ /^\[overhead(_low|_high)?\]$/ { v[sec, $1] = $3; k[$1] = 1 }
      END { for (x in k) { lo = v["[overhead_low]", x]; o = v["[overhead]", x]; hi = v["[overhead_high]", x]
-                          if (lo == "" || hi == "" || !(200000 <= lo + 0 && lo + 0 <= o + 0 && o + 0 <= hi + 0)) {
+                          if (lo == "" || hi == "" || !(150000 <= lo + 0 && lo + 0 <= o + 0 && o + 0 <= hi + 0)) {
                               print x ": " lo " " o " " hi; bad = 1 } }
            exit bad }' "$T/xcal.txt" || fail "calibration: range of O"
 # what the run's spins took beyond the calibrated one, per location: both
-# ranks, at least 0 and well under the 200 us asked
+# ranks, at least 0 and well under the 200 us asked (a spin that ends more
+# than 1 us late is a stall, listed apart: the mean of the others cannot
+# exceed the calibration's by more than that, loaded or not)
 awk '/^\[/ { sec = $0 } sec == "[overhead_by_location]" && $2 == "=" { n++; if (!($3 >= 0 && $3 < 10000)) bad = 1 }
      END { exit bad || n != 2 }' "$T/xcal.txt" || fail "calibration: [overhead_by_location]"
 $UNPERTURB compensate "$T/xcal" -o "$T/xcal-lo" --mode lower > "$T/xcal-lo.txt"
 grep -q 'the high end of the calibrated range of O' "$T/xcal-lo.txt" || fail "compensate --mode lower: not the high O"
 took=$(sed -n 's/^; calibration took \([0-9.]*\) ms.*/\1/p' "$T/xcal.txt")
-awk -v t="$took" 'BEGIN { exit !(t > 0 && t < 1500) }' || fail "calibration with --extra-ns took $took ms"
-ok "calibration: all ten kinds, their range and the run's spins per location stored; --extra-ns 200000 added to each, in $took ms"
+[ -n "$took" ] || fail "calibration: its duration is not stored"
+ok "calibration: all ten kinds, their range and the run's spins per location stored; --extra-ns 200000 added to each (it took $took ms)"
 
 # ---- stalls of the --extra-ns spins: listed, and removed where they lie ----
 # Both ranks on one core: a spin of 20 us is often interrupted, and when it
@@ -181,24 +194,60 @@ otf2-print "$T/abort/traces.otf2" > "$T/abort.txt"
 [ "$(count "$T/abort.txt" MPI_SEND 0)" = 300 ] && [ "$(count "$T/abort.txt" MPI_SEND 1)" = 300 ] || fail "abort: sends lost"
 ok "MPI_Abort leaves every record"
 
-# SIGTERM to `unperturb trace` (as a batch system would send it)
-$UNPERTURB trace -q -o "$T/term" -- $MPIRUN -np 2 "$T/c_hang" wait 300 > /dev/null 2>&1 &
+# wait_for WHAT PID COMMAND...: polls COMMAND until it succeeds; fails if
+# process PID (the traced run) ended first, or after 600 s: the time a hung
+# run takes to show, not a bound on how fast anything must be
+wait_for() {
+    what=$1 wpid=$2
+    shift 2
+    i=0
+    until "$@"; do
+        kill -0 "$wpid" 2>/dev/null || fail "$what: the run ended first"
+        i=$((i + 1))
+        [ $i -lt 6000 ] || fail "$what: not reached in 600 s"
+        sleep 0.1
+    done
+}
+# both ranks of c_hang printed that they are done with their iterations
+both_done() { [ "$(grep -c "^c_hang: rank [01] done with $2 iterations" "$1" 2>/dev/null)" = 2 ]; }
+# rank R of the run writing into $T/NAME has flushed a full 1 MiB buffer
+# (the folder, or its temporary name holding NAME, while the run goes on)
+flushed() { [ -n "$(find "$T" -path "$T/*$1*/.upt/$2/traces/*.evt" -size +1023k 2>/dev/null)" ]; }
+# the c_hang processes among the descendants of process $1 (not every
+# c_hang on the machine: other test runs may have their own)
+hang_ranks() {
+    for c in $(pgrep -P "$1" || true); do
+        [ "$(ps -o comm= -p "$c" 2>/dev/null)" = c_hang ] && echo "$c"
+        hang_ranks "$c"
+    done
+    true
+}
+
+# SIGTERM to `unperturb trace` (as a batch system would send it), once both
+# ranks are done with their 300 ring steps and sleep
+$UNPERTURB trace -q -o "$T/term" -- $MPIRUN -np 2 "$T/c_hang" wait 300 > "$T/term.out" 2>&1 &
 pid=$!
-sleep 1
-sleep 2
+bg="$bg $pid"
+wait_for "SIGTERM: the ring steps" $pid both_done "$T/term.out" 300
 kill -TERM $pid
 wait $pid && fail "SIGTERM: exit status 0" || true
 otf2-print "$T/term/traces.otf2" > "$T/term.txt"
 [ "$(count "$T/term.txt" MPI_RECV 0)" = 300 ] && [ "$(count "$T/term.txt" MPI_RECV 1)" = 300 ] || fail "SIGTERM: records lost"
 ok "SIGTERM leaves every record"
 
-# SIGKILL of the ranks: what was flushed (1 MiB buffers) stays readable
+# SIGKILL of the ranks: what was flushed (1 MiB buffers) stays readable.
+# They are killed once each has flushed its buffer at least once (a full
+# 1 MiB chunk holds over 10 000 ring steps)
 $UNPERTURB trace -q --buffer-mb 1 -o "$T/kill" -- $MPIRUN -np 2 "$T/c_hang" wait 200000 > /dev/null 2>&1 &
 pid=$!
-sleep 4
-pkill -KILL -x c_hang || true
+bg="$bg $pid"
+wait_for "SIGKILL: a flushed buffer of rank 0" $pid flushed kill 0
+wait_for "SIGKILL: a flushed buffer of rank 1" $pid flushed kill 1
+ranks=$(hang_ranks $pid)
+[ -n "$ranks" ] || fail "SIGKILL: no c_hang process under $pid"
+kill -KILL $ranks
 wait $pid && fail "SIGKILL: exit status 0" || true
-timeout 60 otf2-print "$T/kill/traces.otf2" > "$T/kill.txt" || fail "SIGKILL: archive not readable"
+timeout 600 otf2-print "$T/kill/traces.otf2" > "$T/kill.txt" || fail "SIGKILL: archive not readable"
 n=$(count "$T/kill.txt" MPI_SEND 0)
 [ "$n" -gt 1000 ] || fail "SIGKILL: only $n sends survived"
 grep -q '^BUFFER_FLUSH' "$T/kill.txt" || fail "SIGKILL: no BufferFlush records"

@@ -3,9 +3,16 @@
 # ring example (message-heavy) on 2 ranks, 2 runs of each kind, extra cost 0 and 1000 ns.
 # The table is checked against independent paths: jq over the JSON's own
 # list of runs (the fastest is kept, the deltas follow from the times), the
-# shim's time files, and otf2-print of the kept trace (its window, computed
-# here from the raw records and the timer resolution).  Then bad input:
-# a program that is not there, one that fails, one that never calls MPI.
+# shim's time files, and otf2-print of the kept traces (their windows,
+# computed here from the raw records and the timer resolution; the extra
+# cost seen in every gap between records).  Then bad input: a program that
+# is not there, one that fails, one that never calls MPI.
+# No check compares the wall-clock times of two runs: the machine may be
+# loaded by other work, and load that comes and goes can make any run
+# slower than another (it did: the uninstrumented runs slowed down more
+# than the traced ones).  The extra cost is checked where it cannot be
+# hidden: a spin of 1000 ns after every record puts at least 1000 ns
+# between consecutive records, whatever else runs.
 set -eu
 BUILD=${1:-build}
 UNPERTURB=${UNPERTURB:-$BUILD/bin/unperturb}
@@ -45,12 +52,10 @@ for i in 0 1; do
 done
 [ "$(jq -r '.rows[0].extra_ns, .rows[1].extra_ns' "$T/v.json" | tr '\n' ' ')" = "0 1000 " ] ||
     fail "extra_ns values"
-# 1000 ns more per record must show: the run is slower traced
-jq -e '.rows[1].Tm_s > .rows[0].Tm_s and .rows[1].delta_m > 0.05' "$T/v.json" > /dev/null ||
-    fail "extra cost of 1000 ns per record did not dilate the run"
-# the lower bound is not above the upper one
+# the lower bound is not above the upper one (a property of the models on
+# one trace, not a comparison of two runs)
 jq -e '.rows[] | .Ta_lower_s <= .Ta_upper_s + 1e-9' "$T/v.json" > /dev/null || fail "lower > upper"
-ok "rows: fastest runs kept, deltas and bounds consistent, extra cost dilates"
+ok "rows: fastest runs kept, deltas and bounds consistent"
 
 # T from the shim's files: the minimum of the two uninstrumented windows
 tmin=$(sed -n 's/^window_s=//p' "$T/val/np2"/untraced-*.time | sort -g | head -1)
@@ -64,16 +69,40 @@ paste "$T/csv-tn.txt" "$T/json-tn.txt" | awk '{ d = $1 - $2; if (d > 1e-8 || d <
     fail "runs.csv and runs_Ta_network_s differ"
 ok "T is the fastest window the timing shim wrote; runs.csv lists every run"
 
-# Tm from the kept trace itself: earliest Leave(MPI_Init) to latest Enter(MPI_Finalize)
-res=$(otf2-print -G "$T/val/np2-x0/trace/traces.otf2" | sed -n 's/.*Ticks per Seconds: \([0-9]*\).*/\1/p')
-tm=$(otf2-print "$T/val/np2-x0/trace/traces.otf2" | awk -v res="$res" '
-    $1 == "LEAVE" && /"MPI_Init"/ { if (a == "" || $3 < a) a = $3 }
-    $1 == "ENTER" && /"MPI_Finalize"/ { if ($3 > b) b = $3 }
-    END { printf "%.9f", (b - a) / res }')
+# Tm from the kept traces themselves: earliest Leave(MPI_Init) to latest
+# Enter(MPI_Finalize); and the smallest gap between consecutive records of
+# a location inside its window, in ns
+resolution() { otf2-print -G "$1" | sed -n 's/.*Ticks per Seconds: \([0-9]*\).*/\1/p'; }
+window() {
+    otf2-print "$1" | awk -v res="$(resolution "$1")" '
+        $1 == "LEAVE" && /"MPI_Init"/ { if (a == "" || $3 < a) a = $3 }
+        $1 == "ENTER" && /"MPI_Finalize"/ { if ($3 > b) b = $3 }
+        END { printf "%.9f", (b - a) / res }'
+}
+min_gap_ns() {
+    otf2-print "$1" | awk -v res="$(resolution "$1")" '
+        $2 !~ /^[0-9]+$/ || $3 !~ /^[0-9]+$/ { next }
+        $1 == "LEAVE" && /"MPI_Init"/ { on[$2] = 1; prev[$2] = $3; next }
+        on[$2] { g = $3 - prev[$2]; if (m == "" || g < m) m = g; prev[$2] = $3; n++ }
+        $1 == "ENTER" && /"MPI_Finalize"/ { on[$2] = 0 }
+        END { if (n < 1000) { print "few"; exit } printf "%.1f", (m + 1) * 1e9 / res }'
+}
+tm=$(window "$T/val/np2-x0/trace/traces.otf2")
 near "$tm" "$(jq '.rows[0].Tm_s' "$T/v.json")" 1e-6 || fail "Tm_s $(jq '.rows[0].Tm_s' "$T/v.json") is not the trace's window $tm"
+tm1=$(window "$T/val/np2-x1000/trace/traces.otf2")
+near "$tm1" "$(jq '.rows[1].Tm_s' "$T/v.json")" 1e-6 || fail "Tm_s $(jq '.rows[1].Tm_s' "$T/v.json") (extra 1000 ns) is not the trace's window $tm1"
 grep -q '<svg' "$T/val/plot.svg" && grep -q '</svg>' "$T/val/plot.svg" &&
     [ "$(grep -c '<polyline' "$T/val/plot.svg")" -ge 10 ] || fail "plot.svg incomplete"
-ok "Tm is the window of the kept trace (otf2-print: $tm s); plot has 2 panels of 5 lines"
+ok "Tm is the window of the kept traces (otf2-print: $tm s, $tm1 s); plot has 2 panels of 5 lines"
+
+# the extra cost is in the kept trace of its row: 1000 ns or more between
+# any two consecutive records of a location (one tick of rounding allowed;
+# without the spins the smallest gap is a few ns), and in its calibration
+g=$(min_gap_ns "$T/val/np2-x1000/trace/traces.otf2")
+awk -v g="$g" 'BEGIN { exit !(g + 0 >= 1000) }' || fail "extra 1000 ns: smallest gap between records $g ns"
+otf2-print -A "$T/val/np2-x1000/trace/traces.otf2" | grep -q '^extra_ns = 1000$' ||
+    fail "extra 1000 ns: not in the kept trace's calibration"
+ok "extra 1000 ns: every gap between records of the kept trace is at least that (smallest $g ns)"
 
 # bad input: clear error, non-zero exit, no output folder
 if $UNPERTURB validate -q -o "$T/bad1" -- "$T/no-such-program" 2> "$T/err1"; then fail "missing program accepted"; fi
