@@ -118,6 +118,8 @@ test:
 	$(MAKE) --no-print-directory $(SAN)/bin/unperturb $(SAN)/bin/unperturb-tests
 	$(SAN)/bin/unperturb-tests
 	$(MAKE) --no-print-directory fuzz-replay
+	@if tests/fuzz/have-libfuzzer.sh $(FUZZ_CC); then $(MAKE) --no-print-directory fuzz-regress; \
+	 else echo "make test: $(FUZZ_CC) builds no libFuzzer targets: tests/fuzz/regress.sh skipped"; fi
 	UNPERTURB=$(SAN)/bin/unperturb tests/cli.sh
 	$(MAKE) --no-print-directory $(SAN)/bin/up-check $(SAN)/bin/up-check-gen
 	UNPERTURB=$(SAN)/bin/unperturb tests/check/run.sh $(SAN)

@@ -90,7 +90,7 @@ up_event *up_stream_slot_(void *ud, unsigned kind, uint64_t t,
     for (i = 0; i < na; i++)
         OTF2_AttributeList_GetAttributeByIndex(al, i, &e->attrs[i].id,
                                                &e->attrs[i].type, &e->attrs[i].value);
-    *xp = e->xbuf + abytes;
+    *xp = abytes ? e->xbuf + abytes : e->xbuf; /* (no arithmetic on a NULL xbuf) */
     s->count++;
     return e;
 }
