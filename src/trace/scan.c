@@ -12,7 +12,8 @@
  *            [<snapshots:4> <thumbnails:4>] 02
  *   chunked  each chunk: 03 <endian> <first record no.:8> <last record no.:8>,
  *            then tokens: 00 end of chunk (the next chunk follows), 02 end of
- *            file; in event files 05 <timestamp:8> and 06 <attribute list>;
+ *            file; in event files 05 <timestamp:8> (never two in a row) and
+ *            06 <attribute list>;
  *            every other byte is a record kind followed by its length (one
  *            byte, or ff and 8 bytes) and that many bytes.
  *
@@ -573,6 +574,10 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
                 return stop(s, n, off + (uint64_t)(rec - p), "cut short in a timestamp");
             t = load64(q, big);
             q += 8;
+            /* libotf2 reads a second one as a record of unknown kind: at a
+             * chunk's start it then re-reads the chunk before */
+            if (q < end && *q == T_TIMESTAMP)
+                return stop(s, n, off + (uint64_t)(q - p), "two timestamps in a row");
             /* the token before jumped ahead of this one and of the one
              * before it: its records get the earlier time (reader.c) */
             if (__builtin_expect(t < s->last_token, 0) && s->prev_token <= t &&

@@ -1,0 +1,183 @@
+/*
+ * test_scan.c - damage the fuzzer found that the reader's check of an
+ * archive's bytes (src/trace/scan.c) let through to libotf2: archives
+ * written by OTF2 itself (tests/tracegen.c), then changed byte by byte.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "tracegen.h"
+#include "unperturb/trace.h"
+
+/* ---- files ----------------------------------------------------------------- */
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *b = NULL;
+    long len;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (b = malloc((size_t)len + 1)) && fread(b, 1, (size_t)len, f) == (size_t)len)
+        *n = (size_t)len;
+    else {
+        free(b);
+        b = NULL;
+    }
+    if (f)
+        fclose(f);
+    return b;
+}
+
+/* Writes n bytes at offset `at` of a new file (a hole before them). */
+static void put_file(const char *path, const unsigned char *d, size_t n, long at, bool trunc)
+{
+    FILE *f = fopen(path, trunc ? "wb" : "r+b");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    CHECK(fseek(f, at, SEEK_SET) == 0);
+    CHECK(fwrite(d, 1, n, f) == n);
+    fclose(f);
+}
+
+/* Two ranks, each: Enter(work) at 100, then `pairs` Enter(get_coords)
+ * and Leave 10 ticks apart, Leave(work); writes the archive to `dir` and
+ * returns the path of rank 0's event file in evt. */
+static void write_pairs(const char *dir, unsigned pairs, char *evt, size_t cap)
+{
+    tg *g = tg_open(dir, 2, 1000000000, 0);
+    unsigned r, i;
+    for (r = 0; r < 2; r++) {
+        tg_enter(g, r, 100, TG_WORK);
+        for (i = 0; i < pairs; i++) {
+            tg_enter(g, r, 110 + 20 * i, TG_GET_COORDS);
+            tg_leave(g, r, 120 + 20 * i, TG_GET_COORDS);
+        }
+        tg_leave(g, r, 110 + 20 * pairs, TG_WORK);
+    }
+    CHECK(tg_close(g) == 0);
+    snprintf(evt, cap, "%s/traces/0.evt", dir);
+}
+
+/* Offset of the k-th (0-based) timestamp token of an event chunk, or 0. */
+static size_t timestamp_at(const unsigned char *d, size_t n, unsigned k)
+{
+    size_t at = 18;
+    while (at < n) {
+        if (d[at] == 0x05) {
+            if (k-- == 0)
+                return at;
+            at += 9;
+        } else if (d[at] == 0x00 || d[at] == 0x02) {
+            return 0;
+        } else {
+            at += 2 + (size_t)d[at + 1];
+        }
+    }
+    return 0;
+}
+
+/* Reads location `loc` of `path` to its end: the times of its records in
+ * t[] (at most cap), how many; and the damage entry of that location. */
+static size_t read_loc(const char *path, size_t loc, uint64_t *t, size_t cap, char *what, size_t wcap)
+{
+    up_trace *tr = NULL;
+    up_err err = {0};
+    up_event *ev;
+    size_t n = 0, i;
+    if (what)
+        what[0] = 0;
+    CHECK_EQ(up_trace_open(path, &tr, &err), UP_OK);
+    if (!tr)
+        return 0;
+    while (up_stream_peek(up_trace_stream(tr, loc), 0, &ev, &err) == UP_OK && ev) {
+        if (n < cap)
+            t[n] = ev->time;
+        n++;
+        up_stream_pop(up_trace_stream(tr, loc));
+    }
+    for (i = 0; what && i < up_trace_ndamage(tr); i++)
+        if (up_trace_damage(tr, i)->loc == (long)loc)
+            snprintf(what, wcap, "%s", up_trace_damage(tr, i)->what);
+    up_trace_close(tr);
+    return n;
+}
+
+/* ---- two timestamps in a row ----------------------------------------------------- */
+
+/* libotf2 takes the second of two timestamp tokens in a row for a record
+ * of an unknown kind and reads on from its "length": inside a chunk it
+ * fails a few bytes on; at the start of a chunk it went back to the
+ * chunk before and delivered its records again, without an error.  Both
+ * are damage from the second token on. */
+TEST(scan_two_timestamps_in_a_row_are_damage)
+{
+    char dir[4096], evt[4200], what[256];
+    unsigned char *d, *e;
+    uint64_t t[64];
+    size_t n, at, k;
+
+    /* inside a chunk: the third token twice; two records before it */
+    snprintf(dir, sizeof dir, "%s", t_dir("mid"));
+    write_pairs(dir, 1, evt, sizeof evt);
+    d = slurp(evt, &n);
+    CHECK(d != NULL && (at = timestamp_at(d, n, 2)) > 0);
+    if (!d || !at)
+        return;
+    e = malloc(n + 64);
+    memcpy(e, d, at);
+    memcpy(e + at, d + at, 9);
+    memcpy(e + at + 9, d + at, n - at);
+    put_file(evt, e, n + 9, 0, true);
+    k = read_loc(dir, 0, t, 64, what, sizeof what);
+    CHECK_EQ(k, 2);
+    CHECK_EQ(t[0], 100);
+    CHECK_EQ(t[1], 110);
+    CHECK(strstr(what, "two timestamps in a row") != NULL);
+    CHECK_EQ(read_loc(dir, 1, t, 64, NULL, 0), 4);
+    free(d);
+    free(e);
+
+    /* at the start of the second chunk (1 MiB, tracegen's event chunks):
+     * Enter(work) and Enter(get_coords) in chunk 0, then chunk 1 starts
+     * with the third token (120) twice, 40 records follow */
+    snprintf(dir, sizeof dir, "%s", t_dir("chunk"));
+    write_pairs(dir, 20, evt, sizeof evt);
+    d = slurp(evt, &n);
+    CHECK(d != NULL && (at = timestamp_at(d, n, 2)) > 0);
+    if (!d || !at)
+        return;
+    e = malloc(n + 64);
+    {
+        uint64_t last0 = 2, first1 = 3, last1 = 42;
+        memcpy(e, d, at);
+        memcpy(e + 10, &last0, 8); /* little endian, as written here */
+        e[at] = 0x00;              /* end of chunk */
+        put_file(evt, e, at + 1, 0, true);
+        memcpy(e, d, 18);
+        memcpy(e + 2, &first1, 8);
+        memcpy(e + 10, &last1, 8);
+        memcpy(e + 18, d + at, 9);
+        memcpy(e + 27, d + at, n - at);
+        put_file(evt, e, n - at + 27, 1024 * 1024, false);
+    }
+    k = read_loc(dir, 0, t, 64, what, sizeof what);
+    CHECK_EQ(k, 2);
+    CHECK_EQ(t[0], 100);
+    CHECK_EQ(t[1], 110);
+    CHECK(strstr(what, "two timestamps in a row") != NULL);
+
+    /* the same file with the token once: all 42 records, no damage */
+    put_file(evt, e + 27, n - at, 1024 * 1024 + 18, false);
+    CHECK(truncate(evt, 1024 * 1024 + 18 + (long)(n - at)) == 0);
+    k = read_loc(dir, 0, t, 64, what, sizeof what);
+    CHECK_EQ(k, 42);
+    CHECK_EQ(t[2], 120);
+    CHECK_EQ(t[41], 510);
+    CHECK_EQ(what[0], 0);
+    free(d);
+    free(e);
+}
