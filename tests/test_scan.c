@@ -275,3 +275,54 @@ TEST(scan_anchor_properties_libotf2_refuses)
         up_trace_close(t);
     }
 }
+
+/* ---- definition records ------------------------------------------------------------ */
+
+/* libotf2 reads the fields OTF2 1.2 added to a Group record (type,
+ * paradigm, flags) when the record has room for them, and when the flags
+ * do not decode it fails and leaks the members it had read.  A Group whose
+ * added fields are damaged is damage, like one whose members are. */
+TEST(scan_group_record_with_damaged_flags_is_damage)
+{
+    char dir[4096], evt[4200], def[4200], what[256];
+    unsigned char *d;
+    uint64_t t[8];
+    size_t n, at = 18, len, i;
+    up_trace *tr = NULL;
+    up_err err = {0};
+    bool found = false;
+
+    snprintf(dir, sizeof dir, "%s", t_dir("group"));
+    write_pairs(dir, 1, evt, sizeof evt);
+    snprintf(def, sizeof def, "%s/traces.def", dir);
+    d = slurp(def, &n);
+    CHECK(d != NULL);
+    if (!d)
+        return;
+    /* the first Group (kind 18): its last byte is its flags, 0 */
+    while (at + 2 <= n && d[at] != 0x00 && d[at] != 0x02) {
+        len = d[at + 1];
+        if (d[at] == 18 && len < 0xff) {
+            CHECK_EQ(d[at + 1 + len], 0x00);
+            d[at + 1 + len] = 0x08; /* a compressed 32-bit number of 8 bytes */
+            found = true;
+            break;
+        }
+        at += 2 + (len == 0xff ? 8 : len);
+    }
+    CHECK(found);
+    put_file(def, d, n, 0, true);
+    free(d);
+    CHECK_EQ(up_trace_open(dir, &tr, &err), UP_OK);
+    if (!tr)
+        return;
+    what[0] = 0;
+    for (i = 0; i < up_trace_ndamage(tr); i++)
+        if (up_trace_damage(tr, i)->loc == -1)
+            snprintf(what, sizeof what, "%s", up_trace_damage(tr, i)->what);
+    CHECK(strstr(what, "a damaged record (kind 18") != NULL);
+    CHECK_EQ(up_trace_defs(tr)->nlocs, 2); /* locations come before groups */
+    up_trace_close(tr);
+    CHECK_EQ(read_loc(dir, 0, t, 8, NULL, 0), 4);
+    CHECK_EQ(t[3], 130);
+}

@@ -460,6 +460,12 @@ static bool record_ok(const up_scan *s, unsigned kind, const unsigned char *p, u
             return false;
         for (i = 0; i < n && !c.bad; i++)
             rd_comp(&c, 8);
+        if (c.p < c.end) { /* OTF2 1.2's type, paradigm, flags: libotf2
+                            * leaks the members when these fail */
+            rd_u8(&c);
+            rd_u8(&c);
+            rd_comp(&c, 4);
+        }
         return !c.bad;
     case DEF_METRIC_CLASS:
         rd_comp(&c, 4);
