@@ -1398,7 +1398,8 @@ static void team_wake(engine *E, team *tm)
 {
     const up_comm_def *cd = up_defs_comm(E->d, tm->comm);
     uint32_t r;
-    for (r = 0; cd && r < cd->size; r++) {
+    /* (a self communicator has no member list: its one member is the master) */
+    for (r = 0; cd && !cd->self && r < cd->size; r++) {
         uint32_t li = cd->members[r];
         rloc *L;
         if (li >= E->n)
