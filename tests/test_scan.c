@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -325,4 +326,40 @@ TEST(scan_group_record_with_damaged_flags_is_damage)
     up_trace_close(tr);
     CHECK_EQ(read_loc(dir, 0, t, 8, NULL, 0), 4);
     CHECK_EQ(t[3], 130);
+}
+
+/* libotf2 builds the id map of a local MappingTable and then drops it,
+ * unfreed, when its mapping type is not one it knows (OTF2_MAPPING_MAX or
+ * more).  Such a table is damage. */
+TEST(scan_mapping_table_of_unknown_type_is_damage)
+{
+    static const char *const files[] = {"traces.otf2", "traces.def", "traces/0.def", "traces/0.evt",
+                                        "traces/1.def", "traces/1.evt", "traces/2.def",
+                                        "traces/2.evt", "traces/3.def", "traces/3.evt"};
+    char dir[4096], src[4200], dst[4300], what[256];
+    unsigned char *d;
+    uint64_t t[64];
+    size_t n, i, want = 0;
+    snprintf(dir, sizeof dir, "%s", t_dir("mapping"));
+    snprintf(dst, sizeof dst, "%s/traces", dir);
+    CHECK(mkdir(dir, 0755) == 0 && mkdir(dst, 0755) == 0);
+    for (i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(src, sizeof src, "%s/%s", t_src("tests/data/casita-4_mpi_ls_barr"), files[i]);
+        snprintf(dst, sizeof dst, "%s/%s", dir, files[i]);
+        d = slurp(src, &n);
+        CHECK(d != NULL);
+        if (!d)
+            return;
+        /* location 3's second MappingTable (05 06, at byte 28): type 2 -> 15 */
+        if (!strcmp(files[i], "traces/3.def")) {
+            CHECK(n > 31 && d[28] == 0x05 && d[29] == 0x06 && d[30] == OTF2_MAPPING_LOCATION);
+            want = read_loc(t_src("tests/data/casita-4_mpi_ls_barr"), 3, t, 64, NULL, 0);
+            d[30] = OTF2_MAPPING_MAX;
+        }
+        put_file(dst, d, n, 0, true);
+        free(d);
+    }
+    CHECK(want > 0);
+    CHECK_EQ(read_loc(dir, 3, t, 64, what, sizeof what), want);
+    CHECK(strstr(what, "a damaged record (kind 5") != NULL);
 }

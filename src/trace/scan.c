@@ -35,6 +35,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <otf2/OTF2_GeneralDefinitions.h>
+
 #include "scan.h"
 
 #define CHUNK_MIN (256u * 1024u)        /* OTF2_CHUNK_SIZE_MIN */
@@ -415,11 +417,11 @@ static bool record_ok(const up_scan *s, unsigned kind, const unsigned char *p, u
         }
     }
     if (s->kind == UP_FILE_LOCAL_DEFS && kind == LDEF_MAPPING_TABLE) {
-        unsigned mode;
-        rd_u8(&c);          /* mapping type */
+        unsigned mode, type;
+        type = rd_u8(&c);   /* mapping type: libotf2 leaks the map of one it does not know */
         n = rd_comp(&c, 8); /* map size */
         mode = rd_u8(&c);   /* 0 dense, else sparse */
-        if (c.bad || n > len)
+        if (c.bad || n > len || type >= OTF2_MAPPING_MAX)
             return false;
         for (i = 0; i < n && !c.bad; i++) {
             rd_comp(&c, 8);
