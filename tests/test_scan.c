@@ -1,7 +1,8 @@
 /*
- * test_scan.c - damage the fuzzer found that the reader's check of an
- * archive's bytes (src/trace/scan.c) let through to libotf2: archives
- * written by OTF2 itself (tests/tracegen.c), then changed byte by byte.
+ * test_scan.c - damaged bytes the fuzzer found that the reader's check of
+ * an archive (src/trace/scan.c) let through to libotf2, or that the reader
+ * (src/trace/reader.c) then mishandled: archives written by OTF2 itself
+ * (tests/tracegen.c, tests/data), then changed byte by byte.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -362,4 +363,45 @@ TEST(scan_mapping_table_of_unknown_type_is_damage)
     CHECK(want > 0);
     CHECK_EQ(read_loc(dir, 3, t, 64, what, sizeof what), want);
     CHECK(strstr(what, "a damaged record (kind 5") != NULL);
+}
+
+/* ---- timestamp repairs --------------------------------------------------------------- */
+
+/* A spike (a timestamp token ahead of those around it) whose records are
+ * of a kind libotf2 does not know: they are counted but never delivered,
+ * so the stream never saw the spike's last record and took every later
+ * record of the location for part of the spike (its time the time before:
+ * the whole location flattened to the trace's start). */
+TEST(scan_spike_of_unknown_records_ends)
+{
+    char dir[4096], evt[4200], what[256];
+    unsigned char *d, *e;
+    uint64_t t[8], last, huge = UINT64_C(0xffffff00000003e8);
+    size_t n, k;
+    snprintf(dir, sizeof dir, "%s", t_dir("spike"));
+    write_pairs(dir, 1, evt, sizeof evt);
+    d = slurp(evt, &n);
+    CHECK(d != NULL && n > 18 && d[18] == 0x05);
+    if (!d)
+        return;
+    /* after the header: a token far ahead, one record of kind 255 (empty) */
+    e = malloc(n + 11);
+    memcpy(e, d, 18);
+    memcpy(&last, d + 10, 8);
+    last++;
+    memcpy(e + 10, &last, 8); /* little endian, as written here */
+    e[18] = 0x05;
+    memcpy(e + 19, &huge, 8);
+    e[27] = 0xff;
+    e[28] = 0x00;
+    memcpy(e + 29, d + 18, n - 18);
+    put_file(evt, e, n + 11, 0, true);
+    k = read_loc(dir, 0, t, 8, what, sizeof what);
+    CHECK_EQ(k, 4);
+    CHECK_EQ(t[0], 100);
+    CHECK_EQ(t[1], 110);
+    CHECK_EQ(t[2], 120);
+    CHECK_EQ(t[3], 130);
+    free(d);
+    free(e);
 }

@@ -220,6 +220,10 @@ static void next_spike(up_stream *s)
 
 uint64_t up_stream_time_fix_(up_stream *s, uint64_t t, uint64_t no)
 {
+    while (no > s->spike_last) { /* passed by records never delivered (unknown kinds) */
+        s->spike_i++;
+        next_spike(s);
+    }
     if (no >= s->spike_first) { /* inside a spike (spikes come in order) */
         if (no == s->spike_last) {
             s->spike_i++;
@@ -232,7 +236,11 @@ uint64_t up_stream_time_fix_(up_stream *s, uint64_t t, uint64_t no)
         s->fix_range++;
         return s->last_t;
     }
-    s->fix_back++; /* t < last_t */
+    if (t >= s->last_t) { /* (the spike passed above: nothing to repair) */
+        s->last_t = t;
+        return t;
+    }
+    s->fix_back++;
     return s->last_t;
 }
 
