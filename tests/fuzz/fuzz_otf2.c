@@ -162,8 +162,10 @@ static uint64_t read_streams(up_trace *t, times *tm)
                 uint64_t t_ahead = UINT64_MAX;
                 up_err err = {0};
                 uint64_t no = up_stream_records(s);
-                /* lookahead now and then: the ring grows, records stay put */
-                if (no % 7 == 3 && up_stream_peek(s, 4, &ahead, &err) != UP_OK) {
+                /* lookahead now and then: the ring grows (past its 256
+                 * slots too), records stay put */
+                if ((no % 7 == 3 || no % 97 == 50) &&
+                    up_stream_peek(s, no % 97 == 50 ? 300 : 4, &ahead, &err) != UP_OK) {
                     FZ_CHECK(err.msg[0], "an error without a message");
                     done[i] = true, open_n--;
                     break;
@@ -205,6 +207,16 @@ static uint64_t read_streams(up_trace *t, times *tm)
     up_free(last);
     up_free(done);
     return total;
+}
+
+/* The command's damage hook: each entry as the user would see it. */
+static void on_damage(void *ctx, const up_trace *t, const up_damage *d)
+{
+    char line[1024];
+    (void)ctx;
+    FZ_CHECK(d->file && d->what && d->what[0], "a damage entry without file or text");
+    up_damage_line(t, d, line, sizeof line);
+    FZ_CHECK(line[0], "an empty damage line");
 }
 
 static void describe_damage(up_trace *t)
@@ -275,6 +287,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t i;
     char *v;
 
+    up_trace_set_damage_hook(on_damage, NULL);
     if (up_trace_open(anchor, &t, &err) != UP_OK) {
         FZ_CHECK(err.msg[0], "an error without a message");
         FZ_CHECK(err.status == UP_EFORMAT || err.status == UP_EIO || err.status == UP_EOTF2,
