@@ -71,14 +71,17 @@ size_t fz_serialize(const fz_member *m, size_t n, uint8_t *out, size_t cap)
     return at;
 }
 
-unsigned fz_options(const fz_member *m, size_t n)
+static unsigned loc_of(const fz_member *m, size_t n, unsigned kind)
 {
     size_t i;
     for (i = 0; i < n; i++)
-        if (fz_kind(m[i].tag) == FZ_ANCHOR)
+        if (fz_kind(m[i].tag) == kind)
             return m[i].loc;
     return 0;
 }
+
+unsigned fz_options(const fz_member *m, size_t n) { return loc_of(m, n, FZ_ANCHOR); }
+unsigned fz_options2(const fz_member *m, size_t n) { return loc_of(m, n, FZ_GDEFS); }
 
 /* ---- the work folder ------------------------------------------------------------ */
 

@@ -16,8 +16,8 @@
  * 2 traces/<loc>.def, 3 traces/<loc>.evt, 4 traces/<loc>.stalls.  Members
  * of one file are appended in order; with bit 0x80 set, a member starts the
  * file's next chunk (the file is first extended, with a hole, to a multiple
- * of its chunk size from the anchor).  The loc byte of the anchor member
- * picks the options of a run (mode, analysis) instead.  A length past the
+ * of its chunk size from the anchor).  The loc bytes of the anchor and
+ * traces.def members pick the options of a run (mode, analysis) instead.  A length past the
  * end of the input is cut to it, so every input is a valid container.
  */
 #ifndef UP_FUZZ_H
@@ -74,8 +74,10 @@ size_t fz_serialize(const fz_member *m, size_t n, uint8_t *out, size_t cap);
 /* The chunk sizes the first anchor member gives: [0] events, [1]
  * definitions; 0 where it gives none inside OTF2's 256 KiB to 16 MiB. */
 void fz_chunk_sizes(const fz_member *m, size_t n, uint64_t cs[2]);
-/* The options byte of an input: the loc of its first anchor member (0 if none). */
+/* The options byte of an input: the loc of its first anchor member (0 if
+ * none); a second one: the loc of its first traces.def member. */
 unsigned fz_options(const fz_member *m, size_t n);
+unsigned fz_options2(const fz_member *m, size_t n);
 
 /* ---- the archive on disk ---------------------------------------------------- */
 

@@ -3,11 +3,12 @@
  * than compensation, on an archive built from the input as in "otf2".
  *
  * Place in the data flow: after the reader.  The options byte of the input
- * (fuzz.h) picks one pass: the estimates of `unperturb estimate`, the
- * profile of `report` (with its text and a breakdown against itself), the
- * timeline window and drawing, a simulation on one of several machines,
- * the Chrome trace-event export, or report.html.  Outputs go to the work
- * folder or /dev/null.
+ * (fuzz.h) picks one pass: the estimates of `unperturb estimate` (and
+ * their JSON), the profile of `report` (with its text, JSON and a
+ * breakdown against itself), the timeline window and drawing, a simulation
+ * on one of several machines (the second options byte picks the
+ * collective algorithms), the Chrome trace-event export, or report.html.
+ * Outputs go to the work folder or /dev/null.
  */
 #include "fuzz.h"
 
@@ -59,9 +60,13 @@ static void run_estimate(const char *anchor)
         params(t, &p);
         if ((st = up_estimate_run(t, &p, &est, &err)) == UP_OK) {
             up_est_report r = {anchor, "fuzz", &p, &est, NULL};
+            char path[400];
             unsigned mdl;
             for (mdl = 0; mdl < 4; mdl++)
                 (void)up_est_error(&r, mdl);
+            snprintf(path, sizeof path, "%s/estimate.json", fz_workdir());
+            st = up_estimate_json(&r, path, &err);
+            remove(path);
             up_estimate_free(&est);
         }
     }
@@ -110,6 +115,10 @@ static void run_profile(const char *anchor, bool html, unsigned opt)
                             NULL, "fuzz", 30};
         char path[400];
         up_report_profile_text(devnull(), &in);
+        snprintf(path, sizeof path, "%s/report.json", fz_workdir());
+        st = up_report_json(path, &in, &err);
+        expect_msg(st, &err);
+        remove(path);
         if (html) {
             snprintf(path, sizeof path, "%s/report.html", fz_workdir());
             st = up_report_html(path, &in, &err);
@@ -163,7 +172,32 @@ static void run_timeline(const char *anchor, unsigned opt)
     up_trace_close(t);
 }
 
-static void run_simulate(const char *anchor, unsigned opt)
+/* The collective algorithms of the bits of opt2 (docs/collectives.md). */
+static void set_algorithms(up_machine *m, unsigned opt2)
+{
+    static const char *const two[][3] = {{"bcast", "linear", "binomial"},
+                                         {"scatter", "linear", "binomial"},
+                                         {"gather", "linear", "binomial"},
+                                         {"reduce", "linear", "binomial"},
+                                         {"alltoall", "pairwise", "linear"},
+                                         {"scan", "linear", "recursive_doubling"}};
+    static const char *const three[] = {"ring", "recursive_doubling", "linear"};
+    char set[96];
+    up_err err = {0};
+    unsigned k;
+    for (k = 0; k < 6; k++) {
+        snprintf(set, sizeof set, "%s=%s", two[k][0], two[k][1 + (opt2 >> k & 1)]);
+        FZ_CHECK(up_machine_set(m, set, &err) == UP_OK, "%s", err.msg);
+    }
+    snprintf(set, sizeof set, "allgather=%s", three[(opt2 >> 6) % 3]);
+    FZ_CHECK(up_machine_set(m, set, &err) == UP_OK, "%s", err.msg);
+    snprintf(set, sizeof set, "reduce_scatter=%s", three[(opt2 >> 6) / 3 % 3]);
+    FZ_CHECK(up_machine_set(m, set, &err) == UP_OK, "%s", err.msg);
+    if (opt2 & 0x80)
+        FZ_CHECK(up_machine_set(m, "barrier_by_msgs=no", &err) == UP_OK, "%s", err.msg);
+}
+
+static void run_simulate(const char *anchor, unsigned opt, unsigned opt2)
 {
     static const char *const topo[] = {"full", "ring", "torus2d", "torus3d", "hypercube", "fattree"};
     static const char *const prog[] = {"mpi", "interrupt", "polling"};
@@ -191,6 +225,7 @@ static void run_simulate(const char *anchor, unsigned opt)
     FZ_CHECK(up_machine_set(&m, set, &err) == UP_OK, "%s", err.msg);
     if (opt & 4)
         FZ_CHECK(up_machine_set(&m, "contention=yes", &err) == UP_OK, "%s", err.msg);
+    set_algorithms(&m, opt2);
     if ((st = up_trace_open(anchor, &t, &err)) == UP_OK) {
         params(t, &p);
         if ((st = up_sim_new(&m, &p, up_trace_defs(t), &S, &err)) == UP_OK) {
@@ -242,7 +277,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 0: run_estimate(anchor); break;
     case 1: run_profile(anchor, false, opt / 6); break;
     case 2: run_timeline(anchor, opt / 6); break;
-    case 3: run_simulate(anchor, opt / 6); break;
+    case 3: run_simulate(anchor, opt / 6, fz_options2(m, n)); break;
     case 4: run_export(anchor, opt / 6); break;
     default: run_profile(anchor, true, opt / 6); break;
     }
