@@ -302,9 +302,8 @@ static bool parse_num(const char *s, double *out)
     double v;
     if (strpbrk(s, "xX"))
         return false;
-    errno = 0;
-    v = strtod(s, &end);
-    if (end == s || *end || errno == ERANGE || !isfinite(v) || v < 0)
+    v = strtod(s, &end); /* (ERANGE: too large is not finite; below DBL_MIN is a number) */
+    if (end == s || *end || !isfinite(v) || v < 0)
         return false;
     *out = v + 0.0; /* -0 -> 0 */
     return true;
