@@ -2,6 +2,7 @@
 #
 #   make            build build/bin/unperturb (installs missing Debian packages as root)
 #   make test       sanitizer build (ASan + UBSan) and every test
+#   make fuzz       libFuzzer targets of tests/fuzz, FUZZ_TIME seconds each (tests/fuzz/README.md)
 #   make demo       compensate a bundled real trace and print the summary
 #   make install PREFIX=$$HOME/.local
 #   make bench      throughput, memory and tracer-cost figures (not a test)
@@ -127,6 +128,9 @@ test:
 	$(MAKE) --no-print-directory check-generated
 	$(MAKE) --no-print-directory $(SAN)/bin/unperturb $(SAN)/bin/unperturb-tests
 	$(SAN)/bin/unperturb-tests
+	$(MAKE) --no-print-directory fuzz-replay
+	@if tests/fuzz/have-libfuzzer.sh $(FUZZ_CC); then $(MAKE) --no-print-directory fuzz-regress; \
+	 else echo "make test: $(FUZZ_CC) builds no libFuzzer targets: tests/fuzz/regress.sh skipped"; fi
 	UNPERTURB=$(SAN)/bin/unperturb tests/cli.sh
 	$(MAKE) --no-print-directory $(SAN)/bin/up-check $(SAN)/bin/up-check-gen
 	UNPERTURB=$(SAN)/bin/unperturb tests/check/run.sh $(SAN)
@@ -222,6 +226,9 @@ bench: all
 
 # examples/ (issue 4): MPI example programs and the timing shim
 include examples/examples.mk
+
+# tests/fuzz/: libFuzzer targets (make fuzz) and their regression replay
+include tests/fuzz/fuzz.mk
 
 clean:
 	rm -rf $(BUILD)

@@ -95,6 +95,8 @@ OTF2_EvtWriter *tg_writer(tg *g, unsigned rank)
     return g->w[rank];
 }
 
+OTF2_Archive *tg_archive(tg *g) { return g->ar; }
+
 static OTF2_EvtWriter *rec(tg *g, unsigned rank, uint64_t t)
 {
     if (t < g->tmin)

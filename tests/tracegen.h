@@ -51,6 +51,8 @@ tg *tg_open(const char *dir, unsigned nranks, uint64_t resolution, unsigned flag
 /* Writes the definitions and closes; returns 0 on success. */
 int tg_close(tg *g);
 OTF2_EvtWriter *tg_writer(tg *g, unsigned rank);
+/* The archive being written (for properties; tests/fuzz/tool.c). */
+OTF2_Archive *tg_archive(tg *g);
 OTF2_LocationRef tg_location(const tg *g, unsigned rank);
 
 void tg_enter(tg *g, unsigned rank, uint64_t t, tg_region_t r);

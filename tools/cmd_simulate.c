@@ -417,8 +417,9 @@ static bool parse_sweep(const char *arg, const up_machine *m, sweep *s, char *ms
         snprintf(msg, cap, "--sweep '%s': FROM is greater than TO", arg);
         return false;
     }
-    /* value k is FROM + k*STEP (no accumulation); TO counts within 1e-9 */
-    tol = 1e-9 * fmax(fabs(s->to), s->step);
+    /* value k is FROM + k*STEP (no accumulation); TO counts within 1e-9
+     * (of a STEP no longer than the range: FROM stays FROM) */
+    tol = 1e-9 * fmax(fabs(s->to), fmin(s->step, s->to - s->from));
     q = (s->to - s->from) / s->step;
     if (!(q < MAX_SWEEP_POINTS + 1.0)) {
         snprintf(msg, cap, "--sweep '%s': more than 1000 values", arg);

@@ -180,7 +180,7 @@ double up_copy_ns(const up_comp_params *p, uint64_t bytes)
         {
             double x0 = (double)p->copy_bytes[i - 1], x1 = (double)p->copy_bytes[i];
             double y0 = p->copy_ns_per_byte[i - 1], y1 = p->copy_ns_per_byte[i];
-            per_byte = y0 + (y1 - y0) * ((double)bytes - x0) / (x1 - x0);
+            per_byte = y0 + (y1 - y0) * (((double)bytes - x0) / (x1 - x0)); /* a fraction first: no overflow */
         }
     }
     return per_byte * (double)bytes;

@@ -206,9 +206,12 @@ static OTF2_CallbackCode on_lgroup(void *ud, OTF2_LocationGroupRef self,
                                    OTF2_LocationGroupRef creator)
 {
     reading *r = ud;
-    lgroup_def *g = up_calloc(1, sizeof *g);
+    lgroup_def *g;
     (void)name, (void)type, (void)creator;
     r->d->n_global_defs++;
+    if (up_map_get(&r->lgroups, self, 0))
+        return OTF2_CALLBACK_SUCCESS; /* duplicate definition: keep the first */
+    g = up_calloc(1, sizeof *g);
     if (!g || !up_map_put(&r->lgroups, self, 0, (uint64_t)(uintptr_t)g)) {
         up_free(g);
         r->nomem = true;
@@ -251,9 +254,12 @@ static OTF2_CallbackCode on_group(void *ud, OTF2_GroupRef self, OTF2_StringRef n
                                   const uint64_t *members)
 {
     reading *r = ud;
-    group_def *g = up_calloc(1, sizeof *g);
+    group_def *g;
     (void)name;
     r->d->n_global_defs++;
+    if (up_map_get(&r->d->groups, self, 0))
+        return OTF2_CALLBACK_SUCCESS; /* duplicate definition: keep the first */
+    g = up_calloc(1, sizeof *g);
     if (!g || (n && !(g->members = up_calloc(n, sizeof *members))) ||
         !up_map_put(&r->d->groups, self, 0, (uint64_t)(uintptr_t)g)) {
         if (g)

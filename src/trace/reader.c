@@ -90,7 +90,7 @@ up_event *up_stream_slot_(void *ud, unsigned kind, uint64_t t,
     for (i = 0; i < na; i++)
         OTF2_AttributeList_GetAttributeByIndex(al, i, &e->attrs[i].id,
                                                &e->attrs[i].type, &e->attrs[i].value);
-    *xp = e->xbuf + abytes;
+    *xp = abytes ? e->xbuf + abytes : e->xbuf; /* (no arithmetic on a NULL xbuf) */
     s->count++;
     return e;
 }
@@ -220,6 +220,10 @@ static void next_spike(up_stream *s)
 
 uint64_t up_stream_time_fix_(up_stream *s, uint64_t t, uint64_t no)
 {
+    while (no > s->spike_last) { /* passed by records never delivered (unknown kinds) */
+        s->spike_i++;
+        next_spike(s);
+    }
     if (no >= s->spike_first) { /* inside a spike (spikes come in order) */
         if (no == s->spike_last) {
             s->spike_i++;
@@ -232,7 +236,11 @@ uint64_t up_stream_time_fix_(up_stream *s, uint64_t t, uint64_t no)
         s->fix_range++;
         return s->last_t;
     }
-    s->fix_back++; /* t < last_t */
+    if (t >= s->last_t) { /* (the spike passed above: nothing to repair) */
+        s->last_t = t;
+        return t;
+    }
+    s->fix_back++;
     return s->last_t;
 }
 

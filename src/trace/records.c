@@ -36,9 +36,10 @@ const char *up_ev_kind_name(unsigned kind)
 #define SET_F(t, n) f->n = n;
 #define SET_A(t, n, c)                                                \
     f->n = (t *)(void *)xp;                                           \
-    if ((size_t)(c))                                                  \
+    if ((size_t)(c)) {                                                \
         memcpy(xp, n, sizeof(t) * (size_t)(c));                       \
-    xp += (sizeof(t) * (size_t)(c) + 7u) / 8u * 8u;
+        xp += (sizeof(t) * (size_t)(c) + 7u) / 8u * 8u;               \
+    }
 #define DSET_A(t, n, c) f->n = (t *)(uintptr_t)n;
 #define ARG_F(t, n) , f->n
 #define ARG_A(t, n, c) , f->n

@@ -12,7 +12,8 @@
  *            [<snapshots:4> <thumbnails:4>] 02
  *   chunked  each chunk: 03 <endian> <first record no.:8> <last record no.:8>,
  *            then tokens: 00 end of chunk (the next chunk follows), 02 end of
- *            file; in event files 05 <timestamp:8> and 06 <attribute list>;
+ *            file; in event files 05 <timestamp:8> (never two in a row) and
+ *            06 <attribute list>;
  *            every other byte is a record kind followed by its length (one
  *            byte, or ff and 8 bytes) and that many bytes; except the
  *            singleton events of OTF2 1.0 (Enter, Leave, the MPI request and
@@ -32,15 +33,20 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <otf2/OTF2_GeneralDefinitions.h>
 
 #include "scan.h"
 
 #define CHUNK_MIN (256u * 1024u)        /* OTF2_CHUNK_SIZE_MIN */
 #define CHUNK_MAX (16u * 1024u * 1024u) /* OTF2_CHUNK_SIZE_MAX */
 #define ANCHOR_MAX (16u * 1024u * 1024u)
+#define ANCHOR_PROPS_MAX 1000           /* libotf2 takes time in their square */
 #define HEADER 18                       /* chunk header bytes */
 
 enum { T_END_CHUNK = 0, T_END_BUFFER = 1, T_END_FILE = 2, T_HEADER = 3,
@@ -174,11 +180,65 @@ static up_status anchor_bad(up_err *err, const char *path, const char *what)
     return UP_ERR(err, UP_EFORMAT, "'%s' is not a usable OTF2 anchor file: %s", path, what);
 }
 
+/* A property name libotf2 takes: NAME::NAME[::NAME...] of [A-Za-z0-9_]. */
+static bool prop_name_ok(const char *s)
+{
+    unsigned parts = 0;
+    for (;;) {
+        const char *p = s;
+        while ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_')
+            s++;
+        if (s == p)
+            return false;
+        parts++;
+        if (!*s)
+            return parts > 1;
+        if (s[0] != ':' || s[1] != ':')
+            return false;
+        s += 2;
+    }
+}
+
+static int cmp_prop(const void *a, const void *b)
+{
+    return strcasecmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The property list (c at its count).  libotf2 refuses the whole archive
+ * for a name it does not take, a name twice (in any case) or an empty
+ * value, and leaks what it had built; its time grows with the square of
+ * their number. */
+static up_status anchor_props(cur *c, const char *path, up_err *err)
+{
+    const char *name[ANCHOR_PROPS_MAX], *v;
+    char m[160];
+    uint64_t n = rd_full(c, 4), i;
+    if (c->bad || n > (uint64_t)(c->end - c->p) / 2)
+        return anchor_bad(err, path, "damaged property list");
+    if (n > ANCHOR_PROPS_MAX)
+        return anchor_bad(err, path, "more than 1000 properties");
+    for (i = 0; i < n; i++) {
+        if (!(name[i] = rd_str(c)) || !(v = rd_str(c)))
+            return anchor_bad(err, path, "damaged property list");
+        if (!prop_name_ok(name[i]) || !*v) {
+            snprintf(m, sizeof m, *v ? "property name '%.80s' (not NAMESPACE::NAME of letters, digits, _)"
+                                     : "property '%.80s' without a value", name[i]);
+            return anchor_bad(err, path, m);
+        }
+    }
+    qsort(name, (size_t)n, sizeof *name, cmp_prop);
+    for (i = 1; i < n; i++)
+        if (!strcasecmp(name[i - 1], name[i])) {
+            snprintf(m, sizeof m, "property '%.80s' twice", name[i]);
+            return anchor_bad(err, path, m);
+        }
+    return UP_OK;
+}
+
 up_status up_scan_anchor(const char *path, up_anchor_info *a, up_err *err)
 {
     struct stat st;
     unsigned char *buf = NULL;
-    const char *s;
     ssize_t got;
     cur c;
     up_status rc = UP_OK;
@@ -271,17 +331,8 @@ up_status up_scan_anchor(const char *path, up_anchor_info *a, up_err *err)
         goto out;
     }
     if (a->anchor_format > 1) {
-        uint64_t n = rd_full(&c, 4), i;
-        if (c.bad || n > (uint64_t)(c.end - c.p) / 2) {
-            rc = anchor_bad(err, path, "damaged property list");
+        if ((rc = anchor_props(&c, path, err)) != UP_OK)
             goto out;
-        }
-        for (i = 0; i < n; i++) {
-            if (!(s = rd_str(&c)) || !rd_str(&c)) {
-                rc = anchor_bad(err, path, "damaged property list");
-                goto out;
-            }
-        }
         rd_full(&c, 8); /* trace id */
     }
     if (a->anchor_format > 2) {
@@ -378,11 +429,11 @@ static bool record_ok(const up_scan *s, unsigned kind, const unsigned char *p, u
         }
     }
     if (s->kind == UP_FILE_LOCAL_DEFS && kind == LDEF_MAPPING_TABLE) {
-        unsigned mode;
-        rd_u8(&c);          /* mapping type */
+        unsigned mode, type;
+        type = rd_u8(&c);   /* mapping type: libotf2 leaks the map of one it does not know */
         n = rd_comp(&c, 8); /* map size */
         mode = rd_u8(&c);   /* 0 dense, else sparse */
-        if (c.bad || n > len)
+        if (c.bad || n > len || type >= OTF2_MAPPING_MAX)
             return false;
         for (i = 0; i < n && !c.bad; i++) {
             rd_comp(&c, 8);
@@ -423,6 +474,12 @@ static bool record_ok(const up_scan *s, unsigned kind, const unsigned char *p, u
             return false;
         for (i = 0; i < n && !c.bad; i++)
             rd_comp(&c, 8);
+        if (c.p < c.end) { /* OTF2 1.2's type, paradigm, flags: libotf2
+                            * leaks the members when these fail */
+            rd_u8(&c);
+            rd_u8(&c);
+            rd_comp(&c, 4);
+        }
         return !c.bad;
     case DEF_METRIC_CLASS:
         rd_comp(&c, 4);
@@ -616,6 +673,10 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
                 return stop(s, n, off + (uint64_t)(rec - p), "cut short in a timestamp");
             t = load64(q, big);
             q += 8;
+            /* libotf2 reads a second one as a record of unknown kind: at a
+             * chunk's start it then re-reads the chunk before */
+            if (q < end && *q == T_TIMESTAMP)
+                return stop(s, n, off + (uint64_t)(q - p), "two timestamps in a row");
             /* the token before jumped ahead of this one and of the one
              * before it: its records get the earlier time (reader.c) */
             if (__builtin_expect(t < s->last_token, 0) && s->prev_token <= t &&

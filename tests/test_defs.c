@@ -1,0 +1,98 @@
+/*
+ * test_defs.c - global definitions the reader (src/trace/defs.c) must
+ * survive, found by the fuzz targets: archives written with OTF2's own
+ * writer, with definitions OTF2's writer does not check.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <otf2/otf2.h>
+
+#include "test.h"
+#include "unperturb/trace.h"
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)
+{
+    (void)ud, (void)ft, (void)l, (void)c, (void)f;
+    return OTF2_FLUSH;
+}
+static const OTF2_FlushCallbacks flush_cb = {pre_flush, NULL};
+
+/* Two MPI ranks with one Enter/Leave each; the group and location group
+ * definitions twice each, the second time with other contents:
+ *   group 0 (COMM_LOCATIONS): {0, 1}, then {1}
+ *   location group 0: node 1, then node 2 (location 0 is in it)
+ *   location group 1: node 2, then node 1 (location 1) */
+static void write_twice(const char *dir)
+{
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 256 * 1024,
+                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    OTF2_GlobalDefWriter *gw;
+    uint64_t both[2] = {0, 1}, one[1] = {1};
+    unsigned r;
+    CHECK(ar != NULL);
+    OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL);
+    OTF2_Archive_SetSerialCollectiveCallbacks(ar);
+    OTF2_Archive_OpenEvtFiles(ar);
+    for (r = 0; r < 2; r++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, r);
+        OTF2_EvtWriter_Enter(w, NULL, 10, 0);
+        OTF2_EvtWriter_Leave(w, NULL, 20, 0);
+        OTF2_Archive_CloseEvtWriter(ar, w);
+    }
+    OTF2_Archive_CloseEvtFiles(ar);
+    gw = OTF2_Archive_GetGlobalDefWriter(ar);
+    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, 10, 11, OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteString(gw, 0, "");
+    OTF2_GlobalDefWriter_WriteString(gw, 1, "main");
+    OTF2_GlobalDefWriter_WriteString(gw, 2, "node");
+    OTF2_GlobalDefWriter_WriteRegion(gw, 0, 1, 1, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
+                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, 2, 2, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 1, 2, 2, 0);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 2, 2, 2, 0);
+    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 2,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 1, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 2,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 1, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    for (r = 0; r < 2; r++)
+        OTF2_GlobalDefWriter_WriteLocation(gw, r, 0, OTF2_LOCATION_TYPE_CPU_THREAD, 2, r);
+    OTF2_GlobalDefWriter_WriteGroup(gw, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 2, both);
+    OTF2_GlobalDefWriter_WriteGroup(gw, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 1, one);
+    OTF2_GlobalDefWriter_WriteComm(gw, 0, 0, 0, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    CHECK(OTF2_Archive_Close(ar) == OTF2_SUCCESS);
+}
+
+/* A definition given twice keeps the first, as for locations (and nothing
+ * of the second is left over: it leaked before). */
+TEST(defs_a_group_or_location_group_twice_keeps_the_first)
+{
+    char dir[4096];
+    up_trace *t = NULL;
+    up_err err = {0};
+    const up_defs *d;
+    uint32_t locs[4], li = UINT32_MAX;
+    snprintf(dir, sizeof dir, "%s", t_dir("twice"));
+    write_twice(dir);
+    CHECK_EQ(up_trace_open(dir, &t, &err), UP_OK);
+    if (!t)
+        return;
+    d = up_trace_defs(t);
+    CHECK_EQ(d->nlocs, 2);
+    CHECK_EQ(up_defs_group_locs(d, 0, locs, 4), 2);
+    CHECK_EQ(locs[0], 0);
+    CHECK_EQ(locs[1], 1);
+    CHECK(up_defs_rank_loc(d, 0, 1, 0, &li));
+    CHECK_EQ(li, 1);
+    CHECK_EQ(d->locs[0].rank, 0);
+    CHECK_EQ(d->locs[1].rank, 1);
+    CHECK_EQ(d->locs[0].node, 1);
+    CHECK_EQ(d->locs[1].node, 2);
+    up_trace_close(t);
+}
