@@ -1,6 +1,8 @@
 /*
- * test_teams.c - thread teams on communicators other than a team's own,
- * found by the "otf2" fuzz target (src/replay/engine.c, do_team).
+ * test_replay_odd.c - records the replay engine (src/replay/engine.c) met
+ * in traces the "otf2" fuzz target made: possible in OTF2, never written by
+ * Score-P or our tracer (thread teams on a self communicator, a request id
+ * used twice).
  */
 #include <stdlib.h>
 
@@ -51,4 +53,29 @@ TEST(team_on_a_self_communicator_is_the_master_alone)
             t_fail(__FILE__, __LINE__, "event %zu: got %llu, want %llu", i,
                    (unsigned long long)l->ev[i].t, (unsigned long long)want[i]);
     tr_free(&t);
+}
+
+/* A nonblocking collective's request id used twice before a completion
+ * (found by the "otf2" fuzz target: the second request's pending entry
+ * replaced the first's, which leaked).  MPI reuses a request only once it
+ * completed: the earlier request keeps the id, the later one is timed as a
+ * local record and counted as an unpaired collective; every record is kept. */
+TEST(nonblocking_collective_request_id_twice)
+{
+    char in[4096], out[4096];
+    tg *g;
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 1, 1000000000, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    CHECK(OTF2_EvtWriter_NonBlockingCollectiveRequest(tg_writer(g, 0), NULL, 100, 5) == OTF2_SUCCESS);
+    CHECK(OTF2_EvtWriter_NonBlockingCollectiveRequest(tg_writer(g, 0), NULL, 200, 5) == OTF2_SUCCESS);
+    tg_leave(g, 0, 300, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    snprintf(out, sizeof out, "%s", t_dir("out"));
+    CHECK_EQ(t_compensate(in, out, &p, &res, NULL), UP_OK);
+    CHECK_EQ(res.events, 4);
+    CHECK_EQ(res.repairs[UP_REPAIR_collective_unpaired], 1);
+    up_replay_result_free(&res);
 }
