@@ -96,3 +96,52 @@ TEST(defs_a_group_or_location_group_twice_keeps_the_first)
     CHECK_EQ(d->locs[1].node, 2);
     up_trace_close(t);
 }
+
+/* A String defined again after definitions that use it: the first stays
+ * (the second freed the first, which regions and locations still pointed
+ * to: a use after free when report.html or the timeline named them). */
+TEST(defs_a_string_defined_again_keeps_the_first)
+{
+    char dir[4096];
+    OTF2_Archive *ar;
+    OTF2_GlobalDefWriter *gw;
+    OTF2_EvtWriter *w;
+    up_trace *t = NULL;
+    up_err err = {0};
+    const up_region_def *rg;
+    snprintf(dir, sizeof dir, "%s", t_dir("string"));
+    ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 256 * 1024,
+                           OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    CHECK(ar != NULL);
+    if (!ar)
+        return;
+    OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL);
+    OTF2_Archive_SetSerialCollectiveCallbacks(ar);
+    OTF2_Archive_OpenEvtFiles(ar);
+    w = OTF2_Archive_GetEvtWriter(ar, 0);
+    OTF2_EvtWriter_Enter(w, NULL, 10, 0);
+    OTF2_EvtWriter_Leave(w, NULL, 20, 0);
+    OTF2_Archive_CloseEvtWriter(ar, w);
+    OTF2_Archive_CloseEvtFiles(ar);
+    gw = OTF2_Archive_GetGlobalDefWriter(ar);
+    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, 10, 11, OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteString(gw, 0, "");
+    OTF2_GlobalDefWriter_WriteString(gw, 1, "main");
+    OTF2_GlobalDefWriter_WriteString(gw, 2, "Master thread");
+    OTF2_GlobalDefWriter_WriteRegion(gw, 0, 1, 1, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
+                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, 0, 0, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocation(gw, 0, 2, OTF2_LOCATION_TYPE_CPU_THREAD, 2, 0);
+    OTF2_GlobalDefWriter_WriteString(gw, 1, "other");
+    OTF2_GlobalDefWriter_WriteString(gw, 2, "another");
+    CHECK(OTF2_Archive_Close(ar) == OTF2_SUCCESS);
+    CHECK_EQ(up_trace_open(dir, &t, &err), UP_OK);
+    if (!t)
+        return;
+    rg = up_defs_region(up_trace_defs(t), 0);
+    CHECK(rg && rg->name && !strcmp(rg->name, "main"));
+    CHECK(up_trace_defs(t)->nlocs == 1 && !strcmp(up_trace_defs(t)->locs[0].name, "Master thread"));
+    up_trace_close(t);
+}

@@ -81,15 +81,14 @@ static OTF2_CallbackCode on_clock(void *ud, uint64_t res, uint64_t off,
 static OTF2_CallbackCode on_string(void *ud, OTF2_StringRef self, const char *s)
 {
     reading *r = ud;
-    char *c = up_strdup(s);
-    uint64_t *old;
+    char *c;
     r->d->n_global_defs++;
-    if (!c) {
+    if (up_map_get(&r->d->strings, self, 0))
+        return OTF2_CALLBACK_SUCCESS; /* duplicate definition: keep the first (names point to it) */
+    if (!(c = up_strdup(s))) {
         r->nomem = true;
         return OTF2_CALLBACK_INTERRUPT;
     }
-    if ((old = up_map_get(&r->d->strings, self, 0)) != NULL)
-        up_free((void *)(uintptr_t)*old);
     if (!up_map_put(&r->d->strings, self, 0, (uint64_t)(uintptr_t)c)) {
         up_free(c);
         r->nomem = true;
