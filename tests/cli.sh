@@ -221,9 +221,13 @@ for c in compensate estimate report simulate; do
     case $c in compensate) extra="-o $T/x" ;; *) extra= ;; esac
     expect 1 "$c --calibration missing" -- "$UP" $c "$PP" $extra --calibration "$T/none.ini"
     same_err "$c --calibration missing: path and reason" "unperturb $c: cannot read the calibration file '$T/none.ini': No such file or directory\n"
-    mkdir -p "$T/cdir" # (not around the output: an output inside an input is refused first)
+    mkdir -p "$T/cdir"
     expect 1 "$c --calibration DIR" -- "$UP" $c "$PP" $extra --calibration "$T/cdir"
     same_err "$c --calibration DIR: is a directory" "unperturb $c: cannot read the calibration file '$T/cdir': it is a directory, not a file\n"
+    # a folder given as a file holds the output: the folder is the problem
+    # (it was "refusing to write ...: it lies inside the input")
+    expect 1 "$c --calibration DIR around the output" -- "$UP" $c "$PP" $extra --calibration "$T"
+    same_err "$c --calibration DIR around the output: is a directory" "unperturb $c: cannot read the calibration file '$T': it is a directory, not a file\n"
     expect 1 "$c --calibration /dev/zero" -- timeout 60 "$UP" $c "$PP" $extra --calibration /dev/zero
     same_err "$c --calibration /dev/zero: refused" "unperturb $c: cannot read the calibration file '/dev/zero': it is a character device, not a regular file\n"
 done

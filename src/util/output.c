@@ -495,6 +495,9 @@ up_status up_outset_input(up_outset *s, const char *path, bool trace, up_err *er
     s->nin++;
     if (!realpath(path, real))
         return UP_OK; /* nothing there to protect */
+    if (!trace && stat(real, &st) == 0 && S_ISDIR(st.st_mode))
+        return UP_OK; /* a folder where a file is read: the command reads
+                       * nothing from it and says so ("it is a directory") */
     if (trace && stat(real, &st) == 0 && !S_ISDIR(st.st_mode)) {
         if (is_anchor(real)) {
             char *slash = strrchr(real, '/');
