@@ -98,7 +98,11 @@ nonroot() {
 
 make_target() { # TARGET: as root in the root's clone, shown and logged
     say "== make $1 (in the fresh root, as root, first run)"
-    { in_root sh -c "cd /root/unperturb && exec make $1" 2>&1; echo $? > "$LOGS/rc"; } |
+    # (the left side of the pipe runs under set -e: a bare failing command
+    # would end it before its status is written, and the previous target's
+    # 0 would be read; the status is written in every case, and none is 1)
+    echo 1 > "$LOGS/rc"
+    { rc=0; in_root sh -c "cd /root/unperturb && exec make $1" 2>&1 || rc=$?; echo "$rc" > "$LOGS/rc"; } |
         tee "$LOGS/make-$1.log"
     return "$(cat "$LOGS/rc")"
 }
