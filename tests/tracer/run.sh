@@ -189,7 +189,8 @@ ok "stalls of --extra-ns spins: $n listed, $(jq .parameters.stalls_s "$T/stall-c
 
 # ---- a run that dies ----
 # MPI_Abort on rank 1 after 300 ring steps: every record before it is kept
-$UNPERTURB trace -q -o "$T/abort" -- $MPIRUN -np 2 "$T/c_hang" abort 300 > /dev/null 2>&1 && fail "abort: exit status 0"
+# (mpirun ends rank 0 with SIGTERM, then SIGKILL: 5 s between, as for SIGTERM below)
+OMPI_MCA_odls_base_sigkill_timeout=5 $UNPERTURB trace -q -o "$T/abort" -- $MPIRUN -np 2 "$T/c_hang" abort 300 > /dev/null 2>&1 && fail "abort: exit status 0"
 otf2-print "$T/abort/traces.otf2" > "$T/abort.txt"
 [ "$(count "$T/abort.txt" MPI_SEND 0)" = 300 ] && [ "$(count "$T/abort.txt" MPI_SEND 1)" = 300 ] || fail "abort: sends lost"
 ok "MPI_Abort leaves every record"
@@ -224,7 +225,11 @@ hang_ranks() {
 }
 
 # SIGTERM to `unperturb trace` (as a batch system would send it), once both
-# ranks are done with their 300 ring steps and sleep
+# ranks are done with their 300 ring steps and sleep.  mpirun passes it on
+# and sends SIGKILL odls_base_sigkill_timeout seconds later (1 by default):
+# on a loaded machine a rank once needed longer to write its buffer and lost
+# it (docs/tracer.md).  5 s here: the test is about the handler, not a race
+OMPI_MCA_odls_base_sigkill_timeout=5 \
 $UNPERTURB trace -q -o "$T/term" -- $MPIRUN -np 2 "$T/c_hang" wait 300 > "$T/term.out" 2>&1 &
 pid=$!
 bg="$bg $pid"
@@ -232,7 +237,8 @@ wait_for "SIGTERM: the ring steps" $pid both_done "$T/term.out" 300
 kill -TERM $pid
 wait $pid && fail "SIGTERM: exit status 0" || true
 otf2-print "$T/term/traces.otf2" > "$T/term.txt"
-[ "$(count "$T/term.txt" MPI_RECV 0)" = 300 ] && [ "$(count "$T/term.txt" MPI_RECV 1)" = 300 ] || fail "SIGTERM: records lost"
+[ "$(count "$T/term.txt" MPI_RECV 0)" = 300 ] && [ "$(count "$T/term.txt" MPI_RECV 1)" = 300 ] ||
+    fail "SIGTERM: records lost (MPI_RECV on rank 0: $(count "$T/term.txt" MPI_RECV 0), rank 1: $(count "$T/term.txt" MPI_RECV 1), of 300)"
 ok "SIGTERM leaves every record"
 
 # SIGKILL of the ranks: what was flushed (1 MiB buffers) stays readable.
