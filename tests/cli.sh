@@ -240,6 +240,9 @@ expect 1 "simulate --machine FIFO" -- timeout 60 "$UP" simulate "$PP" --machine 
 same_err "simulate --machine FIFO: refused" "unperturb simulate: cannot read the machine file '$T/fifo.ini': it is a FIFO (named pipe), not a regular file\n"
 expect 1 "simulate --experiment /dev/zero" -- timeout 60 "$UP" simulate --experiment /dev/zero
 same_err "simulate --experiment /dev/zero: refused" "unperturb simulate: cannot read the experiment file '/dev/zero': it is a character device, not a regular file\n"
+printf '# a comment\n[experiment]\ninput = x\0\n' >"$T/nul.ini"
+expect 1 "simulate --experiment with a NUL byte" -- "$UP" simulate --experiment "$T/nul.ini"
+same_err "simulate --experiment with a NUL byte: its line" "unperturb simulate: $T/nul.ini:3: a NUL byte: not a text file (an experiment file is INI text)\n"
 head -c 1048577 /dev/zero | tr '\0' '#' >"$T/big.ini"
 expect 1 "simulate --machine of 1 MiB + 1" -- "$UP" simulate "$PP" --machine "$T/big.ini"
 same_err "simulate --machine of 1 MiB + 1: the limit" "unperturb simulate: cannot read the machine file '$T/big.ini': larger than 1 MiB, the limit for a machine file\n"

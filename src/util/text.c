@@ -199,12 +199,18 @@ static void size_text(char *buf, size_t cap, size_t n)
         snprintf(buf, cap, "%zu bytes", n);
 }
 
+/* "a" or "an" before what: an experiment file, a machine file */
+static const char *article(const char *what)
+{
+    return strchr("aeiou", what[0]) && what[0] ? "an" : "a";
+}
+
 static up_status too_large(const char *path, const char *what, size_t max, up_err *err)
 {
     char lim[32];
     size_text(lim, sizeof lim, max);
-    return UP_ERR(err, UP_EIO, "cannot read the %s '%s': larger than %s, the limit for a %s", what,
-                  up_esc(path), lim, what);
+    return UP_ERR(err, UP_EIO, "cannot read the %s '%s': larger than %s, the limit for %s %s", what,
+                  up_esc(path), lim, article(what), what);
 }
 
 up_status up_text_file_read(const char *path, const char *what, size_t max, char **text,
@@ -268,8 +274,8 @@ up_status up_text_file_read(const char *path, const char *what, size_t max, char
             for (p = buf; p < nul; p++)
                 line += *p == '\n';
             up_free(buf);
-            return UP_ERR(err, UP_EIO, "%s:%u: a NUL byte: not a text file (a %s is INI text)",
-                          up_esc(path), line, what);
+            return UP_ERR(err, UP_EIO, "%s:%u: a NUL byte: not a text file (%s %s is INI text)",
+                          up_esc(path), line, article(what), what);
         }
     }
     *text = buf;
