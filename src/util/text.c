@@ -202,7 +202,7 @@ static void size_text(char *buf, size_t cap, size_t n)
 /* "a" or "an" before what: an experiment file, a machine file */
 static const char *article(const char *what)
 {
-    return strchr("aeiou", what[0]) && what[0] ? "an" : "a";
+    return what[0] && strchr("aeiou", what[0]) ? "an" : "a";
 }
 
 static up_status too_large(const char *path, const char *what, size_t max, up_err *err)
