@@ -104,8 +104,7 @@ static void print_text(FILE *f, const up_est_report *r, bool per_loc)
                 tm > 0 ? 100.0 * (tm - tr) / tm : 0.0);
     for (k = 0; k < UP_EST_COUNT; k++)
         if (e->model[k].approximated_s < 0) {
-            fprintf(f, "  note         a negative T_a: the model removes more overhead than the "
-                       "window lasted (the sequential models add up every location's records)\n");
+            fputs(UP_EST_NEGATIVE_NOTE "\n", f);
             break;
         }
     if (!per_loc)

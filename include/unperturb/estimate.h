@@ -37,6 +37,13 @@ const char *up_est_model_name(unsigned m);    /* "sequential_total", ... (JSON) 
 const char *up_est_model_title(unsigned m);   /* "sequential total time", ... */
 const char *up_est_model_section(unsigned m); /* "3.1.1", ... */
 
+/* What every text that shows a negative T_a says beside it (estimate,
+ * report, report.html): the estimate is the model's, not a run time. */
+#define UP_EST_NEGATIVE_NOTE                                                                     \
+    "  note         a negative T_a is the model's figure, not a run time: it removes more "   \
+    "overhead than the window lasted (the records' O exceeds the time between them; the "     \
+    "sequential models also add up every location's records)"
+
 /* Records and direct perturbation inside an interval of measured time. */
 typedef struct up_est_tally {
     uint64_t n[UP_RK_COUNT]; /* records whose cost is their kind's O */

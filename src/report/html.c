@@ -1485,7 +1485,17 @@ static void estimates(hx *x)
         fprintf(f, " (replay)</td><td></td><td>%s</td><td>%s</td><td></td></tr>\n", ft(x, tb),
                 ft(x, x->run_a - tb));
     }
-    fputs("</tbody></table>\n</section>\n", f);
+    fputs("</tbody></table>\n", f);
+    for (m = 0; m < UP_EST_COUNT; m++)
+        if (e->model[m].approximated_s < 0) {
+            fputs("<p class=\"note\">A negative approximated run time is the model's figure, not a run "
+                  "time: it removes more overhead than the window lasted (the records' O exceeds the "
+                  "time between them; the sequential models also add up every location's records, as "
+                  "if one thread had written them all).</p>\n",
+                  f);
+            break;
+        }
+    fputs("</section>\n", f);
 }
 
 /* ---- 8. footer, and the file ------------------------------------------------------------ */

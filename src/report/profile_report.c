@@ -268,6 +268,11 @@ void up_report_profile_text(FILE *f, const up_html_input *in)
                 fprintf(f, "  error %6.2f%%", 100.0 * fabs(ta - tb) / tb);
             fputc('\n', f);
         }
+        for (k = 0; k < UP_EST_COUNT; k++)
+            if (e->model[k].approximated_s < 0) {
+                fputs(UP_EST_NEGATIVE_NOTE "\n", f);
+                break;
+            }
     }
 }
 
