@@ -1290,6 +1290,37 @@ TEST(flush_before_a_record_with_its_time_is_removed_from_a_later_gap)
     up_replay_result_free(&res);
 }
 
+TEST(flush_written_with_a_send_time_is_on_the_message_path)
+{
+    /* The send record filled the buffer: its time (150) was taken before
+     * the flush [150, 1150], and the message left after it (issue 20, model
+     * error 2).  O = 0, a message of 0 bytes (no copy cost).  Rank 0: Enter
+     * main 0, Enter(MPI_Send) 100, BufferFlush 150, send 150, Leave 1200 ->
+     * 200 (its gap loses the flush), Leave main 1300 -> 300.  Rank 1 waits
+     * in MPI_Recv from 50; the message arrives at 1170, 20 after the flush
+     * ended: (m.1) Comm_m = 1170 - 150 - 1000 (the flush on the path) = 20,
+     * recv 150 + 20 = 170 (it was 1170: the receiver still waited for the
+     * flush), Leave 180, Leave main 300.  Upper the same (the receiver has
+     * no records after the send). */
+    static const uint64_t r1[] = {0, 50, 170, 180, 300}, r0[] = {0, 100, 150, 150, 200, 300};
+    char in[4096];
+    tg *g;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_enter(g, 0, 100, TG_SEND);
+    tg_flush(g, 0, 150, 1150);
+    tg_send(g, 0, 150, 1, 0, 0);
+    tg_leave(g, 0, 1200, TG_SEND);
+    tg_leave(g, 0, 1300, TG_MAIN);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_mpi_recv(g, 1, 50, 1170, 1180, 0, 0, 0);
+    tg_leave(g, 1, 1300, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    check_lower_upper(in, 0, 1, r1, r1, 5);
+    check_lower_upper(in, 0, 0, r0, r0, 6);
+}
+
 TEST(function_regions_use_the_fn_kinds)
 {
     /* enter = leave = 10 for the MPI region, fn_enter = 30 and fn_leave = 40

@@ -328,6 +328,12 @@ static void c_send(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
     msg->ovh_path = M->o[UP_RK_SEND] + c->extra_o;
     if (c->st_s >= ev->time && c->st_s <= ev->time + msg->ovh_path + ns_ticks(M, 1000))
         msg->ovh_path += c->st_e - c->st_s;
+    /* ... and a flush after its timestamp: the send record filled the
+     * buffer, took its time before the flush and is written after it (the
+     * last flush ends after the send's time only then), and the message
+     * left once the flush was done */
+    if (c->fl_e > ev->time)
+        msg->ovh_path += c->fl_e - max2(c->fl_s, ev->time);
 }
 
 static unsigned hops(const up_comp *M, uint32_t a, uint32_t b)
