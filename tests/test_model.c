@@ -721,6 +721,44 @@ TEST(ssend_waits_for_a_late_receiver) { ssend_case(TG_SSEND, 8, 350); }
 TEST(send_above_the_eager_limit_is_synchronous) { ssend_case(TG_SEND, 8192, 350); }
 TEST(eager_send_does_not_wait) { ssend_case(TG_SEND, 8, 370); }
 
+TEST(send_above_the_eager_limit_completed_before_the_post_was_eager)
+{
+    /* 8 KiB, above the eager limit (4096), but its MPI_Send returned at 150,
+     * before rank 1 posted the receive at 300: the library buffered it, the
+     * trace says so (issue 20, model error 1).  O = 10, lower.  Rank 0:
+     * Enter(main) 0, Enter(MPI_Send) 100 -> 90, send 110 -> 90, Leave 150 ->
+     * 90 + 40 - 10 = 120 (local; it was 250, the receive's post), Leave(main)
+     * 500 -> 460.  No repair. */
+    static const uint64_t r0[] = {0, 90, 90, 120, 460};
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    unsigned k;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_mpi_send(g, 0, 100, 110, 150, 1, 3, 8192);
+    tg_leave(g, 0, 500, TG_MAIN);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_enter(g, 1, 10, TG_WORK);
+    tg_leave(g, 1, 290, TG_WORK);
+    tg_mpi_recv(g, 1, 300, 390, 400, 0, 3, 8192);
+    tg_leave(g, 1, 500, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, r0, 5);
+    for (k = 0; k < UP_REPAIR_COUNT; k++)
+        if (res.repairs[k])
+            t_fail(__FILE__, __LINE__, "repair %u counted %llu times", k, (unsigned long long)res.repairs[k]);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
 /* The completion of a synchronous MPI_Isend inside an MPI_Waitall that
  * also completes a receive.  Rank 1 posts the receive late (MPI_Recv at
  * 480, after work) and then sends rank 0 an eager message (MpiSend 520).

@@ -196,6 +196,11 @@ typedef struct up_model_ops {
      * local() would time it; returns the approximated time */
     uint64_t (*region)(void *m, uint32_t loc, const up_loc_state *ls, unsigned kind,
                        uint64_t t_m, unsigned rflags);
+    /* the trace decides the protocol of the machine it was measured on: a
+     * send whose call completed before its receive was posted was eager,
+     * whatever its size (compensation).  false: eager_limit alone decides
+     * (a simulation of another machine) */
+    bool eager_from_trace;
 } up_model_ops;
 
 /* ---- results ---------------------------------------------------------------- */

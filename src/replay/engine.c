@@ -1514,6 +1514,10 @@ static int do_sync_end(engine *E, uint32_t li, up_event *ev)
             s->post_a = s->send_a;
             E->repairs[UP_REPAIR_sync_unposted]++;
         }
+        if (s->post_m > ev->time && E->ops->eager_from_trace)
+            continue; /* the call completed before its receive was posted:
+                       * the library buffered the message (eager, whatever
+                       * its size), so the completion waited for nothing */
         if (!last || s->post_a > last->post_a)
             last = s;
     }
