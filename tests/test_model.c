@@ -753,8 +753,7 @@ TEST(send_above_the_eager_limit_completed_before_the_post_was_eager)
     }
     check_times(&out, 0, r0, 5);
     for (k = 0; k < UP_REPAIR_COUNT; k++)
-        if (res.repairs[k])
-            t_fail(__FILE__, __LINE__, "repair %u counted %llu times", k, (unsigned long long)res.repairs[k]);
+        CHECK_EQ(res.repairs[k], 0);
     tr_free(&out);
     up_replay_result_free(&res);
 }
