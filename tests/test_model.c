@@ -1290,6 +1290,91 @@ TEST(receiver_overhead_running_past_the_send_counts_in_part)
     check_lower_upper(in, 100, 1, lo, up, 3);
 }
 
+/* n messages completed in one call, as in an MPI_Waitall with n requests.
+ * O = 10.  Rank 0: Enter(MPI_Send) 0, sends at 10(i+1), Leave 10(n+1): every
+ * gap is 10 and loses its O, so all of rank 0 is at 0.  Rank 1: Enter(Wait)
+ * 0, receives at B + 100i with B = 10(n+1) + 1000 (after every send), Leave
+ * B + 100n: all (m.1).  Lower, receive i: Comm_m = (B + 100i) - 10(i+1) -
+ * 10 (the send's O on the path) - 10i (the O of receives 0..i-1, written
+ * after the send) = B - 20 + 80i from send_a 0, later than the receive
+ * before it.  Upper keeps the 10i: B - 20 + 90i.  Leave: + 100 - 10. */
+static uint64_t waitall_trace(const char *in, unsigned n)
+{
+    tg *g = tg_open(in, 2, NS, 0);
+    uint64_t b = 10 * (n + 1) + 1000;
+    unsigned i;
+    tg_enter(g, 0, 0, TG_SEND);
+    for (i = 0; i < n; i++)
+        tg_send(g, 0, 10 * (i + 1), 1, i, 8);
+    tg_leave(g, 0, 10 * (n + 1), TG_SEND);
+    tg_enter(g, 1, 0, TG_WAIT);
+    for (i = 0; i < n; i++)
+        tg_recv(g, 1, b + 100 * i, 0, i, 8);
+    tg_leave(g, 1, b + 100 * n, TG_WAIT);
+    CHECK(tg_close(g) == 0);
+    return b;
+}
+
+TEST(overhead_sums_hold_past_32_records)
+{
+    /* 48 receives, B = 1490.  HIST 32 forgot the O of the oldest receives
+     * and counted 320 instead of 10i from receive 32 on: receive 47 at
+     * 1470 + 90*47 - 320 = 5380 in lower mode, a "lower" bound above the
+     * truth, 1470 + 80*47 = 5230. */
+    enum { N = 48 };
+    uint64_t lo[N + 2], up[N + 2], b;
+    char in[4096];
+    unsigned i;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    b = waitall_trace(in, N);
+    lo[0] = up[0] = 0;
+    for (i = 0; i < N; i++) {
+        lo[i + 1] = b - 20 + 80 * i;
+        up[i + 1] = b - 20 + 90 * i;
+    }
+    lo[N + 1] = lo[N] + 90;
+    up[N + 1] = up[N] + 90;
+    CHECK_EQ(lo[N], 5230);
+    check_lower_upper(in, 10, 1, lo, up, N + 2);
+}
+
+TEST(overhead_sums_past_the_history_stay_bounds)
+{
+    /* 5000 receives, 904 more than the 4096 records remembered.  Receive
+     * i >= 4096 reaches past them: the oldest remembered is receive
+     * i - 4096, and the forgotten O in [send, it) is at most all O before
+     * it, 10 (Enter) + 10(i - 4096), less than the interval.  Lower takes
+     * that most: 10 more than the truth (the Enter's O, which ended at 10,
+     * before the send), so B - 30 + 80i, still below the truth; upper does
+     * not use the sums in (m.1) and stays exact.  904 sums counted. */
+    enum { N = 5000, K = 4096 };
+    uint64_t *lo = malloc((N + 2) * sizeof *lo), *up = malloc((N + 2) * sizeof *up), b;
+    char in[4096];
+    unsigned i, k;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    b = waitall_trace(in, N);
+    lo[0] = up[0] = 0;
+    for (i = 0; i < N; i++) {
+        lo[i + 1] = b - 20 + 80 * i - (i >= K ? 10 : 0);
+        up[i + 1] = b - 20 + 90 * i;
+    }
+    lo[N + 1] = lo[N] + 90;
+    up[N + 1] = up[N] + 90;
+    check_lower_upper(in, 10, 1, lo, up, N + 2);
+    for (k = 0; k < 2; k++) {
+        up_comp_params p = t_params(10, k ? UP_MODE_UPPER : UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+        up_replay_result res;
+        if (t_compensate(in, t_dir("out"), &p, &res, NULL) != UP_OK) {
+            CHECK(!"compensation failed");
+            continue;
+        }
+        CHECK_EQ(res.repairs[UP_REPAIR_overhead_history], k ? 0 : N - K);
+        up_replay_result_free(&res);
+    }
+    free(lo);
+    free(up);
+}
+
 TEST(flush_before_a_record_with_its_time_is_removed_from_a_later_gap)
 {
     /* The tracer's way: the Leave that filled the buffer took its time (200)

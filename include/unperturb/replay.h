@@ -44,7 +44,8 @@
     X(rma_unpaired, "RMA post/start/complete/wait synchronisations released without their partners", 1) \
     X(min_transfer, "approximated receives raised to send + minimum transfer time", 0)         \
     X(overhead_clamped, "gaps shorter than the overhead to remove from them", 0)               \
-    X(output_clamped, "output timestamps raised to keep a location monotonic", 0)
+    X(output_clamped, "output timestamps raised to keep a location monotonic", 0)              \
+    X(overhead_history, "overhead sums reaching past the 4096 records remembered per location (bounded, docs/models.md)", 0)
 
 typedef enum up_repair {
 #define UP_X_(name, text, fix) UP_REPAIR_##name,

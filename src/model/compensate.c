@@ -26,7 +26,11 @@
 
 #include "unperturb/model.h"
 
-#define HIST 32 /* recent records remembered for overhead sums (a power of two) */
+/* Records remembered per location for the overhead sums (ovh_since): the
+ * history starts at HIST_MIN entries and doubles when full, up to HIST_MAX
+ * (64 KiB a location); past that the oldest are forgotten.  Powers of two. */
+#define HIST_MIN 32u
+#define HIST_MAX 4096u
 
 typedef struct hist_ent {
     uint64_t t_m;        /* measured time of a record */
@@ -42,8 +46,10 @@ typedef struct cloc {
     unsigned depth;      /* open overhead regions (BUFFER FLUSH, ...) */
     uint64_t cum;        /* overhead of all records so far (upper mode only) */
     uint64_t removed;    /* time actually removed */
-    hist_ent h[HIST];
-    unsigned hpos;       /* next slot; unused slots have t_m = 0, cum_before = 0 */
+    hist_ent *h;         /* ring of the last hn records, hcap slots, next at hpos */
+    unsigned hcap, hn, hpos;
+    bool forgot;         /* records older than the ring's were dropped */
+    uint64_t t_first;    /* the location's first record's measured time */
     uint64_t extra_o;    /* added to every record's O here ([overhead_by_location]) */
     uint64_t st_s, st_e; /* the next stall of its spins, measured [start, end);
                           * st_s = UINT64_MAX: none (no list, or its end) */
@@ -107,24 +113,58 @@ static uint64_t c_record_ovh(void *mp, uint32_t loc, const up_event *ev)
  * interval's share that a model must not reuse.  That is the O of the
  * records with timestamps from t0 on, and the part after t0 of the O of the
  * record just before it (a receiver whose Enter was written before the send
- * was still paying for it when the message came).  An unused slot (t_m 0)
- * ends the walk like an older record: its O comes out as 0, because the
- * location's first record has cum_before 0.  Older than the
- * remembered records, only those are counted (removes less: bounds stay
- * bounds). */
-static uint64_t ovh_since(const cloc *c, uint64_t t0)
+ * was still paying for it when the message came).  Exact while t0 lies within
+ * the remembered records: all of them up to HIST_MAX, e.g. an MPI_Waitall
+ * completing thousands of receives.  Older than those (counted as the model
+ * limit overhead_history), the forgotten records' share of [t0, oldest) is
+ * bounded: at most all their O, and no more than the interval itself; lower
+ * takes that most (it must not remove less than the truth), upper none
+ * (it must not remove more), network their average rate over the interval. */
+static uint64_t ovh_since(up_comp *M, const cloc *c, uint64_t t0)
 {
     uint64_t found = c->cum, after = c->cum; /* cum after the entry looked at */
     unsigned i;
-    for (i = 0; i < HIST; i++) {
-        const hist_ent *e = &c->h[(c->hpos + HIST - 1 - i) & (HIST - 1)];
+    const hist_ent *e = NULL;
+    for (i = 0; i < c->hn; i++) {
+        e = &c->h[(c->hpos + c->hcap - 1 - i) & (c->hcap - 1)];
         if (e->t_m < t0) {
             uint64_t o = after - e->cum_before, end = e->t_m + o;
             return c->cum - found + (end > t0 ? end - t0 : 0);
         }
         found = after = e->cum_before;
     }
-    return c->cum - found;
+    if (c->forgot && e) { /* e: the oldest remembered, after t0 */
+        uint64_t most = min2(e->cum_before, e->t_m - t0), span = e->t_m - c->t_first;
+        M->repairs[UP_REPAIR_overhead_history]++;
+        if (M->p.mode == UP_MODE_LOWER)
+            found -= most;
+        else if (M->p.mode != UP_MODE_UPPER && span) {
+            double avg = (double)e->cum_before * (double)(e->t_m - t0) / (double)span;
+            found -= avg < (double)most ? (uint64_t)avg : most;
+        }
+    }
+    return c->cum - found; /* nothing forgotten: from the first record on */
+}
+
+/* A full history doubles, or past HIST_MAX (or out of memory: the sums
+ * then take the bounded path sooner, and say so) forgets its oldest record. */
+__attribute__((noinline, cold)) static void hist_grow(cloc *c)
+{
+    unsigned ncap = c->hcap ? 2 * c->hcap : HIST_MIN, i;
+    hist_ent *h = ncap <= HIST_MAX ? up_malloc(ncap * sizeof *h) : NULL;
+    if (!h) {
+        c->forgot = true;
+        if (!c->hcap) /* not even the first: remember nothing */
+            return;
+        c->hn--; /* the oldest slot is overwritten next */
+        return;
+    }
+    for (i = 0; i < c->hn; i++) /* oldest first */
+        h[i] = c->h[(c->hpos + c->hcap - c->hn + i) & (c->hcap - 1)];
+    up_free(c->h);
+    c->h = h;
+    c->hcap = ncap;
+    c->hpos = c->hn & (ncap - 1);
 }
 
 /* Bookkeeping after a record at measured time t_m got its time, with
@@ -132,9 +172,19 @@ static uint64_t ovh_since(const cloc *c, uint64_t t0)
  * (ovh_since). */
 UP_HOT_INLINE void remember(cloc *c, uint64_t t_m, uint64_t o)
 {
+    if (__builtin_expect(c->hn == c->hcap, 0)) {
+        if (!c->hn && !c->forgot)
+            c->t_first = t_m;
+        hist_grow(c);
+        if (!c->hcap) {
+            c->cum += o;
+            return;
+        }
+    }
     c->h[c->hpos].t_m = t_m;
     c->h[c->hpos].cum_before = c->cum;
-    c->hpos = (c->hpos + 1) & (HIST - 1);
+    c->hpos = (c->hpos + 1) & (c->hcap - 1);
+    c->hn++;
     c->cum += o;
 }
 
@@ -389,7 +439,7 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
          * there) or not (it came later) is unknown: lower and network
          * remove them, upper keeps them. */
         if (M->p.mode != UP_MODE_UPPER)
-            comm = sub0(comm, ovh_since(c, send_m));
+            comm = sub0(comm, ovh_since(M, c, send_m));
         t = max2(send_a + comm, ready_a + cp);
     } else if (M->p.mode == UP_MODE_LOWER) {
         /* (m.2) eqs. (6), (8), (9), (11): max(2C, Comm^min) */
@@ -397,7 +447,7 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
     } else if (M->p.mode == UP_MODE_UPPER) {
         /* (m.2) eqs. (5), (8), (10), (11): the receiver was late, so its own
          * records since the send lie on the measured interval */
-        uint64_t up = sub0(recv_m, send_m + ovh_since(c, send_m));
+        uint64_t up = sub0(recv_m, send_m + ovh_since(M, c, send_m));
         t = max2(send_a + up, ready_a + cp);
     } else {
         /* Sarukkai, Fig. 4: MAX{t_a^s(B) + C_a + 2c, t_a^r(B) + c} */
@@ -460,7 +510,7 @@ static uint64_t after_dep(up_comp *M, cloc *c, const up_loc_state *ls, const up_
     consume_pending(M, c, ls, ev); /* first: a stall in the gap joins the sums */
     d = sub0(ev->time, dep_m + ovh_dep);
     if (M->p.mode != UP_MODE_UPPER)
-        d = sub0(d, ovh_since(c, dep_m));
+        d = sub0(d, ovh_since(M, c, dep_m));
     return max2(ls->prev_a, dep_a + d);
 }
 
@@ -633,7 +683,7 @@ static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
         uint64_t wait = sub0(ev->time, s->post_m);
         consume_pending(M, c, ls, ev); /* first: a stall in the gap joins the sums */
         if (M->p.mode != UP_MODE_UPPER)
-            wait = sub0(wait, ovh_since(c, s->post_m));
+            wait = sub0(wait, ovh_since(M, c, s->post_m));
         t = max2(ls->prev_a, s->post_a + wait);
     } else {
         t = max2(local_time(M, c, ls, ev->time), s->post_a);
@@ -720,11 +770,13 @@ void up_comp_free(up_comp *M)
 {
     if (M) {
         size_t i;
-        for (i = 0; i < M->n; i++)
+        for (i = 0; i < M->n; i++) {
+            up_free(M->L[i].h);
             if (M->L[i].st) {
                 up_free(M->L[i].st->path);
                 up_free(M->L[i].st);
             }
+        }
         up_free(M->L);
         up_free(M);
     }
