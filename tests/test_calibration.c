@@ -98,7 +98,7 @@ TEST(calibration_values_within_their_range)
     CHECK_PARSE_ERR("[overhead]\nenter = -1\nthis is not ini\n",
                     "c.ini:2: [overhead] enter = -1: must be between 0 and 1e9 ns");
     CHECK_PARSE_ERR("[weird]\nx = 1\n", "c.ini:2: unknown section [weird] (expected [overhead], "
-                    "[overhead_low], [overhead_high], [overhead_by_location], [copy], [network] or [info])");
+                    "[overhead_low], [overhead_high], [overhead_by_location], [copy], [network], [network_by_size] or [info])");
 }
 
 TEST(calibration_long_lines_name_their_line)
@@ -139,7 +139,7 @@ TEST(calibration_messages_escape_what_does_not_print)
                     "c.ini:2: [overhead] enter = 5\\x7f\\xff: not a number (must be between 0 and 1e9 ns)");
     CHECK_PARSE_ERR("[over\xe2\x80\xaehead]\nx = 1\n",
                     "c.ini:2: unknown section [over\\xe2\\x80\\xaehead] (expected [overhead], "
-                    "[overhead_low], [overhead_high], [overhead_by_location], [copy], [network] or [info])");
+                    "[overhead_low], [overhead_high], [overhead_by_location], [copy], [network], [network_by_size] or [info])");
     /* UTF-8 that prints stays as it is */
     CHECK_PARSE_ERR("[overhead]\nentr\xc3\xa9\x65 = 5\n",
                     "c.ini:2: [overhead] unknown key 'entr\xc3\xa9\x65' (expected all, enter, leave, "
@@ -241,4 +241,34 @@ TEST(calibration_overheads_saturate_as_ticks)
     up_ovh_table_init(&t, &p, 1);
     CHECK_EQ(t.kind[UP_EV_Enter], 1000000000ull);
     CHECK_EQ(t.kind[UP_EV_MpiSend], 3); /* 2.5 rounds half away from 0 */
+}
+
+TEST(calibration_network_by_size_table)
+{
+    /* points in any order; linear between them, the last slope beyond,
+     * never below the last point when a noisy table falls with size */
+    up_comp_params p;
+    up_err err = {0};
+    up_comp_params_init(&p);
+    CHECK_EQ(up_net_ns(&p, 100), -1);
+    CHECK(up_calibration_parse("[network_by_size]\n4096 = 1000\n0 = 200\n1024 = 400\n", "c.ini", &p,
+                               &err) == UP_OK);
+    CHECK_EQ(p.nnet, 3);
+    CHECK(p.network_set);
+    CHECK_EQ(p.net_bytes[0], 0);
+    CHECK_EQ(p.net_bytes[2], 4096);
+    CHECK(up_net_ns(&p, 0) == 200);
+    CHECK(up_net_ns(&p, 512) == 300);        /* 200 + 200 * 512/1024 */
+    CHECK(up_net_ns(&p, 2560) == 700);       /* 400 + 600 * 1536/3072 */
+    CHECK(up_net_ns(&p, 7168) == 1600);      /* beyond: 1000 + 600 * 3072/3072 */
+    CHECK(up_calibration_parse("[network_by_size]\n0 = 500\n1000 = 400\n", "c.ini", &p, &err) == UP_OK);
+    CHECK(up_net_ns(&p, 500) == 450);
+    CHECK(up_net_ns(&p, 5000) == 400);       /* falls: held at the last point */
+    up_comp_params_init(&p);
+    CHECK(up_calibration_parse("[network_by_size]\n64 = 300\n", "c.ini", &p, &err) == UP_OK);
+    CHECK(up_net_ns(&p, 1) == 300 && up_net_ns(&p, 1 << 20) == 300); /* one point: constant */
+    CHECK_PARSE_ERR("[network_by_size]\n64 = 1\n64 = 2\n", "c.ini: [network_by_size] names size 64 twice");
+    CHECK_PARSE_ERR("[network_by_size]\nbig = 1\n",
+                    "c.ini:2: [network_by_size] unknown key 'big' (expected a message size, a whole number between 0 and 2^53 bytes)");
+    CHECK_PARSE_ERR("[network_by_size]\n64 = -1\n", "c.ini:2: [network_by_size] 64 = -1: must be between 0 and 1e9 ns");
 }

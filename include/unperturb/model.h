@@ -49,6 +49,7 @@ const char *up_mode_name(up_mode m);
 const char *up_collective_name(up_collective c);
 
 #define UP_COPY_POINTS 64
+#define UP_NET_POINTS 32
 #define UP_LOC_OVH_MAX 1024 /* locations in [overhead_by_location] */
 #define UP_DEFAULT_EAGER_LIMIT 4096 /* Open MPI's shared-memory eager limit */
 
@@ -66,6 +67,14 @@ typedef struct up_comp_params {
     double ns_per_byte;      /* gamma */
     double per_hop_ns;       /* H; h = 0 within a node, 1 between nodes */
     bool network_set;        /* any of the three given */
+    /* [network_by_size]: the one-way time of a message by size, copies at
+     * both ends included, as the calibration's ping-pong measured it over
+     * the sizes (and so the protocols: eager, rendezvous, single-copy).
+     * When given, network mode takes it as the whole transfer 2C + C_a
+     * (linear between points, the last slope beyond them). */
+    size_t nnet;
+    uint64_t net_bytes[UP_NET_POINTS];
+    double net_ns[UP_NET_POINTS];
     /* sends of more bytes than this are synchronous (rendezvous): they
      * complete only after the receive was posted, like MPI_Ssend */
     double eager_limit;
@@ -112,6 +121,8 @@ up_status up_calibration_parse(const char *text, const char *what,
                                up_comp_params *p, up_err *err);
 /* Copy time C(size(msg)) * size(msg) in ns. */
 double up_copy_ns(const up_comp_params *p, uint64_t bytes);
+/* The [network_by_size] time of a `bytes` message (ns); -1 without a table. */
+double up_net_ns(const up_comp_params *p, uint64_t bytes);
 
 /* The tracer's overhead O a record adds after its timestamp, in ticks,
  * looked up by record kind (both replay models remove it).  A BufferFlush

@@ -45,6 +45,7 @@
     X(min_transfer, "approximated receives raised to send + minimum transfer time", 0)         \
     X(overhead_clamped, "gaps shorter than the overhead to remove from them", 0)               \
     X(output_clamped, "output timestamps raised to keep a location monotonic", 0)              \
+    X(transfer_capped, "modelled transfers longer than measured, cut to the measurement (network constants slower than these messages)", 0) \
     X(overhead_history, "overhead sums reaching past the 4096 records remembered per location (bounded, docs/models.md)", 0)
 
 typedef enum up_repair {

@@ -186,6 +186,24 @@ double up_copy_ns(const up_comp_params *p, uint64_t bytes)
     return per_byte * (double)bytes;
 }
 
+double up_net_ns(const up_comp_params *p, uint64_t bytes)
+{
+    size_t i;
+    double x0, x1, y0, y1;
+    if (p->nnet == 0)
+        return -1;
+    if (p->nnet == 1 || bytes <= p->net_bytes[0])
+        return p->net_ns[0];
+    for (i = 1; i < p->nnet - 1 && bytes > p->net_bytes[i]; i++)
+        ;
+    x0 = (double)p->net_bytes[i - 1], x1 = (double)p->net_bytes[i];
+    y0 = p->net_ns[i - 1], y1 = p->net_ns[i];
+    /* between the points, or on the last segment's line beyond them; a
+     * table that falls with size (noise) gives no less than its last point */
+    return fmax(y0 + (y1 - y0) * (((double)bytes - x0) / (x1 - x0)),
+                bytes > p->net_bytes[p->nnet - 1] ? y1 : 0);
+}
+
 /* ---- INI ------------------------------------------------------------------ */
 
 typedef struct parse_ctx {
@@ -205,6 +223,9 @@ typedef struct parse_ctx {
     size_t ncopy;
     uint64_t cbytes[UP_COPY_POINTS];
     double cnpb[UP_COPY_POINTS];
+    size_t nnet;                 /* [network_by_size] */
+    uint64_t nbytes[UP_NET_POINTS];
+    double nns[UP_NET_POINTS];
 } parse_ctx;
 
 #if defined(__GNUC__)
@@ -254,6 +275,7 @@ static bool value(parse_ctx *c, const char *section, const char *name, const cha
 }
 
 static const up_range R_SIZE = {1, 9007199254740992.0, true, "bytes"}; /* a [copy] size */
+static const up_range R_NSIZE = {0, 9007199254740992.0, true, "bytes"}; /* a [network_by_size] size */
 
 static int on_kv(void *user, const char *section, const char *name,
                  const char *val)
@@ -336,6 +358,21 @@ static int on_kv(void *user, const char *section, const char *name,
         c->cnpb[c->ncopy++] = v;
         return 1;
     }
+    if (!strcmp(section, "network_by_size")) {
+        double b;
+        char why[256], rt[128];
+        if (!up_num_parse(name, &R_NSIZE, &b, why, sizeof why)) {
+            up_range_text(rt, sizeof rt, &R_NSIZE);
+            return fail(c, section, "unknown key '%s' (expected a message size, %s)", up_esc(name), rt);
+        }
+        if (!value(c, section, name, val, &UP_RANGE_NS, &v))
+            return 0;
+        if (c->nnet == UP_NET_POINTS)
+            return fail(c, section, "too many points (at most %d)", UP_NET_POINTS);
+        c->nbytes[c->nnet] = (uint64_t)b;
+        c->nns[c->nnet++] = v;
+        return 1;
+    }
     if (!strcmp(section, "network")) {
         static const struct {
             const char *name;
@@ -366,7 +403,7 @@ static int on_kv(void *user, const char *section, const char *name,
         return 1;
     }
     return fail(c, NULL, "unknown section [%s] (expected [overhead], [overhead_low], [overhead_high], "
-                "[overhead_by_location], [copy], [network] or [info])", up_esc(section));
+                "[overhead_by_location], [copy], [network], [network_by_size] or [info])", up_esc(section));
 }
 
 static up_status finish_parse(parse_ctx *c, int rc)
@@ -432,6 +469,23 @@ static up_status finish_parse(parse_ctx *c, int rc)
         memcpy(p->copy_bytes, c->cbytes, sizeof c->cbytes);
         memcpy(p->copy_ns_per_byte, c->cnpb, sizeof c->cnpb);
         p->copy_set = true;
+    }
+    if (c->nnet) {
+        for (i = 1; i < c->nnet; i++)
+            for (j = i; j > 0 && c->nbytes[j] < c->nbytes[j - 1]; j--) {
+                uint64_t tb = c->nbytes[j];
+                double tv = c->nns[j];
+                c->nbytes[j] = c->nbytes[j - 1], c->nns[j] = c->nns[j - 1];
+                c->nbytes[j - 1] = tb, c->nns[j - 1] = tv;
+            }
+        for (i = 1; i < c->nnet; i++)
+            if (c->nbytes[i] == c->nbytes[i - 1])
+                return UP_ERR(c->err, UP_EFORMAT, "%s: [network_by_size] names size %llu twice",
+                              up_esc(c->what), (unsigned long long)c->nbytes[i]);
+        p->nnet = c->nnet;
+        memcpy(p->net_bytes, c->nbytes, sizeof c->nbytes);
+        memcpy(p->net_ns, c->nns, sizeof c->nns);
+        p->network_set = true;
     }
     return UP_OK;
 }

@@ -395,12 +395,37 @@ static unsigned hops(const up_comp *M, uint32_t a, uint32_t b)
 }
 
 /* Sarukkai's C_a = S + n*gamma + h*H in network mode, 0 in the bounds' modes */
-static uint64_t net_ticks(const up_comp *M, uint64_t bytes, unsigned h)
+/* The minimum transfer time of a message, send to receive complete, with
+ * cp the copy time at one end: 2C in lower and upper mode; in network mode
+ * Sarukkai's 2C + C_a, C_a = S + n*gamma + h*H, or, from a calibration
+ * with [network_by_size], the ping-pong's one-way time of that size plus
+ * h*H: the copies are inside that measure, however many the protocol
+ * makes (two for eager and rendezvous, one for a single-copy transport),
+ * so they are not added again. */
+static uint64_t xfer_ticks(const up_comp *M, uint64_t bytes, unsigned h, uint64_t cp)
 {
+    double t;
     if (M->p.mode != UP_MODE_NETWORK)
-        return 0;
-    return ns_ticks(M, M->p.latency_ns + (double)bytes * M->p.ns_per_byte +
-                           (double)h * M->p.per_hop_ns);
+        return 2 * cp;
+    t = up_net_ns(&M->p, bytes);
+    if (t < 0)
+        return 2 * cp + ns_ticks(M, M->p.latency_ns + (double)bytes * M->p.ns_per_byte +
+                                        (double)h * M->p.per_hop_ns);
+    return ns_ticks(M, t + (double)h * M->p.per_hop_ns);
+}
+
+/* A measured message never takes longer in the approximated run than its
+ * measurement allows: `mx`, the measured bound on its transfer, caps the
+ * modelled minimum `xf` (network constants slower than these messages are
+ * counted as the model limit transfer_capped), never below the two copies
+ * the clock condition asks for. */
+static uint64_t xfer_capped(up_comp *M, uint64_t xf, uint64_t mx, uint64_t cp)
+{
+    uint64_t cap = max2(mx, 2 * cp);
+    if (xf <= cap)
+        return xf;
+    M->repairs[UP_REPAIR_transfer_capped]++;
+    return cap;
 }
 
 /* The receiving end of one transfer: Wolf eqs. (2)-(11), Sarukkai Fig. 4.
@@ -417,11 +442,11 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
                     bool measured)
 {
     uint64_t cp = ns_ticks(M, up_copy_ns(&M->p, bytes)); /* C(size(msg)) * size(msg) */
-    uint64_t net = net_ticks(M, bytes, h), t, tmin; /* C_a */
+    uint64_t xf = xfer_ticks(M, bytes, h, cp), t, tmin; /* 2C + C_a */
     bool moved = false;
 
     if (!measured) /* re-matched (--wildcard): this pair was never measured */
-        return max2(send_a + net + 2 * cp, ready_a + cp);
+        return max2(send_a + xf, ready_a + cp);
     if (recv_m < send_m + 2 * cp) { /* measured trace violates it */
         M->repairs[UP_REPAIR_clock_condition]++;
         M->max_shift = max2(M->max_shift, send_m + 2 * cp - recv_m);
@@ -441,6 +466,9 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
         if (M->p.mode != UP_MODE_UPPER)
             comm = sub0(comm, ovh_since(M, c, send_m));
         t = max2(send_a + comm, ready_a + cp);
+        /* the receiver waited: Comm_m is the measured transfer */
+        if (M->p.mode == UP_MODE_NETWORK)
+            xf = xfer_capped(M, xf, comm, cp);
     } else if (M->p.mode == UP_MODE_LOWER) {
         /* (m.2) eqs. (6), (8), (9), (11): max(2C, Comm^min) */
         t = max2(send_a + 2 * cp, ready_a + cp);
@@ -450,11 +478,14 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
         uint64_t up = sub0(recv_m, send_m + ovh_since(M, c, send_m));
         t = max2(send_a + up, ready_a + cp);
     } else {
-        /* Sarukkai, Fig. 4: MAX{t_a^s(B) + C_a + 2c, t_a^r(B) + c} */
-        t = max2(send_a + net + 2 * cp, ready_a + cp);
+        /* Sarukkai, Fig. 4: MAX{t_a^s(B) + C_a + 2c, t_a^r(B) + c}; the
+         * late receiver found the message there, so it took at most the
+         * upper bound's interval (eq. 10) */
+        xf = xfer_capped(M, xf, sub0(recv_m, send_m + ovh_path + ovh_since(M, c, send_m)), cp);
+        t = max2(send_a + xf, ready_a + cp);
     }
     /* never before the send plus the modelled minimum transfer time */
-    tmin = 2 * cp + net;
+    tmin = xf;
     if (t < send_a + tmin) {
         M->max_shift = max2(M->max_shift, send_a + tmin - t);
         t = send_a + tmin;
@@ -689,8 +720,10 @@ static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
         t = max2(local_time(M, c, ls, ev->time), s->post_a);
     }
     if (s->bytes) { /* a message (RMA sync points have none) */
-        uint64_t tmin = 2 * ns_ticks(M, up_copy_ns(&M->p, s->bytes)) +
-                        net_ticks(M, s->bytes, hops(M, s->src, s->dst));
+        uint64_t cp = ns_ticks(M, up_copy_ns(&M->p, s->bytes));
+        uint64_t tmin = xfer_ticks(M, s->bytes, hops(M, s->src, s->dst), cp);
+        if (M->p.mode == UP_MODE_NETWORK && ev->time > s->post_m) /* no longer than measured */
+            tmin = xfer_capped(M, tmin, ev->time - s->post_m, cp);
         t = max2(t, s->post_a + tmin);
     }
     ev->t_out = t;

@@ -159,12 +159,21 @@ static long eager_limit(void)
         len += (size_t)n_;                                                       \
     } while (0)
 
+/* The sizes of [network_by_size]: 0, 64 B, 256 B, 1 KiB, 4 KiB, 4 KiB + 1,
+ * 16 KiB, ..., 16 MiB. */
+enum { NNET = 12 };
+static size_t net_size(unsigned i)
+{
+    return i == 0 ? 0 : i <= 4 ? (size_t)16 << (2 * i) : i == 5 ? 4097 : (size_t)16 << (2 * (i - 1));
+}
+
 int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
                   size_t cap)
 {
     enum { NSIZES = 11 }; /* 64 B, 256 B, ..., 64 MiB */
     bool thorough = mode == UPT_CALIB_THOROUGH;
     double rec[UPT_NKINDS], rlo[UPT_NKINDS], rhi[UPT_NKINDS], copy[NSIZES], net[4] = {-1, -1, -1, -1};
+    double by_size[NNET];
     size_t sizes[NSIZES], maxsize = thorough ? (size_t)64 << 20 : (size_t)1 << 20, len = 0;
     unsigned i, nsizes = 0;
     int rank, size, ok;
@@ -192,7 +201,13 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
                                        thorough ? (size_t)4 << 20 : (size_t)256 << 10);
     }
 
-    /* S and gamma: latency of a 0-byte message; gamma from 1 MiB (fast: 256 KiB) */
+    /* S and gamma: latency of a 0-byte message; gamma from 1 MiB (fast: 64 KiB).
+     * The one-way time by size, [network_by_size]: 0 B, the copy sizes, and
+     * one byte past Open MPI's shared-memory eager limit (4 KiB), so that
+     * the table has the protocols the sizes use; up to 1 MiB (thorough
+     * 16 MiB).  It holds the copies, as many as the protocol makes. */
+    for (i = 0; i < NNET; i++)
+        by_size[i] = -1;
     if (size >= 2 && rank < 2) {
         int big = thorough ? 1 << 20 : 64 << 10;
         char *buf = a ? a : malloc((size_t)big);
@@ -202,6 +217,14 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
             net[1] = (pingpong(rank, buf, big, thorough ? 50 : 3) - net[0]) / big;
             if (net[1] < 0)
                 net[1] = 0;
+            for (i = 0; i < NNET && a; i++) {
+                size_t n = net_size(i);
+                if (n > maxsize || n > (thorough ? (size_t)16 << 20 : (size_t)1 << 20))
+                    break;
+                by_size[i] = pingpong(rank, buf, (int)n,
+                                      n <= 4096 ? (thorough ? 200 : 20) : n <= (64 << 10) ? (thorough ? 50 : 5)
+                                                                                        : (thorough ? 10 : 3));
+            }
             if (thorough) /* for unperturb simulate's machine files */
                 send_recv_overheads(rank, buf, 200, &net[2], &net[3]);
             if (buf != a)
@@ -240,6 +263,7 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
         PMPI_Allreduce(all, rhi, UPT_NKINDS, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         PMPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         PMPI_Bcast(net, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        PMPI_Bcast(by_size, NNET, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         ok = okall;
     }
     if (!ok)
@@ -274,6 +298,12 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
                "send_overhead_ns = %.0f\nrecv_overhead_ns = %.0f\n", net[2], net[3]);
     if (eager > 0)
         APPEND("eager_limit = %ld\n", eager);
+    if (by_size[0] >= 0) {
+        APPEND("[network_by_size]\n; one-way ns of a message by size in bytes, ping-pong between ranks 0 "
+               "and 1, copies included\n");
+        for (i = 0; i < NNET && by_size[i] >= 0; i++)
+            APPEND("%zu = %.0f\n", net_size(i), by_size[i]);
+    }
     APPEND("; calibration took %.1f ms\n", (double)(upt_ns() - t_start) / 1e6);
     return 0;
 }
