@@ -119,7 +119,13 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
                 p->overhead_end > 0 ? "lower" : "upper",
                 p->overhead_end > 0 ? "removes the dearest records measured"
                                     : "removes the cheapest");
-    if (p->mode == UP_MODE_NETWORK)
+    if (p->mode == UP_MODE_NETWORK && p->nnet)
+        fprintf(f, "  network      one-way time by size from %llu B (%g ns) to %llu B (%g ns), %zu points, "
+                   "copies included; %g ns/hop\n",
+                (unsigned long long)p->net_bytes[0], p->net_ns[0],
+                (unsigned long long)p->net_bytes[p->nnet - 1], p->net_ns[p->nnet - 1], p->nnet,
+                p->per_hop_ns);
+    else if (p->mode == UP_MODE_NETWORK)
         fprintf(f, "  network      latency %g ns, %g ns/byte, %g ns/hop%s\n", p->latency_ns,
                 p->ns_per_byte, p->per_hop_ns,
                 p->network_set ? "" : " (no network parameters given: same as --mode lower)");
@@ -227,6 +233,16 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
             goto nomem;
         put(pt, "bytes", json_integer((json_int_t)p->copy_bytes[i]));
         put(pt, "ns_per_byte", json_real(p->copy_ns_per_byte[i]));
+    }
+    {
+        json_t *nb = child(par, "network_by_size", json_array());
+        for (i = 0; nb && i < p->nnet; i++) {
+            json_t *pt = json_object();
+            if (!pt || json_array_append_new(nb, pt) != 0)
+                goto nomem;
+            put(pt, "bytes", json_integer((json_int_t)p->net_bytes[i]));
+            put(pt, "ns", json_real(p->net_ns[i]));
+        }
     }
     put(par, "latency_ns", json_real(p->latency_ns));
     put(par, "ns_per_byte", json_real(p->ns_per_byte));

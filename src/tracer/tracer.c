@@ -193,7 +193,9 @@ typedef struct chunk_list {
 /* The event buffer of the run's archive, allocated and written once inside
  * MPI_Init (prefault_buffer): a page first touched while recording costs a
  * page fault inside some record's interval, which no calibrated O covers
- * (about 1 us each here, one per 300 records). */
+ * (about 1 us each here, one per 300 records).  Written with 0x5a, not zeros:
+ * pages of zeros cost 1.6-3 us each again at their first record on a
+ * virtual machine (docs/tracer.md, bench/dense.sh). */
 static struct {
     void **chunks;
     size_t n;
@@ -208,7 +210,7 @@ static void prefault_buffer(void)
         void *c = malloc(CHUNK_SIZE);
         if (!c)
             break;
-        memset(c, 0, CHUNK_SIZE);
+        memset(c, 0x5a, CHUNK_SIZE);
         pool.chunks[pool.n++] = c;
     }
 }
@@ -236,7 +238,7 @@ static void *mem_allocate(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
     if (ud == &pool && type == OTF2_FILETYPE_EVENTS && size == CHUNK_SIZE && pool.n)
         c = pool.chunks[--pool.n]; /* the run's archive: a pre-faulted chunk */
     else if ((c = malloc((size_t)size)) != NULL)
-        memset(c, 0, (size_t)size); /* fault it in now, not record by record */
+        memset(c, 0x5a, (size_t)size); /* fault it in now, not record by record */
     else
         return NULL;
     cl->chunks[cl->n++] = c;
