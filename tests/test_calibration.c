@@ -111,7 +111,7 @@ TEST(calibration_long_lines_name_their_line)
     snprintf(text, sizeof text, "[info]\nhost = %0192d\r\n[overhead]\nenterr = 5\n", 1);
     CHECK_EQ(strlen(strchr(text, '\n') + 1), 199 + 2 + 11 + 11);
     CHECK_PARSE_ERR(text, "c.ini:4: [overhead] unknown key 'enterr' (expected all, enter, leave, "
-                          "send, recv, coll_begin, coll_end, other, metric, fn_enter or fn_leave)");
+                          "send, recv, coll_begin, coll_end, other, metric, fn_enter, fn_leave, poll_enter or poll_leave)");
     /* 200 do not: the error names that line, also when it is the last one
      * and has no newline (inih split it and blamed line 3, past the end) */
     snprintf(text, sizeof text, "[overhead]\nenter = 1%0193d", 0);
@@ -134,7 +134,7 @@ TEST(calibration_messages_escape_what_does_not_print)
      * a section name: quoted as \xNN, so nothing reaches the terminal raw */
     CHECK_PARSE_ERR("[overhead]\nent\x1b[31mer\x01 = 5\n",
                     "c.ini:2: [overhead] unknown key 'ent\\x1b[31mer\\x01' (expected all, enter, leave, "
-                    "send, recv, coll_begin, coll_end, other, metric, fn_enter or fn_leave)");
+                    "send, recv, coll_begin, coll_end, other, metric, fn_enter, fn_leave, poll_enter or poll_leave)");
     CHECK_PARSE_ERR("[overhead]\nenter = 5\x7f\xff\n",
                     "c.ini:2: [overhead] enter = 5\\x7f\\xff: not a number (must be between 0 and 1e9 ns)");
     CHECK_PARSE_ERR("[over\xe2\x80\xaehead]\nx = 1\n",
@@ -143,7 +143,7 @@ TEST(calibration_messages_escape_what_does_not_print)
     /* UTF-8 that prints stays as it is */
     CHECK_PARSE_ERR("[overhead]\nentr\xc3\xa9\x65 = 5\n",
                     "c.ini:2: [overhead] unknown key 'entr\xc3\xa9\x65' (expected all, enter, leave, "
-                    "send, recv, coll_begin, coll_end, other, metric, fn_enter or fn_leave)");
+                    "send, recv, coll_begin, coll_end, other, metric, fn_enter, fn_leave, poll_enter or poll_leave)");
 }
 
 TEST(calibration_only_regular_files)
@@ -271,4 +271,20 @@ TEST(calibration_network_by_size_table)
     CHECK_PARSE_ERR("[network_by_size]\nbig = 1\n",
                     "c.ini:2: [network_by_size] unknown key 'big' (expected a message size, a whole number between 0 and 2^53 bytes)");
     CHECK_PARSE_ERR("[network_by_size]\n64 = -1\n", "c.ini:2: [network_by_size] 64 = -1: must be between 0 and 1e9 ns");
+}
+
+TEST(calibration_poll_kinds_default_to_enter_and_leave)
+{
+    /* a file from before poll_enter/poll_leave: polls cost what any Enter
+     * and Leave cost; named, their own value */
+    up_comp_params p;
+    up_err err = {0};
+    up_comp_params_init(&p);
+    CHECK(up_calibration_parse("[overhead]\nenter = 25\nleave = 27\n", "c.ini", &p, &err) == UP_OK);
+    CHECK(p.overhead_ns[UP_RK_POLL_ENTER] == 25 && p.overhead_ns[UP_RK_POLL_LEAVE] == 27);
+    up_comp_params_init(&p);
+    CHECK(up_calibration_parse("[overhead]\nenter = 25\nleave = 27\npoll_enter = 14.5\npoll_leave = 15\n",
+                               "c.ini", &p, &err) == UP_OK);
+    CHECK(p.overhead_ns[UP_RK_POLL_ENTER] == 14.5 && p.overhead_ns[UP_RK_POLL_LEAVE] == 15);
+    CHECK(p.overhead_ns[UP_RK_ENTER] == 25);
 }

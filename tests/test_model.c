@@ -1520,6 +1520,43 @@ TEST(function_regions_use_the_fn_kinds)
     up_replay_result_free(&res);
 }
 
+TEST(poll_regions_use_the_poll_kinds)
+{
+    /* enter = leave = 10, other = 10; poll_enter = 4, poll_leave = 6 for
+     * MPI_Test (and MPI_Testany, ..., MPI_Iprobe: UP_REGION_POLL).  0;
+     * Enter(MPI_Test) 100-10 = 90; MpiRequestTest 90+20-4 = 106; Leave
+     * 106+20-10 = 116; Enter(MPI_Send) 116+60-6 = 170; Leave 170+100-10 =
+     * 260; Leave(main) 260+100-10 = 350.  Removed 10+4+10+6+10+10 = 50. */
+    static const uint64_t w[] = {0, 90, 106, 116, 170, 260, 350};
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    uint64_t *rem;
+    p.overhead_ns[UP_RK_POLL_ENTER] = 4;
+    p.overhead_ns[UP_RK_POLL_LEAVE] = 6;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 1, NS, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_enter(g, 0, 100, TG_TEST);
+    tg_request_test(g, 0, 120, 1);
+    tg_leave(g, 0, 140, TG_TEST);
+    tg_enter(g, 0, 200, TG_SEND);
+    tg_leave(g, 0, 300, TG_SEND);
+    tg_leave(g, 0, 400, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, &rem) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, w, 7);
+    CHECK_EQ(rem[0], 50);
+    free(rem);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
 TEST(metric_records_have_their_own_overhead)
 {
     /* O = 10 for every kind but metric = 100 (the --cpu-time clock read).

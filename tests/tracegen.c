@@ -48,6 +48,7 @@ static const struct {
     [TG_WIN_LOCK] = {"MPI_Win_lock", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI},
     [TG_WIN_UNLOCK] = {"MPI_Win_unlock", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI},
     [TG_PUT] = {"MPI_Put", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI},
+    [TG_TEST] = {"MPI_Test", OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI},
 };
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)
@@ -146,6 +147,11 @@ void tg_coll_end_comm(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, OT
 void tg_flush(tg *g, unsigned rank, uint64_t t, uint64_t stop)
 {
     OTF2_EvtWriter_BufferFlush(rec(g, rank, t), NULL, t, stop);
+}
+
+void tg_request_test(tg *g, unsigned rank, uint64_t t, uint64_t req)
+{
+    OTF2_EvtWriter_MpiRequestTest(rec(g, rank, t), NULL, t, req);
 }
 
 void tg_metric(tg *g, unsigned rank, uint64_t t, uint64_t value)

@@ -37,7 +37,8 @@ typedef enum tg_region_t {
     TG_MAIN, TG_WORK, TG_INIT, TG_FINALIZE, TG_SEND, TG_RECV, TG_ISEND,
     TG_IRECV, TG_WAIT, TG_BARRIER, TG_ALLREDUCE, TG_BCAST, TG_REDUCE,
     TG_FLUSH_REGION, TG_SENDRECV, TG_GET_COORDS, TG_SSEND, TG_WIN_FENCE, TG_WIN_POST,
-    TG_WIN_START, TG_WIN_COMPLETE, TG_WIN_WAIT, TG_WIN_LOCK, TG_WIN_UNLOCK, TG_PUT, TG_NREGIONS
+    TG_WIN_START, TG_WIN_COMPLETE, TG_WIN_WAIT, TG_WIN_LOCK, TG_WIN_UNLOCK, TG_PUT, TG_TEST,
+    TG_NREGIONS
 } tg_region_t;
 
 #define TG_COMM_WORLD 0
@@ -71,6 +72,8 @@ void tg_coll_end_comm(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, OT
 void tg_recv_wild(tg *g, unsigned rank, uint64_t t, unsigned src, uint32_t tag, uint64_t bytes,
                   uint8_t bits);
 void tg_flush(tg *g, unsigned rank, uint64_t t, uint64_t stop);
+/* An MpiRequestTest (a failed MPI_Test of request `req`). */
+void tg_request_test(tg *g, unsigned rank, uint64_t t, uint64_t req);
 /* a Metric record of class 0 with one UINT64 value (the tracer's --cpu-time) */
 void tg_metric(tg *g, unsigned rank, uint64_t t, uint64_t value);
 

@@ -37,6 +37,10 @@ typedef enum up_rk {
     UP_RK_FN_ENTER,  /* Enter of a UP_REGION_USER region (function hooks, manual
                       * regions); defaults to enter */
     UP_RK_FN_LEAVE,  /* its Leave; defaults to leave */
+    UP_RK_POLL_ENTER, /* Enter of a UP_REGION_POLL region (MPI_Test*, MPI_Iprobe,
+                       * MPI_Improbe: thin wrappers, called in dense loops);
+                       * defaults to enter */
+    UP_RK_POLL_LEAVE, /* its Leave; defaults to leave */
     UP_RK_COUNT
 } up_rk;
 
@@ -127,10 +131,12 @@ double up_net_ns(const up_comp_params *p, uint64_t bytes);
 /* The tracer's overhead O a record adds after its timestamp, in ticks,
  * looked up by record kind (both replay models remove it).  A BufferFlush
  * costs its whole duration instead; the Enter and Leave of a user region
- * (UP_REGION_USER) have kinds of their own. */
+ * (UP_REGION_USER) and of a poll region (UP_REGION_POLL) have kinds of
+ * their own. */
 typedef struct up_ovh_table {
     uint64_t kind[UP_EV_COUNT_];
     uint64_t fn[2];              /* Enter, Leave of a user region */
+    uint64_t poll[2];            /* Enter, Leave of a poll region */
 } up_ovh_table;
 
 /* From the ns of p->overhead_ns, rounded to ticks. */
@@ -140,8 +146,8 @@ void up_ovh_table_init(up_ovh_table *t, const up_comp_params *p, double ticks_pe
  * an Enter/Leave's region. */
 static inline uint64_t up_ovh_of_region(const up_ovh_table *t, unsigned kind, unsigned rflags)
 {
-    if ((kind == UP_EV_Enter || kind == UP_EV_Leave) && (rflags & UP_REGION_USER))
-        return t->fn[kind == UP_EV_Leave];
+    if ((kind == UP_EV_Enter || kind == UP_EV_Leave) && (rflags & (UP_REGION_USER | UP_REGION_POLL)))
+        return (rflags & UP_REGION_USER) ? t->fn[kind == UP_EV_Leave] : t->poll[kind == UP_EV_Leave];
     return t->kind[kind];
 }
 

@@ -82,7 +82,9 @@ enum {
     UP_REGION_USER = 1u << 3,         /* the program's own code (paradigm COMPILER or
                                        * USER): its Enter/Leave are kinds fn_enter/fn_leave */
     UP_REGION_SSEND = 1u << 4,        /* MPI_Ssend, MPI_Issend: synchronous sends */
-    UP_REGION_MPI = 1u << 5           /* an MPI call (paradigm MPI, or named MPI_*) */
+    UP_REGION_MPI = 1u << 5,          /* an MPI call (paradigm MPI, or named MPI_*) */
+    UP_REGION_POLL = 1u << 6          /* MPI_Test, _Testany, _Testsome, _Testall, MPI_Iprobe,
+                                       * MPI_Improbe: kinds poll_enter/poll_leave */
 };
 
 typedef struct up_region_def {

@@ -204,6 +204,8 @@ static void account(pass *P, eloc *L, const up_event *ev)
     rk = up_rk_of(ev->kind);
     if (flags & UP_REGION_USER)
         rk = ev->kind == UP_EV_Enter ? UP_RK_FN_ENTER : UP_RK_FN_LEAVE;
+    else if ((flags & UP_REGION_POLL) && (ev->kind == UP_EV_Enter || ev->kind == UP_EV_Leave))
+        rk = ev->kind == UP_EV_Enter ? UP_RK_POLL_ENTER : UP_RK_POLL_LEAVE;
 
     if (ev->kind == UP_EV_Enter && (flags & UP_REGION_OVERHEAD)) {
         if (L->depth++ == 0)

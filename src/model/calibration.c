@@ -17,7 +17,7 @@
 
 static const char *const rk_names[UP_RK_COUNT] = {
     "enter", "leave", "send", "recv", "coll_begin", "coll_end", "other", "metric",
-    "fn_enter", "fn_leave",
+    "fn_enter", "fn_leave", "poll_enter", "poll_leave",
 };
 
 const char *up_rk_name(unsigned rk) { return rk < UP_RK_COUNT ? rk_names[rk] : "?"; }
@@ -154,6 +154,8 @@ void up_ovh_table_init(up_ovh_table *t, const up_comp_params *p, double ticks_pe
     t->kind[UP_EV_BufferFlush] = 0; /* a flush costs its duration instead */
     t->fn[0] = o[UP_RK_FN_ENTER];
     t->fn[1] = o[UP_RK_FN_LEAVE];
+    t->poll[0] = o[UP_RK_POLL_ENTER];
+    t->poll[1] = o[UP_RK_POLL_LEAVE];
 }
 
 void up_comp_params_init(up_comp_params *p)
@@ -423,6 +425,9 @@ static up_status finish_parse(parse_ctx *c, int rc)
         else if ((i == UP_RK_FN_ENTER || i == UP_RK_FN_LEAVE) &&
                  c->named[i - UP_RK_FN_ENTER]) /* files from before fn_*: as enter/leave */
             p->overhead_ns[i] = c->onamed[i - UP_RK_FN_ENTER], p->overhead_set = true;
+        else if ((i == UP_RK_POLL_ENTER || i == UP_RK_POLL_LEAVE) &&
+                 c->named[i - UP_RK_POLL_ENTER]) /* files from before poll_*: as enter/leave */
+            p->overhead_ns[i] = c->onamed[i - UP_RK_POLL_ENTER], p->overhead_set = true;
         else if (c->all_set)
             p->overhead_ns[i] = c->all, p->overhead_set = true;
         else if (i == UP_RK_METRIC && c->named[UP_RK_OTHER])

@@ -169,6 +169,11 @@ static OTF2_CallbackCode on_region(void *ud, OTF2_RegionRef self,
         rg->flags |= UP_REGION_USER;
     else if (paradigm == OTF2_PARADIGM_MPI || !strncmp(rg->name, "MPI_", 4))
         rg->flags |= UP_REGION_MPI;
+    if ((rg->flags & UP_REGION_MPI) &&
+        (!strcmp(rg->name, "MPI_Test") || !strcmp(rg->name, "MPI_Testany") ||
+         !strcmp(rg->name, "MPI_Testsome") || !strcmp(rg->name, "MPI_Testall") ||
+         !strcmp(rg->name, "MPI_Iprobe") || !strcmp(rg->name, "MPI_Improbe")))
+        rg->flags |= UP_REGION_POLL;
     return OTF2_CALLBACK_SUCCESS;
 }
 

@@ -16,7 +16,8 @@
 
 static const char *const kind_keys[UPT_NKINDS] = {"enter", "leave", "send", "recv",
                                                   "coll_begin", "coll_end", "other",
-                                                  "metric", "fn_enter", "fn_leave"};
+                                                  "metric", "fn_enter", "fn_leave",
+                                                  "poll_enter", "poll_leave"};
 
 /* ns per byte of memcpy for `size` bytes, min over trials; the loop copies
  * at least `min_total` bytes per trial so small sizes are timed in bulk */

@@ -309,7 +309,7 @@ void upt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * calibration file: enter, leave, send, recv, coll_begin, coll_end, other,
  * metric, fn_enter, fn_leave (the last two: half an Enter/Leave pair through
  * the -finstrument-functions hooks). */
-#define UPT_NKINDS 10 /* ..., other, metric (--cpu-time), fn_enter, fn_leave */
+#define UPT_NKINDS 12 /* ..., other, metric (--cpu-time), fn_enter, fn_leave, poll_enter, poll_leave */
 /* lo and hi: the range of the same costs inside a program (ns scaled by the
  * cost of an Enter/Leave pair after work it overlaps, and after work that
  * evicted its data; docs/calibration.md) */
