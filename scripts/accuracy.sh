@@ -6,7 +6,8 @@
 # then `unperturb validate` on 2 ranks (a core each) and on 4 ranks
 # (oversubscribed), REPEAT runs of each kind.  Last, montecarlo built with
 # -finstrument-functions, traced with --functions and no extra cost.
-# Writes OUT/<example>-np<N>.json and prints the Markdown rows.
+# Writes OUT/<example>-np<N>.json and prints the Markdown rows, marking the
+# rows whose traced runs were a different execution (docs/validate.md).
 # NP4=0 leaves out the 4-rank runs; FINST_NP="2" the 4-rank run with functions.
 set -eu
 BUILD=${1:-build}
@@ -46,12 +47,14 @@ for np in ${FINST_NP-2 4}; do
 done
 rm -rf "$OUT/probe" "$OUT/probe-c" "$OUT/probe.json" "$OUT/probe-c.json"
 
-# the Markdown rows of docs/accuracy.md: 2 ranks, then 4
-echo "| example | extra ns | T s: min (median, max) | Tm s: min (median, max) | delta_m | Ta lower | Ta upper | Ta network | network, every run: min (median, max) | network error (Ta − T)/T | noise | T in [lower, upper] |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+# the Markdown rows of docs/accuracy.md: 2 ranks, then 4 (scripts/accuracy-rows.jq);
+# the last column: the same execution as the reference run, or which region's
+# records differ (docs/validate.md); rows that say no are left out of the targets
+echo "| example | extra ns | T s: min (median, max) | Tm s: min (median, max) | delta_m | Ta lower | Ta upper | Ta network | network, every run: min (median, max) | network error (Ta − T)/T | noise | T in [lower, upper] | same execution |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for np in 2 4; do
     for f in "$OUT"/*-np$np.json; do
         [ -f "$f" ] || continue
-        jq -r --arg n "$(basename "$f" .json | sed 's/-np[0-9]*$//')" '.rows[] | "| \($n) | \(.extra_ns) | \(.T_s*1000|round/1000) (\(.T_median_s*1000|round/1000), \(.T_max_s*1000|round/1000)) | \(.Tm_s*1000|round/1000) (\(.Tm_median_s*1000|round/1000), \(.Tm_max_s*1000|round/1000)) | \(.delta_m*1000|round/10)% | \(.Ta_lower_s*1000|round/1000) | \(.Ta_upper_s*1000|round/1000) | \(.Ta_network_s*1000|round/1000) | \(.Ta_network_runs_min_s*1000|round/1000) (\(.Ta_network_runs_median_s*1000|round/1000), \(.Ta_network_runs_max_s*1000|round/1000)) | \((.Ta_network_s-.T_s)/.T_s*1000|round/10)% | \(.T_noise*1000|round/10)% | \(if .T_in_bounds then "yes" else "no" end) |"' "$f"
+        jq -r --arg n "$(basename "$f" .json | sed 's/-np[0-9]*$//')" -f "$(dirname "$0")/accuracy-rows.jq" "$f"
     done
 done

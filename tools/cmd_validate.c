@@ -9,9 +9,13 @@
  * does; the fastest traced run is compensated in lower, upper and network
  * mode with the calibration stored in its archive.  Only public interfaces
  * are used: the `unperturb trace` and `unperturb compensate` commands and
- * their JSON.  Output folder (docs/validate.md): table.txt, validate.json,
- * plot.svg, runs.csv, log.txt, and per configuration the kept trace and its
- * three compensations.
+ * their JSON, and the library's reader for the records per region of every
+ * traced run (include/unperturb/counts.h): a run whose counts differ by
+ * more than 1% from the reference run (the first traced run at the
+ * smallest extra cost of its rank count) is a different execution, and its
+ * row is flagged.  Output folder (docs/validate.md): table.txt,
+ * validate.json, plot.svg, runs.csv, log.txt, and per configuration the
+ * kept trace and its three compensations.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,18 +35,23 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "unperturb/counts.h"
 #include "unperturb/plot.h"
 #include "unperturb/util.h"
 
 #define MAXV 16    /* values in --np and --extra-ns */
 #define MAXREP 100
 #define MAXARGV 256
+#define TOP_JSON 10 /* differing regions listed per run in the JSON */
+#define TOP_TEXT 3  /* and in the line under the table */
 
 static void usage(FILE *f)
 {
     fputs("usage: unperturb validate -o DIR [options] -- PROGRAM [ARGS]\n"
           "Runs an MPI program uninstrumented and traced, keeps the fastest run of each,\n"
           "compensates the traced run in lower, upper and network mode, and compares.\n"
+          "A row whose traced runs' records per region differ by more than 1% from the\n"
+          "first traced run at the smallest extra cost is flagged: a different execution.\n"
           "  -o, --output DIR       results (written as DIR.tmp-HOST-PID, then renamed)\n"
           "      --np LIST          rank counts, e.g. 2,4 (default 2)\n"
           "      --repeat N         runs of each kind per configuration (default 5)\n"
@@ -65,6 +74,14 @@ typedef struct row {
     double Tn[MAXREP];            /* every traced run's network-mode Ta, s */
     int best_traced;              /* repetition kept */
     double Ta[3];                 /* lower, upper, network */
+    /* records per region of every traced run: the table until it is
+     * compared with the reference run (the reference's own is kept), then
+     * the regions that differ (NULL: none) */
+    up_counts *cnt[MAXREP];
+    uint64_t records[MAXREP];     /* Enter records counted, all regions */
+    up_count_diff *diff[MAXREP];
+    size_t ndiff[MAXREP];
+    unsigned ref_extra;           /* the reference run: first run at this extra cost */
 } row;
 
 static struct {
@@ -77,6 +94,7 @@ static struct {
     char **prog;                  /* PROGRAM ARGS, NULL-terminated */
     bool functions, quiet;
     unsigned timeout, repeat, cores;
+    unsigned long compared;       /* traced runs compared with a reference run */
     FILE *log, *csv;
 } V;
 
@@ -345,6 +363,7 @@ static int traced(row *r, unsigned rep)
         what[96];
     int n = 0, rc;
     double Ta;
+    up_err err = {0};
     snprintf(out, sizeof out, "%s/np%u-x%u/trace-%u", V.dir, r->np, r->extra, rep);
     snprintf(xb, sizeof xb, "%u", r->extra);
     argv[n++] = V.exe, argv[n++] = "trace", argv[n++] = "-q", argv[n++] = "-o";
@@ -358,6 +377,12 @@ static int traced(row *r, unsigned rep)
         snprintf(what, sizeof what, "the traced run (np %u, extra %u ns)", r->np, r->extra);
         return run_failed(what, rc);
     }
+    if (up_counts_read(out, &r->cnt[rep], &err) != UP_OK) {
+        fprintf(stderr, "unperturb validate: cannot count the records of the traced run (np %u, "
+                        "extra %u ns): %s\n", r->np, r->extra, err.msg);
+        return 1;
+    }
+    r->records[rep] = r->cnt[rep]->total;
     snprintf(comp, sizeof comp, "%s-network", out);
     if ((rc = compensate(out, comp, "network", &r->Tm[rep], &Ta)) != 0)
         return rc;
@@ -412,6 +437,56 @@ static int finish_row(row *r)
     return 0;
 }
 
+/* Repetition k of one rank count is done (rows: its nx rows; ref: the row
+ * of the smallest extra cost): every traced run of it is compared with the
+ * reference run, the first traced run of row ref, and its table freed. */
+static int compare_counts(row *rows, unsigned nx, unsigned ref, unsigned k)
+{
+    const up_counts *c0 = rows[ref].cnt[0];
+    up_err err = {0};
+    unsigned e;
+    for (e = 0; e < nx; e++) {
+        row *r = &rows[e];
+        r->ref_extra = rows[ref].extra;
+        if (e == ref && k == 0)
+            continue; /* the reference itself, kept for the rest */
+        if (up_counts_compare(c0, r->cnt[k], &r->diff[k], &r->ndiff[k], &err) != UP_OK)
+            return cmd_fail("validate", 1, err.msg);
+        V.compared++;
+        up_counts_free(r->cnt[k]);
+        r->cnt[k] = NULL;
+    }
+    return 0;
+}
+
+/* traced runs of a row that differ from the reference; *shown: the one
+ * whose top region differs most (-1: none) */
+static unsigned differing_runs(const row *r, int *shown)
+{
+    unsigned k, n = 0;
+    *shown = -1;
+    for (k = 0; k < V.repeat; k++) {
+        if (!r->ndiff[k])
+            continue;
+        n++;
+        if (*shown < 0 || fabs(r->diff[k][0].rel) > fabs(r->diff[*shown][0].rel))
+            *shown = (int)k;
+    }
+    return n;
+}
+
+/* "MPI_Sendrecv 23386 -> 6358 (-72.8%)" */
+static void diff_text(char *buf, size_t cap, const up_count_diff *d)
+{
+    char rel[32];
+    if (d->ref)
+        snprintf(rel, sizeof rel, "%+.1f%%", 100 * d->rel);
+    else
+        snprintf(rel, sizeof rel, "not in the reference");
+    snprintf(buf, cap, "%s %llu -> %llu (%s)", up_esc(d->name), (unsigned long long)d->ref,
+             (unsigned long long)d->n, rel);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -429,14 +504,67 @@ static void spread(const double *v, unsigned n, double out[3])
     out[2] = s[n - 1];
 }
 
+/* Under the table: one line per row whose traced runs are not the same
+ * execution as the reference, its top regions by relative difference:
+ *   np 2, extra 1000 ns: a different execution: MPI_Sendrecv 23386 -> 6358 (-72.8%), ...
+ * or one line saying that every run kept within the rule. */
+static void print_differences(FILE *f, const row *rows, unsigned nrows)
+{
+    unsigned i, nflag = 0;
+    char buf[1024];
+    for (i = 0; i < nrows; i++) {
+        int shown;
+        nflag += differing_runs(&rows[i], &shown) > 0;
+    }
+    if (!V.compared) {
+        fprintf(f, "\nRecords per region: one traced run per rank count, nothing to compare it "
+                   "with\n(give --repeat 2 or more, or two --extra-ns values).\n");
+        return;
+    }
+    if (!nflag) {
+        fprintf(f, "\nSame execution: every traced run has the records per region of the reference "
+                   "run (the first traced\nrun at the smallest extra cost) within %d%% (regions "
+                   "with %d records or more, all ranks).\n",
+                UP_COUNTS_TOL_PCT, UP_COUNTS_FLOOR);
+        return;
+    }
+    fprintf(f, "\nDifferent executions: Enter records per region (all ranks) differ by more than "
+               "%d%% from those of the\nreference run, the first traced run at the smallest extra "
+               "cost; regions with fewer than %d records\nin both are not compared.  T of these "
+               "rows is another program's time: leave them out.\n",
+            UP_COUNTS_TOL_PCT, UP_COUNTS_FLOOR);
+    for (i = 0; i < nrows; i++) {
+        const row *r = &rows[i];
+        int shown;
+        unsigned nd = differing_runs(r, &shown), j;
+        const up_count_diff *d;
+        size_t n;
+        if (!nd)
+            continue;
+        d = r->diff[shown];
+        n = r->ndiff[shown];
+        fprintf(f, "np %u, extra %u ns: a different execution: ", r->np, r->extra);
+        for (j = 0; j < n && j < TOP_TEXT; j++) {
+            diff_text(buf, sizeof buf, &d[j]);
+            fprintf(f, "%s%s", j ? ", " : "", buf);
+        }
+        if (n > TOP_TEXT)
+            fprintf(f, ", and %zu more region%s", n - TOP_TEXT, n - TOP_TEXT > 1 ? "s" : "");
+        fprintf(f, "; %u of %u traced runs differ (run %d shown), against extra %u ns run 1\n",
+                nd, V.repeat, shown + 1, r->ref_extra);
+    }
+}
+
 static void print_table(FILE *f, const row *rows, unsigned nrows)
 {
     unsigned i;
     fprintf(f, "Fastest of %u runs each; times in seconds over the window MPI_Init..MPI_Finalize;\n"
                "(median, max) of the runs in brackets.  delta_m = (Tm-T)/T, delta_a = |Ta-T|/T;\n"
                "noise = (median T - T)/T, how far apart the uninstrumented runs themselves are;\n"
-               "netw runs: Ta_netw of every traced run, min (median, max).\n\n",
-            V.repeat);
+               "netw runs: Ta_netw of every traced run, min (median, max);\n"
+               "(different execution): a traced run's records per region differ from the reference\n"
+               "run's by more than %d%% (lines below the table).\n\n",
+            V.repeat, UP_COUNTS_TOL_PCT);
     fprintf(f, "%4s %8s  %-26s %-26s %9s %9s %9s %-26s %8s %8s %8s %8s %8s  %s\n", "np",
             "extra_ns", "T (median, max)", "Tm (median, max)", "Ta_lower", "Ta_upper", "Ta_netw",
             "netw runs (median, max)", "delta_m", "da_lower", "da_upper", "da_netw", "noise",
@@ -445,6 +573,8 @@ static void print_table(FILE *f, const row *rows, unsigned nrows)
         const row *r = &rows[i];
         double t[3], m[3], n[3], T;
         char ts[64], ms[64], ns[64];
+        int shown;
+        bool different = differing_runs(r, &shown) > 0;
         spread(r->T, V.repeat, t);
         spread(r->Tm, V.repeat, m);
         spread(r->Tn, V.repeat, n);
@@ -452,13 +582,54 @@ static void print_table(FILE *f, const row *rows, unsigned nrows)
         snprintf(ts, sizeof ts, "%.4f (%.4f, %.4f)", t[0], t[1], t[2]);
         snprintf(ms, sizeof ms, "%.4f (%.4f, %.4f)", m[0], m[1], m[2]);
         snprintf(ns, sizeof ns, "%.4f (%.4f, %.4f)", n[0], n[1], n[2]);
-        fprintf(f, "%4u %8u  %-26s %-26s %9.4f %9.4f %9.4f %-26s %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%  %s%s\n",
+        fprintf(f, "%4u %8u  %-26s %-26s %9.4f %9.4f %9.4f %-26s %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%  %s%s%s\n",
                 r->np, r->extra, ts, ms, r->Ta[0], r->Ta[1], r->Ta[2], ns, 100 * (m[0] - T) / T,
                 100 * fabs(r->Ta[0] - T) / T, 100 * fabs(r->Ta[1] - T) / T,
                 100 * fabs(r->Ta[2] - T) / T, 100 * (t[1] - T) / T,
                 r->Ta[0] <= T && T <= r->Ta[1] ? "yes" : "no",
-                r->np > V.cores ? "  (oversubscribed)" : "");
+                r->np > V.cores ? "  (oversubscribed)" : "",
+                different ? "  (different execution)" : "");
     }
+    print_differences(f, rows, nrows);
+}
+
+/* A row's records per region against the reference run: whether it is a
+ * different execution, and per differing run its top regions */
+static void json_counts(json_t *o, const row *r)
+{
+    json_t *runs = json_array(), *diffs = json_array();
+    unsigned k;
+    size_t j;
+    int shown;
+    for (k = 0; k < V.repeat; k++)
+        json_array_append_new(runs, json_integer((json_int_t)r->records[k]));
+    for (k = 0; k < V.repeat; k++) {
+        json_t *d, *regs;
+        if (!r->ndiff[k])
+            continue;
+        d = json_object(), regs = json_array();
+        for (j = 0; j < r->ndiff[k] && j < TOP_JSON; j++) {
+            const up_count_diff *x = &r->diff[k][j];
+            json_t *name = json_string(x->name);
+            if (!name) { /* not UTF-8: the bytes escaped as the messages show them */
+                char esc[1024];
+                name = json_string(up_text_escape(esc, sizeof esc, x->name, 0));
+            }
+            json_array_append_new(
+                regs, json_pack("{s:o, s:I, s:I, s:o}", "region", name, "reference_count",
+                                (json_int_t)x->ref, "count", (json_int_t)x->n, "relative",
+                                x->ref ? json_real(x->rel) : json_null()));
+        }
+        json_object_set_new(d, "run", json_integer(k + 1));
+        json_object_set_new(d, "regions_differing", json_integer((json_int_t)r->ndiff[k]));
+        json_object_set_new(d, "regions", regs);
+        json_array_append_new(diffs, d);
+    }
+    json_object_set_new(o, "different_execution", json_boolean(differing_runs(r, &shown) > 0));
+    json_object_set_new(o, "count_reference",
+                        json_pack("{s:i, s:i}", "extra_ns", r->ref_extra, "run", 1));
+    json_object_set_new(o, "runs_enter_records", runs);
+    json_object_set_new(o, "count_differences", diffs);
 }
 
 static json_t *json_table(const row *rows, unsigned nrows)
@@ -475,6 +646,11 @@ static json_t *json_table(const row *rows, unsigned nrows)
     json_object_set_new(root, "repeat", json_integer(V.repeat));
     json_object_set_new(root, "cores", json_integer(V.cores));
     json_object_set_new(root, "functions", json_boolean(V.functions));
+    json_object_set_new(root, "count_rule",
+                        json_pack("{s:s, s:f, s:i}", "reference",
+                                  "the first traced run at the smallest extra_ns of its np",
+                                  "tolerance", UP_COUNTS_TOL_PCT / 100.0, "floor",
+                                  UP_COUNTS_FLOOR));
     for (i = 0; i < nrows; i++) {
         const row *r = &rows[i];
         json_t *o = json_object(), *runs_t = json_array(), *runs_m = json_array(),
@@ -516,6 +692,7 @@ static json_t *json_table(const row *rows, unsigned nrows)
         json_object_set_new(o, "runs_Tm_s", runs_m);
         json_object_set_new(o, "runs_Ta_network_s", runs_n);
         json_object_set_new(o, "folder", json_string(path));
+        json_counts(o, r);
         json_array_append_new(arr, o);
     }
     json_object_set_new(root, "rows", arr);
@@ -582,7 +759,7 @@ int cmd_validate(int argc, char **argv)
         {"timeout", required_argument, 0, 't'}, {"json", required_argument, 0, 'j'},
         {"force", no_argument, 0, 'f'}, {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    unsigned nps[MAXV] = {2}, nnp = 1, extras[MAXV] = {0}, nx = 1, i, e, k, nrows = 0;
+    unsigned nps[MAXV] = {2}, nnp = 1, extras[MAXV] = {0}, nx = 1, i, e, k, nrows = 0, eref = 0;
     const char *json_path = NULL, *launcher = "mpirun";
     char *lcopy = NULL, path[PATH_MAX + 64];
     bool force = false;
@@ -701,6 +878,9 @@ int cmd_validate(int argc, char **argv)
             mkdir(path, 0777);
         }
     }
+    for (e = 1; e < nx; e++) /* the reference of the record counts */
+        if (extras[e] < extras[eref])
+            eref = e;
     catch_signals();
 
     /* alternate: per repetition, uninstrumented then traced at each extra cost */
@@ -719,6 +899,8 @@ int cmd_validate(int argc, char **argv)
                     V.repeat, T, extras[e], first[e].Tm[k]);
             }
             fflush(V.csv);
+            if ((rc = compare_counts(&rows[i * nx], nx, eref, k)) != 0)
+                goto out;
         }
         for (e = 0; e < nx; e++)
             if ((rc = finish_row(&rows[i * nx + e])) != 0)
@@ -777,6 +959,11 @@ out:
     json_decref(js);
     free(jtext);
     up_outset_free(os);
+    for (i = 0; rows && i < nrows; i++)
+        for (k = 0; k < MAXREP; k++) {
+            up_counts_free(rows[i].cnt[k]);
+            up_free(rows[i].diff[k]);
+        }
     free(rows);
     free(lcopy);
     return rc;

@@ -13,6 +13,10 @@
 # than the traced ones).  The extra cost is checked where it cannot be
 # hidden: a spin of 1000 ns after every record puts at least 1000 ns
 # between consecutive records, whatever else runs.
+# A different execution: tests/validate/adapt.c does 1% and 1.1% more
+# MPI_Sendrecv calls when traced with an extra cost; validate flags the 1.1%
+# row only, in the table, the JSON and scripts/accuracy-rows.jq's Markdown,
+# and the counts are those of otf2-print over the kept traces.
 set -eu
 BUILD=${1:-build}
 UNPERTURB=${UNPERTURB:-$BUILD/bin/unperturb}
@@ -103,6 +107,56 @@ awk -v g="$g" 'BEGIN { exit !(g + 0 >= 1000) }' || fail "extra 1000 ns: smallest
 otf2-print -A "$T/val/np2-x1000/trace/traces.otf2" | grep -q '^extra_ns = 1000$' ||
     fail "extra 1000 ns: not in the kept trace's calibration"
 ok "extra 1000 ns: every gap between records of the kept trace is at least that (smallest $g ns)"
+
+# ring runs the same iterations whatever the extra cost: the same execution
+jq -e '[.rows[] | (.different_execution | not) and .count_differences == []
+        and .count_reference == {"extra_ns": 0, "run": 1}] | all' "$T/v.json" > /dev/null ||
+    fail "ring: flagged as a different execution"
+grep -q '^Same execution: every traced run' "$T/table.out" && ! grep -q '(different execution)$' "$T/table.out" ||
+    fail "ring: no 'Same execution' line, or a row marked"
+ok "ring: the same execution at every extra cost"
+
+mpicc -O1 -o "$T/adapt" tests/validate/adapt.c
+# the extra costs out of order: the reference is the smallest (0), not the first
+env -u UNPERTURB_EXTRA_NS $UNPERTURB validate -q --np 2 --repeat 2 --extra-ns 1000,0,100 \
+    -o "$T/adapt-val" --json "$T/a.json" -- "$T/adapt" > "$T/adapt.out" ||
+    fail "validate of adapt exited non-zero"
+[ "$(jq -c '[.rows[] | [.extra_ns, .different_execution]]' "$T/a.json")" = '[[1000,true],[0,false],[100,false]]' ] ||
+    fail "adapt: flags $(jq -c '[.rows[] | [.extra_ns, .different_execution]]' "$T/a.json")"
+jq -e '(.rows[] | .count_reference == {"extra_ns": 0, "run": 1})
+       and (.count_rule | .tolerance == 0.01 and .floor == 100)
+       and (.rows[1].count_differences == []) and (.rows[2].count_differences == [])
+       and ([.rows[0].count_differences[] | .run] == [1, 2])
+       and ([.rows[0].count_differences[] | .regions_differing == 1 and (.regions | length) == 1
+             and .regions[0].region == "MPI_Sendrecv" and .regions[0].reference_count == 2000
+             and .regions[0].count == 2022 and ((.regions[0].relative - 0.011) | fabs) < 1e-12] | all)' \
+    "$T/a.json" > /dev/null || fail "adapt: JSON count fields: $(jq -c '.rows[0].count_differences' "$T/a.json")"
+# the counts against otf2-print of the kept traces: MPI_Sendrecv 2022, 2000,
+# 2020 (extra 1000, 0, 100), and every Enter record counted
+enters() { otf2-print "$1" | awk -v r="$2" '$1 == "ENTER" && (r == "" || index($0, "\"" r "\"")) { n++ } END { print n + 0 }'; }
+for x in 1000:2022:0 0:2000:1 100:2020:2; do
+    e=${x%%:*} want=${x#*:}; want=${want%:*} i=${x##*:}
+    got=$(enters "$T/adapt-val/np2-x$e/trace/traces.otf2" MPI_Sendrecv)
+    [ "$got" = "$want" ] || fail "adapt, extra $e: otf2-print finds $got MPI_Sendrecv records, not $want"
+    all=$(enters "$T/adapt-val/np2-x$e/trace/traces.otf2" "")
+    jq -e --argjson i "$i" --argjson all "$all" '.rows[$i] | .runs_enter_records | length == 2 and all(. == $all)' \
+        "$T/a.json" > /dev/null || fail "adapt, extra $e: runs_enter_records is not otf2-print's $all"
+done
+# the text: the row marked, and the line under the table with both counts
+grep -E '^ +2 +1000 .*\(different execution\)$' "$T/adapt.out" > /dev/null ||
+    fail "adapt: the extra 1000 row is not marked"
+[ "$(grep -c '(different execution)$' "$T/adapt.out")" = 1 ] || fail "adapt: more than one row marked"
+grep -qxF 'np 2, extra 1000 ns: a different execution: MPI_Sendrecv 2000 -> 2022 (+1.1%); 2 of 2 traced runs differ (run 1 shown), against extra 0 ns run 1' "$T/adapt.out" ||
+    fail "adapt: no flagged line: $(grep 'different execution:' "$T/adapt.out")"
+[ "$(grep -c 'a different execution:' "$T/adapt.out")" = 1 ] && ! grep -q Barrier "$T/adapt.out" ||
+    fail "adapt: extra lines, or MPI_Barrier (under 100 records) compared"
+cmp -s "$T/adapt.out" "$T/adapt-val/table.txt" || fail "adapt: table.txt differs from the printed table"
+# the Markdown of scripts/accuracy.sh
+jq -r --arg n adapt -f scripts/accuracy-rows.jq "$T/a.json" > "$T/a.md"
+[ "$(sed 's/.*| \([^|]*\) |$/\1/' "$T/a.md" | tr '\n' '/')" = '**no**: MPI_Sendrecv 2000 → 2022 (+1.1%)/yes/yes/' ] ||
+    fail "adapt: Markdown's last column: $(cat "$T/a.md")"
+[ "$(awk -F'|' '{ print NF }' "$T/a.md" | sort -u)" = 15 ] || fail "adapt: Markdown rows of another width"
+ok "adapt: 1.1% more MPI_Sendrecv flagged (table, line, JSON, Markdown), exactly 1% not; counts as otf2-print's"
 
 # bad input: clear error, non-zero exit, no output folder
 if $UNPERTURB validate -q -o "$T/bad1" -- "$T/no-such-program" 2> "$T/err1"; then fail "missing program accepted"; fi

@@ -1,0 +1,229 @@
+/*
+ * counts.c - Enter records per region of a trace, and the comparison of two
+ * such tables (include/unperturb/counts.h): whether two traced runs of a
+ * program are the same execution.  `unperturb validate` compares every
+ * traced run with a reference run (docs/validate.md).
+ *
+ * Place in the data flow: OTF2 archive --reader (direct path, nothing
+ * buffered, nothing written)--> a count per region index --> one entry per
+ * region name.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unperturb/counts.h"
+
+/* ---- counting ---------------------------------------------------------------- */
+
+typedef struct tally {
+    const up_defs *d;
+    uint64_t *n;       /* per region index of the definitions (d->regions) */
+    uint64_t unknown;  /* Enter records of an undefined region: not counted */
+} tally;
+
+static void count(tally *c, OTF2_RegionRef region)
+{
+    const up_region_def *rg = up_defs_region(c->d, region);
+    if (rg)
+        c->n[rg - c->d->regions]++;
+    else
+        c->unknown++;
+}
+
+static int on_region(void *ctx, uint32_t loc, unsigned kind, uint64_t t, OTF2_RegionRef region,
+                     uint64_t *t_out)
+{
+    (void)loc;
+    if (kind == UP_EV_Enter)
+        count(ctx, region);
+    *t_out = t;
+    return 1;
+}
+
+/* every other record (and an Enter the region path hands on) */
+static int on_record(void *ctx, uint32_t loc, up_event *ev)
+{
+    (void)loc;
+    if (ev->kind == UP_EV_Enter)
+        count(ctx, ev->u.Enter.region);
+    ev->t_out = ev->time;
+    return 1;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const up_region_count *)a)->name, ((const up_region_count *)b)->name);
+}
+
+void up_counts_free(up_counts *c)
+{
+    size_t i;
+    if (!c)
+        return;
+    for (i = 0; i < c->n; i++)
+        up_free(c->v[i].name);
+    up_free(c->v);
+    up_free(c);
+}
+
+/* the table from the per-index counts: one entry per name, overhead
+ * regions and regions never entered left out */
+static up_status table(const tally *c, up_counts **out, up_err *err)
+{
+    const up_defs *d = c->d;
+    up_counts *t = up_calloc(1, sizeof *t);
+    size_t i, j;
+    if (!t || (d->nregions && !(t->v = up_calloc(d->nregions, sizeof *t->v)))) {
+        up_free(t);
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    }
+    for (i = 0; i < d->nregions; i++) {
+        if (!c->n[i] || (d->regions[i].flags & UP_REGION_OVERHEAD))
+            continue;
+        if (!(t->v[t->n].name = up_strdup(d->regions[i].name ? d->regions[i].name : ""))) {
+            up_counts_free(t);
+            return UP_ERR(err, UP_ENOMEM, "out of memory");
+        }
+        t->v[t->n++].n = c->n[i];
+    }
+    if (t->n)
+        qsort(t->v, t->n, sizeof *t->v, by_name);
+    for (i = j = 0; i < t->n; i++) { /* regions of one name become one entry */
+        if (j && !strcmp(t->v[j - 1].name, t->v[i].name)) {
+            t->v[j - 1].n += t->v[i].n;
+            up_free(t->v[i].name);
+        } else {
+            t->v[j++] = t->v[i];
+        }
+    }
+    t->n = j;
+    for (i = 0; i < t->n; i++)
+        t->total += t->v[i].n;
+    *out = t;
+    return UP_OK;
+}
+
+up_status up_counts_read(const char *path, up_counts **out, up_err *err)
+{
+    up_trace *t = NULL;
+    tally c = {0};
+    up_status st;
+    size_t li;
+    *out = NULL;
+    if ((st = up_trace_open(path, &t, err)) != UP_OK)
+        return st;
+    c.d = up_trace_defs(t);
+    if (c.d->nregions && !(c.n = up_calloc(c.d->nregions, sizeof *c.n))) {
+        up_trace_close(t);
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    }
+    for (li = 0; li < c.d->nlocs && st == UP_OK; li++) {
+        up_stream *s = up_trace_stream(t, li);
+        while (!up_stream_at_end(s)) {
+            size_t done = 0;
+            if ((st = up_stream_direct(s, (size_t)1 << 20, on_record, on_region, &c, NULL, &done,
+                                       err)) != UP_OK)
+                break;
+            /* every record is taken, so the stream either read some or ended */
+            if (!done && !up_stream_at_end(s)) {
+                st = UP_ERR(err, UP_EINTERNAL, "the stream of location %zu stopped", li);
+                break;
+            }
+        }
+    }
+    if (st == UP_OK)
+        st = table(&c, out, err);
+    up_free(c.n);
+    up_trace_close(t);
+    return st;
+}
+
+/* ---- comparing -------------------------------------------------------------- */
+
+/* |n - ref| > UP_COUNTS_TOL_PCT % of ref, without overflow: for whole
+ * numbers, 100 d > p ref  <=>  d > floor(p ref / 100) */
+static bool differs(uint64_t ref, uint64_t n)
+{
+    uint64_t d = n > ref ? n - ref : ref - n;
+    if (ref < UP_COUNTS_FLOOR && n < UP_COUNTS_FLOOR)
+        return false;
+    return d > ref / 100 * UP_COUNTS_TOL_PCT + ref % 100 * UP_COUNTS_TOL_PCT / 100;
+}
+
+static double fabs_rel(const up_count_diff *x) { return fabs(x->rel); }
+
+static int by_difference(const void *a, const void *b)
+{
+    const up_count_diff *x = a, *y = b;
+    double rx = fabs_rel(x), ry = fabs_rel(y);
+    uint64_t dx = x->n > x->ref ? x->n - x->ref : x->ref - x->n;
+    uint64_t dy = y->n > y->ref ? y->n - y->ref : y->ref - y->n;
+    if (rx != ry)
+        return rx > ry ? -1 : 1;
+    if (dx != dy)
+        return dx > dy ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* The next region of either sorted table (a region missing from one has 0
+ * records there); false after the last. */
+static bool walk(const up_counts *ref, const up_counts *run, size_t *i, size_t *j,
+                 const char **name, uint64_t *a, uint64_t *b)
+{
+    int c;
+    if (*i == ref->n && *j == run->n)
+        return false;
+    c = *i == ref->n ? 1 : *j == run->n ? -1 : strcmp(ref->v[*i].name, run->v[*j].name);
+    *name = c <= 0 ? ref->v[*i].name : run->v[*j].name;
+    *a = c <= 0 ? ref->v[*i].n : 0;
+    *b = c >= 0 ? run->v[*j].n : 0;
+    *i += c <= 0;
+    *j += c >= 0;
+    return true;
+}
+
+up_status up_counts_compare(const up_counts *ref, const up_counts *run, up_count_diff **out,
+                            size_t *n, up_err *err)
+{
+    size_t k = 0, bytes = 0, len, i = 0, j = 0;
+    up_count_diff *v;
+    const char *name;
+    uint64_t a, b;
+    char *names;
+    *out = NULL;
+    *n = 0;
+    /* first the size: the entries, then their names */
+    while (walk(ref, run, &i, &j, &name, &a, &b)) {
+        if (!differs(a, b))
+            continue;
+        len = strlen(name) + 1;
+        if (bytes > SIZE_MAX - len - sizeof *v)
+            return UP_ERR(err, UP_ENOMEM, "out of memory");
+        bytes += len + sizeof *v;
+        k++;
+    }
+    if (!k)
+        return UP_OK;
+    if (!(v = up_malloc(bytes)))
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    names = (char *)(v + k);
+    k = i = j = 0;
+    while (walk(ref, run, &i, &j, &name, &a, &b)) {
+        if (!differs(a, b))
+            continue;
+        len = strlen(name) + 1;
+        memcpy(names, name, len);
+        v[k].name = names;
+        names += len;
+        v[k].ref = a;
+        v[k].n = b;
+        v[k].rel = a ? ((double)b - (double)a) / (double)a : INFINITY;
+        k++;
+    }
+    qsort(v, k, sizeof *v, by_difference);
+    *out = v;
+    *n = k;
+    return UP_OK;
+}
