@@ -1021,11 +1021,67 @@ static void install_signals(void)
 }
 
 
+/* This rank records nothing (it, or another rank, could not create its
+ * trace): the files it created go, so that `unperturb trace` finds no
+ * half-made run to recover.  Folders only when empty: one that holds
+ * anything else is not ours. */
+static void abandon_local(void)
+{
+    char path[PATH_MAX + 64];
+    bool made_ar = T.ar != NULL, made_side = T.side >= 0;
+    T.closed = true;
+    if (T.w)
+        OTF2_Archive_CloseEvtWriter(T.ar, T.w);
+    T.w = NULL;
+    if (T.ar) {
+        OTF2_Archive_CloseEvtFiles(T.ar);
+        OTF2_Archive_Close(T.ar);
+    }
+    T.ar = NULL;
+    if (T.side >= 0)
+        close(T.side);
+    T.side = -1;
+    if (made_ar) { /* what OTF2 wrote for an archive without events */
+        snprintf(path, sizeof path, "%s/.upt/%d/traces/%d.evt", T.dir, upt_rank, upt_rank);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/.upt/%d/traces.otf2", T.dir, upt_rank);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/.upt/%d/traces", T.dir, upt_rank);
+        rmdir(path);
+        snprintf(path, sizeof path, "%s/.upt/%d", T.dir, upt_rank);
+        rmdir(path);
+    }
+    if (made_side) {
+        snprintf(path, sizeof path, "%s/.upt/%d.defs", T.dir, upt_rank);
+        unlink(path);
+    }
+    if (T.dir[0]) { /* the last rank to get here finds it empty */
+        snprintf(path, sizeof path, "%s/.upt", T.dir);
+        rmdir(path);
+    }
+}
+
+/* Test hook (docs/tracer.md): UNPERTURB_TEST_INIT_DELAY_MS=N makes rank
+ * UNPERTURB_TEST_INIT_DELAY_RANK (default 1) end its start-up work N ms
+ * late, as a rank that a loaded machine slowed down inside MPI_Init. */
+static void test_init_delay(void)
+{
+    uint64_t ms = env_u64("UNPERTURB_TEST_INIT_DELAY_MS", 0);
+    struct timespec ts;
+    if (!ms || env_u64("UNPERTURB_TEST_INIT_DELAY_RANK", 1) != (uint64_t)upt_rank)
+        return;
+    ts.tv_sec = (time_t)(ms / 1000);
+    ts.tv_nsec = (long)(ms % 1000) * 1000000;
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
 void upt_init_from(uint32_t region, uint64_t t_enter)
 {
     char host[256] = "";
     char ini[UPT_CALIB_MAX];
     uint64_t t_funcs = upt_funcs_earliest(); /* main() began before MPI_Init */
+    int opened, all = 0;
     if (T.ar || T.closed)
         return;
     PMPI_Comm_rank(MPI_COMM_WORLD, &upt_rank);
@@ -1038,8 +1094,16 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
     if (T.chunks_max < 1)
         T.chunks_max = 1;
     T.next_comm = 2;
-    if (!choose_dir() || !open_archive()) {
-        T.closed = true;
+    /* Every rank traces, or none: what follows (the clock check, the
+     * calibration, the barrier at the end, the one before the merge) is
+     * collective over MPI_COMM_WORLD, and a rank that gave up alone would
+     * leave the others waiting in it while it runs the program. */
+    opened = choose_dir() && open_archive();
+    if (PMPI_Allreduce(&opened, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        !all) {
+        if (opened)
+            upt_warn("another rank could not create its trace; the run is not traced");
+        abandon_local();
         return;
     }
     prefault_buffer();
@@ -1084,6 +1148,16 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
     upt_on = 1;
     upt_funcs_init();      /* Enter records of the functions already running (main) */
     upt_enter_at(region, t_enter);
+    test_init_delay();
+    /* Start-up in step: the ranks leave MPI_Init together, as they do
+     * without the tracer (Open MPI's MPI_Init ends with a fence), and not
+     * when each one's share of the work above ends: 16 ms apart on a
+     * loaded machine, and the first message then waited for the late rank
+     * in the window, where compensation cannot tell it from the program's
+     * own waiting (issue 20).  After the clock offsets were measured, so
+     * the Leave records that follow are comparable. */
+    if (PMPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
+        upt_warn("the barrier at the end of MPI_Init failed; the ranks may leave it apart");
     upt_leave(region);     /* the analysis window opens here */
 }
 

@@ -324,8 +324,10 @@ void upt_calib_extra_ns(uint64_t ns);
 /* ---- life cycle (tracer.c; the MPI_Init/MPI_Finalize wrappers call these) -- */
 
 /* After PMPI_Init(_thread) returned: open the archive, calibrate, then write
- * Enter(region) at t_enter (taken before PMPI_Init) and its Leave, which
- * opens the analysis window. */
+ * Enter(region) at t_enter (taken before PMPI_Init) and, after a barrier on
+ * MPI_COMM_WORLD, its Leave, which opens the analysis window.  Collective
+ * over MPI_COMM_WORLD on every rank, traced or not: a rank that cannot
+ * create its trace makes every rank give up (docs/tracer.md). */
 void upt_init_from(uint32_t region, uint64_t t_enter);
 void upt_finalize(void); /* before PMPI_Finalize: close, merge on rank 0 */
 void upt_abort(void);    /* MPI_Abort, fatal signal: flush what we have */
