@@ -457,7 +457,7 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
         /* (m.1): eq. (2) Comm_m = recv_m - send_m, less the overhead on the
          * transfer's path; (a.1) eq. (3) send_a + Comm_m, (a.2) eq. (4)
          * enter.recv_a + C, as one MAX (docs/models.md) */
-        uint64_t comm = sub0(recv_m, send_m + ovh_path);
+        uint64_t comm = sub0(recv_m, send_m + ovh_path), comm_m = comm;
         /* The receiver's records since the send lie on the interval too,
          * e.g. a completion record written in the same MPI_Waitall before
          * this one's.  Whether they delayed the receive (the message was
@@ -466,9 +466,10 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
         if (M->p.mode != UP_MODE_UPPER)
             comm = sub0(comm, ovh_since(M, c, send_m));
         t = max2(send_a + comm, ready_a + cp);
-        /* the receiver waited: Comm_m is the measured transfer */
+        /* the receiver waited: the transfer took at most Comm_m (before
+         * the receiver's own records, which may or may not have delayed it) */
         if (M->p.mode == UP_MODE_NETWORK)
-            xf = xfer_capped(M, xf, comm, cp);
+            xf = xfer_capped(M, xf, comm_m, cp);
     } else if (M->p.mode == UP_MODE_LOWER) {
         /* (m.2) eqs. (6), (8), (9), (11): max(2C, Comm^min) */
         t = max2(send_a + 2 * cp, ready_a + cp);
@@ -479,9 +480,10 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
         t = max2(send_a + up, ready_a + cp);
     } else {
         /* Sarukkai, Fig. 4: MAX{t_a^s(B) + C_a + 2c, t_a^r(B) + c}; the
-         * late receiver found the message there, so it took at most the
-         * upper bound's interval (eq. 10) */
-        xf = xfer_capped(M, xf, sub0(recv_m, send_m + ovh_path + ovh_since(M, c, send_m)), cp);
+         * message was there by recv_m, so it took at most recv_m - send_m
+         * less the send's O on its path (the receiver's own records since
+         * the send did not slow a message in flight) */
+        xf = xfer_capped(M, xf, sub0(recv_m, send_m + ovh_path), cp);
         t = max2(send_a + xf, ready_a + cp);
     }
     /* never before the send plus the modelled minimum transfer time */
