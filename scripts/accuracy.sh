@@ -50,8 +50,8 @@ rm -rf "$OUT/probe" "$OUT/probe-c" "$OUT/probe.json" "$OUT/probe-c.json"
 # the Markdown rows of docs/accuracy.md: 2 ranks, then 4 (scripts/accuracy-rows.jq);
 # the last column: the same execution as the reference run, or which region's
 # records differ (docs/validate.md); rows that say no are left out of the targets
-echo "| example | extra ns | T s: min (median, max) | Tm s: min (median, max) | delta_m | Ta lower | Ta upper | Ta network | network, every run: min (median, max) | network error (Ta − T)/T | noise | T in [lower, upper] | same execution |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| example | extra ns | T s: min (median, max) | Tm s: min (median, max) | delta_m | Ta lower | Ta upper | Ta network | network, every run: min (median, max) | network error (Ta − T)/T | noise | width | inside | same execution |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for np in 2 4; do
     for f in "$OUT"/*-np$np.json; do
         [ -f "$f" ] || continue

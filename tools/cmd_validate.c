@@ -555,6 +555,15 @@ static void print_differences(FILE *f, const row *rows, unsigned nrows)
     }
 }
 
+/* Honest bounds (issue 20, item 5): the uninstrumented runs spread by
+ * s = max - min themselves, so the median T counts as inside when it lies
+ * in [lower - s, upper + s]; t: min, median, max of the runs. */
+static bool inside_with_spread(const row *r, const double t[3])
+{
+    double s = t[2] - t[0];
+    return r->Ta[0] - s <= t[1] && t[1] <= r->Ta[1] + s;
+}
+
 static void print_table(FILE *f, const row *rows, unsigned nrows)
 {
     unsigned i;
@@ -562,13 +571,15 @@ static void print_table(FILE *f, const row *rows, unsigned nrows)
                "(median, max) of the runs in brackets.  delta_m = (Tm-T)/T, delta_a = |Ta-T|/T;\n"
                "noise = (median T - T)/T, how far apart the uninstrumented runs themselves are;\n"
                "netw runs: Ta_netw of every traced run, min (median, max);\n"
+               "width = (Ta_upper - Ta_lower)/median T; inside: the median T lies in\n"
+               "[Ta_lower - s, Ta_upper + s], s = max - min of the uninstrumented runs;\n"
                "(different execution): a traced run's records per region differ from the reference\n"
                "run's by more than %d%% (lines below the table).\n\n",
             V.repeat, UP_COUNTS_TOL_PCT);
-    fprintf(f, "%4s %8s  %-26s %-26s %9s %9s %9s %-26s %8s %8s %8s %8s %8s  %s\n", "np",
+    fprintf(f, "%4s %8s  %-26s %-26s %9s %9s %9s %-26s %8s %8s %8s %8s %8s %8s  %s\n", "np",
             "extra_ns", "T (median, max)", "Tm (median, max)", "Ta_lower", "Ta_upper", "Ta_netw",
             "netw runs (median, max)", "delta_m", "da_lower", "da_upper", "da_netw", "noise",
-            "T in [lower,upper]");
+            "width", "inside");
     for (i = 0; i < nrows; i++) {
         const row *r = &rows[i];
         double t[3], m[3], n[3], T;
@@ -582,11 +593,11 @@ static void print_table(FILE *f, const row *rows, unsigned nrows)
         snprintf(ts, sizeof ts, "%.4f (%.4f, %.4f)", t[0], t[1], t[2]);
         snprintf(ms, sizeof ms, "%.4f (%.4f, %.4f)", m[0], m[1], m[2]);
         snprintf(ns, sizeof ns, "%.4f (%.4f, %.4f)", n[0], n[1], n[2]);
-        fprintf(f, "%4u %8u  %-26s %-26s %9.4f %9.4f %9.4f %-26s %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%  %s%s%s\n",
+        fprintf(f, "%4u %8u  %-26s %-26s %9.4f %9.4f %9.4f %-26s %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%  %s%s%s\n",
                 r->np, r->extra, ts, ms, r->Ta[0], r->Ta[1], r->Ta[2], ns, 100 * (m[0] - T) / T,
                 100 * fabs(r->Ta[0] - T) / T, 100 * fabs(r->Ta[1] - T) / T,
                 100 * fabs(r->Ta[2] - T) / T, 100 * (t[1] - T) / T,
-                r->Ta[0] <= T && T <= r->Ta[1] ? "yes" : "no",
+                100 * (r->Ta[1] - r->Ta[0]) / t[1], inside_with_spread(r, t) ? "yes" : "no",
                 r->np > V.cores ? "  (oversubscribed)" : "",
                 different ? "  (different execution)" : "");
     }
@@ -688,6 +699,9 @@ static json_t *json_table(const row *rows, unsigned nrows)
         json_object_set_new(o, "delta_a_network", json_real(fabs(r->Ta[2] - t[0]) / t[0]));
         json_object_set_new(o, "T_in_bounds", json_boolean(r->Ta[0] <= t[0] && t[0] <= r->Ta[1]));
         json_object_set_new(o, "T_noise", json_real((t[1] - t[0]) / t[0]));
+        json_object_set_new(o, "T_spread_s", json_real(t[2] - t[0]));
+        json_object_set_new(o, "T_inside", json_boolean(inside_with_spread(r, t)));
+        json_object_set_new(o, "bounds_width", json_real((r->Ta[1] - r->Ta[0]) / t[1]));
         json_object_set_new(o, "runs_T_s", runs_t);
         json_object_set_new(o, "runs_Tm_s", runs_m);
         json_object_set_new(o, "runs_Ta_network_s", runs_n);

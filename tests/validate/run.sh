@@ -35,7 +35,7 @@ for f in table.txt validate.json plot.svg runs.csv log.txt np2-x0/trace/traces.o
     [ -e "$T/val/$f" ] || fail "validate wrote no $f"
 done
 cmp -s "$T/v.json" "$T/val/validate.json" || fail "--json differs from validate.json"
-grep -q "T in \[lower,upper\]" "$T/table.out" || fail "no table printed"
+grep -q "width *inside" "$T/table.out" || fail "no table printed"
 [ "$(jq '.rows | length' "$T/v.json")" = 2 ] || fail "expected 2 rows"
 ok "validate writes the table, JSON, plot, runs and the kept traces"
 
@@ -47,6 +47,9 @@ for i in 0 1; do
            and ((.delta_a_network - ((.Ta_network_s - .T_s) | fabs) / .T_s) | fabs < 1e-12)
            and (.T_in_bounds == (.Ta_lower_s <= .T_s and .T_s <= .Ta_upper_s))
            and ((.T_noise - (.T_median_s - .T_s) / .T_s) | fabs < 1e-12)
+           and ((.T_spread_s - (.T_max_s - .T_s)) | fabs < 1e-12)
+           and (.T_inside == (.Ta_lower_s - .T_spread_s <= .T_median_s and .T_median_s <= .Ta_upper_s + .T_spread_s))
+           and ((.bounds_width - (.Ta_upper_s - .Ta_lower_s) / .T_median_s) | fabs < 1e-12)
            and (.np == 2) and (.oversubscribed | not)
            and (.runs_Ta_network_s | length == 2)
            and (.Ta_network_s == .runs_Ta_network_s[.runs_Tm_s | index(min)])
@@ -155,7 +158,7 @@ cmp -s "$T/adapt.out" "$T/adapt-val/table.txt" || fail "adapt: table.txt differs
 jq -r --arg n adapt -f scripts/accuracy-rows.jq "$T/a.json" > "$T/a.md"
 [ "$(sed 's/.*| \([^|]*\) |$/\1/' "$T/a.md" | tr '\n' '/')" = '**no**: MPI_Sendrecv 2000 → 2022 (+1.1%)/yes/yes/' ] ||
     fail "adapt: Markdown's last column: $(cat "$T/a.md")"
-[ "$(awk -F'|' '{ print NF }' "$T/a.md" | sort -u)" = 15 ] || fail "adapt: Markdown rows of another width"
+[ "$(awk -F'|' '{ print NF }' "$T/a.md" | sort -u)" = 16 ] || fail "adapt: Markdown rows of another width"
 ok "adapt: 1.1% more MPI_Sendrecv flagged (table, line, JSON, Markdown), exactly 1% not; counts as otf2-print's"
 
 # bad input: clear error, non-zero exit, no output folder
