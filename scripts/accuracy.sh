@@ -4,16 +4,27 @@
 # rank and run time, from which the extra cost per record for a dilation of
 # about 20%, 50% and 150% is chosen (before any comparison with the truth);
 # then `unperturb validate` on 2 ranks (a core each) and on 4 ranks
-# (oversubscribed), REPEAT runs of each kind.  Last, montecarlo built with
-# -finstrument-functions, traced with --functions and no extra cost.
+# (oversubscribed), REPEAT runs of each kind.  Then montecarlo built with
+# -finstrument-functions, traced with --functions and no extra cost.  Last,
+# the real programs of REAL, Debian packages (docs/accuracy.md, "Real
+# programs"): each is installed if missing (as root; otherwise the script
+# says what to install and skips it), run in its own working folder
+# OUT/work-NAME, probed (two uninstrumented runs, two traced at the
+# tracer's own cost, one at a trial extra cost) and validated on 2 ranks at
+# no extra cost and at extra costs for dilations of about 50% and 150%;
+# EXTRA_<name>=0,100,300 gives the extra costs instead of the probe.
 # Writes OUT/<example>-np<N>.json and prints the Markdown rows, marking the
 # rows whose traced runs were a different execution (docs/validate.md).
-# NP4=0 leaves out the 4-rank runs; FINST_NP="2" the 4-rank run with functions.
+# NP4=0 leaves out the 4-rank runs; FINST_NP="2" the 4-rank run with
+# functions (FINST_NP="" both; the default when EXAMPLES is empty).
+# One part alone: EXAMPLES= REAL=hpcc scripts/accuracy.sh build out
 set -eu
 BUILD=${1:-build}
 OUT=${2:-accuracy}
 REPEAT=${REPEAT:-5}
 EXAMPLES=${EXAMPLES-"montecarlo barrier transpose transpose-any ring halo"}
+REAL=${REAL-"hpcc netpipe lammps"}
+[ -n "$EXAMPLES" ] || FINST_NP=${FINST_NP-""}
 UP=$BUILD/bin/unperturb
 mkdir -p "$OUT"
 ROOT=""
@@ -45,6 +56,137 @@ for np in ${FINST_NP-2 4}; do
         -- "$BUILD/examples/montecarlo-finst" > /dev/null
     rm -rf "$OUT/finst-np$np"
 done
+
+# ---- the real programs ------------------------------------------------------
+# real_info NAME: sets PKG (Debian package), BIN (its program) and POLLS (what
+# it polls with, empty when it does not poll)
+real_info() {
+    POLLS=""
+    case $1 in
+    hpcc) PKG=hpcc BIN=hpcc POLLS="MPI_Testany, MPI_Test, MPI_Iprobe" ;;
+    netpipe) PKG=netpipe-openmpi BIN=NPopenmpi ;;
+    lammps) PKG=lammps BIN=lmp ;;
+    *) echo "accuracy.sh: unknown real program '$1' (hpcc, netpipe, lammps)" >&2; exit 2 ;;
+    esac
+}
+
+# real_prepare NAME DIR: writes the input into DIR, sets ARGS
+real_prepare() {
+    case $1 in
+    hpcc) # HPL N=800 on a 1x2 grid; hpcc reads hpccinf.txt from its working folder
+        sed -e 's/^2            Ps/1            Ps/' -e 's/^1000         Ns/800          Ns/' \
+            /usr/share/doc/hpcc/examples/_hpccinf.txt > "$2/hpccinf.txt"
+        rm -f "$2/hpccoutf.txt" # hpcc appends its report there
+        ARGS="" ;;
+    netpipe) # ping-pong, 1 byte to 64 KiB (and +-3 bytes), 200 round trips each
+        ARGS="-u 65536 -n 200 -o np.out" ;;
+    lammps) # Lennard-Jones melt, 4000 atoms, 1000 steps
+        cat > "$2/in.melt" <<'EOF'
+# Lennard-Jones melt: 4000 atoms in an fcc lattice, 1000 steps of NVE
+units           lj
+atom_style      atomic
+lattice         fcc 0.8442
+region          box block 0 10 0 10 0 10
+create_box      1 box
+create_atoms    1 box
+mass            1 1.0
+velocity        all create 3.0 87287 loop geom
+pair_style      lj/cut 2.5
+pair_coeff      1 1 1.0 1.0 2.5
+neighbor        0.3 bin
+neigh_modify    every 20 delay 0 check no
+fix             1 all nve
+thermo          100
+run             1000
+EOF
+        ARGS="-in in.melt -log none" ;;
+    esac
+}
+
+# probe NAME: chooses the extra costs of a real program, before any
+# comparison with the truth.  T0 is the faster of two uninstrumented runs
+# (timed by the shim, as validate times them), Tm0 the faster of two traced
+# runs at the tracer's own cost, Tm1 a traced run at a trial extra cost e1
+# (for +100% if one rank's records made the critical path).  The slope
+# (Tm1 - Tm0) / e1 says how much a nanosecond per record adds: in a
+# ping-pong both ranks' records are on the path, and a program that polls
+# makes more records the longer it waits.  Then e = ((1 + d) T0 - Tm0) /
+# slope for d = 50% and 150%; a dilation that the tracer alone already
+# reaches is left out.  Sets extras.
+probe_time() { # probe_time TAG: an uninstrumented run's window, s
+    # shellcheck disable=SC2086 # ARGS are words
+    (cd "$W" && LD_PRELOAD=$SHIM UNPERTURB_TIME_FILE=$W/probe-$1.time \
+        mpirun $ROOT -np 2 --bind-to core "$bin" $ARGS > "probe-$1.log" 2>&1) ||
+        { echo "$name: the uninstrumented probe failed: $W/probe-$1.log" >&2; exit 1; }
+    sed -n 's/^window_s=//p' "$W/probe-$1.time"
+}
+probe_traced() { # probe_traced EXTRA: sets tm, the traced window, s, and recs
+    # shellcheck disable=SC2086
+    (cd "$W" && "$ABS_UP" trace -q -o "$W/probe" --extra-ns "$1" -- \
+        mpirun $ROOT -np 2 --bind-to core "$bin" $ARGS > "probe-x$1.log" 2>&1) ||
+        { echo "$name: the traced probe failed: $W/probe-x$1.log" >&2; exit 1; }
+    "$ABS_UP" compensate "$W/probe" -o "$W/probe-c" --force -q --json "$W/probe.json"
+    recs=$(jq '[.per_location[].records] | max' "$W/probe.json")
+    tm=$(jq .measured_time_s "$W/probe.json")
+    rm -rf "$W/probe" "$W/probe-c" # hpcc's are 0.4-0.8 GB
+}
+probe() {
+    t0=$(probe_time 1)
+    t0=$(awk -v a="$t0" -v b="$(probe_time 2)" 'BEGIN { print a < b ? a : b }')
+    probe_traced 0
+    tm0=$tm r0=$recs
+    probe_traced 0 # the faster of two, as for T0
+    if awk -v a="$tm" -v b="$tm0" 'BEGIN { exit !(a < b) }'; then tm0=$tm r0=$recs; fi
+    e1=$(awk -v r="$r0" -v t="$t0" 'BEGIN { e = t / r * 1e9; printf "%d", e < 1 ? 1 : e }')
+    probe_traced "$e1"
+    tm1=$tm
+    extras=$(awk -v t="$t0" -v m0="$tm0" -v m1="$tm1" -v e1="$e1" -v r="$r0" 'BEGIN {
+        s = (m1 - m0) / e1; if (s <= 0) s = r * 1e-9 # noise: one rank per path
+        printf "0"
+        for (i = 1; i <= 2; i++) { d = i == 1 ? 0.5 : 1.5
+            e = ((1 + d) * t - m0) / s
+            if (e >= 1) printf ",%d", e } }')
+    echo "$name: $r0 records per rank; uninstrumented $t0 s; traced $tm0 s ($(awk -v t="$t0" -v m="$tm0" 'BEGIN { printf "%+.0f%%", 100 * (m - t) / t }')), at $e1 ns $tm1 s ($recs records per rank): --extra-ns $extras${POLLS:+ (polls with $POLLS)}" >&2
+}
+
+# a program's working folder is OUT/work-NAME: paths must not be relative
+ABS_UP=$(cd "$(dirname "$UP")" && pwd)/unperturb
+ABS_OUT=$(cd "$OUT" && pwd)
+SHIM=$(cd "$BUILD/lib" && pwd)/libunperturb-time.so
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 # one thread per rank
+for name in $REAL; do
+    real_info "$name"
+    if ! command -v "$BIN" > /dev/null; then
+        if [ "$(id -u)" = 0 ]; then
+            apt-get install -y --no-install-recommends "$PKG" > "$OUT/apt-$name.log" 2>&1 ||
+                { apt-get update > /dev/null && apt-get install -y --no-install-recommends "$PKG" > "$OUT/apt-$name.log" 2>&1; } ||
+                { echo "$name: apt-get install $PKG failed ($OUT/apt-$name.log); skipped" >&2; continue; }
+        else
+            echo "$name: $BIN not found; install Debian's $PKG (as root: apt-get install --no-install-recommends $PKG) to include it; skipped" >&2
+            continue
+        fi
+    fi
+    bin=$(command -v "$BIN") ||
+        { echo "$name: $PKG is installed but has no $BIN; skipped" >&2; continue; }
+    if ! ldd "$bin" | grep -q 'libmpi\.so\.40'; then
+        echo "$name: $bin does not link Open MPI's libmpi.so.40; skipped" >&2
+        continue
+    fi
+    W=$ABS_OUT/work-$name
+    rm -rf "$W"
+    mkdir -p "$W"
+    real_prepare "$name" "$W"
+    echo "$name: $PKG $(dpkg-query -W -f '${Version}' "$PKG" 2>/dev/null), $bin $ARGS, in $W" >&2
+    eval "extras=\${EXTRA_$name-}" # EXTRA_hpcc=0,100,300 skips the probe
+    [ -n "$extras" ] || probe "$name"
+    start=$(date +%s)
+    # shellcheck disable=SC2086
+    (cd "$W" && "$ABS_UP" validate -q --np 2 --repeat "$REPEAT" --extra-ns "$extras" \
+        --launcher "mpirun --bind-to core" -o "$W/validate" --force \
+        --json "$ABS_OUT/$name-np2.json" -- "$bin" $ARGS > /dev/null)
+    rm -rf "$W/validate"
+    echo "$name: validate took $(($(date +%s) - start)) s" >&2
+done
 rm -rf "$OUT/probe" "$OUT/probe-c" "$OUT/probe.json" "$OUT/probe-c.json"
 
 # the Markdown rows of docs/accuracy.md: 2 ranks, then 4 (scripts/accuracy-rows.jq);
@@ -55,6 +197,10 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for np in 2 4; do
     for f in "$OUT"/*-np$np.json; do
         [ -f "$f" ] || continue
-        jq -r --arg n "$(basename "$f" .json | sed 's/-np[0-9]*$//')" -f "$(dirname "$0")/accuracy-rows.jq" "$f"
+        n=$(basename "$f" .json | sed 's/-np[0-9]*$//')
+        case $n in # a real program that polls is marked
+        hpcc | netpipe | lammps) real_info "$n" && [ -z "$POLLS" ] || n="$n (polls)" ;;
+        esac
+        jq -r --arg n "$n" -f "$(dirname "$0")/accuracy-rows.jq" "$f"
     done
 done
