@@ -491,6 +491,40 @@ TEST(one_to_n_bcast_lower) { bcast_case(UP_MODE_LOWER, 170, 280); }
 TEST(one_to_n_bcast_upper) { bcast_case(UP_MODE_UPPER, 170, 380); }
 TEST(one_to_n_bcast_network) { bcast_case(UP_MODE_NETWORK, 170, 280); }
 
+TEST(one_to_n_without_bytes_is_local)
+{
+    /* An MPI_Bcast of count 0: Open MPI returns at once, and rank 1 left it
+     * before the root entered (HPC Challenge).  O = 10.  Root 0: Enter(main)
+     * 0, Enter(Bcast) 300 -> 290, begin 310 -> 290, end 320 -> 290, Leave
+     * 330 -> 290.  Rank 1: 0, Enter 50 -> 40, begin 60 -> 40, end 90 -> 60,
+     * Leave 100 -> 60: local records, no wait for the root, nothing
+     * repaired (before: the end waited for the root, counted as a clock
+     * condition repair). */
+    static const uint64_t r0[] = {0, 290, 290, 290, 290}, r1[] = {0, 40, 40, 60, 60};
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_mpi_coll(g, 0, TG_BCAST, 300, 310, 320, 330, OTF2_COLLECTIVE_OP_BCAST, 0, 0, 0);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_mpi_coll(g, 1, TG_BCAST, 50, 60, 90, 100, OTF2_COLLECTIVE_OP_BCAST, 0, 0, 0);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    check_times(&out, 0, r0, 5);
+    check_times(&out, 1, r1, 5);
+    CHECK_EQ(res.repairs[UP_REPAIR_clock_condition], 0);
+    CHECK_EQ(res.repairs[UP_REPAIR_min_transfer], 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
 /* ---- n-to-1: the mirror image (docs/models.md) ---------------------------- */
 
 TEST(n_to_one_reduce)

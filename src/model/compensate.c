@@ -636,7 +636,10 @@ static void c_coll_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
         /* send := enter.send of the root, recv := exit.recv of the member;
          * the size is what this member received */
         const up_member *r = &co->m[co->root];
-        if (me == co->root || !r->arrived)
+        /* no bytes, no transfer: Open MPI returns from an MPI_Bcast of
+         * count 0 at once (HPC Challenge's non-roots left before the root
+         * entered), so the member's exit is a local record */
+        if (me == co->root || !r->arrived || (!self->recvd && !r->sent))
             break;
         t = p2p(M, c, r->begin_m, r->begin_a, r->end_m, r->ovh_in, self->recvd,
                 ev->time, self->begin_m, ls->prev_a, hops(M, r->loc, loc), true);
@@ -652,7 +655,7 @@ static void c_coll_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
         for (i = 0; i < co->n; i++) {
             const up_member *s = &co->m[i];
             uint64_t ts;
-            if (i == me || !s->arrived)
+            if (i == me || !s->arrived || !s->sent) /* no bytes, no transfer */
                 continue;
             ts = p2p(M, c, s->begin_m, s->begin_a, s->end_m, s->ovh_in, s->sent,
                      ev->time, self->begin_m, ls->prev_a, hops(M, s->loc, loc), true);

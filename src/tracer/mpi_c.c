@@ -114,14 +114,23 @@ uint64_t upt_bytes(int count, MPI_Datatype type)
     return (uint64_t)count * (uint64_t)size;
 }
 
-void upt_req_isend(MPI_Request r, uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes)
+uint64_t upt_isend_begin(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes)
+{
+    uint64_t id;
+    if (!upt_on)
+        return 0;
+    id = upt_next_request();
+    upt_isend(dest, comm, tag, bytes, id);
+    return id;
+}
+
+void upt_req_isend(MPI_Request r, uint64_t id)
 {
     reqent *e;
-    if (!upt_on || !(e = req_add(r)))
+    if (!upt_on || !id || !(e = req_add(r)))
         return;
     e->kind = REQ_SEND;
-    e->id = upt_next_request();
-    upt_isend(dest, comm, tag, bytes, e->id);
+    e->id = id;
 }
 
 void upt_req_irecv(MPI_Request r, uint32_t comm, unsigned wildcard)
@@ -555,13 +564,16 @@ SEND_WRAPPER(Rsend)
                               int tag, MPI_Comm comm, MPI_Request *req)               \
     {                                                                                 \
         int rc;                                                                       \
+        uint64_t id = 0;                                                              \
         if (!ON())                                                                    \
             return PMPI_##NAME(buf, count, type, dest, tag, comm, req);                \
         upt_enter(UPT_R_MPI_##NAME);                                                  \
+        if (dest != MPI_PROC_NULL)                                                    \
+            id = upt_isend_begin((uint32_t)dest, upt_comm_id(comm), (uint32_t)tag,    \
+                                 upt_bytes(count, type));                             \
         rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                      \
-        if (rc == MPI_SUCCESS && dest != MPI_PROC_NULL)                               \
-            upt_req_isend(*req, (uint32_t)dest, upt_comm_id(comm), (uint32_t)tag,     \
-                          upt_bytes(count, type));                                    \
+        if (rc == MPI_SUCCESS)                                                        \
+            upt_req_isend(*req, id);                                                  \
         upt_leave(UPT_R_MPI_##NAME);                                                  \
         return rc;                                                                    \
     }

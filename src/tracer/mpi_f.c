@@ -511,20 +511,22 @@ static void nonblocking(isend_fn *f, uint32_t region, bool persistent, bool send
                         MPI_Fint *count, MPI_Fint *type, MPI_Fint *peer, MPI_Fint *tag,
                         MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
+    uint64_t id = 0;
     if (!upt_on) {
         f(buf, count, type, peer, tag, comm, request, ierr);
         return;
     }
     upt_enter(region);
+    if (!persistent && *peer != MPI_PROC_NULL) /* the send's record before the call */
+        id = upt_isend_begin((uint32_t)*peer, comm_id(*comm), (uint32_t)*tag, fbytes(*count, *type));
     f(buf, count, type, peer, tag, comm, request, ierr);
     if (*ierr == MPI_SUCCESS) {
         MPI_Request r = MPI_Request_f2c(*request);
         if (persistent)
             upt_req_persistent(r, send, (uint32_t)*peer, comm_id(*comm), (uint32_t)*tag,
                                fbytes(*count, *type));
-        else if (*peer != MPI_PROC_NULL)
-            upt_req_isend(r, (uint32_t)*peer, comm_id(*comm), (uint32_t)*tag,
-                          fbytes(*count, *type));
+        else
+            upt_req_isend(r, id);
     }
     upt_leave(region);
 }

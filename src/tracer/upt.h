@@ -267,9 +267,16 @@ void upt_rma_op(MPI_Win w, int target, int kind, OTF2_RmaAtomicType atype, uint6
 
 /* Bytes of `count` elements of `type` (0 for MPI_DATATYPE_NULL or errors). */
 uint64_t upt_bytes(int count, MPI_Datatype type);
-/* A nonblocking send / receive was started: records MpiIsend /
- * MpiIrecvRequest and remembers the request. */
-void upt_req_isend(MPI_Request r, uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes);
+/* A nonblocking send is about to start: records MpiIsend before the MPI
+ * call, as a blocking send's record (a receiver on the same node may
+ * complete the receive before the call returns: a record written after it
+ * broke the clock condition in HPC Challenge), and returns its request id
+ * (0 when not recording).  upt_req_isend remembers the request once the
+ * call gave it. */
+uint64_t upt_isend_begin(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes);
+void upt_req_isend(MPI_Request r, uint64_t id);
+/* A nonblocking receive was started: records MpiIrecvRequest and remembers
+ * the request. */
 void upt_req_irecv(MPI_Request r, uint32_t comm, unsigned wildcard);
 /* A nonblocking collective was started: records NonBlockingCollectiveRequest
  * and remembers what its completion records (sizes as the blocking twin's). */
