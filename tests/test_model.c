@@ -1757,6 +1757,43 @@ TEST(collective_with_missing_member_released)
 
 /* ---- identity --------------------------------------------------------------- */
 
+TEST(receiver_copy_no_longer_than_its_measured_gap)
+{
+    /* O = 0, C = 0.1 ns/byte * 1000 = 100.  Rank 0: Enter(Send) 0, send 10,
+     * Leave 20.  Rank 1 works until 500, enters MPI_Recv at 500 and has the
+     * message 5 later: it was copied while rank 1 was elsewhere (in MPI
+     * progress), so eq. (8)'s enter.recv_a + C is at most enter.recv_a + 5.
+     * (m.2) in every mode: lower max(10 + 2C, 500 + 5) = 505; upper and
+     * network the same.  With no overhead the output is the input; before,
+     * the receive came at 600 and the Leave at 605. */
+    static const uint64_t r1[] = {0, 500, 500, 505, 510};
+    unsigned k;
+    char in[4096];
+    tg *g;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, 0);
+    tg_mpi_send(g, 0, 0, 10, 20, 1, 0, 1000);
+    tg_enter(g, 1, 0, TG_WORK);
+    tg_leave(g, 1, 500, TG_WORK);
+    tg_mpi_recv(g, 1, 500, 505, 510, 0, 0, 1000);
+    CHECK(tg_close(g) == 0);
+    for (k = 0; k < 3; k++) {
+        up_comp_params p = t_params(0, k == 0 ? UP_MODE_LOWER : k == 1 ? UP_MODE_UPPER : UP_MODE_NETWORK,
+                                    UP_COLLECTIVE_INDIVIDUAL);
+        up_replay_result res;
+        tr_trace out;
+        set_copy(&p, 0.1);
+        if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+            CHECK(!"compensation failed");
+            continue;
+        }
+        check_times(&out, 1, r1, 5);
+        CHECK_EQ(res.end_a - res.start_a, res.end_m - res.start_m);
+        tr_free(&out);
+        up_replay_result_free(&res);
+    }
+}
+
 TEST(identity_zero_overhead_upper_individual)
 {
     /* A consistent 4-rank trace with every pattern the model knows: with
