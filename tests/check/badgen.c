@@ -8,7 +8,8 @@
  *   good        3 MPI ranks, an OpenMP thread, a pthread: messages on a world,
  *               a sub- (ranks reordered) and an intercommunicator, blocking,
  *               self and nonblocking collectives of every class, a fork/join
- *               and a pthread create/wait; all consistent: no violation, no
+ *               and a pthread create/wait, a bcast of no bytes whose non-roots
+ *               end before the root begins; all consistent: no violation, no
  *               warning
  *   bad         2 ranks: a receive before its send, a barrier end before the
  *               other rank's begin, a decreasing timestamp: exactly the classes
@@ -72,6 +73,11 @@ static const ev good[] = {
     {0, CBEGIN, 350, 0, 0, 0, 0}, {0, CEND, 401, OTF2_COLLECTIVE_OP_BCAST, WORLD, 1, 0},
     {1, CBEGIN, 400, 0, 0, 0, 0}, {1, CEND, 401, OTF2_COLLECTIVE_OP_BCAST, WORLD, 1, 0},
     {2, CBEGIN, 390, 0, 0, 0, 0}, {2, CEND, 402, OTF2_COLLECTIVE_OP_BCAST, WORLD, 1, 0},
+    /* a bcast of no bytes (d = 1) from rank 1: ranks 0 and 2 end before the
+     * root begins, as Open MPI returns from a count-0 MPI_Bcast at once */
+    {0, CBEGIN, 410, 0, 0, 0, 0}, {0, CEND, 411, OTF2_COLLECTIVE_OP_BCAST, WORLD, 1, 1},
+    {1, CBEGIN, 420, 0, 0, 0, 0}, {1, CEND, 421, OTF2_COLLECTIVE_OP_BCAST, WORLD, 1, 1},
+    {2, CBEGIN, 410, 0, 0, 0, 0}, {2, CEND, 412, OTF2_COLLECTIVE_OP_BCAST, WORLD, 1, 1},
     /* reduce to rank 2: only the root waits */
     {0, CBEGIN, 500, 0, 0, 0, 0}, {0, CEND, 505, OTF2_COLLECTIVE_OP_REDUCE, WORLD, 2, 0},
     {1, CBEGIN, 510, 0, 0, 0, 0}, {1, CEND, 512, OTF2_COLLECTIVE_OP_REDUCE, WORLD, 2, 0},
@@ -178,7 +184,8 @@ static OTF2_ErrorCode write_ev(OTF2_EvtWriter *w, const ev *e)
     case IRECV: return OTF2_EvtWriter_MpiIrecv(w, NULL, e->t, e->a, e->b, e->c, 8, e->d);
     case CBEGIN: return OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, e->t);
     case CEND:
-        return OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, e->t, (OTF2_CollectiveOp)e->a, e->b, e->c, 8, 8);
+        return OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, e->t, (OTF2_CollectiveOp)e->a, e->b, e->c,
+                                               e->d == 1 ? 0 : 8, e->d == 1 ? 0 : 8); /* d 1: no bytes */
     case NBREQ: return OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, e->t, e->d);
     case NBDONE:
         return OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, e->t, (OTF2_CollectiveOp)e->a,

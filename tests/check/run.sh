@@ -58,7 +58,7 @@ for s in good bad badcoll badthreads altered; do
 done
 expect_check "a consistent trace passes" 0 "" -- "$T/good"
 if grep -q "warning" "$T/out"; then bad "a consistent trace has no warning" "$(cat "$T/out")"; else ok "a consistent trace has no warning"; fi
-if grep -q ": 5 locations, 65 records, 4 messages, 7 collectives, 1 forks, 1 threads: ok$" "$T/out"; then
+if grep -q ": 5 locations, 71 records, 4 messages, 8 collectives, 1 forks, 1 threads: ok$" "$T/out"; then
     ok "a consistent trace: every message, collective, fork and thread matched"
 else
     bad "a consistent trace: every message, collective, fork and thread matched" "$(cat "$T/out")"

@@ -239,6 +239,7 @@ typedef struct coll {
     uint32_t loc, comm, root;
     uint32_t win;              /* an RMA fence on this window, else NO_WIN */
     uint8_t op, nb;
+    bool nobytes;              /* sent and received nothing (a count-0 MPI_Bcast) */
     uint64_t ib, ie, tb, te;   /* begin (or request) and end (or complete) */
     uint64_t seq;
 } coll;
@@ -794,6 +795,7 @@ static void add_coll(trace *tr, uint32_t li, uint64_t ib, uint64_t tb, uint64_t 
     x->te = te;
     x->seq = 0;
     x->win = NO_WIN;
+    x->nobytes = false;
 }
 
 static OTF2_CallbackCode on_RmaCollectiveEnd(EV_HDR, OTF2_CollectiveOp op, OTF2_RmaSyncLevel lvl,
@@ -831,14 +833,16 @@ static OTF2_CallbackCode on_MpiCollectiveEnd(EV_HDR, OTF2_CollectiveOp op, OTF2_
     trace *tr = ud;
     uint64_t idx;
     uint32_t li = rec(tr, lid, t, K_MpiCollectiveEnd, &idx);
-    (void)al, (void)sent, (void)received;
+    (void)al;
     if (li != NONE && tr->full) {
         loc *l = &tr->locs[li];
         if (!l->cb_open)
             note(tr, W_COLL_UNPAIRED, "location %" PRIu64 " record %" PRIu64
                  " (MpiCollectiveEnd) t=%" PRIu64 ": no MpiCollectiveBegin", l->id, idx, (uint64_t)t);
-        else
+        else {
             add_coll(tr, li, l->cb_idx, l->cb_t, idx, t, op, c, root, false);
+            tr->coll[tr->ncoll - 1].nobytes = !sent && !received;
+        }
         l->cb_open = false;
     }
     return CB_RESULT(tr);
@@ -1452,15 +1456,18 @@ static void check_instance(trace *tr, const comm *c, const coll *g, size_t n, ui
             ;
         if (i == k)
             goto done;  /* the root is missing: reported as incomplete */
+        /* a member and root that move no bytes (a count-0 MPI_Bcast, which
+         * MPI returns from at once) wait for nothing (docs/models.md) */
         if (cls == CL_1TON) {
             size_t ri = i;
             for (i = 0; i < k; i++)
-                if (i != ri && mem[i].c->te < mem[ri].c->tb)
+                if (i != ri && mem[i].c->te < mem[ri].c->tb &&
+                    !(mem[i].c->nobytes && mem[ri].c->nobytes))
                     coll_late(tr, mem[i].c, mem[i].rank, mem[ri].c, root, seq);
         } else {
-            size_t ri = i, b = 0;
-            for (i = 1; i < k; i++)
-                if (mem[i].c->tb > mem[b].c->tb)
+            size_t ri = i, b = i;
+            for (i = 0; i < k; i++)
+                if (i != ri && !mem[i].c->nobytes && mem[i].c->tb > mem[b].c->tb)
                     b = i;
             if (mem[ri].c->te < mem[b].c->tb)
                 coll_late(tr, mem[ri].c, root, mem[b].c, mem[b].rank, seq);
