@@ -28,7 +28,7 @@ for u in $UNITS; do
     "$UP" validate -q --np 2 --repeat "$ROUNDS" --launcher "mpirun --bind-to core" \
         -o "$T/v$u" --force --json "$T/v$u.json" -- "$DENSE" "$POLLS" "$u" > /dev/null
     recs=$(otf2-print "$T/v$u/np2-x0/trace/traces.otf2" | awk '$2 == "0" { n++ } END { print n }')
-    o=$(jq '.parameters.overhead_ns | .enter + .leave + .other | . * 10 | round / 10' "$T/v$u/np2-x0/network.json")
+    o=$(jq '.parameters.overhead_ns | .poll_enter + .poll_leave + .other | . * 10 | round / 10' "$T/v$u/np2-x0/network.json")
     clamped=$(jq '.repairs.overhead_clamped // 0' "$T/v$u/np2-x0/network.json")
     jq -r --arg u "$u" --arg recs "$recs" --arg o "$o" --arg cl "$clamped" '.rows[0] |
         [$u, (.T_median_s*1e4|round/1e4), (.Tm_median_s*1e4|round/1e4), (.Ta_network_s*1e4|round/1e4),
