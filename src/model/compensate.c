@@ -172,13 +172,19 @@ __attribute__((noinline, cold)) static void hist_grow(cloc *c)
  * (ovh_since). */
 UP_HOT_INLINE void remember(cloc *c, uint64_t t_m, uint64_t o)
 {
-    if (__builtin_expect(c->hn == c->hcap, 0)) {
-        if (!c->hn && !c->forgot)
-            c->t_first = t_m;
-        hist_grow(c);
-        if (!c->hcap) {
-            c->cum += o;
-            return;
+    if (c->hn == c->hcap) {
+        if (c->hcap == HIST_MAX) { /* full for good: forget the oldest (the
+                                    * common case on long traces, kept inline) */
+            c->hn--;
+            c->forgot = true;
+        } else {
+            if (!c->hn && !c->forgot)
+                c->t_first = t_m;
+            hist_grow(c);
+            if (!c->hcap) {
+                c->cum += o;
+                return;
+            }
         }
     }
     c->h[c->hpos].t_m = t_m;
