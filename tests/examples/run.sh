@@ -24,7 +24,7 @@ pass=0
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { pass=$((pass + 1)); echo "ok   $*"; }
 
-for p in montecarlo montecarlo-finst barrier transpose transpose-any ring halo; do
+for p in montecarlo montecarlo-finst barrier transpose transpose-any ring halo poll; do
     [ -x "$EX/$p" ] || fail "$EX/$p is missing: run make first"
 done
 [ -f "$SHIM" ] || fail "$SHIM is missing: run make first"
@@ -128,6 +128,21 @@ predict_halo() {
         printf "%.17g %.17g\n", sqrt(ch), s }'
 }
 
+# poll ROUNDS WORK NP -> "updates checksum": the sum of every update value
+# mod 2^31, which is what the tables sum to whatever order the updates came
+# in (examples/poll.c)
+predict_poll() {
+    awk -v R="$1" -v W="$2" -v np="$3" 'BEGIN { M = 2147483647; T = 2147483648; s = 0; u = 0
+        for (r = 0; r < R; r++) for (a = 0; a < np; a++) {
+            for (j = 0; j < W; j++) { x = (7919 * r + 104729 * a + j + 1) % M; s = (s + x * 48271 % M) % T }
+            u += W
+            for (d = 0; d < np; d++) { if (d == a) continue
+                n = 256 + ((r + 31 * a + 977 * d + 1) % M * 48271 % M) % 3841; u += n
+                for (k = 0; k < n; k++) { x = (1000003 * r + 10007 * a + 101 * d + k + 1) % M
+                    s = (s + x * 48271 % M) % T } } }
+        printf "%d %d\n", u, s }'
+}
+
 # |a - b| <= tol * |b|
 close_to() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= t * m) }'; }
 
@@ -138,6 +153,7 @@ BAR_ARGS="60 300"           # iterations, unit
 TR_ARGS="13 3 4"            # n (not a multiple of 2, 3 or 4), iterations, work
 RING_ARGS="40 3"            # iterations, work
 HALO_ARGS="19 25 7"         # n, iterations, check
+POLL_ROUNDS=3 POLL_WORK=1000 # rounds, local updates per round (chunk: 0 and 16)
 
 exp_bar_ck=""
 exp_tr=$(predict_transpose $TR_ARGS)
@@ -174,6 +190,14 @@ for np in 2 3 4; do
     e=$(predict_ring $RING_ARGS $np)
     [ "$(field "$line" checksum)" = "$e" ] || fail "ring np=$np: '$line', expected checksum=$e"
     ok "ring np=$np: $line"
+
+    set -- $(predict_poll $POLL_ROUNDS $POLL_WORK $np)
+    for chunk in 0 16; do # a spin, and polls with work between them
+        line=$(run poll $np "$EX/poll" $chunk $POLL_ROUNDS $POLL_WORK)
+        [ "$(field "$line" updates)" = "$1" ] && [ "$(field "$line" checksum)" = "$2" ] ||
+            fail "poll np=$np chunk=$chunk: '$line', expected updates=$1 checksum=$2"
+        ok "poll np=$np chunk=$chunk: $line"
+    done
 
     line=$(run halo $np "$EX/halo" $HALO_ARGS)
     set -- $exp_halo
