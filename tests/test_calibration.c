@@ -267,6 +267,14 @@ TEST(calibration_network_by_size_table)
     up_comp_params_init(&p);
     CHECK(up_calibration_parse("[network_by_size]\n64 = 300\n", "c.ini", &p, &err) == UP_OK);
     CHECK(up_net_ns(&p, 1) == 300 && up_net_ns(&p, 1 << 20) == 300); /* one point: constant */
+    /* a later source with S or gamma and no table drops the table (as a
+     * later [overhead] drops a range); one with other [network] keys keeps it */
+    CHECK(up_calibration_parse("[network_by_size]\n0 = 300\n", "a.ini", &p, &err) == UP_OK);
+    CHECK(up_calibration_parse("[network]\neager_limit = 8192\n", "b.ini", &p, &err) == UP_OK);
+    CHECK_EQ(p.nnet, 1);
+    CHECK(up_calibration_parse("[network]\nlatency_ns = 2000\n", "c.ini", &p, &err) == UP_OK);
+    CHECK_EQ(p.nnet, 0);
+    CHECK(up_net_ns(&p, 64) == -1);
     CHECK_PARSE_ERR("[network_by_size]\n64 = 1\n64 = 2\n", "c.ini: [network_by_size] names size 64 twice");
     CHECK_PARSE_ERR("[network_by_size]\nbig = 1\n",
                     "c.ini:2: [network_by_size] unknown key 'big' (expected a message size, a whole number between 0 and 2^53 bytes)");

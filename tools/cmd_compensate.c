@@ -239,10 +239,12 @@ int cmd_compensate(int argc, char **argv)
         p.copy_ns_per_byte[0] = copy;
         p.copy_set = true;
     }
+    /* S or gamma given: they replace a [network_by_size] table, which
+     * would otherwise take precedence over them (docs/calibration.md) */
     if (lat >= 0)
-        p.latency_ns = lat, p.network_set = true;
+        p.latency_ns = lat, p.network_set = true, p.nnet = 0;
     if (npb >= 0)
-        p.ns_per_byte = npb, p.network_set = true;
+        p.ns_per_byte = npb, p.network_set = true, p.nnet = 0;
     if (hop >= 0)
         p.per_hop_ns = hop, p.network_set = true;
     if (eager >= 0)

@@ -226,6 +226,7 @@ typedef struct parse_ctx {
     uint64_t cbytes[UP_COPY_POINTS];
     double cnpb[UP_COPY_POINTS];
     size_t nnet;                 /* [network_by_size] */
+    bool sgamma;                 /* [network] latency_ns or ns_per_byte */
     uint64_t nbytes[UP_NET_POINTS];
     double nns[UP_NET_POINTS];
 } parse_ctx;
@@ -399,6 +400,8 @@ static int on_kv(void *user, const char *section, const char *name,
         if (!net[i].off)
             return 1;
         *(double *)(void *)((char *)c->p + net[i].off) = v;
+        if (!strcmp(name, "latency_ns") || !strcmp(name, "ns_per_byte"))
+            c->sgamma = true;
         if (!strcmp(name, "eager_limit"))
             c->p->eager_set = true;
         c->p->network_set = true;
@@ -491,6 +494,8 @@ static up_status finish_parse(parse_ctx *c, int rc)
         memcpy(p->net_bytes, c->nbytes, sizeof c->nbytes);
         memcpy(p->net_ns, c->nns, sizeof c->nns);
         p->network_set = true;
+    } else if (c->sgamma) { /* S and gamma of their own: an earlier source's table goes */
+        p->nnet = 0;
     }
     return UP_OK;
 }
