@@ -22,7 +22,7 @@ set -eu
 BUILD=${1:-build}
 OUT=${2:-accuracy}
 REPEAT=${REPEAT:-5}
-EXAMPLES=${EXAMPLES-"montecarlo barrier transpose transpose-any ring halo"}
+EXAMPLES=${EXAMPLES-"montecarlo barrier transpose transpose-any ring halo poll"}
 REAL=${REAL-"hpcc netpipe lammps"}
 [ -n "$EXAMPLES" ] || FINST_NP=${FINST_NP-""}
 UP=$BUILD/bin/unperturb
@@ -200,6 +200,7 @@ for np in 2 4; do
         n=$(basename "$f" .json | sed 's/-np[0-9]*$//')
         case $n in # a real program that polls is marked
         hpcc | netpipe | lammps) real_info "$n" && [ -z "$POLLS" ] || n="$n (polls)" ;;
+        poll) n="poll (polls)" ;; # the bundled polling example (issue 21)
         esac
         jq -r --arg n "$n" -f "$(dirname "$0")/accuracy-rows.jq" "$f"
     done
