@@ -411,9 +411,29 @@ static int on_kv(void *user, const char *section, const char *name,
                 "[overhead_by_location], [copy], [network], [network_by_size] or [info])", up_esc(section));
 }
 
-static up_status finish_parse(parse_ctx *c, int rc)
+/* A table of (size, value) points of [section]: sorted by size (insertion
+ * sort: a few dozen points); a size named twice is an error. */
+static up_status sort_points(parse_ctx *c, const char *section, uint64_t *bytes, double *v, size_t n)
 {
     size_t i, j;
+    for (i = 1; i < n; i++)
+        for (j = i; j > 0 && bytes[j] < bytes[j - 1]; j--) {
+            uint64_t tb = bytes[j];
+            double tv = v[j];
+            bytes[j] = bytes[j - 1], v[j] = v[j - 1];
+            bytes[j - 1] = tb, v[j - 1] = tv;
+        }
+    for (i = 1; i < n; i++)
+        if (bytes[i] == bytes[i - 1])
+            return UP_ERR(c->err, UP_EFORMAT, "%s: [%s] names size %llu twice", up_esc(c->what),
+                          section, (unsigned long long)bytes[i]);
+    return UP_OK;
+}
+
+static up_status finish_parse(parse_ctx *c, int rc)
+{
+    size_t i;
+    up_status st;
     up_comp_params *p = c->p;
     if (rc > 0 && (!c->failed || (unsigned)rc < c->fail_line))
         return UP_ERR(c->err, UP_EFORMAT, "%s:%d: not an INI line (expected 'key = value', a "
@@ -462,34 +482,16 @@ static up_status finish_parse(parse_ctx *c, int rc)
     }
     if (c->ncopy) {
         /* a lone ns_per_byte is a constant; otherwise sort the table by size */
-        for (i = 1; i < c->ncopy; i++)
-            for (j = i; j > 0 && c->cbytes[j] < c->cbytes[j - 1]; j--) {
-                uint64_t tb = c->cbytes[j];
-                double tv = c->cnpb[j];
-                c->cbytes[j] = c->cbytes[j - 1], c->cnpb[j] = c->cnpb[j - 1];
-                c->cbytes[j - 1] = tb, c->cnpb[j - 1] = tv;
-            }
-        for (i = 1; i < c->ncopy; i++)
-            if (c->cbytes[i] == c->cbytes[i - 1])
-                return UP_ERR(c->err, UP_EFORMAT, "%s: [copy] names size %llu twice",
-                              up_esc(c->what), (unsigned long long)c->cbytes[i]);
+        if ((st = sort_points(c, "copy", c->cbytes, c->cnpb, c->ncopy)) != UP_OK)
+            return st;
         p->ncopy = c->ncopy;
         memcpy(p->copy_bytes, c->cbytes, sizeof c->cbytes);
         memcpy(p->copy_ns_per_byte, c->cnpb, sizeof c->cnpb);
         p->copy_set = true;
     }
     if (c->nnet) {
-        for (i = 1; i < c->nnet; i++)
-            for (j = i; j > 0 && c->nbytes[j] < c->nbytes[j - 1]; j--) {
-                uint64_t tb = c->nbytes[j];
-                double tv = c->nns[j];
-                c->nbytes[j] = c->nbytes[j - 1], c->nns[j] = c->nns[j - 1];
-                c->nbytes[j - 1] = tb, c->nns[j - 1] = tv;
-            }
-        for (i = 1; i < c->nnet; i++)
-            if (c->nbytes[i] == c->nbytes[i - 1])
-                return UP_ERR(c->err, UP_EFORMAT, "%s: [network_by_size] names size %llu twice",
-                              up_esc(c->what), (unsigned long long)c->nbytes[i]);
+        if ((st = sort_points(c, "network_by_size", c->nbytes, c->nns, c->nnet)) != UP_OK)
+            return st;
         p->nnet = c->nnet;
         memcpy(p->net_bytes, c->nbytes, sizeof c->nbytes);
         memcpy(p->net_ns, c->nns, sizeof c->nns);
