@@ -23,24 +23,38 @@ static const OTF2_FlushCallbacks flush_cb = {pre_flush, NULL};
  *   group 0 (COMM_LOCATIONS): {0, 1}, then {1}
  *   location group 0: node 1, then node 2 (location 0 is in it)
  *   location group 1: node 2, then node 1 (location 1) */
-static void write_twice(const char *dir)
+/* An archive in dir whose locations 0..nlocs-1 have one Enter (10) and one
+ * Leave (20) of region 0 each, its event files closed: the caller writes the
+ * global definitions and closes it.  NULL if OTF2 cannot open it. */
+static OTF2_Archive *enter_leave_archive(const char *dir, unsigned nlocs)
 {
     OTF2_Archive *ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 256 * 1024,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-    OTF2_GlobalDefWriter *gw;
-    uint64_t both[2] = {0, 1}, one[1] = {1};
     unsigned r;
     CHECK(ar != NULL);
+    if (!ar)
+        return NULL;
     OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     OTF2_Archive_OpenEvtFiles(ar);
-    for (r = 0; r < 2; r++) {
+    for (r = 0; r < nlocs; r++) {
         OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, r);
         OTF2_EvtWriter_Enter(w, NULL, 10, 0);
         OTF2_EvtWriter_Leave(w, NULL, 20, 0);
         OTF2_Archive_CloseEvtWriter(ar, w);
     }
     OTF2_Archive_CloseEvtFiles(ar);
+    return ar;
+}
+
+static void write_twice(const char *dir)
+{
+    OTF2_Archive *ar = enter_leave_archive(dir, 2);
+    OTF2_GlobalDefWriter *gw;
+    uint64_t both[2] = {0, 1}, one[1] = {1};
+    unsigned r;
+    if (!ar)
+        return;
     gw = OTF2_Archive_GetGlobalDefWriter(ar);
     OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, 10, 11, OTF2_UNDEFINED_TIMESTAMP);
     OTF2_GlobalDefWriter_WriteString(gw, 0, "");
@@ -105,24 +119,12 @@ TEST(defs_a_string_defined_again_keeps_the_first)
     char dir[4096];
     OTF2_Archive *ar;
     OTF2_GlobalDefWriter *gw;
-    OTF2_EvtWriter *w;
     up_trace *t = NULL;
     up_err err = {0};
     const up_region_def *rg;
     snprintf(dir, sizeof dir, "%s", t_dir("string"));
-    ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 256 * 1024,
-                           OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-    CHECK(ar != NULL);
-    if (!ar)
+    if (!(ar = enter_leave_archive(dir, 1)))
         return;
-    OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL);
-    OTF2_Archive_SetSerialCollectiveCallbacks(ar);
-    OTF2_Archive_OpenEvtFiles(ar);
-    w = OTF2_Archive_GetEvtWriter(ar, 0);
-    OTF2_EvtWriter_Enter(w, NULL, 10, 0);
-    OTF2_EvtWriter_Leave(w, NULL, 20, 0);
-    OTF2_Archive_CloseEvtWriter(ar, w);
-    OTF2_Archive_CloseEvtFiles(ar);
     gw = OTF2_Archive_GetGlobalDefWriter(ar);
     OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, 10, 11, OTF2_UNDEFINED_TIMESTAMP);
     OTF2_GlobalDefWriter_WriteString(gw, 0, "");
