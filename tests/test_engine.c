@@ -47,23 +47,6 @@ static void fill_want(uint64_t *w, uint64_t b, int comp)
     }
 }
 
-static void check_loc(const tr_trace *t, uint64_t id, const uint64_t *want, size_t n)
-{
-    const tr_loc *l = tr_loc_id(t, id);
-    size_t i;
-    CHECK(l != NULL);
-    if (!l)
-        return;
-    CHECK_EQ(l->n, n);
-    for (i = 0; i < n && i < l->n; i++)
-        if (l->ev[i].t != want[i]) {
-            t_fail(__FILE__, __LINE__, "location %llu record %zu: got %llu, want %llu",
-                   (unsigned long long)id, i, (unsigned long long)l->ev[i].t,
-                   (unsigned long long)want[i]);
-            return; /* one is enough: the rest follow from it */
-        }
-}
-
 static int comp_load(const char *in, const char *tag, const up_comp_params *p,
                      up_replay_result *res, tr_trace *out)
 {
@@ -162,7 +145,7 @@ static void self_compensated(int nonblocking)
                     t[3] = b + 7820;
                     t[4] = t[5] = b + 7860 + d;
                 }
-                check_loc(&out, r, w, n);
+                CHECK_TIMES(&out, r, w, n);
             }
             CHECK_EQ(res.events, 2 * n);
             CHECK_EQ(repairs_total(&res), 0);
@@ -221,7 +204,7 @@ static void self_simulated(int nonblocking)
             t[0] = t[1] = t[2] = b + 12900;
             t[3] = t[4] = t[5] = b + 12930;
         }
-        check_loc(&out, r, w, n);
+        CHECK_TIMES(&out, r, w, n);
     }
     tr_free(&out);
 }
@@ -307,7 +290,7 @@ TEST(self_thread_teams_are_per_location)
         t[0] = b + 7690;
         t[1] = b + 7780;
         t[2] = b + 7870;
-        check_loc(&out, r, w, 2 * NFILL + 4);
+        CHECK_TIMES(&out, r, w, 2 * NFILL + 4);
     }
     CHECK_EQ(repairs_total(&res), 0);
     tr_free(&out);
@@ -375,9 +358,9 @@ TEST(non_member_records_are_repaired_locally)
         CHECK(!"compensation failed");
         return;
     }
-    check_loc(&out, 0, w01, 6);
-    check_loc(&out, 1, w01, 6);
-    check_loc(&out, 2, w2, 12);
+    CHECK_TIMES(&out, 0, w01, 6);
+    CHECK_TIMES(&out, 1, w01, 6);
+    CHECK_TIMES(&out, 2, w2, 12);
     CHECK_EQ(res.repairs[UP_REPAIR_unresolved_peer], 3);
     CHECK_EQ(repairs_total(&res), 3); /* nothing unmatched, no collective released */
     tr_free(&out);
@@ -415,7 +398,7 @@ TEST(one_member_comm_used_by_another_rank)
         fill_want(w, b, 1);
         t[0] = t[1] = b + 7800;
         t[2] = t[3] = b + 7880 + d;
-        check_loc(&out, r, w, 2 * NFILL + 4);
+        CHECK_TIMES(&out, r, w, 2 * NFILL + 4);
     }
     CHECK_EQ(res.repairs[UP_REPAIR_unresolved_peer], 1);
     CHECK_EQ(repairs_total(&res), 1);
@@ -447,8 +430,8 @@ TEST(comm_listing_a_location_twice_is_unusable)
         CHECK(!"compensation failed");
         return;
     }
-    check_loc(&out, 0, w, 4);
-    check_loc(&out, 1, w, 4);
+    CHECK_TIMES(&out, 0, w, 4);
+    CHECK_TIMES(&out, 1, w, 4);
     CHECK_EQ(res.repairs[UP_REPAIR_unresolved_peer], 2);
     CHECK_EQ(res.repairs[UP_REPAIR_collective_incomplete], 0);
     CHECK_EQ(repairs_total(&res), 2);

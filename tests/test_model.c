@@ -24,21 +24,6 @@ static int comp_load(const char *in, const char *tag, const up_comp_params *p,
     return tr_load(dir, out);
 }
 
-static void check_times(const tr_trace *t, uint64_t id, const uint64_t *want, size_t n)
-{
-    const tr_loc *l = tr_loc_id(t, id);
-    size_t i;
-    CHECK(l != NULL);
-    if (!l)
-        return;
-    CHECK_EQ(l->n, n);
-    for (i = 0; i < n && i < l->n; i++)
-        if (l->ev[i].t != want[i])
-            t_fail(__FILE__, __LINE__, "location %llu event %zu: got %llu, want %llu",
-                   (unsigned long long)id, i, (unsigned long long)l->ev[i].t,
-                   (unsigned long long)want[i]);
-}
-
 static void set_copy(up_comp_params *p, double ns_per_byte)
 {
     p->ncopy = 1;
@@ -83,8 +68,8 @@ static void m1a1_every_mode(const char *in, const char *stalls_dir, const uint64
             CHECK(!"compensation failed");
             continue;
         }
-        check_times(&out, 0, s, 5);
-        check_times(&out, 1, r, 5);
+        CHECK_TIMES(&out, 0, s, 5);
+        CHECK_TIMES(&out, 1, r, 5);
         CHECK_EQ(rem[0], rem0);
         CHECK_EQ(rem[1], rem1);
         CHECK_EQ(res.repairs[UP_REPAIR_clock_condition], 0);
@@ -137,8 +122,8 @@ TEST(range_of_o_opens_the_bounds_of_an_m1_trace)
             CHECK(!"compensation failed");
             continue;
         }
-        check_times(&out, 0, i ? up_s : lo_s, 5);
-        check_times(&out, 1, i ? up_r : lo_r, 5);
+        CHECK_TIMES(&out, 0, i ? up_s : lo_s, 5);
+        CHECK_TIMES(&out, 1, i ? up_r : lo_r, 5);
         CHECK_EQ(rem[0], i ? 0 : 40);
         free(rem);
         tr_free(&out);
@@ -168,8 +153,8 @@ TEST(overhead_by_location_adds_to_every_record_there)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, s, 5);
-    check_times(&out, 1, r, 5);
+    CHECK_TIMES(&out, 0, s, 5);
+    CHECK_TIMES(&out, 1, r, 5);
     CHECK_EQ(res.repairs[UP_REPAIR_overhead_clamped], 1);
     tr_free(&out);
     up_replay_result_free(&res);
@@ -228,8 +213,8 @@ TEST(sparse_location_ids)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, (uint64_t)0 << 32 | 5, s, 5);
-    check_times(&out, (uint64_t)1 << 32 | 5, r, 5);
+    CHECK_TIMES(&out, (uint64_t)0 << 32 | 5, s, 5);
+    CHECK_TIMES(&out, (uint64_t)1 << 32 | 5, r, 5);
     CHECK_EQ(res.locs[1].id, (uint64_t)1 << 32 | 5);
     CHECK_EQ(res.locs[1].rank, 1);
     tr_free(&out);
@@ -268,8 +253,8 @@ TEST(eq_m1_a2_message_waits)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, s, 8);
-    check_times(&out, 1, r, 4);
+    CHECK_TIMES(&out, 0, s, 8);
+    CHECK_TIMES(&out, 1, r, 4);
     CHECK_EQ(res.repairs[UP_REPAIR_overhead_clamped], 2);
     CHECK_EQ(res.repairs[UP_REPAIR_min_transfer], 0);
     tr_free(&out);
@@ -329,8 +314,8 @@ static void m2_check(const up_comp_params *p, unsigned flags, uint64_t want_recv
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, s, 5);
-    check_times(&out, 1, r, 7);
+    CHECK_TIMES(&out, 0, s, 5);
+    CHECK_TIMES(&out, 1, r, 7);
     /* window: first..last record (no MPI_Init/MPI_Finalize marks) */
     CHECK(!res.window_marked);
     CHECK_EQ(res.end_m - res.start_m, 1000);
@@ -417,7 +402,7 @@ static void allreduce_case(up_collective coll, const uint64_t exit_a[3])
     }
     for (i = 0; i < 3; i++) {
         uint64_t w[7] = {0, 0, E[i] - 20, E[i] - 20, E[i] - 20, exit_a[i], exit_a[i]};
-        check_times(&out, i, w, 7);
+        CHECK_TIMES(&out, i, w, 7);
     }
     CHECK_EQ(res.repairs[UP_REPAIR_collective_clock], 0);
     CHECK_EQ(res.repairs[UP_REPAIR_collective_incomplete], 0);
@@ -478,9 +463,9 @@ static void bcast_case(up_mode mode, uint64_t want_r1, uint64_t want_r2)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, r0, 5);
-    check_times(&out, 1, r1, 5);
-    check_times(&out, 2, r2, 7);
+    CHECK_TIMES(&out, 0, r0, 5);
+    CHECK_TIMES(&out, 1, r1, 5);
+    CHECK_TIMES(&out, 2, r2, 7);
     CHECK_EQ(res.repairs[UP_REPAIR_min_transfer], 0);
     CHECK_EQ(res.repairs[UP_REPAIR_transfer_capped], mode == UP_MODE_NETWORK ? 1 : 0);
     tr_free(&out);
@@ -517,8 +502,8 @@ TEST(one_to_n_without_bytes_is_local)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, r0, 5);
-    check_times(&out, 1, r1, 5);
+    CHECK_TIMES(&out, 0, r0, 5);
+    CHECK_TIMES(&out, 1, r1, 5);
     CHECK_EQ(res.repairs[UP_REPAIR_clock_condition], 0);
     CHECK_EQ(res.repairs[UP_REPAIR_min_transfer], 0);
     tr_free(&out);
@@ -559,9 +544,9 @@ TEST(n_to_one_reduce)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, r0, 5);
-    check_times(&out, 1, r1, 5);
-    check_times(&out, 2, r2, 7);
+    CHECK_TIMES(&out, 0, r0, 5);
+    CHECK_TIMES(&out, 1, r1, 5);
+    CHECK_TIMES(&out, 2, r2, 7);
     tr_free(&out);
     up_replay_result_free(&res);
 }
@@ -605,9 +590,9 @@ TEST(scan_waits_for_the_ranks_below)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, r0, 7);
-    check_times(&out, 1, r1, 5);
-    check_times(&out, 2, r2, 5);
+    CHECK_TIMES(&out, 0, r0, 7);
+    CHECK_TIMES(&out, 1, r1, 5);
+    CHECK_TIMES(&out, 2, r2, 5);
     CHECK_EQ(res.repairs[UP_REPAIR_collective_clock], 0);
     CHECK_EQ(res.repairs[UP_REPAIR_collective_incomplete], 0);
     tr_free(&out);
@@ -651,7 +636,7 @@ static void iallreduce_case(OTF2_CollectiveOp op, uint32_t root, const uint64_t 
     }
     for (r = 0; r < 3; r++) {
         uint64_t w[5] = {0, R_a[r], W_a[r], want_c[r], want_c[r]};
-        check_times(&out, r, w, 5);
+        CHECK_TIMES(&out, r, w, 5);
     }
     CHECK_EQ(res.repairs[UP_REPAIR_collective_unpaired], 0);
     CHECK_EQ(res.repairs[UP_REPAIR_collective_incomplete], 0);
@@ -718,8 +703,8 @@ TEST(nonblocking_completion_beyond_the_lookahead)
         CHECK_EQ(l0->ev[NTEST + 3].t, 380);
         CHECK_EQ(l0->ev[NTEST + 4].t, 380);
     }
-    check_times(&out, 1, r1, 5);
-    check_times(&out, 2, r2, 5);
+    CHECK_TIMES(&out, 1, r1, 5);
+    CHECK_TIMES(&out, 2, r2, 5);
     CHECK_EQ(res.repairs[UP_REPAIR_collective_unpaired], 0);
     CHECK_EQ(res.repairs[UP_REPAIR_collective_incomplete], 0);
     tr_free(&out);
@@ -786,8 +771,8 @@ static void ssend_case(tg_region_t region, uint64_t bytes, uint64_t want_leave)
         return;
     }
     r0[4] = want_leave + 100 - 10; /* Leave(main) 500: local */
-    check_times(&out, 0, r0, 5);
-    check_times(&out, 1, r1, 9);
+    CHECK_TIMES(&out, 0, r0, 5);
+    CHECK_TIMES(&out, 1, r1, 9);
     CHECK_EQ(res.repairs[UP_REPAIR_sync_unposted], 0);
     tr_free(&out);
     up_replay_result_free(&res);
@@ -827,7 +812,7 @@ TEST(send_above_the_eager_limit_completed_before_the_post_was_eager)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, r0, 5);
+    CHECK_TIMES(&out, 0, r0, 5);
     for (k = 0; k < UP_REPAIR_COUNT; k++)
         CHECK_EQ(res.repairs[k], 0);
     tr_free(&out);
@@ -880,7 +865,7 @@ static void sync_waitall_case(up_mode mode, double copy, const uint64_t want0[12
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, want0, 12);
+    CHECK_TIMES(&out, 0, want0, 12);
     CHECK_EQ(res.repairs[UP_REPAIR_sync_unposted], 0);
     tr_free(&out);
     up_replay_result_free(&res);
@@ -989,10 +974,10 @@ static void wild_case(uint64_t post, bool wild, up_wildcard w, const uint64_t *m
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 1, t1, 5);
-    check_times(&out, 2, t2, 9);
+    CHECK_TIMES(&out, 1, t1, 5);
+    CHECK_TIMES(&out, 2, t2, 9);
     if (m0)
-        check_times(&out, 0, m0, 8);
+        CHECK_TIMES(&out, 0, m0, 8);
     check_senders(&out, first, second);
     CHECK_EQ(res.rematched, rematched);
     CHECK_EQ(res.wildcard_recvs, wild && w != UP_WILDCARD_PRESERVE ? 2 : 0);
@@ -1077,7 +1062,7 @@ TEST(fence_is_an_n_to_n_collective_on_the_window)
     }
     for (i = 0; i < 3; i++) {
         uint64_t w[7] = {0, 0, E[i] - 20, E[i] - 20, E[i] - 20, x[i], x[i]};
-        check_times(&out, i, w, 7);
+        CHECK_TIMES(&out, i, w, 7);
     }
     CHECK_EQ(res.repairs[UP_REPAIR_collective_unpaired], 0);
     CHECK_EQ(res.repairs[UP_REPAIR_collective_incomplete], 0);
@@ -1142,8 +1127,8 @@ TEST(pscw_start_waits_for_the_post_and_wait_for_the_complete)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, r0, 10);
-    check_times(&out, 1, r1, 11);
+    CHECK_TIMES(&out, 0, r0, 10);
+    CHECK_TIMES(&out, 1, r1, 11);
     CHECK_EQ(res.repairs[UP_REPAIR_rma_unpaired], 0);
     CHECK_EQ(res.repairs[UP_REPAIR_unresolved_peer], 0);
     tr_free(&out);
@@ -1196,8 +1181,8 @@ static void lock_case(OTF2_LockType type, uint64_t want)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 1, r1, 11);
-    check_times(&out, 2, r2, 8);
+    CHECK_TIMES(&out, 1, r1, 11);
+    CHECK_TIMES(&out, 2, r2, 8);
     tr_free(&out);
     up_replay_result_free(&res);
 }
@@ -1249,8 +1234,8 @@ TEST(thread_events_stay_inside_fork_and_join)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, m0, 10);
-    check_times(&out, 1, t1, 4);
+    CHECK_TIMES(&out, 0, m0, 10);
+    CHECK_TIMES(&out, 1, t1, 4);
     CHECK_EQ(res.repairs[UP_REPAIR_thread_unpaired], 0);
     tr_free(&out);
     up_replay_result_free(&res);
@@ -1288,7 +1273,7 @@ TEST(buffer_flush_and_overhead_region_removed)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, w, 9);
+    CHECK_TIMES(&out, 0, w, 9);
     if (out.locs[0].n > 2) {
         CHECK_EQ(out.locs[0].ev[2].kind, TR_FLUSH);
         CHECK_EQ(out.locs[0].ev[2].aux, 130); /* stop time */
@@ -1314,7 +1299,7 @@ static void check_lower_upper(const char *in, double o_ns, uint64_t loc, const u
             CHECK(!"compensation failed");
             continue;
         }
-        check_times(&out, loc, k ? up : lo, n);
+        CHECK_TIMES(&out, loc, k ? up : lo, n);
         tr_free(&out);
         up_replay_result_free(&res);
     }
@@ -1480,7 +1465,7 @@ TEST(flush_before_a_record_with_its_time_is_removed_from_a_later_gap)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, w, 7);
+    CHECK_TIMES(&out, 0, w, 7);
     CHECK_EQ(rem[0], 550);
     CHECK_EQ(res.repairs[UP_REPAIR_overhead_clamped], 0);
     free(rem);
@@ -1547,7 +1532,7 @@ TEST(function_regions_use_the_fn_kinds)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, w, 6);
+    CHECK_TIMES(&out, 0, w, 6);
     CHECK_EQ(rem[0], 120);
     free(rem);
     tr_free(&out);
@@ -1584,7 +1569,7 @@ TEST(poll_regions_use_the_poll_kinds)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, w, 7);
+    CHECK_TIMES(&out, 0, w, 7);
     CHECK_EQ(rem[0], 50);
     free(rem);
     tr_free(&out);
@@ -1618,7 +1603,7 @@ TEST(metric_records_have_their_own_overhead)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, w, 6);
+    CHECK_TIMES(&out, 0, w, 6);
     CHECK_EQ(rem[0], 230);
     free(rem);
     tr_free(&out);
@@ -1655,7 +1640,7 @@ TEST(clock_condition_repaired)
             CHECK(!"compensation failed");
             continue;
         }
-        check_times(&out, 1, r, 3);
+        CHECK_TIMES(&out, 1, r, 3);
         CHECK_EQ(res.repairs[UP_REPAIR_clock_condition], 1);
         CHECK_EQ(res.repairs[UP_REPAIR_min_transfer], k ? 1 : 0);
         CHECK_EQ(res.moved, 1);
@@ -1688,8 +1673,8 @@ TEST(unmatched_messages_repaired_not_fatal)
         CHECK(!"compensation failed");
         return;
     }
-    check_times(&out, 0, r0, 4);
-    check_times(&out, 1, r1, 5);
+    CHECK_TIMES(&out, 0, r0, 4);
+    CHECK_TIMES(&out, 1, r1, 5);
     CHECK_EQ(res.repairs[UP_REPAIR_unmatched_recv], 1);
     CHECK_EQ(res.repairs[UP_REPAIR_unmatched_send], 1);
     CHECK_EQ(res.events, 9);
@@ -1787,7 +1772,7 @@ TEST(receiver_copy_no_longer_than_its_measured_gap)
             CHECK(!"compensation failed");
             continue;
         }
-        check_times(&out, 1, r1, 5);
+        CHECK_TIMES(&out, 1, r1, 5);
         CHECK_EQ(res.end_a - res.start_a, res.end_m - res.start_m);
         tr_free(&out);
         up_replay_result_free(&res);

@@ -26,8 +26,6 @@ TEST(team_on_a_self_communicator_is_the_master_alone)
     up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
     up_replay_result res;
     tr_trace t;
-    const tr_loc *l;
-    size_t i;
     snprintf(in, sizeof in, "%s", t_dir("in"));
     g = tg_open(in, 1, 1000000000, 0);
     w = tg_writer(g, 0);
@@ -46,12 +44,7 @@ TEST(team_on_a_self_communicator_is_the_master_alone)
     CHECK_EQ(res.repairs[UP_REPAIR_thread_unpaired], 0);
     up_replay_result_free(&res);
     CHECK_EQ(tr_load(out, &t), 0);
-    l = tr_loc_id(&t, 0);
-    CHECK(l && l->n == 8);
-    for (i = 0; l && i < 8 && i < l->n; i++)
-        if (l->ev[i].t != want[i])
-            t_fail(__FILE__, __LINE__, "event %zu: got %llu, want %llu", i,
-                   (unsigned long long)l->ev[i].t, (unsigned long long)want[i]);
+    CHECK_TIMES(&t, 0, want, 8);
     tr_free(&t);
 }
 

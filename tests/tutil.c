@@ -2,6 +2,7 @@
  * tutil.c - shared helpers of the unit tests (see tutil.h).
  */
 #include "tutil.h"
+#include "test.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -74,6 +75,24 @@ uint64_t t_ev(const tr_trace *t, uint64_t id, size_t k)
 {
     const tr_loc *l = tr_loc_id(t, id);
     return l && k < l->n ? l->ev[k].t : UINT64_MAX;
+}
+
+void t_check_times(const char *file, int line, const tr_trace *t, uint64_t id,
+                   const uint64_t *want, size_t n)
+{
+    const tr_loc *l = tr_loc_id(t, id);
+    size_t i;
+    if (!l) {
+        t_fail(file, line, "no location %llu", (unsigned long long)id);
+        return;
+    }
+    if (l->n != n)
+        t_fail(file, line, "location %llu: %zu events, want %zu", (unsigned long long)id, l->n, n);
+    for (i = 0; i < n && i < l->n; i++)
+        if (l->ev[i].t != want[i])
+            t_fail(file, line, "location %llu event %zu: got %llu, want %llu",
+                   (unsigned long long)id, i, (unsigned long long)l->ev[i].t,
+                   (unsigned long long)want[i]);
 }
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)

@@ -28,6 +28,12 @@ double t_window_s(const up_replay_result *r, int which);
  * (UINT64_MAX if there is none). */
 uint64_t t_ev(const tr_trace *t, uint64_t id, size_t k);
 
+/* The location with OTF2 id `id` has exactly n events, at times want[0..n-1];
+ * every mismatch is reported at the caller's file and line. */
+void t_check_times(const char *file, int line, const tr_trace *t, uint64_t id,
+                   const uint64_t *want, size_t n);
+#define CHECK_TIMES(t, id, want, n) t_check_times(__FILE__, __LINE__, (t), (id), (want), (n))
+
 /* A one-location archive (location 0, no rank) whose location is named
  * `thread`, its process `node`, and whose n regions are named names[i]:
  * region i is entered at 100 + 10 i and left leave_dt later.  Clock: 1 ns
