@@ -56,6 +56,7 @@ const char *up_collective_name(up_collective c);
 #define UP_NET_POINTS 32
 #define UP_LOC_OVH_MAX 1024 /* locations in [overhead_by_location] */
 #define UP_DEFAULT_EAGER_LIMIT 4096 /* Open MPI's shared-memory eager limit */
+#define UP_DEFAULT_SPIN_GAP_NS 250.0 /* docs/models.md, "Polling" */
 
 typedef struct up_comp_params {
     up_mode mode;
@@ -84,6 +85,13 @@ typedef struct up_comp_params {
     double eager_limit;
     bool eager_set;
     up_wildcard wildcard;    /* matching of wildcard receives (replay.h) */
+    /* polling (docs/models.md, "Polling") */
+    up_polls polls;          /* UP_POLLS_MODEL (default) or UP_POLLS_LOCAL */
+    double test_ns;          /* one failed MPI_Test without the tracer ([network]
+                              * test_ns, measured by the calibration); 0: the
+                              * spin's shortest measured poll less its O */
+    double spin_gap_ns;      /* most program time between two polls of a spin
+                              * (default UP_DEFAULT_SPIN_GAP_NS) */
     bool overhead_set;       /* any O given */
     bool copy_set;
     /* the range of O inside a program ([overhead_low], [overhead_high] of a

@@ -66,6 +66,11 @@ typedef struct up_loc_state {
     bool started;               /* a record has been processed */
     uint64_t prev_m, prev_a;    /* previous record: measured / approximated */
     uint64_t enter_m, enter_a;  /* most recent Enter (enter.recv of the paper) */
+    /* polling (docs/models.md, "Polling"): set while the engine hands the
+     * model the first completion record of a spin's last poll */
+    bool spin;                  /* the record completes a spin */
+    uint64_t spin_a;            /* approximated start of the spin (its first poll's Enter) */
+    uint64_t spin_poll_m;       /* shortest measured poll call of the spin, ticks */
 } up_loc_state;
 
 /* A synchronous send (MPI_Ssend, MPI_Issend, or more bytes than the eager
@@ -100,6 +105,19 @@ typedef struct up_msg {
     void *q;                    /* its queue (sender, receiver, comm, tag) */
     struct up_msg *gprev, *gnext; /* messages to its receiver on comm */
 } up_msg;
+
+/* How failed MPI_Test/Testany/Testsome/Testall/Iprobe/Improbe calls are
+ * replayed (docs/models.md, "Polling"): MODEL collapses spins and lets a
+ * completion in an interleaved poll loop move to the first poll after its
+ * message arrived; LOCAL keeps every poll as local work (the rule before
+ * issue 21, for comparison). */
+typedef enum up_polls {
+    UP_POLLS_MODEL,
+    UP_POLLS_LOCAL
+} up_polls;
+
+const char *up_polls_name(up_polls p);   /* "model", "local" */
+bool up_polls_parse(const char *s, up_polls *out);
 
 /* How receives that named MPI_ANY_SOURCE or MPI_ANY_TAG (the tracer's
  * attribute "unperturb::wildcard") are matched in the approximated run
@@ -203,6 +221,17 @@ typedef struct up_model_ops {
      * whatever its size (compensation).  false: eager_limit alone decides
      * (a simulation of another machine) */
     bool eager_from_trace;
+    /* polling (may be NULL: every poll is a local record).  spin_gap: the
+     * most program time (ticks, after the model removed overhead) between
+     * two poll calls of one spin; 0 turns the poll rules off.  A spin's
+     * completion reaches recv() with ls->spin set.  poll_recv: a receive
+     * completed by a poll call of an interleaved loop (work between polls):
+     * sets ev->t_out to its local time (eq. 1), as if nothing waited, and
+     * returns the time its message is there in the approximated run; when
+     * that is later, the engine moves the record to the first poll after it */
+    uint64_t (*spin_gap)(void *m);
+    uint64_t (*poll_recv)(void *m, uint32_t loc, const up_loc_state *ls, up_event *ev,
+                          const up_msg *msg);
 } up_model_ops;
 
 /* ---- results ---------------------------------------------------------------- */
@@ -232,6 +261,9 @@ typedef struct up_replay_result {
     /* wildcard receives seen while re-matching (fifo, lifo), and how many
      * of them got another message than in the measured run */
     uint64_t wildcard_recvs, rematched;
+    /* polling: spins collapsed, their failed poll calls that took no time,
+     * completions moved to a later poll of an interleaved loop */
+    uint64_t spins, polls_collapsed, completions_moved;
     uint64_t unknown_records;
 } up_replay_result;
 

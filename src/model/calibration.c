@@ -164,6 +164,7 @@ void up_comp_params_init(up_comp_params *p)
     p->mode = UP_MODE_NETWORK;
     p->collective = UP_COLLECTIVE_INDIVIDUAL;
     p->eager_limit = UP_DEFAULT_EAGER_LIMIT;
+    p->spin_gap_ns = UP_DEFAULT_SPIN_GAP_NS;
 }
 
 double up_copy_ns(const up_comp_params *p, uint64_t bytes)

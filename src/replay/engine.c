@@ -158,6 +158,19 @@ static const bool repair_fix[] = {
 
 bool up_repair_is_fix(unsigned r) { return r < UP_REPAIR_COUNT && repair_fix[r]; }
 
+const char *up_polls_name(up_polls p) { return p == UP_POLLS_LOCAL ? "local" : "model"; }
+
+bool up_polls_parse(const char *s, up_polls *out)
+{
+    if (!strcmp(s, "model"))
+        *out = UP_POLLS_MODEL;
+    else if (!strcmp(s, "local"))
+        *out = UP_POLLS_LOCAL;
+    else
+        return false;
+    return true;
+}
+
 const char *up_wildcard_name(up_wildcard w)
 {
     return w == UP_WILDCARD_FIFO ? "fifo" : w == UP_WILDCARD_LIFO ? "lifo" : "preserve";
