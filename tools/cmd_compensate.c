@@ -38,6 +38,13 @@ static const char usage_text[] =
     "                             the calibration's, else 4096\n"
     "      --wildcard POLICY      receives that named MPI_ANY_SOURCE/MPI_ANY_TAG:\n"
     "                             preserve (measured match, default) | fifo | lifo\n"
+    "      --polls RULE           failed MPI_Test/Iprobe calls: model (spins collapse,\n"
+    "                             completions move to the first poll after their\n"
+    "                             message, default) | local (every poll is work)\n"
+    "      --test-ns N            one uninstrumented MPI_Test, ns (default: the\n"
+    "                             calibration's test_ns, else measured in each spin)\n"
+    "      --spin-gap-ns N        most program time between two polls of a spin\n"
+    "                             (default 250)\n"
     "      --json FILE            also write the summary as JSON\n"
     "  -f, --force                replace DIR and the --json file if they exist\n"
     "  -q, --quiet                print nothing on success\n"
@@ -68,6 +75,9 @@ int cmd_compensate(int argc, char **argv)
         {"per-hop-ns", required_argument, NULL, 'H'},
         {"eager-limit", required_argument, NULL, 'E'},
         {"wildcard", required_argument, NULL, 'W'},
+        {"polls", required_argument, NULL, 'P'},
+        {"test-ns", required_argument, NULL, 'T'},
+        {"spin-gap-ns", required_argument, NULL, 'g'},
         {"json", required_argument, NULL, 'j'},
         {"force", no_argument, NULL, 'f'},
         {"quiet", no_argument, NULL, 'q'},
@@ -79,6 +89,9 @@ int cmd_compensate(int argc, char **argv)
     up_progress pg;
     up_status st;
     up_wildcard wild = UP_WILDCARD_PRESERVE;
+    up_polls polls = UP_POLLS_MODEL;
+    bool polls_set = false;
+    double test_ns = -1, spin_gap = -1;
     up_mode mode = UP_MODE_NETWORK;
     up_collective coll = UP_COLLECTIVE_INDIVIDUAL;
     ovh_arg oa[MAX_OVH_ARGS];
@@ -181,6 +194,19 @@ int cmd_compensate(int argc, char **argv)
                 return usage_fail("--wildcard '%s' is not one of preserve, fifo, lifo", up_esc(optarg));
             wild_set = true;
             break;
+        case 'P':
+            if (!up_polls_parse(optarg, &polls))
+                return usage_fail("--polls '%s' is not one of model, local", up_esc(optarg));
+            polls_set = true;
+            break;
+        case 'T':
+            if ((rc = cmd_opt_num("compensate", "--test-ns", optarg, &UP_RANGE_NS, &test_ns)))
+                return rc;
+            break;
+        case 'g':
+            if ((rc = cmd_opt_num("compensate", "--spin-gap-ns", optarg, &UP_RANGE_NS, &spin_gap)))
+                return rc;
+            break;
         case 'j':
             json = optarg;
             break;
@@ -255,6 +281,12 @@ int cmd_compensate(int argc, char **argv)
         p.collective = coll;
     if (wild_set)
         p.wildcard = wild;
+    if (polls_set)
+        p.polls = polls;
+    if (test_ns >= 0)
+        p.test_ns = test_ns;
+    if (spin_gap >= 0)
+        p.spin_gap_ns = spin_gap;
     up_comp_params_resolve(&p);
 
     if (up_writer_open(up_outset_tmp(os, o_dir), t, &w, &err) != UP_OK)

@@ -83,8 +83,11 @@ enum {
                                        * USER): its Enter/Leave are kinds fn_enter/fn_leave */
     UP_REGION_SSEND = 1u << 4,        /* MPI_Ssend, MPI_Issend: synchronous sends */
     UP_REGION_MPI = 1u << 5,          /* an MPI call (paradigm MPI, or named MPI_*) */
-    UP_REGION_POLL = 1u << 6          /* MPI_Test, _Testany, _Testsome, _Testall, MPI_Iprobe,
+    UP_REGION_POLL = 1u << 6,         /* MPI_Test, _Testany, _Testsome, _Testall, MPI_Iprobe,
                                        * MPI_Improbe: kinds poll_enter/poll_leave */
+    UP_REGION_NOWAIT = 1u << 7        /* MPI calls that start a transfer or ask a value and
+                                       * never wait for a message: MPI_Isend, MPI_Irecv, MPI_Send,
+                                       * MPI_Comm_rank, ... (docs/models.md, "Polling") */
 };
 
 typedef struct up_region_def {

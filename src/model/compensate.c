@@ -525,6 +525,85 @@ static void consume_pending(up_comp *M, cloc *c, const up_loc_state *ls, const u
     }
 }
 
+/* ---- polling (docs/models.md, "Polling") ---------------------------------- */
+
+/* When the message of a receive completed by a poll is there in the
+ * approximated run: send_a plus its transfer, which no poll measured (the
+ * poll that found it came at some point after it arrived).  network: the
+ * modelled transfer, no longer than the measured send-to-completion time
+ * less the send's O on its path; lower: the two copies; upper: that whole
+ * measured time, as if the message had needed all of it. */
+static uint64_t poll_arrival(up_comp *M, uint32_t loc, const up_event *ev, const up_msg *msg)
+{
+    uint64_t bytes = ev->kind == UP_EV_MpiRecv ? ev->u.MpiRecv.msgLength : ev->u.MpiIrecv.msgLength;
+    uint64_t cp = ns_ticks(M, up_copy_ns(&M->p, bytes));
+    uint64_t meas = max2(sub0(ev->time, msg->send_m + msg->ovh_path), 2 * cp);
+    uint64_t xf = xfer_ticks(M, bytes, hops(M, msg->src, loc), cp);
+    if (msg->rematched) /* never measured (--wildcard): the model alone */
+        return msg->send_a + xf;
+    switch (M->p.mode) {
+    case UP_MODE_LOWER:
+        return msg->send_a + 2 * cp;
+    case UP_MODE_UPPER:
+        return msg->send_a + meas;
+    default:
+        return msg->send_a + xfer_capped(M, xf, meas, cp);
+    }
+}
+
+/* The cost of one poll call that remains in the approximated run: an
+ * uninstrumented MPI_Test as the calibration measured it, else the spin's
+ * shortest measured call less its records' overhead. */
+static uint64_t poll_cost(const up_comp *M, const cloc *c, const up_loc_state *ls)
+{
+    uint64_t p;
+    if (M->p.test_ns > 0)
+        p = ns_ticks(M, M->p.test_ns);
+    else
+        p = sub0(ls->spin_poll_m, M->ovh.poll[0] + c->extra_o);
+    return p ? p : 1;
+}
+
+/* The completion that ends a spin: the spin's polls start at spin_a and one
+ * every poll cost p; the first whose start is at or after the message's
+ * arrival finds it and ends p later.  So the completion is at
+ *     spin_a + p * (ceil((arrival - spin_a) / p) + 1),
+ * never before spin_a + p; the failed polls before it, whatever their
+ * number in the trace, take no time of their own (the engine wrote them
+ * at spin_a). */
+static void spin_recv(up_comp *M, uint32_t loc, const up_loc_state *ls, up_event *ev,
+                      const up_msg *msg)
+{
+    cloc *c = &M->L[loc];
+    uint64_t arr = poll_arrival(M, loc, ev, msg), p = poll_cost(M, c, ls), k = 0;
+    consume_pending(M, c, ls, ev);
+    if (arr > ls->spin_a)
+        k = (arr - ls->spin_a + p - 1) / p;
+    ev->t_out = max2(ls->spin_a + (k + 1) * p, ls->prev_a);
+    account(M, c, ev);
+}
+
+/* A receive completed by a poll of an interleaved loop: the program did not
+ * wait in that poll, so the record keeps its local time (eq. 1); returned
+ * is when its message is there, for the engine to move it later. */
+static uint64_t c_poll_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
+                            const up_msg *msg)
+{
+    up_comp *M = mp;
+    c_local(mp, loc, ls, ev);
+    return ls->started ? poll_arrival(M, loc, ev, msg) : 0;
+}
+
+static uint64_t c_spin_gap(void *mp)
+{
+    up_comp *M = mp;
+    uint64_t g;
+    if (M->p.polls == UP_POLLS_LOCAL)
+        return 0;
+    g = ns_ticks(M, M->p.spin_gap_ns);
+    return g ? g : 1;
+}
+
 static void c_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
                    const up_msg *msg)
 {
@@ -533,6 +612,10 @@ static void c_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
     uint64_t bytes;
     if (!msg || !ls->started) {
         c_local(mp, loc, ls, ev);
+        return;
+    }
+    if (ls->spin) {
+        spin_recv(M, loc, ls, ev, msg);
         return;
     }
     bytes = ev->kind == UP_EV_MpiRecv ? ev->u.MpiRecv.msgLength : ev->u.MpiIrecv.msgLength;
@@ -771,6 +854,7 @@ void up_comp_set_progress(up_comp *c, up_progress_fn fn, void *ctx)
 static const up_model_ops comp_ops = {
     "compensate", c_record_ovh, c_local, c_send, c_recv, c_coll_end, c_repairs,
     c_eager_limit, c_sync_end, c_max_shift, c_wildcard, c_progress, false, c_region, true,
+    c_spin_gap, c_poll_recv,
 };
 
 const up_model_ops *up_comp_ops(void) { return &comp_ops; }

@@ -89,7 +89,28 @@ typedef struct rloc {
     uint64_t first_m, first_a;  /* its first record (the last is ls.prev_*) */
     uint64_t init_m, init_a, fin_m, fin_a;
     bool has_init, has_fin;
+    /* polling (docs/models.md, "Polling") */
+    bool in_poll;        /* inside a poll call (its Enter seen, no Leave since) */
+    bool spin_on;        /* a spin runs past the lookahead: its next poll call continues it */
+    bool spin_last;      /* the spin's last call is open: its first completion ends the spin */
+    uint32_t spin_left;  /* records of the spin still to collapse (they take no time) */
+    uint64_t spin_poll_m;/* shortest measured poll call of the spin */
+    bool hold_now;       /* the record just timed completes later: hold it */
+    uint64_t hold_t;     /* ... its message is there at this approximated time */
+    struct held *held;   /* completions moved to a later poll, by due time */
+    size_t nheld, heldcap;
 } rloc;
+
+/* A completion of an interleaved poll loop whose message came after the poll
+ * that measured it: written inside the first later poll call that ends at or
+ * after `due`, or before the location's next call that may wait. */
+#define HELD_MAX 64
+#define HELD_ATTRS 8
+typedef struct held {
+    up_event ev;
+    up_attr attrs[HELD_ATTRS];
+    uint64_t due;
+} held;
 
 typedef struct hent {
     uint64_t key;
@@ -130,6 +151,11 @@ typedef struct engine {
                        * location | 1 << 32, window) -> the target's last releases */
     uint64_t eager;   /* bytes above which a send is synchronous */
     uint64_t max_shift; /* largest output_clamped raise */
+    uint64_t spin_gap;  /* polling: most program time between two polls of a
+                         * spin, ticks (0: every poll is a local record) */
+    uint64_t spins, polls_collapsed, completions_moved;
+    bool has_poll_attr; /* the output marks collapsed polls and moved completions */
+    OTF2_AttributeRef poll_attr;
     up_msg *free_msgs;
     size_t sweep_at;  /* sweep empty message queues when the map grows past it */
     uint64_t qgen;    /* bumped by each sweep: per-location queue caches expire */
@@ -870,7 +896,18 @@ static int recv_done(engine *E, uint32_t li, up_event *ev, up_msg *m)
         up_map_del(&E->iposted, li, ev->u.MpiIrecv.requestID);
     if (!m->posted) /* not posted at an MpiIrecvRequest: when its call began */
         msg_posted(E, m, L->ls.enter_m, L->ls.enter_a);
-    E->ops->recv(E->model, li, &L->ls, ev, m);
+    if (L->spin_last) { /* the completion that ends a spin (docs/models.md, "Polling") */
+        L->ls.spin = true;
+        E->ops->recv(E->model, li, &L->ls, ev, m);
+        L->ls.spin = false;
+        L->spin_last = false;
+    } else if (E->spin_gap && L->in_poll && E->ops->poll_recv) {
+        /* a poll of an interleaved loop: the program does not wait here */
+        uint64_t due = E->ops->poll_recv(E->model, li, &L->ls, ev, m);
+        if (due > ev->t_out)
+            L->hold_now = true, L->hold_t = due;
+    } else
+        E->ops->recv(E->model, li, &L->ls, ev, m);
     msg_free(E, m);
     return STEP_OK;
 }
@@ -1717,6 +1754,7 @@ UP_HOT_INLINE uint64_t finish_times(engine *E, rloc *L, unsigned kind, uint64_t 
         E->repairs[UP_REPAIR_output_clamped]++;
     }
     if (kind == UP_EV_Enter) {
+        L->in_poll = (rflags & UP_REGION_POLL) != 0;
         L->ls.enter_m = t_m;
         L->ls.enter_a = t_a;
         L->enter_rflags = (uint8_t)rflags;
@@ -1727,6 +1765,7 @@ UP_HOT_INLINE uint64_t finish_times(engine *E, rloc *L, unsigned kind, uint64_t 
             L->fin_a = t_a;
         }
     } else if (kind == UP_EV_Leave) {
+        L->in_poll = false;
         while (L->npend) /* exit.send_m of the sends in the call this Leave ends */
             L->pend[--L->npend]->exit_m = t_m, L->pend[L->npend]->exit_known = true;
         if (rflags & UP_REGION_MPI_INIT) {
@@ -2066,17 +2105,278 @@ static void rma_free(engine *E)
     up_map_free(&E->locks);
 }
 
+/* ---- polling (docs/models.md, "Polling") ------------------------------------ */
+
+/* Records read ahead for the end of a spin; a longer spin is collapsed in
+ * pieces of this reach (its end is not seen before its start is timed). */
+#define SPIN_LOOKAHEAD 16384
+
+enum { SPIN_NONE, SPIN_ENDS, SPIN_OPEN };
+
+/* A run of poll calls from the head record (a poll call's Enter) on, each
+ * less than the spin gap of program time after the one before. */
+typedef struct spin_run {
+    uint32_t calls;    /* complete calls seen */
+    size_t last_enter; /* position of the last call's Enter */
+    size_t last_leave; /* ... and of its Leave */
+    uint64_t pmin;     /* shortest measured call */
+    int end;           /* SPIN_ENDS: its last call completed a request (not a
+                        * cancelled one), or a probe's was followed by the
+                        * call that receives; SPIN_OPEN: out of reach;
+                        * SPIN_NONE: it ended without a completion */
+} spin_run;
+
+static bool probe_region(const engine *E, OTF2_RegionRef r)
+{
+    const up_region_def *rg = up_defs_region(E->d, r);
+    return rg && (!strcmp(rg->name, "MPI_Iprobe") || !strcmp(rg->name, "MPI_Improbe"));
+}
+
+static int spin_scan(engine *E, rloc *L, uint32_t li, spin_run *sr)
+{
+    size_t i = 0, j;
+    up_event *e;
+    memset(sr, 0, sizeof *sr);
+    sr->pmin = UINT64_MAX;
+    for (;;) {
+        unsigned depth = 0;
+        bool done = false, cancelled = false;
+        uint64_t t0, t_leave, o;
+        OTF2_RegionRef reg;
+        unsigned fl;
+        if (up_stream_peek(L->s, i, &e, E->err) != UP_OK)
+            return -1;
+        t0 = e->time;
+        reg = e->u.Enter.region;
+        for (j = i + 1;; j++) {
+            if (j >= SPIN_LOOKAHEAD) {
+                sr->end = sr->calls ? SPIN_OPEN : SPIN_NONE;
+                return 0;
+            }
+            if (up_stream_peek(L->s, j, &e, E->err) != UP_OK)
+                return -1;
+            if (!e)
+                return 0; /* the trace ends inside the call */
+            if (e->kind == UP_EV_Enter)
+                depth++;
+            else if (e->kind == UP_EV_Leave) {
+                if (!depth)
+                    break;
+                depth--;
+            } else if (e->kind == UP_EV_MpiRequestCancelled)
+                cancelled = true;
+            else if (e->kind != UP_EV_MpiRequestTest)
+                done = true;
+        }
+        sr->calls++;
+        sr->last_enter = i;
+        sr->last_leave = j;
+        t_leave = e->time;
+        if (t_leave - (t_leave < t0 ? t_leave : t0) < sr->pmin)
+            sr->pmin = t_leave < t0 ? 0 : t_leave - t0;
+        if (done || cancelled) {
+            sr->end = cancelled ? SPIN_NONE : SPIN_ENDS;
+            return 0;
+        }
+        set_rflags(E, e); /* the Leave's O is a poll's */
+        o = E->ops->record_ovh ? E->ops->record_ovh(E->model, li, e) : 0;
+        if (j + 1 >= SPIN_LOOKAHEAD) {
+            sr->end = SPIN_OPEN;
+            return 0;
+        }
+        if (up_stream_peek(L->s, j + 1, &e, E->err) != UP_OK)
+            return -1;
+        if (!e || e->kind != UP_EV_Enter || (e->time > t_leave + o && e->time - t_leave - o > E->spin_gap))
+            return 0;
+        fl = up_defs_region_flags(E->d, e->u.Enter.region);
+        if (!(fl & UP_REGION_POLL)) {
+            /* a probe that found its message, then the call that takes it */
+            if ((fl & UP_REGION_MPI) && probe_region(E, reg))
+                sr->end = SPIN_ENDS;
+            return 0;
+        }
+        i = j + 1;
+    }
+}
+
+/* Before the record's own handler: a record of a spin being collapsed takes
+ * no time (STEP_OK, *mark set when it belongs to a collapsed call); a poll
+ * call's Enter may start a spin (*start: it is the spin's first record).
+ * STEP_DECLINED: the record's own handler times it. */
+static int poll_step(engine *E, uint32_t li, up_event **evp, unsigned *mark, bool *start)
+{
+    rloc *L = &E->L[li];
+    up_event *ev = *evp;
+    spin_run sr;
+    bool cont;
+    if (L->spin_left) {
+    collapse:
+        L->spin_left--;
+        set_rflags(E, ev);
+        E->ops->local(E->model, li, &L->ls, ev);
+        if (L->ls.started)
+            ev->t_out = L->ls.prev_a;
+        /* the last call's Enter: that call completes the spin, it stays */
+        *mark = L->spin_left || !L->spin_last ? 1 : 0;
+        return STEP_OK;
+    }
+    if (L->spin_last && ev->kind == UP_EV_Leave) /* the last call completed no message */
+        L->spin_last = false;
+    if (ev->kind != UP_EV_Enter || L->spin_last ||
+        !(up_defs_region_flags(E->d, ev->u.Enter.region) & UP_REGION_POLL)) {
+        L->spin_on = false;
+        return STEP_DECLINED;
+    }
+    cont = L->spin_on;
+    if (spin_scan(E, L, li, &sr) != 0 || up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
+        return STEP_ERROR;
+    ev = *evp;
+    L->spin_on = false;
+    if (sr.end == SPIN_NONE || (sr.calls < 2 && !cont))
+        return STEP_DECLINED; /* not a spin: an interleaved poll, or polls that ended otherwise */
+    if (!cont) {
+        E->spins++;
+        L->spin_poll_m = sr.pmin;
+    } else if (sr.pmin < L->spin_poll_m)
+        L->spin_poll_m = sr.pmin;
+    if (sr.end == SPIN_ENDS) {
+        L->spin_left = (uint32_t)sr.last_enter;
+        L->spin_last = true;
+        E->polls_collapsed += sr.calls - 1;
+    } else {
+        L->spin_left = (uint32_t)sr.last_leave;
+        L->spin_on = true;
+        E->polls_collapsed += sr.calls;
+    }
+    if (cont) { /* the head goes on with a spin: no time either */
+        L->spin_left++;
+        goto collapse;
+    }
+    *start = true;
+    return STEP_DECLINED;
+}
+
+/* Writes a held completion at its due time (no earlier than the location's
+ * last record): it moved there from the poll that measured it. */
+static int held_write(engine *E, uint32_t li, size_t k)
+{
+    rloc *L = &E->L[li];
+    held *h = &L->held[k];
+    uint64_t t = h->due > L->ls.prev_a ? h->due : L->ls.prev_a;
+    h->ev.t_out = t;
+    h->ev.attrs = h->attrs;
+    if (E->has_poll_attr && h->ev.nattrs < HELD_ATTRS) {
+        up_attr *a = &h->attrs[h->ev.nattrs++];
+        a->id = E->poll_attr;
+        a->type = OTF2_TYPE_UINT8;
+        a->value.uint8 = 2;
+    }
+    if (E->out && up_writer_event(E->out, li, &h->ev, E->err) != UP_OK)
+        return STEP_ERROR;
+    L->ls.prev_a = t;
+    E->completions_moved++;
+    memmove(&L->held[k], &L->held[k + 1], (L->nheld - k - 1) * sizeof *L->held);
+    L->nheld--;
+    return STEP_OK;
+}
+
+/* Record ev (timed, not yet written) may let held completions out: a poll
+ * call ending at or after their time holds them; a call that may wait for a
+ * message (any MPI call but a poll or one that never waits) waits for all. */
+static int held_flush(engine *E, uint32_t li, up_event *ev, bool all)
+{
+    rloc *L = &E->L[li];
+    if (!all && ev->kind == UP_EV_Leave && (ev->rflags & UP_REGION_POLL)) {
+        while (L->nheld && L->held[0].due <= ev->t_out)
+            if (held_write(E, li, 0) != STEP_OK)
+                return STEP_ERROR;
+        return STEP_OK;
+    }
+    if (!all && (ev->kind != UP_EV_Enter || !(ev->rflags & UP_REGION_MPI) ||
+                 (ev->rflags & (UP_REGION_POLL | UP_REGION_NOWAIT))))
+        return STEP_OK;
+    while (L->nheld)
+        if (held_write(E, li, 0) != STEP_OK)
+            return STEP_ERROR;
+    if (ev && ev->t_out < L->ls.prev_a)
+        ev->t_out = L->ls.prev_a;
+    return STEP_OK;
+}
+
+/* Record ev completes a receive whose message comes later than this poll
+ * call: its place in the location's time is taken now, its record is
+ * written later (held_flush), at the first poll at or after its message. */
+static int hold(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    held *h;
+    size_t k;
+    L->hold_now = false;
+    if (L->nheld == HELD_MAX && held_write(E, li, 0) != STEP_OK) /* bounded: the oldest waits */
+        return STEP_ERROR;
+    if (L->nheld == L->heldcap &&
+        !up_grow((void **)&L->held, &L->heldcap, L->nheld + 1, sizeof *L->held)) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory holding a completion");
+        return STEP_ERROR;
+    }
+    for (k = L->nheld; k > 0 && L->held[k - 1].due > L->hold_t; k--)
+        ;
+    memmove(&L->held[k + 1], &L->held[k], (L->nheld - k) * sizeof *L->held);
+    L->nheld++;
+    h = &L->held[k];
+    h->ev = *ev;
+    h->ev.xbuf = NULL;
+    h->ev.xcap = 0;
+    h->ev.nattrs = ev->nattrs < HELD_ATTRS ? ev->nattrs : HELD_ATTRS - 1;
+    if (h->ev.nattrs)
+        memcpy(h->attrs, ev->attrs, h->ev.nattrs * sizeof *h->attrs);
+    h->ev.attrs = h->attrs;
+    h->due = L->hold_t;
+    (void)finish_times(E, L, ev->kind, ev->time, ev->t_out, ev->rflags, 0);
+    return STEP_OK;
+}
+
+/* finish_record, with the attribute unperturb::poll = mark added */
+static int finish_marked(engine *E, uint32_t li, up_event *ev, unsigned mark)
+{
+    up_attr a[HELD_ATTRS + 1], *saved = ev->attrs;
+    uint32_t n = ev->nattrs;
+    int r;
+    if (!mark || !E->has_poll_attr || !E->out || n > HELD_ATTRS)
+        return finish_record(E, li, ev, false);
+    if (n)
+        memcpy(a, ev->attrs, n * sizeof *a);
+    a[n].id = E->poll_attr;
+    a[n].type = OTF2_TYPE_UINT8;
+    a[n].value.uint8 = (uint8_t)mark;
+    ev->attrs = a;
+    ev->nattrs = n + 1;
+    r = finish_record(E, li, ev, false);
+    ev->attrs = saved;
+    ev->nattrs = n;
+    return r;
+}
+
 /* One buffered record (the slow path: lookahead, waiting). */
 static int step(engine *E, uint32_t li)
 {
     rloc *L = &E->L[li];
     up_event *ev;
+    unsigned mark = 0;
+    bool start = false;
     int r;
 
     if (up_stream_peek(L->s, 0, &ev, E->err) != UP_OK)
         return STEP_ERROR;
     if (!ev)
         return STEP_END;
+    if (E->spin_gap) {
+        r = poll_step(E, li, &ev, &mark, &start);
+        if (r == STEP_ERROR)
+            return r;
+        if (r == STEP_OK)
+            goto timed;
+    }
     switch (ev->kind) {
     case UP_EV_MpiSend:
     case UP_EV_MpiIsend:
@@ -2139,7 +2439,17 @@ static int step(engine *E, uint32_t li)
     if (r != STEP_OK)
         return r;
     L->wait = W_NONE;
-    if ((r = finish_record(E, li, ev, false)) != STEP_OK)
+timed:
+    if (L->hold_now)
+        r = hold(E, li, ev);
+    else {
+        if (L->nheld && held_flush(E, li, ev, false) != STEP_OK)
+            return STEP_ERROR;
+        r = finish_marked(E, li, ev, mark);
+        if (start)
+            L->ls.spin_a = ev->t_out;
+    }
+    if (r != STEP_OK)
         return r;
     up_stream_pop(L->s);
     return STEP_OK;
@@ -2153,6 +2463,10 @@ static int direct_record(void *ctx, uint32_t li, up_event *ev)
 {
     engine *E = ctx;
     rloc *L = &E->L[li];
+    if (E->spin_gap && (L->in_poll || L->nheld || L->spin_on ||
+                        (ev->kind == UP_EV_Enter &&
+                         (up_defs_region_flags(E->d, ev->u.Enter.region) & UP_REGION_POLL))))
+        return 0; /* polling: step() */
     switch (ev->kind) {
     case UP_EV_MpiCollectiveBegin:
     case UP_EV_MpiCollectiveEnd:
@@ -2208,6 +2522,8 @@ static int direct_region(void *ctx, uint32_t li, unsigned kind, uint64_t t_m,
     if (region >= E->d->nregion_ids || (L->nsync && kind == UP_EV_Leave))
         return 0; /* direct_record: a sparse region id, or a synchronous send's end */
     rflags = E->d->region_flags[region];
+    if (E->spin_gap && ((rflags & UP_REGION_POLL) || L->in_poll || L->nheld || L->spin_on))
+        return 0; /* polling: step() */
     *t_out = finish_times(E, L, kind, t_m, E->ops->region(E->model, li, &L->ls, kind, t_m, rflags),
                           rflags, region);
     return 1;
@@ -2306,6 +2622,8 @@ static int run(engine *E)
                 break;
             }
             if (r == STEP_END) {
+                if (L->nheld && held_flush(E, li, NULL, true) != STEP_OK)
+                    return -1;
                 L->state = S_DONE;
                 if (E->ndrained)
                     coll_sweep(E);
@@ -2446,6 +2764,9 @@ static void finish(engine *E, up_replay_result *res)
     res->max_shift = E->max_shift;
     res->wildcard_recvs = E->wild_recvs;
     res->rematched = E->rematched;
+    res->spins = E->spins;
+    res->polls_collapsed = E->polls_collapsed;
+    res->completions_moved = E->completions_moved;
     res->moved = E->repairs[UP_REPAIR_output_clamped];
     if (E->ops->max_shift) {
         uint64_t moved, s = E->ops->max_shift(E->model, &moved);
@@ -2490,6 +2811,7 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
     up_map_init(&E.locks);
     E.wild = ops->wildcard ? ops->wildcard(model) : UP_WILDCARD_PRESERVE;
     E.eager = ops->eager_limit ? ops->eager_limit(model) : UINT64_MAX;
+    E.spin_gap = ops->spin_gap ? ops->spin_gap(model) : 0;
     E.L = up_calloc(E.n, sizeof *E.L);
     E.heap = up_calloc(E.n, sizeof *E.heap);
     E.seen = up_calloc(E.n ? E.n : 1, sizeof *E.seen);
@@ -2529,6 +2851,7 @@ done:
                 sync_drop(&E.L[i], E.L[i].nsync - 1);
             up_free(E.L[i].syncs);
             up_free(E.L[i].pend);
+            up_free(E.L[i].held);
         }
     up_map_free(&E.msgq);
     up_map_free(&E.colls);

@@ -23,6 +23,17 @@ static uint64_t total_removed(const up_comp_report *rp)
     return s;
 }
 
+/* What one remaining poll of a spin costs (docs/models.md, "Polling"). */
+static const char *poll_cost_text(const up_comp_params *p)
+{
+    static char buf[64];
+    if (p->test_ns > 0)
+        snprintf(buf, sizeof buf, "%g ns (test_ns)", p->test_ns);
+    else
+        snprintf(buf, sizeof buf, "its spin's shortest call less O");
+    return buf;
+}
+
 static const char *window_text(const up_replay_result *r)
 {
     return r->window_marked ? "end of MPI_Init .. start of MPI_Finalize (marked in the trace)"
@@ -137,6 +148,13 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
                 (unsigned long long)r->wildcard_recvs);
     else
         fprintf(f, "  wildcard     preserve: every receive keeps its measured send\n");
+    if (p->polls == UP_POLLS_LOCAL)
+        fprintf(f, "  polls        local: every MPI_Test/Iprobe that found nothing is local work\n");
+    else
+        fprintf(f, "  polls        %llu spins collapsed (%llu poll calls took no time), %llu completions "
+                   "moved to a later poll; a poll costs %s, spin gap %g ns\n",
+                (unsigned long long)r->spins, (unsigned long long)r->polls_collapsed,
+                (unsigned long long)r->completions_moved, poll_cost_text(p), p->spin_gap_ns);
     fprintf(f, "  window       %s\n", window_text(r));
     fprintf(f, "  run time     measured %.9f s, approximated %.9f s (%+.2f%%)\n", tm, ta,
             tm > 0 ? 100.0 * (ta - tm) / tm : 0.0);
@@ -195,6 +213,10 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     put(root, "wildcard_receives", json_integer((json_int_t)r->wildcard_recvs));
     put(root, "rematched_receives", json_integer((json_int_t)r->rematched));
     put(root, "largest_shift_s", json_real(up_ticks_s(r, r->max_shift)));
+    put(root, "polls", json_string(up_polls_name(p->polls)));
+    put(root, "spins", json_integer((json_int_t)r->spins));
+    put(root, "polls_collapsed", json_integer((json_int_t)r->polls_collapsed));
+    put(root, "completions_moved", json_integer((json_int_t)r->completions_moved));
     rep = child(root, "repairs", json_object());
     win = child(root, "window", json_object());
     par = child(root, "parameters", json_object());
@@ -248,6 +270,8 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     put(par, "ns_per_byte", json_real(p->ns_per_byte));
     put(par, "per_hop_ns", json_real(p->per_hop_ns));
     put(par, "eager_limit_bytes", json_real(p->eager_limit));
+    put(par, "test_ns", json_real(p->test_ns));
+    put(par, "spin_gap_ns", json_real(p->spin_gap_ns));
     put(par, "source", json_string(rp->params_source));
     {
         json_t *bl = child(par, "overhead_by_location_ns", json_object());

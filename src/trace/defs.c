@@ -174,6 +174,17 @@ static OTF2_CallbackCode on_region(void *ud, OTF2_RegionRef self,
          !strcmp(rg->name, "MPI_Testsome") || !strcmp(rg->name, "MPI_Testall") ||
          !strcmp(rg->name, "MPI_Iprobe") || !strcmp(rg->name, "MPI_Improbe")))
         rg->flags |= UP_REGION_POLL;
+    if (rg->flags & UP_REGION_MPI) {
+        static const char *const nowait[] = {
+            "MPI_Isend", "MPI_Ibsend", "MPI_Irsend", "MPI_Issend", "MPI_Irecv", "MPI_Imrecv",
+            "MPI_Send", "MPI_Bsend", "MPI_Rsend", "MPI_Send_init", "MPI_Recv_init",
+            "MPI_Start", "MPI_Startall", "MPI_Request_free", "MPI_Comm_rank",
+            "MPI_Comm_size", "MPI_Get_count", "MPI_Wtime", "MPI_Get_processor_name"};
+        size_t i;
+        for (i = 0; i < sizeof nowait / sizeof nowait[0]; i++)
+            if (!strcmp(rg->name, nowait[i]))
+                rg->flags |= UP_REGION_NOWAIT;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
