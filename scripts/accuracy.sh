@@ -12,7 +12,8 @@
 # OUT/work-NAME, probed (two uninstrumented runs, two traced at the
 # tracer's own cost, one at a trial extra cost) and validated on 2 ranks at
 # no extra cost and at extra costs for dilations of about 50% and 150%;
-# EXTRA_<name>=0,100,300 gives the extra costs instead of the probe.
+# EXTRA_<name>=0,100,300 gives the extra costs instead of the probe (- in
+# a name as _: EXTRA_poll_spin).
 # Writes OUT/<example>-np<N>.json and prints the Markdown rows, marking the
 # rows whose traced runs were a different execution (docs/validate.md).
 # NP4=0 leaves out the 4-rank runs; FINST_NP="2" the 4-rank run with
@@ -22,8 +23,8 @@ set -eu
 BUILD=${1:-build}
 OUT=${2:-accuracy}
 REPEAT=${REPEAT:-5}
-EXAMPLES=${EXAMPLES-"montecarlo barrier transpose transpose-any ring halo poll"}
-REAL=${REAL-"hpcc netpipe lammps"}
+EXAMPLES=${EXAMPLES-"montecarlo barrier transpose transpose-any ring halo"}
+REAL=${REAL-"poll-spin poll-work hpcc netpipe lammps"}
 [ -n "$EXAMPLES" ] || FINST_NP=${FINST_NP-""}
 UP=$BUILD/bin/unperturb
 mkdir -p "$OUT"
@@ -64,9 +65,11 @@ real_info() {
     POLLS=""
     case $1 in
     hpcc) PKG=hpcc BIN=hpcc POLLS="MPI_Testany, MPI_Test, MPI_Iprobe" ;;
+    poll-spin | poll-work) # the bundled poll example, probed like the real programs
+        PKG="" BIN=$ABS_BUILD/examples/poll POLLS="MPI_Testany" ;;
     netpipe) PKG=netpipe-openmpi BIN=NPopenmpi ;;
     lammps) PKG=lammps BIN=lmp ;;
-    *) echo "accuracy.sh: unknown real program '$1' (hpcc, netpipe, lammps)" >&2; exit 2 ;;
+    *) echo "accuracy.sh: unknown real program '$1' (poll-spin, poll-work, hpcc, netpipe, lammps)" >&2; exit 2 ;;
     esac
 }
 
@@ -78,6 +81,10 @@ real_prepare() {
             /usr/share/doc/hpcc/examples/_hpccinf.txt > "$2/hpccinf.txt"
         rm -f "$2/hpccoutf.txt" # hpcc appends its report there
         ARGS="" ;;
+    poll-spin) # examples/poll: spins (no work between polls), 2000 rounds
+        ARGS="0" ;;
+    poll-work) # examples/poll: 1000 local updates (1-2 us) between polls
+        ARGS="1000" ;;
     netpipe) # ping-pong, 1 byte to 64 KiB (and +-3 bytes), 200 round trips each
         ARGS="-u 65536 -n 200 -o np.out" ;;
     lammps) # Lennard-Jones melt, 4000 atoms, 1000 steps
@@ -151,6 +158,7 @@ probe() {
 
 # a program's working folder is OUT/work-NAME: paths must not be relative
 ABS_UP=$(cd "$(dirname "$UP")" && pwd)/unperturb
+ABS_BUILD=$(cd "$BUILD" && pwd)
 ABS_OUT=$(cd "$OUT" && pwd)
 SHIM=$(cd "$BUILD/lib" && pwd)/libunperturb-time.so
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 # one thread per rank
@@ -176,8 +184,8 @@ for name in $REAL; do
     rm -rf "$W"
     mkdir -p "$W"
     real_prepare "$name" "$W"
-    echo "$name: $PKG $(dpkg-query -W -f '${Version}' "$PKG" 2>/dev/null), $bin $ARGS, in $W" >&2
-    eval "extras=\${EXTRA_$name-}" # EXTRA_hpcc=0,100,300 skips the probe
+    echo "$name: ${PKG:-bundled} ${PKG:+$(dpkg-query -W -f '${Version}' "$PKG" 2>/dev/null)}, $bin $ARGS, in $W" >&2
+    eval "extras=\${EXTRA_$(echo "$name" | tr - _)-}" # EXTRA_hpcc=0,100,300 skips the probe
     [ -n "$extras" ] || probe "$name"
     start=$(date +%s)
     # shellcheck disable=SC2086
@@ -199,8 +207,7 @@ for np in 2 4; do
         [ -f "$f" ] || continue
         n=$(basename "$f" .json | sed 's/-np[0-9]*$//')
         case $n in # a real program that polls is marked
-        hpcc | netpipe | lammps) real_info "$n" && [ -z "$POLLS" ] || n="$n (polls)" ;;
-        poll) n="poll (polls)" ;; # the bundled polling example (issue 21)
+        hpcc | netpipe | lammps | poll-spin | poll-work) real_info "$n" && [ -z "$POLLS" ] || n="$n (polls)" ;;
         esac
         jq -r --arg n "$n" -f "$(dirname "$0")/accuracy-rows.jq" "$f"
     done

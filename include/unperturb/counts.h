@@ -30,8 +30,10 @@ typedef struct up_region_count {
 /* Enter records per region name.  Regions of the same name are one entry
  * (region ids are per archive; names are what two runs share).  Overhead
  * regions (UP_REGION_OVERHEAD: the tracer's and Score-P's buffer flushes)
- * are left out: they are the measurement, not the program.  Regions never
- * entered are left out too. */
+ * are left out: they are the measurement, not the program.  So are poll
+ * regions (UP_REGION_POLL: MPI_Test, MPI_Iprobe, ...): a program polls as
+ * long as it waits, and the tracer changes how long that is (issue 21).
+ * Regions never entered are left out too. */
 typedef struct up_counts {
     size_t n;
     up_region_count *v;  /* sorted by name (strcmp), names unique, every n > 0 */

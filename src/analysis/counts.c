@@ -80,7 +80,9 @@ static up_status table(const tally *c, up_counts **out, up_err *err)
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     }
     for (i = 0; i < d->nregions; i++) {
-        if (!c->n[i] || (d->regions[i].flags & UP_REGION_OVERHEAD))
+        /* the measurement's regions, and polls: how often a program polls
+         * is how long it waited, which the tracer changes by design */
+        if (!c->n[i] || (d->regions[i].flags & (UP_REGION_OVERHEAD | UP_REGION_POLL)))
             continue;
         if (!(t->v[t->n].name = up_strdup(d->regions[i].name ? d->regions[i].name : ""))) {
             up_counts_free(t);

@@ -78,6 +78,7 @@ struct up_sim {
     double tpn;                       /* ticks per ns */
     up_ovh_table ovh;                 /* tracer overhead by record kind */
     uint64_t o_s, o_r, lat, nlat, hop, intr, poll_chunk, poll_cost, eager;
+    uint64_t spin_gap;    /* polling rules (docs/models.md, "Polling"); 0: off */
     double g, ng;                     /* ticks per byte between / within nodes */
     bool use_cpu, used_cpu;
     unsigned nnodes;
@@ -397,26 +398,78 @@ static void s_send(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
     account(S, l, ev);
 }
 
+/* When the message of receive ev is there, and whether it was handled
+ * during computation (progress = interrupt or polling). */
+static uint64_t arrival(up_sim *S, uint32_t loc, const up_msg *msg, bool *handled)
+{
+    *handled = false;
+    if (msg->sync) { /* rendezvous: the data left after the answer */
+        uint64_t dep = rdv_depart(S, msg->src, loc, msg->send_a, msg->sync->post_a);
+        return wire(S, msg->src, loc, msg->bytes, dep);
+    }
+    if (S->m.progress != UP_PROGRESS_MPI)
+        *handled = pop_in(&S->L[loc], msg);
+    return msg->mdata[0];
+}
+
+/* The completion that ends a spin (docs/models.md, "Polling"): the spin's
+ * polls start at spin_a, one every poll_ns of the target; the first that
+ * starts at or after the arrival finds the message and ends poll_ns later,
+ * plus o_r for handling it when no poll during computation did. */
+static void spin_recv(up_sim *S, uint32_t loc, const up_loc_state *ls, up_event *ev,
+                      const up_msg *msg)
+{
+    sloc *l = &S->L[loc];
+    bool handled;
+    uint64_t arr = arrival(S, loc, msg, &handled), p = S->poll_cost ? S->poll_cost : 1, k = 0;
+    (void)call_clock(l, ls, ev);
+    if (arr > ls->spin_a)
+        k = (arr - ls->spin_a + p - 1) / p;
+    ev->t_out = max2(ls->spin_a + (k + 1) * p, ls->prev_a) + (handled ? 0 : S->o_r);
+    l->busy = ev->t_out;
+    account(S, l, ev);
+}
+
+/* A receive completed by a poll of an interleaved loop: timed where the
+ * poll is, as if nothing waited; returns when its message is there (the
+ * engine moves the record to the first later poll when that is later). */
+static uint64_t s_poll_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
+                            const up_msg *msg)
+{
+    up_sim *S = mp;
+    sloc *l = &S->L[loc];
+    bool handled;
+    uint64_t arr;
+    if (!ls->started) {
+        s_local(mp, loc, ls, ev);
+        return 0;
+    }
+    arr = arrival(S, loc, msg, &handled);
+    ev->t_out = call_clock(l, ls, ev) + (handled ? 0 : S->o_r);
+    l->busy = ev->t_out;
+    account(S, l, ev);
+    return arr + (handled ? 0 : S->o_r);
+}
+
+static uint64_t s_spin_gap(void *mp) { return ((up_sim *)mp)->spin_gap; }
+
 static void s_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
                    const up_msg *msg)
 {
     up_sim *S = mp;
     sloc *l = &S->L[loc];
     uint64_t t, arr;
-    bool handled = false;
+    bool handled;
     if (!msg || !ls->started) {
         s_local(mp, loc, ls, ev);
         return;
     }
-    t = call_clock(l, ls, ev);
-    if (msg->sync) { /* rendezvous: the data left after the answer */
-        uint64_t dep = rdv_depart(S, msg->src, loc, msg->send_a, msg->sync->post_a);
-        arr = wire(S, msg->src, loc, msg->bytes, dep);
-    } else {
-        arr = msg->mdata[0];
-        if (S->m.progress != UP_PROGRESS_MPI)
-            handled = pop_in(l, msg);
+    if (ls->spin) {
+        spin_recv(S, loc, ls, ev, msg);
+        return;
     }
+    t = call_clock(l, ls, ev);
+    arr = arrival(S, loc, msg, &handled);
     ev->t_out = max2(t, arr) + (handled ? 0 : S->o_r);
     l->busy = ev->t_out;
     account(S, l, ev);
@@ -574,6 +627,8 @@ static const up_model_ops sim_ops = {
     .wildcard = NULL,
     .progress = s_progress,
     .coll_wait_all = true,
+    .spin_gap = s_spin_gap,
+    .poll_recv = s_poll_recv,
 };
 
 const up_model_ops *up_sim_ops(void) { return &sim_ops; }
@@ -626,6 +681,13 @@ up_status up_sim_new(const up_machine *m, const up_comp_params *ovh, const up_de
     S->intr = ticks(S, m->interrupt_ns);
     S->poll_chunk = ticks(S, m->poll_chunk_ns);
     S->poll_cost = ticks(S, m->poll_ns);
+    /* the trace's spins: program time between polls as the trace measured
+     * it, less the tracer's overhead (not scaled to the target) */
+    if (!ovh || ovh->polls == UP_POLLS_MODEL) {
+        S->spin_gap = ticks(S, ovh ? ovh->spin_gap_ns : UP_DEFAULT_SPIN_GAP_NS);
+        if (!S->spin_gap)
+            S->spin_gap = 1;
+    }
     S->g = m->ns_per_byte * S->tpn;
     S->ng = m->node_ns_per_byte * S->tpn;
     S->eager = m->eager_limit >= 1.8e19 ? UINT64_MAX : (uint64_t)m->eager_limit;
