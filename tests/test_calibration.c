@@ -296,3 +296,36 @@ TEST(calibration_poll_kinds_default_to_enter_and_leave)
     CHECK(p.overhead_ns[UP_RK_POLL_ENTER] == 14.5 && p.overhead_ns[UP_RK_POLL_LEAVE] == 15);
     CHECK(p.overhead_ns[UP_RK_ENTER] == 25);
 }
+
+TEST(calibration_test_ns)
+{
+    /* [network] test_ns: one failed MPI_Test without the tracer (the
+     * calibration writes it); absent it stays 0, the model's "unknown" */
+    up_comp_params p;
+    up_err err = {0};
+    up_comp_params_init(&p);
+    CHECK(p.test_ns == 0);
+    CHECK_EQ(up_calibration_parse("[network]\nlatency_ns = 300\n; a comment\ntest_ns = 18.5\n", "c.ini", &p,
+                                  &err), UP_OK);
+    CHECK(p.test_ns == 18.5 && p.latency_ns == 300);
+    /* not a network constant: alone it does not make network mode's
+     * parameters given (the summary says when none are) */
+    up_comp_params_init(&p);
+    CHECK_EQ(up_calibration_parse("[network]\ntest_ns = 0\n", "c.ini", &p, &err), UP_OK);
+    CHECK(p.test_ns == 0 && !p.network_set);
+    CHECK_EQ(up_calibration_parse("[network]\ntest_ns = 1e9\n", "c.ini", &p, &err), UP_OK);
+    CHECK(p.test_ns == 1e9);
+    /* a later source replaces it; one without it keeps it */
+    CHECK_EQ(up_calibration_parse("[network]\ntest_ns = 22\n", "a.ini", &p, &err), UP_OK);
+    CHECK_EQ(up_calibration_parse("[network]\nlatency_ns = 5\n", "b.ini", &p, &err), UP_OK);
+    CHECK(p.test_ns == 22);
+    CHECK_PARSE_ERR("[overhead]\nenter = 5\n[network]\ntest_ns = -1\n",
+                    "c.ini:4: [network] test_ns = -1: must be between 0 and 1e9 ns");
+    CHECK_PARSE_ERR("[network]\ntest_ns = 2e9\n",
+                    "c.ini:2: [network] test_ns = 2e9: must be between 0 and 1e9 ns");
+    CHECK_PARSE_ERR("[network]\ntest_ns = 12ns\n",
+                    "c.ini:2: [network] test_ns = 12ns: not a number (must be between 0 and 1e9 ns)");
+    CHECK_PARSE_ERR("[network]\ntests_ns = 12\n",
+                    "c.ini:2: [network] unknown key 'tests_ns' (expected latency_ns, ns_per_byte, per_hop_ns, "
+                    "eager_limit, send_overhead_ns, recv_overhead_ns, test_ns)");
+}

@@ -6,7 +6,8 @@
  *   OTF2 archive --up_trace_open--> definitions + one up_stream per location
  *   replay engine --up_writer_event--> new OTF2 archive (same records, new
  *   timestamps), closed by up_writer_close, which copies every global
- *   definition of the input and writes fresh ClockProperties.
+ *   definition of the input, writes fresh ClockProperties and the attributes
+ *   added with up_writer_attr.
  *
  * Memory: a stream holds a ring of decoded records (grown only as far as a
  * model looks ahead) plus OTF2's own chunk buffers; the writer holds at most
@@ -151,6 +152,12 @@ typedef struct up_defs {
      * MPI_ANY_TAG) our tracer puts on receives that named a wildcard */
     bool has_wildcard_attr;
     OTF2_AttributeRef wildcard_attr;
+    /* the largest String and Attribute ids defined (has_*: any at all), so
+     * that the writer can add definitions with fresh ones (up_writer_attr) */
+    bool has_strings, has_attrs;
+    OTF2_StringRef max_string;
+    OTF2_AttributeRef max_attr;
+    up_map attrs;            /* Attribute id -> name's String id << 8 | OTF2_Type */
 } up_defs;
 
 const up_region_def *up_defs_region_slow_(const up_defs *d, OTF2_RegionRef r);
@@ -319,13 +326,25 @@ up_status up_writer_open(const char *dir, const up_trace *in, up_writer **out,
 /* Writes `ev` on location index `loc` with timestamp ev->t_out (raised to the
  * previous one written on that location if it would decrease). */
 up_status up_writer_event(up_writer *w, size_t loc, up_event *ev, up_err *err);
+/* An attribute for records of the output that the input may not define:
+ * the id of the input's Attribute of that name and type if it has one (the
+ * lowest, if several), else a fresh id past the input's largest, whose
+ * definition (and two fresh Strings, `name` and `desc`; NULL: "") is
+ * written at close after the copied definitions.  Asked again for the
+ * same name and type, the same id.  Records carry it through ev->attrs
+ * (up_writer_event), or on the direct path through the list the caller
+ * hands OTF2.  Fails only out of memory or when the input used the largest
+ * ids. */
+up_status up_writer_attr(up_writer *w, const char *name, const char *desc, OTF2_Type type,
+                         OTF2_AttributeRef *ref, up_err *err);
 /* The OTF2 writer of a location, for up_stream_direct. */
 OTF2_EvtWriter *up_writer_otf2(up_writer *w, size_t loc);
 /* Finishes the archive: closes event files, writes local definition files,
  * copies every global definition of `in` (ClockProperties replaced by
- * [t_min, t_max]), sets creator/description/properties.  `description`
- * and `property` (NAME=VALUE, may be NULL) describe what was done.  Frees
- * the writer in any case. */
+ * [t_min, t_max]), then the attributes of up_writer_attr, and sets
+ * creator/description/properties.  `description` and `property`
+ * (NAME=VALUE, may be NULL) describe what was done.  `in` is the trace the
+ * writer was opened for.  Frees the writer in any case. */
 up_status up_writer_close(up_writer *w, const up_trace *in, uint64_t t_min,
                           uint64_t t_max, const char *description,
                           const char *prop_name, const char *prop_value,

@@ -83,6 +83,8 @@ static OTF2_CallbackCode on_string(void *ud, OTF2_StringRef self, const char *s)
     reading *r = ud;
     char *c;
     r->d->n_global_defs++;
+    if (!r->d->has_strings || self > r->d->max_string)
+        r->d->max_string = self, r->d->has_strings = true;
     if (up_map_get(&r->d->strings, self, 0))
         return OTF2_CALLBACK_SUCCESS; /* duplicate definition: keep the first (names point to it) */
     if (!(c = up_strdup(s))) {
@@ -110,6 +112,21 @@ static OTF2_CallbackCode on_rmawin(void *ud, OTF2_RmaWinRef self, OTF2_StringRef
     return OTF2_CALLBACK_SUCCESS;
 }
 
+bool up_defs_attr_find_(const up_defs *d, const char *name, OTF2_Type type,
+                        OTF2_AttributeRef *ref)
+{
+    uint64_t k0, k1, v;
+    bool found = false;
+    size_t i;
+    for (i = 0; i < d->attrs.cap; i++) /* attributes are few */
+        if (up_map_at(&d->attrs, i, &k0, &k1, &v) && (OTF2_Type)(v & 0xff) == type &&
+            !strcmp(str_of(d, (OTF2_StringRef)(v >> 8)), name) && (!found || k0 < *ref)) {
+            *ref = (OTF2_AttributeRef)k0; /* the lowest of several: the same every run */
+            found = true;
+        }
+    return found;
+}
+
 bool up_defs_win_comm(const up_defs *d, OTF2_RmaWinRef win, OTF2_CommRef *comm)
 {
     uint64_t *v = up_map_get(&d->wins, win, 0);
@@ -119,13 +136,23 @@ bool up_defs_win_comm(const up_defs *d, OTF2_RmaWinRef win, OTF2_CommRef *comm)
     return true;
 }
 
-/* Attributes are carried over by the writer; the engine needs to know one. */
+/* Attributes are carried over by the writer; the engine needs to know one,
+ * and the writer the names and the largest id (up_writer_attr). */
 static OTF2_CallbackCode on_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
                                       OTF2_StringRef desc, OTF2_Type type)
 {
-    up_defs *d = ((reading *)ud)->d;
+    reading *r = ud;
+    up_defs *d = r->d;
     (void)desc;
     d->n_global_defs++;
+    if (!d->has_attrs || self > d->max_attr)
+        d->max_attr = self, d->has_attrs = true;
+    /* the name's ref, not its text: a String may come after its user */
+    if (!up_map_get(&d->attrs, self, 0) &&
+        !up_map_put(&d->attrs, self, 0, (uint64_t)name << 8 | (uint8_t)type)) {
+        r->nomem = true;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
     if (type == OTF2_TYPE_UINT8 && !strcmp(str_of(d, name), "unperturb::wildcard") &&
         !d->has_wildcard_attr) {
         d->has_wildcard_attr = true;
@@ -563,6 +590,7 @@ void up_defs_free_(up_defs *d)
     up_map_free(&d->strings);
     up_map_free(&d->groups);
     up_map_free(&d->wins);
+    up_map_free(&d->attrs);
     up_map_free(&d->loc_index);
     up_map_free(&d->region_index);
     up_map_free(&d->comm_index);

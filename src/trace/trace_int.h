@@ -66,6 +66,10 @@ OTF2_ErrorCode up_write_event_(OTF2_EvtWriter *w, OTF2_AttributeList *al,
 up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor,
                         uint64_t cap, up_err *err);
 void up_defs_free_(up_defs *d);
+/* The attribute the input defines with `name` and `type` (the lowest id if
+ * several do), or false. */
+bool up_defs_attr_find_(const up_defs *d, const char *name, OTF2_Type type,
+                        OTF2_AttributeRef *ref);
 
 /* Turns an OTF2 error code into an up_err naming `what`. */
 up_status up_otf2_err_(up_err *err, OTF2_ErrorCode code, const char *what);

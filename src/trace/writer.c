@@ -2,7 +2,7 @@
  * writer.c - the output archive: every record of the input with the replay's
  * timestamps, every global definition copied (Locations declaring the records
  * written: fewer than the input declared if it was damaged), fresh
- * ClockProperties.
+ * ClockProperties, and the attributes the caller added (up_writer_attr).
  *
  * Place in the data flow: last stage of compensate/simulate.  Memory is bounded
  * by OTF2 memory callbacks that hand each event buffer at most
@@ -32,10 +32,22 @@
 #define WRITER_DEF_CHUNK_SIZE (4 * 1024 * 1024)
 #define WRITER_CHUNKS 1
 
+/* An attribute the input does not define, written after its definitions. */
+typedef struct new_attr {
+    char *name, *desc;
+    OTF2_Type type;
+    OTF2_AttributeRef ref;
+    OTF2_StringRef sname, sdesc;
+} new_attr;
+
 struct up_writer {
     char *dir;
     OTF2_Archive *ar;
+    const up_defs *defs;    /* the input's */
     size_t nlocs;
+    new_attr *attrs;
+    size_t nattrs, cap_attrs;
+    uint64_t next_string, next_attr; /* fresh ids: past the input's largest */
     OTF2_EvtWriter **ew;
     uint64_t *nevents;      /* records written per location, when closed */
     uint64_t *last_t;
@@ -218,6 +230,9 @@ up_status up_writer_open(const char *dir, const up_trace *in, up_writer **out,
     if (!(w = up_calloc(1, sizeof *w)))
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     w->nlocs = d->nlocs;
+    w->defs = d;
+    w->next_string = d->has_strings ? (uint64_t)d->max_string + 1 : 0;
+    w->next_attr = d->has_attrs ? (uint64_t)d->max_attr + 1 : 0;
     w->dir = up_strdup(dir);
     w->ew = up_calloc(d->nlocs, sizeof *w->ew);
     w->last_t = up_calloc(d->nlocs, sizeof *w->last_t);
@@ -238,6 +253,40 @@ up_status up_writer_open(const char *dir, const up_trace *in, up_writer **out,
                                          (unsigned long long)d->locs[i].id, up_otf2_last_error()), err);
     }
     *out = w;
+    return UP_OK;
+}
+
+up_status up_writer_attr(up_writer *w, const char *name, const char *desc, OTF2_Type type,
+                         OTF2_AttributeRef *ref, up_err *err)
+{
+    new_attr *a;
+    size_t i;
+    for (i = 0; i < w->nattrs; i++)
+        if (w->attrs[i].type == type && !strcmp(w->attrs[i].name, name)) {
+            *ref = w->attrs[i].ref;
+            return UP_OK;
+        }
+    if (up_defs_attr_find_(w->defs, name, type, ref))
+        return UP_OK; /* e.g. an archive compensated before: one definition */
+    /* the undefined ids (all ones) are not ids */
+    if (w->next_attr >= OTF2_UNDEFINED_ATTRIBUTE || w->next_string + 1 >= OTF2_UNDEFINED_STRING)
+        return UP_ERR(err, UP_EFORMAT, "cannot define the attribute '%s': the input uses the "
+                      "largest %s ids", up_esc(name),
+                      w->next_attr >= OTF2_UNDEFINED_ATTRIBUTE ? "attribute" : "string");
+    if (!up_grow((void **)&w->attrs, &w->cap_attrs, w->nattrs + 1, sizeof *w->attrs))
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    a = &w->attrs[w->nattrs];
+    memset(a, 0, sizeof *a);
+    if (!(a->name = up_strdup(name)) || !(a->desc = up_strdup(desc ? desc : ""))) {
+        up_free(a->name);
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    }
+    a->type = type;
+    a->ref = (OTF2_AttributeRef)w->next_attr++;
+    a->sname = (OTF2_StringRef)w->next_string++;
+    a->sdesc = (OTF2_StringRef)w->next_string++;
+    w->nattrs++;
+    *ref = a->ref;
     return UP_OK;
 }
 
@@ -392,6 +441,16 @@ static up_status finish(up_writer *w, const up_trace *in, uint64_t t_min, uint64
         return up_otf2_err_(err, rc, "cannot write the clock properties");
     if ((st = copy_global_defs(gw, in, w->nevents, err)) != UP_OK)
         return st;
+    /* after the copy: OTF2 readers take definitions in file order, and a
+     * name's String must precede the Attribute that names it */
+    for (i = 0; i < w->nattrs; i++) {
+        const new_attr *a = &w->attrs[i];
+        if ((rc = OTF2_GlobalDefWriter_WriteString(gw, a->sname, a->name)) != OTF2_SUCCESS ||
+            (rc = OTF2_GlobalDefWriter_WriteString(gw, a->sdesc, a->desc)) != OTF2_SUCCESS ||
+            (rc = OTF2_GlobalDefWriter_WriteAttribute(gw, a->ref, a->sname, a->sdesc, a->type)) !=
+                OTF2_SUCCESS)
+            return up_otf2_err_(err, rc, "cannot write the attribute definitions");
+    }
     copy_anchor_info(w->ar, in, description);
     if (prop_name)
         OTF2_Archive_SetProperty(w->ar, prop_name, prop_value, true);
@@ -429,6 +488,11 @@ void up_writer_abort(up_writer *w)
     }
     if (w->al)
         OTF2_AttributeList_Delete(w->al);
+    for (i = 0; i < w->nattrs; i++) {
+        up_free(w->attrs[i].name);
+        up_free(w->attrs[i].desc);
+    }
+    up_free(w->attrs);
     up_free(w->dir);
     up_free(w->ew);
     up_free(w->last_t);

@@ -319,9 +319,10 @@ void upt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define UPT_NKINDS 12 /* ..., other, metric (--cpu-time), fn_enter, fn_leave, poll_enter, poll_leave */
 /* lo and hi: the range of the same costs inside a program (ns scaled by the
  * cost of an Enter/Leave pair after work it overlaps, and after work that
- * evicted its data; docs/calibration.md) */
+ * evicted its data; docs/calibration.md).  *test_ns: one failed PMPI_Test
+ * without the tracer, the minimum over the same trials (-1: not measured). */
 int upt_measure_records(double ns[UPT_NKINDS], double lo[UPT_NKINDS], double hi[UPT_NKINDS],
-                        unsigned n, unsigned trials);
+                        double *test_ns, unsigned n, unsigned trials);
 /* (funcs.c) ns per Enter/Leave pair written through the compiler hooks, n
  * pairs back to back; -1 if this thread cannot record functions */
 double upt_funcs_measure(unsigned n);
