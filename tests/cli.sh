@@ -40,6 +40,9 @@ expect 2 "bad mode" -- "$UP" compensate "$DATA/pipit-ping-pong" -o "$T/x" --mode
 grep_err "bad mode: names it" "middle"
 expect 2 "bad overhead kind" -- "$UP" compensate "$DATA/pipit-ping-pong" -o "$T/x" --overhead-ns foo=3
 expect 2 "negative overhead" -- "$UP" compensate "$DATA/pipit-ping-pong" -o "$T/x" --overhead-ns -3
+expect 2 "bad --polls" -- "$UP" compensate "$DATA/pipit-ping-pong" -o "$T/x" --polls sometimes
+grep_err "bad --polls: names the choices" "model, local"
+expect 2 "negative --spin-gap-ns" -- "$UP" compensate "$DATA/pipit-ping-pong" -o "$T/x" --spin-gap-ns -1
 [ ! -e "$T/x" ] && ok "usage errors create nothing" || bad "usage errors create nothing"
 
 # ---- bad input ----------------------------------------------------------------
@@ -82,6 +85,8 @@ if command -v jq >/dev/null 2>&1; then
         ok "json values" || bad "json values" "$(jq -c '{mode, locations, events}' "$T/s.json")"
     jq -e '.per_location | length == 2 and all(has("location") and has("rank") and has("name") and has("measured_end_s") and has("approximated_end_s"))' "$T/s.json" >/dev/null &&
         ok "json per_location keys" || bad "json per_location keys"
+    jq -e '.polls == "model" and .spins == 0 and .polls_collapsed == 0 and .completions_moved == 0 and .parameters.spin_gap_ns == 250' "$T/s.json" >/dev/null &&
+        ok "json: polling counts (none in a ping-pong)" || bad "json: polling counts" "$(jq -c '{polls, spins, polls_collapsed, completions_moved}' "$T/s.json")"
     jq -e '.repairs | type == "object" and has("clock_condition") and has("unmatched_recv")' "$T/s.json" >/dev/null &&
         ok "json repairs object" || bad "json repairs object"
     jq -e '.approximated_time_s < .measured_time_s and .measured_time_s > 0' "$T/s.json" >/dev/null &&

@@ -170,9 +170,11 @@ TEST(counts_list_and_order)
 
 /* Counting a trace written by OTF2's writer, 2 ranks:
  *   rank 0: MPI_Init, 150 x MPI_Sendrecv, TRACE BUFFER FLUSH, MPI_Finalize
- *   rank 1: MPI_Init, 100 x MPI_Sendrecv, 3 x MPI_Barrier, MPI_Finalize
+ *   rank 1: MPI_Init, 100 x MPI_Sendrecv, 3 x MPI_Barrier, 7 x MPI_Test,
+ *           5 x MPI_Iprobe, MPI_Finalize
  * Enter records per name, summed over ranks, the flush (an overhead
- * region) and the regions never entered left out:
+ * region), the polls (how long a rank waited) and the regions never
+ * entered left out:
  *   MPI_Barrier 3, MPI_Finalize 2, MPI_Init 2, MPI_Sendrecv 250; total 257. */
 static void write_two(const char *dir)
 {
@@ -189,6 +191,10 @@ static void write_two(const char *dir)
         for (i = 0; r == 1 && i < 3; i++) {
             tg_enter(g, r, t++, TG_BARRIER);
             tg_leave(g, r, t++, TG_BARRIER);
+        }
+        for (i = 0; r == 1 && i < 12; i++) {
+            tg_enter(g, r, t++, i < 7 ? TG_TEST : TG_IPROBE);
+            tg_leave(g, r, t++, i < 7 ? TG_TEST : TG_IPROBE);
         }
         if (r == 0) {
             tg_enter(g, r, t++, TG_FLUSH_REGION);

@@ -706,3 +706,64 @@ TEST(sim_repairs_unmatched_receive)
     up_sim_summary_free(&s);
     tr_free(&o);
 }
+
+/* Polling (docs/machine.md, "Polling"): a spin on the target.  poll_ns =
+ * 50, no tracer overhead (no calibration).
+ *   rank 0: MPI_Isend of 8 B: Enter 1000, MpiIsend 1010, Leave 1020;
+ *           simulated: MpiIsend 1000, the call busy to 1100 (o_s), the
+ *           message arrives at 1100 + L 1000 + 8 = 2108; Leave 1100;
+ *           Leave(main) 3000 -> 1100 + 1980 = 3080.
+ *   rank 1: MPI_Irecv 100..120 -> 100; then 20 failed MPI_Test calls at
+ *           200 + 50k (Enter, MpiRequestTest + 10, Leave + 40) and the
+ *           21st (Enter 1200) completes it (MpiIrecv 1210, Leave 1240);
+ *           Leave(main) 2000.  The spin starts at 100 + 80 = 180; its 60
+ *           records after the first and the last call's Enter take no
+ *           time; the target polls at 180, 230, ...: the first at or after
+ *           2108 starts at 180 + 39 * 50 = 2130 and ends at 2180, + o_r
+ *           200: MpiIrecv 2380; Leave 2380 (the rest of a timed call);
+ *           Leave(main) 2380 + 760 = 3140.  Before issue 21 each failed
+ *           call kept its 50 ns and the receive, in the call entered at
+ *           180 + 20 * 50 = 1180, waited for the message: max(1180, 2108)
+ *           + 200 = 2308, 72 ns before the target's poll finds it. */
+TEST(sim_spin_polls_on_the_target)
+{
+    const char *dir = t_dir("sim_spin");
+    tg *g = tg_open(dir, 2, NS, 0);
+    up_machine m = hand_machine();
+    OTF2_EvtWriter *w;
+    tr_trace o;
+    unsigned k;
+    m.poll_ns = 50;
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_enter(g, 0, 1000, TG_ISEND);
+    CHECK(OTF2_EvtWriter_MpiIsend(tg_writer(g, 0), NULL, 1010, 1, TG_COMM_WORLD, 5, 8, 1) ==
+          OTF2_SUCCESS);
+    tg_leave(g, 0, 1020, TG_ISEND);
+    tg_leave(g, 0, 3000, TG_MAIN);
+    w = tg_writer(g, 1);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_enter(g, 1, 100, TG_IRECV);
+    CHECK(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, 110, 1) == OTF2_SUCCESS);
+    tg_leave(g, 1, 120, TG_IRECV);
+    for (k = 0; k < 20; k++) {
+        tg_enter(g, 1, 200 + 50 * k, TG_TEST);
+        tg_request_test(g, 1, 210 + 50 * k, 1);
+        tg_leave(g, 1, 240 + 50 * k, TG_TEST);
+    }
+    tg_enter(g, 1, 1200, TG_TEST);
+    CHECK(OTF2_EvtWriter_MpiIrecv(w, NULL, 1210, 0, TG_COMM_WORLD, 5, 8, 1) == OTF2_SUCCESS);
+    tg_leave(g, 1, 1240, TG_TEST);
+    tg_leave(g, 1, 2000, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (simulate(dir, &m, &o, NULL) != 0)
+        return;
+    CHECK_EQ(EV(o, 0, 2), 1000);
+    CHECK_EQ(EV(o, 0, 3), 1100);
+    CHECK_EQ(EV(o, 0, 4), 3080);
+    CHECK_EQ(EV(o, 1, 4), 180);  /* the spin's first Enter */
+    CHECK_EQ(EV(o, 1, 64), 180); /* the last call's Enter */
+    CHECK_EQ(EV(o, 1, 65), 2380);
+    CHECK_EQ(EV(o, 1, 66), 2380);
+    CHECK_EQ(EV(o, 1, 67), 3140);
+    tr_free(&o);
+}

@@ -888,6 +888,16 @@ static void recv_fields(const up_event *ev, uint32_t *rank, OTF2_CommRef *comm, 
     }
 }
 
+/* Two receive records on the same communicator, sender and tag. */
+static bool same_channel(const up_event *a, const up_event *b)
+{
+    uint32_t ra, rb, ta, tb;
+    OTF2_CommRef ca, cb;
+    recv_fields(a, &ra, &ca, &ta);
+    recv_fields(b, &rb, &cb, &tb);
+    return ra == rb && ca == cb && ta == tb;
+}
+
 /* Receive ev takes message m. */
 static int recv_done(engine *E, uint32_t li, up_event *ev, up_msg *m)
 {
@@ -904,6 +914,12 @@ static int recv_done(engine *E, uint32_t li, up_event *ev, up_msg *m)
     } else if (E->spin_gap && L->in_poll && E->ops->poll_recv) {
         /* a poll of an interleaved loop: the program does not wait here */
         uint64_t due = E->ops->poll_recv(E->model, li, &L->ls, ev, m);
+        size_t k;
+        /* not before a held completion from the same sender and tag: MPI
+         * completes those in order (non-overtaking) */
+        for (k = 0; k < L->nheld; k++)
+            if (same_channel(&L->held[k].ev, ev) && L->held[k].due > due)
+                due = L->held[k].due;
         if (due > ev->t_out)
             L->hold_now = true, L->hold_t = due;
     } else
@@ -2256,6 +2272,21 @@ static int poll_step(engine *E, uint32_t li, up_event **evp, unsigned *mark, boo
     return STEP_DECLINED;
 }
 
+/* The attribute unperturb::poll of the output, defined at its first use
+ * (outputs without polls keep the input's definitions). */
+static int poll_attr(engine *E)
+{
+    if (!E->has_poll_attr && E->out) {
+        if (up_writer_attr(E->out, "unperturb::poll",
+                           "polling (docs/models.md): 1 a poll call the approximated run did not "
+                           "make, taking no time; 2 a completion moved here from an earlier poll",
+                           OTF2_TYPE_UINT8, &E->poll_attr, E->err) != UP_OK)
+            return STEP_ERROR;
+        E->has_poll_attr = true;
+    }
+    return STEP_OK;
+}
+
 /* Writes a held completion at its due time (no earlier than the location's
  * last record): it moved there from the poll that measured it. */
 static int held_write(engine *E, uint32_t li, size_t k)
@@ -2265,6 +2296,8 @@ static int held_write(engine *E, uint32_t li, size_t k)
     uint64_t t = h->due > L->ls.prev_a ? h->due : L->ls.prev_a;
     h->ev.t_out = t;
     h->ev.attrs = h->attrs;
+    if (poll_attr(E) != STEP_OK)
+        return STEP_ERROR;
     if (E->has_poll_attr && h->ev.nattrs < HELD_ATTRS) {
         up_attr *a = &h->attrs[h->ev.nattrs++];
         a->id = E->poll_attr;
@@ -2342,8 +2375,10 @@ static int finish_marked(engine *E, uint32_t li, up_event *ev, unsigned mark)
     up_attr a[HELD_ATTRS + 1], *saved = ev->attrs;
     uint32_t n = ev->nattrs;
     int r;
-    if (!mark || !E->has_poll_attr || !E->out || n > HELD_ATTRS)
+    if (!mark || !E->out || n > HELD_ATTRS)
         return finish_record(E, li, ev, false);
+    if (poll_attr(E) != STEP_OK)
+        return STEP_ERROR;
     if (n)
         memcpy(a, ev->attrs, n * sizeof *a);
     a[n].id = E->poll_attr;

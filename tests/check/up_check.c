@@ -196,6 +196,9 @@ typedef struct loc {
     uint64_t rb_t, rb_idx;
     nbreq *req;      /* nonblocking collective requests not completed yet */
     size_t nreq, capreq;
+    uint64_t *moved; /* records marked unperturb::poll = 2: completions that
+                      * compensate moved to a later poll (docs/models.md) */
+    size_t nmoved, capmoved;
 } loc;
 
 typedef struct lockey {
@@ -273,6 +276,11 @@ typedef struct trace {
     thr *thr;
     size_t nthr, capthr;
     uint64_t nrec;
+    /* the attribute "unperturb::poll" (UINT8), if defined */
+    OTF2_StringRef pollname[4];
+    size_t npollname;
+    bool has_pollattr;
+    OTF2_AttributeRef pollattr;
     bool bad;            /* a callback failed; err says why */
     char err[512];
     /* results */
@@ -397,6 +405,26 @@ static OTF2_CallbackCode def_rmawin(void *ud, OTF2_RmaWinRef self, OTF2_StringRe
     (void)name, (void)flags;
     GROW(tr->wins, tr->nwins, tr->capwins);
     tr->wins[tr->nwins++] = (uint64_t)self << 32 | c;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s)
+{
+    trace *tr = ud;
+    if (!strcmp(s, "unperturb::poll") && tr->npollname < 4)
+        tr->pollname[tr->npollname++] = self;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_StringRef name,
+                                       OTF2_StringRef desc, OTF2_Type type)
+{
+    trace *tr = ud;
+    size_t i;
+    (void)desc;
+    for (i = 0; i < tr->npollname; i++)
+        if (name == tr->pollname[i] && type == OTF2_TYPE_UINT8 && !tr->has_pollattr)
+            tr->has_pollattr = true, tr->pollattr = self;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -754,8 +782,16 @@ static OTF2_CallbackCode on_MpiRecv(EV_HDR, uint32_t sender, OTF2_CommRef c, uin
 static OTF2_CallbackCode on_MpiIrecv(EV_HDR, uint32_t sender, OTF2_CommRef c, uint32_t tag,
                                      uint64_t len, uint64_t req)
 {
-    (void)al, (void)len, (void)req;
+    trace *tr = ud;
+    uint8_t v;
+    (void)len, (void)req;
     p2p_event(ud, lid, t, K_MpiIrecv, true, sender, c, tag);
+    if (tr->has_pollattr && al && tr->last < tr->nlocs &&
+        OTF2_AttributeList_GetUint8(al, tr->pollattr, &v) == OTF2_SUCCESS && v == 2) {
+        loc *l = &tr->locs[tr->last];
+        GROW(l->moved, l->nmoved, l->capmoved);
+        l->moved[l->nmoved++] = l->n - 1;
+    }
     return CB_RESULT((trace *)ud);
 }
 
@@ -1033,6 +1069,8 @@ static int read_defs(trace *tr, OTF2_Reader *rd)
     TRY(OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm), "callbacks");
     TRY(OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, def_intercomm), "callbacks");
     TRY(OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, def_rmawin), "callbacks");
+    TRY(OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string), "callbacks");
+    TRY(OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute), "callbacks");
     TRY(OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, cb, tr), "registering definition callbacks");
     TRY(OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n), "reading the global definitions");
     ret = 0;
@@ -1167,6 +1205,7 @@ static void trace_free(trace *tr)
         free(tr->locs[i].kind);
         free(tr->locs[i].t);
         free(tr->locs[i].req);
+        free(tr->locs[i].moved);
     }
     for (i = 0; i < tr->ngroups; i++)
         free(tr->groups[i].m);
@@ -1224,6 +1263,33 @@ static void check_against(trace *out, const trace *in)
         if (o->n != n->n)
             note(out, V_COUNT, "location %" PRIu64 ": %" PRIu64 " records in %s, %" PRIu64 " in %s",
                  o->id, n->n, in->label, o->n, out->label);
+        if (o->nmoved) { /* completions moved to a later poll: each left an
+                           * MpiIrecv of IN behind, earlier in the sequence */
+            uint64_t a = 0, b = 0, mv = 0, owed = 0;
+            while (a < o->n && b < n->n) {
+                if (mv < o->nmoved && o->moved[mv] == a) {
+                    if (!owed) { /* moved later, so IN had it already */
+                        b = n->n;
+                        break;
+                    }
+                    owed--, mv++, a++;
+                } else if (o->kind[a] == n->kind[b])
+                    a++, b++;
+                else if (n->kind[b] == K_MpiIrecv && owed + mv < o->nmoved)
+                    owed++, b++;
+                else
+                    break;
+            }
+            while (mv < o->nmoved && o->moved[mv] == a && owed)
+                owed--, mv++, a++;
+            if (a < o->n || b < n->n || owed || mv < o->nmoved)
+                note(out, V_KINDS, "location %" PRIu64 " record %" PRIu64 ": %s in %s, %s in %s, with "
+                     "%zu completions moved (t=%" PRIu64 ")", o->id, a,
+                     b < n->n ? kind_names[n->kind[b]] : "the end", in->label,
+                     a < o->n ? kind_names[o->kind[a]] : "the end", out->label, o->nmoved,
+                     a < o->n ? o->t[a] : 0);
+            continue;
+        }
         m = o->n < n->n ? o->n : n->n;
         for (j = 0; j < m && o->kind[j] == n->kind[j]; j++)
             ;
