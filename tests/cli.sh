@@ -85,7 +85,7 @@ if command -v jq >/dev/null 2>&1; then
         ok "json values" || bad "json values" "$(jq -c '{mode, locations, events}' "$T/s.json")"
     jq -e '.per_location | length == 2 and all(has("location") and has("rank") and has("name") and has("measured_end_s") and has("approximated_end_s"))' "$T/s.json" >/dev/null &&
         ok "json per_location keys" || bad "json per_location keys"
-    jq -e '.polls == "model" and .spins == 0 and .polls_collapsed == 0 and .completions_moved == 0 and .parameters.spin_gap_ns == 250' "$T/s.json" >/dev/null &&
+    jq -e '.polls == "model" and .spins == 0 and .polls_collapsed == 0 and .completions_moved == 0 and .parameters.spin_gap_ns == 10' "$T/s.json" >/dev/null &&
         ok "json: polling counts (none in a ping-pong)" || bad "json: polling counts" "$(jq -c '{polls, spins, polls_collapsed, completions_moved}' "$T/s.json")"
     jq -e '.repairs | type == "object" and has("clock_condition") and has("unmatched_recv")' "$T/s.json" >/dev/null &&
         ok "json repairs object" || bad "json repairs object"

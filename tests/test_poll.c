@@ -308,11 +308,12 @@ TEST(poll_iprobe_spin_then_recv)
      * 630); E(Finalize) 800.  Approximated: E(Irecv)... no receive posted
      * before: rank 1 starts with E(work) 100, L(work) 190 -> 180; the spin
      * starts at E 200 -> 180 + 10 - 10 = 180; seven failed calls and the
-     * last one's Enter at 180; its Leave 590 -> 180 + 40 - 10 = 210 (its
-     * own measured time less O: the probe found the message); E(Recv) 600
-     * -> 210 + 10 - 10 = 210; MpiRecv (m.2): max(send_a 100 + 100, 210) =
-     * 210; Leave 630 -> 210 + 10 - 10 = 210; E(Finalize) 800 -> 210 +
-     * 170 - 10 = 370.  With --polls local the calls keep 40 - 10 + 10 - 10
+     * last one's Enter at 180; its Leave 590: eq. (1) gives 180 + 40 - 10
+     * = 210, but a poll call without a completion record lasts no longer
+     * than test_ns: 200; E(Recv) 600 -> 200 + 10 - 10 = 200; MpiRecv
+     * (m.2): max(send_a 100 + 100, 200) = 200; Leave 630 -> 200;
+     * E(Finalize) 800 -> 200 + 170 - 10 = 360.  With --polls local the
+     * calls keep 40 - 10 + 10 - 10
      * = 30 each: E(Recv) 180 + 8 * 30 = 420, MpiRecv 420, L 420,
      * E(Finalize) 580. */
     uint64_t want[24];
@@ -333,8 +334,8 @@ TEST(poll_iprobe_spin_then_recv)
     want[n++] = 100, want[n++] = 180;
     for (k = 0; k < 16; k++)
         want[n++] = 180;
-    want[n - 1] = 210; /* the last probe's Leave */
-    want[n++] = 210, want[n++] = 210, want[n++] = 210, want[n++] = 370;
+    want[n - 1] = 200; /* the last probe's Leave */
+    want[n++] = 200, want[n++] = 200, want[n++] = 200, want[n++] = 360;
     run_case(in, UP_POLLS_MODEL, 1, want, n, &res);
     CHECK_EQ(res.spins, 1);
     CHECK_EQ(res.polls_collapsed, 7);
@@ -389,5 +390,46 @@ TEST(poll_spin_ended_by_a_cancel_is_not_collapsed)
     CHECK_EQ(res.repairs[UP_REPAIR_unmatched_send], 1);
     up_replay_result_free(&res);
     run_case(in, UP_POLLS_LOCAL, 1, want, n, &res);
+    up_replay_result_free(&res);
+}
+
+/* ---- a failed poll call lasts an uninstrumented MPI_Test --------------------------- */
+
+TEST(poll_failed_call_costs_test_ns)
+{
+    /* One rank: work 100..200, a failed MPI_Test that took 200 ns (Enter
+     * 210, MpiRequestTest 220, Leave 410: MPI's progress, or records dearer
+     * than their O), E(Finalize) 420.  Approximated: L(work) 190, E(Test)
+     * and MpiRequestTest 190; the Leave by eq. (1) 190 + 190 - 10 = 370,
+     * but a call that completed nothing holds no program work: it lasts no
+     * longer than test_ns, 190 + 20 = 210; E(Finalize) 210.  upper keeps
+     * eq. (1) (370, 370), and so does --polls local. */
+    static const uint64_t model[] = {100, 190, 190, 190, 210, 210};
+    static const uint64_t local[] = {100, 190, 190, 190, 370, 370};
+    char in[4096], out[4096];
+    tg *g;
+    up_replay_result res;
+    up_comp_params p = poll_params(UP_POLLS_MODEL);
+    tr_trace t;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 1, NS, 0);
+    tg_enter(g, 0, 100, TG_WORK);
+    tg_leave(g, 0, 200, TG_WORK);
+    tg_enter(g, 0, 210, TG_TEST);
+    tg_request_test(g, 0, 220, 1);
+    tg_leave(g, 0, 410, TG_TEST);
+    tg_enter(g, 0, 420, TG_FINALIZE);
+    CHECK(tg_close(g) == 0);
+    run_case(in, UP_POLLS_MODEL, 0, model, 6, &res);
+    up_replay_result_free(&res);
+    run_case(in, UP_POLLS_LOCAL, 0, local, 6, &res);
+    up_replay_result_free(&res);
+    p.mode = UP_MODE_UPPER;
+    snprintf(out, sizeof out, "%s", t_dir("upper"));
+    CHECK(t_compensate(in, out, &p, &res, NULL) == UP_OK);
+    if (tr_load(out, &t) == 0) {
+        CHECK_TIMES(&t, 0, local, 6);
+        tr_free(&t);
+    }
     up_replay_result_free(&res);
 }

@@ -44,7 +44,7 @@ static const char usage_text[] =
     "      --test-ns N            one uninstrumented MPI_Test, ns (default: the\n"
     "                             calibration's test_ns, else measured in each spin)\n"
     "      --spin-gap-ns N        most program time between two polls of a spin\n"
-    "                             (default 250)\n"
+    "                             on average over the run (default 10)\n"
     "      --json FILE            also write the summary as JSON\n"
     "  -f, --force                replace DIR and the --json file if they exist\n"
     "  -q, --quiet                print nothing on success\n"

@@ -56,7 +56,7 @@ const char *up_collective_name(up_collective c);
 #define UP_NET_POINTS 32
 #define UP_LOC_OVH_MAX 1024 /* locations in [overhead_by_location] */
 #define UP_DEFAULT_EAGER_LIMIT 4096 /* Open MPI's shared-memory eager limit */
-#define UP_DEFAULT_SPIN_GAP_NS 250.0 /* docs/models.md, "Polling" */
+#define UP_DEFAULT_SPIN_GAP_NS 10.0 /* on average over a spin (docs/models.md, "Polling") */
 
 typedef struct up_comp_params {
     up_mode mode;

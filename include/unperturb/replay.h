@@ -222,8 +222,9 @@ typedef struct up_model_ops {
      * (a simulation of another machine) */
     bool eager_from_trace;
     /* polling (may be NULL: every poll is a local record).  spin_gap: the
-     * most program time (ticks, after the model removed overhead) between
-     * two poll calls of one spin; 0 turns the poll rules off.  A spin's
+     * most program time (ticks, gaps less the Leave's overhead) between two
+     * poll calls of one spin, on average over the spin; 0 turns the poll
+     * rules off.  A spin's
      * completion reaches recv() with ls->spin set.  poll_recv: a receive
      * completed by a poll call of an interleaved loop (work between polls):
      * sets ev->t_out to its local time (eq. 1), as if nothing waited, and

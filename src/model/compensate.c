@@ -54,6 +54,10 @@ typedef struct cloc {
     uint64_t st_s, st_e; /* the next stall of its spins, measured [start, end);
                           * st_s = UINT64_MAX: none (no list, or its end) */
     struct stalls *st;   /* the rest of its <location>.stalls list */
+    /* polling: the open poll call (its Enter's approximated time), and
+     * whether it completed anything (docs/models.md, "Polling") */
+    bool poll_open, poll_done;
+    uint64_t poll_a;
 } cloc;
 
 /* A location's list of stalls (tracer.c): pairs of 64-bit words, start and
@@ -219,6 +223,9 @@ UP_HOT_INLINE void account(up_comp *M, cloc *c, up_event *ev)
         return;
     }
     account_rec(c, ev->kind, ev->rflags, ev->time, o);
+    if (__builtin_expect(c->poll_open, 0) && ev->kind != UP_EV_Enter && ev->kind != UP_EV_Leave &&
+        ev->kind != UP_EV_MpiRequestTest)
+        c->poll_done = true; /* the poll call completed something */
 }
 
 /* The location's next stall into st_s/st_e (UINT64_MAX: no more).  A list
@@ -332,10 +339,42 @@ __attribute__((noinline)) static void c_local_stalled(up_comp *M, cloc *c,
     account(M, c, ev);
 }
 
+static uint64_t poll_cost_ticks(const up_comp *M, const cloc *c, uint64_t spin_poll_m);
+
+/* A poll call's records with the rules (--polls model): a call that found
+ * nothing holds no program work, only MPI's and the tracer's, so it lasts
+ * no longer than an uninstrumented MPI_Test (test_ns) in network and lower
+ * mode; its measured time less O, if shorter.  upper keeps the measured
+ * time less O (eq. 1), the bound's own. */
+static void poll_local(up_comp *M, cloc *c, const up_loc_state *ls, up_event *ev)
+{
+    bool leave = ev->kind == UP_EV_Leave && (ev->rflags & UP_REGION_POLL);
+    uint64_t t = local_time(M, c, ls, ev->time);
+    if (leave && c->poll_open && !c->poll_done && M->p.mode != UP_MODE_UPPER && M->p.test_ns > 0 &&
+        ls->started) {
+        uint64_t cap = c->poll_a + poll_cost_ticks(M, c, 0);
+        if (t > cap)
+            t = max2(cap, ls->prev_a);
+    }
+    ev->t_out = t;
+    account(M, c, ev);
+    if (ev->kind == UP_EV_Enter && (ev->rflags & UP_REGION_POLL)) {
+        c->poll_open = true;
+        c->poll_done = false;
+        c->poll_a = t;
+    } else if (ev->kind == UP_EV_Leave)
+        c->poll_open = false;
+}
+
 static void c_local(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev)
 {
     up_comp *M = mp;
     cloc *c = &M->L[loc];
+    if (__builtin_expect(c->poll_open || (ev->rflags & UP_REGION_POLL), 0) &&
+        M->p.polls == UP_POLLS_MODEL) {
+        poll_local(M, c, ls, ev);
+        return;
+    }
     if (__builtin_expect(c->st_s < ev->time, 0)) {
         c_local_stalled(M, c, ls, ev);
         return;
@@ -554,13 +593,13 @@ static uint64_t poll_arrival(up_comp *M, uint32_t loc, const up_event *ev, const
 /* The cost of one poll call that remains in the approximated run: an
  * uninstrumented MPI_Test as the calibration measured it, else the spin's
  * shortest measured call less its records' overhead. */
-static uint64_t poll_cost(const up_comp *M, const cloc *c, const up_loc_state *ls)
+static uint64_t poll_cost_ticks(const up_comp *M, const cloc *c, uint64_t spin_poll_m)
 {
     uint64_t p;
     if (M->p.test_ns > 0)
         p = ns_ticks(M, M->p.test_ns);
     else
-        p = sub0(ls->spin_poll_m, M->ovh.poll[0] + c->extra_o);
+        p = sub0(spin_poll_m, M->ovh.poll[0] + c->extra_o);
     return p ? p : 1;
 }
 
@@ -575,7 +614,7 @@ static void spin_recv(up_comp *M, uint32_t loc, const up_loc_state *ls, up_event
                       const up_msg *msg)
 {
     cloc *c = &M->L[loc];
-    uint64_t arr = poll_arrival(M, loc, ev, msg), p = poll_cost(M, c, ls), k = 0;
+    uint64_t arr = poll_arrival(M, loc, ev, msg), p = poll_cost_ticks(M, c, ls->spin_poll_m), k = 0;
     consume_pending(M, c, ls, ev);
     if (arr > ls->spin_a)
         k = (arr - ls->spin_a + p - 1) / p;

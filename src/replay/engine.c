@@ -94,6 +94,9 @@ typedef struct rloc {
     bool spin_on;        /* a spin runs past the lookahead: its next poll call continues it */
     bool spin_last;      /* the spin's last call is open: its first completion ends the spin */
     uint32_t spin_left;  /* records of the spin still to collapse (they take no time) */
+    uint64_t plain_until;/* a run of polls found to be no spin ends at this measured
+                          * time: its calls are not read ahead again (a run is
+                          * scanned once, not once per call) */
     uint64_t spin_poll_m;/* shortest measured poll call of the spin */
     bool hold_now;       /* the record just timed completes later: hold it */
     uint64_t hold_t;     /* ... its message is there at this approximated time */
@@ -152,7 +155,8 @@ typedef struct engine {
     uint64_t eager;   /* bytes above which a send is synchronous */
     uint64_t max_shift; /* largest output_clamped raise */
     uint64_t spin_gap;  /* polling: most program time between two polls of a
-                         * spin, ticks (0: every poll is a local record) */
+                         * spin on average, ticks (0: every poll is a local record) */
+    uint64_t spin_pause;/* ... and between any two of its polls (SPIN_PAUSE_NS) */
     uint64_t spins, polls_collapsed, completions_moved;
     bool has_poll_attr; /* the output marks collapsed polls and moved completions */
     OTF2_AttributeRef poll_attr;
@@ -2126,6 +2130,10 @@ static void rma_free(engine *E)
 /* Records read ahead for the end of a spin; a longer spin is collapsed in
  * pieces of this reach (its end is not seen before its start is timed). */
 #define SPIN_LOOKAHEAD 16384
+/* The longest pause between two calls of one run: more is program work (a
+ * preemption inside a spin is shorter than this only rarely; then the run
+ * ends there, and its polls keep their time) */
+#define SPIN_PAUSE_NS 1000.0
 
 enum { SPIN_NONE, SPIN_ENDS, SPIN_OPEN };
 
@@ -2136,6 +2144,7 @@ typedef struct spin_run {
     size_t last_enter; /* position of the last call's Enter */
     size_t last_leave; /* ... and of its Leave */
     uint64_t pmin;     /* shortest measured call */
+    uint64_t between;  /* program time between its calls, summed (gaps less O) */
     int end;           /* SPIN_ENDS: its last call completed a request (not a
                         * cancelled one), or a probe's was followed by the
                         * call that receives; SPIN_OPEN: out of reach;
@@ -2202,10 +2211,12 @@ static int spin_scan(engine *E, rloc *L, uint32_t li, spin_run *sr)
         }
         if (up_stream_peek(L->s, j + 1, &e, E->err) != UP_OK)
             return -1;
-        if (!e || e->kind != UP_EV_Enter || (e->time > t_leave + o && e->time - t_leave - o > E->spin_gap))
+        if (!e || e->kind != UP_EV_Enter || (e->time > t_leave + o && e->time - t_leave - o > E->spin_pause))
             return 0;
         fl = up_defs_region_flags(E->d, e->u.Enter.region);
-        if (!(fl & UP_REGION_POLL)) {
+        if (fl & UP_REGION_POLL)
+            sr->between += e->time > t_leave + o ? e->time - t_leave - o : 0;
+        else {
             /* a probe that found its message, then the call that takes it */
             if ((fl & UP_REGION_MPI) && probe_region(E, reg))
                 sr->end = SPIN_ENDS;
@@ -2222,7 +2233,7 @@ static int spin_scan(engine *E, rloc *L, uint32_t li, spin_run *sr)
 static int poll_step(engine *E, uint32_t li, up_event **evp, unsigned *mark, bool *start)
 {
     rloc *L = &E->L[li];
-    up_event *ev = *evp;
+    up_event *ev = *evp, *e;
     spin_run sr;
     bool cont;
     if (L->spin_left) {
@@ -2238,7 +2249,7 @@ static int poll_step(engine *E, uint32_t li, up_event **evp, unsigned *mark, boo
     }
     if (L->spin_last && ev->kind == UP_EV_Leave) /* the last call completed no message */
         L->spin_last = false;
-    if (ev->kind != UP_EV_Enter || L->spin_last ||
+    if (ev->kind != UP_EV_Enter || L->spin_last || ev->time < L->plain_until ||
         !(up_defs_region_flags(E->d, ev->u.Enter.region) & UP_REGION_POLL)) {
         L->spin_on = false;
         return STEP_DECLINED;
@@ -2248,8 +2259,19 @@ static int poll_step(engine *E, uint32_t li, up_event **evp, unsigned *mark, boo
         return STEP_ERROR;
     ev = *evp;
     L->spin_on = false;
-    if (sr.end == SPIN_NONE || (sr.calls < 2 && !cont))
-        return STEP_DECLINED; /* not a spin: an interleaved poll, or polls that ended otherwise */
+    /* only the loop's own instructions between the calls: on average no more
+     * than the spin gap (RandomAccess generates an update between two polls,
+     * 10-25 ns more than a bare loop: work, not a wait) */
+    if (sr.calls > 1 && sr.between / (sr.calls - 1) > E->spin_gap)
+        sr.end = SPIN_NONE;
+    if (sr.end == SPIN_NONE || (sr.calls < 2 && !cont)) {
+        /* not a spin: an interleaved poll, or polls that ended otherwise */
+        if (sr.calls > 1 && up_stream_peek(L->s, sr.last_leave, &e, E->err) == UP_OK && e)
+            L->plain_until = e->time;
+        if (up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
+            return STEP_ERROR;
+        return STEP_DECLINED;
+    }
     if (!cont) {
         E->spins++;
         L->spin_poll_m = sr.pmin;
@@ -2847,6 +2869,9 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
     E.wild = ops->wildcard ? ops->wildcard(model) : UP_WILDCARD_PRESERVE;
     E.eager = ops->eager_limit ? ops->eager_limit(model) : UINT64_MAX;
     E.spin_gap = ops->spin_gap ? ops->spin_gap(model) : 0;
+    E.spin_pause = up_ticks_round(SPIN_PAUSE_NS * (double)E.d->resolution / 1e9);
+    if (E.spin_pause < E.spin_gap)
+        E.spin_pause = E.spin_gap;
     E.L = up_calloc(E.n, sizeof *E.L);
     E.heap = up_calloc(E.n, sizeof *E.heap);
     E.seen = up_calloc(E.n ? E.n : 1, sizeof *E.seen);
