@@ -54,10 +54,9 @@ typedef struct cloc {
     uint64_t st_s, st_e; /* the next stall of its spins, measured [start, end);
                           * st_s = UINT64_MAX: none (no list, or its end) */
     struct stalls *st;   /* the rest of its <location>.stalls list */
-    /* polling: the open poll call (its Enter's approximated time), and
-     * whether it completed anything (docs/models.md, "Polling") */
+    /* polling: a poll call is open, and it completed something
+     * (docs/models.md, "Polling") */
     bool poll_open, poll_done;
-    uint64_t poll_a;
 } cloc;
 
 /* A location's list of stalls (tracer.c): pairs of 64-bit words, start and
@@ -352,7 +351,8 @@ static void poll_local(up_comp *M, cloc *c, const up_loc_state *ls, up_event *ev
     uint64_t t = local_time(M, c, ls, ev->time);
     if (leave && c->poll_open && !c->poll_done && M->p.mode != UP_MODE_UPPER && M->p.test_ns > 0 &&
         ls->started) {
-        uint64_t cap = c->poll_a + poll_cost_ticks(M, c, 0);
+        /* from the call's Enter as written (a spin's last call: its start) */
+        uint64_t cap = ls->enter_a + poll_cost_ticks(M, c, 0);
         if (t > cap)
             t = max2(cap, ls->prev_a);
     }
@@ -361,7 +361,6 @@ static void poll_local(up_comp *M, cloc *c, const up_loc_state *ls, up_event *ev
     if (ev->kind == UP_EV_Enter && (ev->rflags & UP_REGION_POLL)) {
         c->poll_open = true;
         c->poll_done = false;
-        c->poll_a = t;
     } else if (ev->kind == UP_EV_Leave)
         c->poll_open = false;
 }

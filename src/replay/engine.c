@@ -2197,8 +2197,8 @@ static int spin_scan(engine *E, rloc *L, uint32_t li, spin_run *sr)
         sr->last_enter = i;
         sr->last_leave = j;
         t_leave = e->time;
-        if (t_leave - (t_leave < t0 ? t_leave : t0) < sr->pmin)
-            sr->pmin = t_leave < t0 ? 0 : t_leave - t0;
+        if ((t_leave > t0 ? t_leave - t0 : 0) < sr->pmin)
+            sr->pmin = t_leave > t0 ? t_leave - t0 : 0;
         if (done || cancelled) {
             sr->end = cancelled ? SPIN_NONE : SPIN_ENDS;
             return 0;
