@@ -91,6 +91,9 @@ typedef struct rloc {
     bool has_init, has_fin;
     /* polling (docs/models.md, "Polling") */
     bool in_poll;        /* inside a poll call (its Enter seen, no Leave since) */
+    bool polling;        /* in_poll, spin_on or held completions: every record
+                          * takes the slow path (set by step(), the only path
+                          * that changes them) */
     bool spin_on;        /* a spin runs past the lookahead: its next poll call continues it */
     bool spin_last;      /* the spin's last call is open: its first completion ends the spin */
     uint32_t spin_left;  /* records of the spin still to collapse (they take no time) */
@@ -157,6 +160,7 @@ typedef struct engine {
     uint64_t spin_gap;  /* polling: most program time between two polls of a
                          * spin on average, ticks (0: every poll is a local record) */
     uint64_t spin_pause;/* ... and between any two of its polls (SPIN_PAUSE_NS) */
+    unsigned poll_flag; /* UP_REGION_POLL when the rules are on, else 0 */
     uint64_t spins, polls_collapsed, completions_moved;
     bool has_poll_attr; /* the output marks collapsed polls and moved completions */
     OTF2_AttributeRef poll_attr;
@@ -1774,7 +1778,6 @@ UP_HOT_INLINE uint64_t finish_times(engine *E, rloc *L, unsigned kind, uint64_t 
         E->repairs[UP_REPAIR_output_clamped]++;
     }
     if (kind == UP_EV_Enter) {
-        L->in_poll = (rflags & UP_REGION_POLL) != 0;
         L->ls.enter_m = t_m;
         L->ls.enter_a = t_a;
         L->enter_rflags = (uint8_t)rflags;
@@ -1785,7 +1788,6 @@ UP_HOT_INLINE uint64_t finish_times(engine *E, rloc *L, unsigned kind, uint64_t 
             L->fin_a = t_a;
         }
     } else if (kind == UP_EV_Leave) {
-        L->in_poll = false;
         while (L->npend) /* exit.send_m of the sends in the call this Leave ends */
             L->pend[--L->npend]->exit_m = t_m, L->pend[L->npend]->exit_known = true;
         if (rflags & UP_REGION_MPI_INIT) {
@@ -2508,6 +2510,13 @@ timed:
     }
     if (r != STEP_OK)
         return r;
+    if (E->spin_gap) { /* poll calls never pass the direct path: only here */
+        if (ev->kind == UP_EV_Enter)
+            L->in_poll = (ev->rflags & UP_REGION_POLL) != 0;
+        else if (ev->kind == UP_EV_Leave)
+            L->in_poll = false;
+        L->polling = L->in_poll || L->spin_on || L->nheld;
+    }
     up_stream_pop(L->s);
     return STEP_OK;
 }
@@ -2520,9 +2529,8 @@ static int direct_record(void *ctx, uint32_t li, up_event *ev)
 {
     engine *E = ctx;
     rloc *L = &E->L[li];
-    if (E->spin_gap && (L->in_poll || L->nheld || L->spin_on ||
-                        (ev->kind == UP_EV_Enter &&
-                         (up_defs_region_flags(E->d, ev->u.Enter.region) & UP_REGION_POLL))))
+    if (L->polling || (ev->kind == UP_EV_Enter &&
+                       (up_defs_region_flags(E->d, ev->u.Enter.region) & E->poll_flag)))
         return 0; /* polling: step() */
     switch (ev->kind) {
     case UP_EV_MpiCollectiveBegin:
@@ -2579,7 +2587,7 @@ static int direct_region(void *ctx, uint32_t li, unsigned kind, uint64_t t_m,
     if (region >= E->d->nregion_ids || (L->nsync && kind == UP_EV_Leave))
         return 0; /* direct_record: a sparse region id, or a synchronous send's end */
     rflags = E->d->region_flags[region];
-    if (E->spin_gap && ((rflags & UP_REGION_POLL) || L->in_poll || L->nheld || L->spin_on))
+    if ((rflags & E->poll_flag) | L->polling)
         return 0; /* polling: step() */
     *t_out = finish_times(E, L, kind, t_m, E->ops->region(E->model, li, &L->ls, kind, t_m, rflags),
                           rflags, region);
@@ -2872,6 +2880,7 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
     E.spin_pause = up_ticks_round(SPIN_PAUSE_NS * (double)E.d->resolution / 1e9);
     if (E.spin_pause < E.spin_gap)
         E.spin_pause = E.spin_gap;
+    E.poll_flag = E.spin_gap ? UP_REGION_POLL : 0;
     E.L = up_calloc(E.n, sizeof *E.L);
     E.heap = up_calloc(E.n, sizeof *E.heap);
     E.seen = up_calloc(E.n ? E.n : 1, sizeof *E.seen);
