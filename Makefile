@@ -140,8 +140,8 @@ test:
 	tests/tracer/symbols_test.sh
 	$(MAKE) --no-print-directory $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so $(EXAMPLES_BIN)
 	tests/tracer/valgrind.sh $(BUILD)
-	tests/examples/run.sh $(BUILD)
 	$(MAKE) --no-print-directory $(BUILD)/bin/up-check
+	tests/examples/run.sh $(BUILD)
 	tests/features/run.sh $(BUILD)
 	$(MAKE) --no-print-directory $(BUILD)/bin/up-bench-gen $(BUILD)/bin/up-bench-measure
 	UNPERTURB=$(SAN)/bin/unperturb tests/corrupt/run.sh $(BUILD)

@@ -1263,26 +1263,28 @@ static void check_against(trace *out, const trace *in)
         if (o->n != n->n)
             note(out, V_COUNT, "location %" PRIu64 ": %" PRIu64 " records in %s, %" PRIu64 " in %s",
                  o->id, n->n, in->label, o->n, out->label);
-        if (o->nmoved) { /* completions moved to a later poll: each left an
-                           * MpiIrecv of IN behind, earlier in the sequence */
-            uint64_t a = 0, b = 0, mv = 0, owed = 0;
-            while (a < o->n && b < n->n) {
-                if (mv < o->nmoved && o->moved[mv] == a) {
-                    if (!owed) { /* moved later, so IN had it already */
-                        b = n->n;
-                        break;
-                    }
-                    owed--, mv++, a++;
-                } else if (o->kind[a] == n->kind[b])
+        if (o->nmoved) {
+            /* completions moved to a later poll (marked in OUT): OUT without
+             * them must be IN without as many MpiIrecv records.  Matching
+             * equal kinds first is safe: only MpiIrecv is deleted, and
+             * deleting one MpiIrecv or the next gives the same sequence. */
+            uint64_t a = 0, b = 0, skip = 0;
+            size_t mv = 0;
+            for (;;) {
+                while (mv < o->nmoved && o->moved[mv] == a)
+                    mv++, a++;
+                if (a == o->n || b == n->n)
+                    break;
+                if (o->kind[a] == n->kind[b])
                     a++, b++;
-                else if (n->kind[b] == K_MpiIrecv && owed + mv < o->nmoved)
-                    owed++, b++;
+                else if (n->kind[b] == K_MpiIrecv && skip < o->nmoved)
+                    skip++, b++;
                 else
                     break;
             }
-            while (mv < o->nmoved && o->moved[mv] == a && owed)
-                owed--, mv++, a++;
-            if (a < o->n || b < n->n || owed || mv < o->nmoved)
+            while (b < n->n && n->kind[b] == K_MpiIrecv && skip < o->nmoved)
+                skip++, b++;
+            if (a < o->n || b < n->n || skip != o->nmoved)
                 note(out, V_KINDS, "location %" PRIu64 " record %" PRIu64 ": %s in %s, %s in %s, with "
                      "%zu completions moved (t=%" PRIu64 ")", o->id, a,
                      b < n->n ? kind_names[n->kind[b]] : "the end", in->label,

@@ -320,4 +320,20 @@ echo "$flushes $removed" | awk '{ if ($1 < 2 || $3 < $2 - $1 || $3 > $2 + $1) ex
     fail "flushes (count, ticks) $flushes, removed $removed ticks"
 ok "barrier with a 1 MiB buffer: $(echo "$flushes" | cut -d' ' -f1) flushes, their $(echo "$flushes" | cut -d' ' -f2) ticks removed exactly"
 
+# ---- a traced polling run: every record kept, moved completions consistent -------
+# poll with work between polls (chunk 16) and a dear record: the compensated
+# polls come faster than their messages, so completions move to later polls
+# (docs/models.md, "Polling"); up-check (an independent checker) must accept
+# the output against the input in every mode.
+$UNPERTURB trace -q -o "$T/po" --extra-ns 3000 -- $MPIRUN -np 2 "$EX/poll" 16 200 20000 > /dev/null ||
+    fail "unperturb trace of poll"
+for mode in lower upper network; do
+    $UNPERTURB compensate -q "$T/po" -o "$T/po-$mode" --mode $mode --json "$T/po-$mode.json" ||
+        fail "compensate of the poll trace, $mode"
+    "$BUILD/bin/up-check" -q "$T/po-$mode" --against "$T/po" > "$T/po-check" 2>&1 ||
+        fail "poll, $mode: up-check: $(head -5 "$T/po-check")"
+done
+moved=$(jq .completions_moved "$T/po-network.json")
+ok "poll traced at 3000 ns per record: compensated in every mode, up-check clean ($moved completions moved, $(jq .spins "$T/po-network.json") spins in network mode)"
+
 echo "examples tests: $pass passed"
