@@ -24,7 +24,7 @@ pass=0
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { pass=$((pass + 1)); echo "ok   $*"; }
 
-for p in montecarlo montecarlo-finst barrier transpose transpose-any ring halo poll; do
+for p in montecarlo montecarlo-finst barrier transpose transpose-any ring halo poll farm; do
     [ -x "$EX/$p" ] || fail "$EX/$p is missing: run make first"
 done
 [ -f "$SHIM" ] || fail "$SHIM is missing: run make first"
@@ -143,6 +143,16 @@ predict_poll() {
         printf "%d %d\n", u, s }'
 }
 
+# farm TASKS SPREAD WORK -> checksum: the sum mod 2^31 of every task's
+# result, w_k MINSTD steps from k + 1 (examples/farm.c)
+predict_farm() {
+    awk -v T="$1" -v S="$2" -v W="$3" 'BEGIN { M = 2147483647; sum = 0
+        for (k = 0; k < T; k++) { x = (7919 * k + 13) % M; x = x * 48271 % M; f = x / M
+            w = W + int(W * S / 100 * (2 * f - 1)); if (w < 1) w = 1
+            x = k + 1; for (i = 0; i < w; i++) x = x * 48271 % M; sum += x }
+        printf "%d\n", sum % 2147483648 }'
+}
+
 # |a - b| <= tol * |b|
 close_to() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= t * m) }'; }
 
@@ -154,6 +164,7 @@ TR_ARGS="13 3 4"            # n (not a multiple of 2, 3 or 4), iterations, work
 RING_ARGS="40 3"            # iterations, work
 HALO_ARGS="19 25 7"         # n, iterations, check
 POLL_ROUNDS=3 POLL_WORK=1000 # rounds, local updates per round (chunk: 0 and 16)
+FARM_ARGS="200 50 2000 100"  # tasks, spread %, work per task, master's service
 
 exp_bar_ck=""
 exp_tr=$(predict_transpose $TR_ARGS)
@@ -198,6 +209,12 @@ for np in 2 3 4; do
             fail "poll np=$np chunk=$chunk: '$line', expected updates=$1 checksum=$2"
         ok "poll np=$np chunk=$chunk: $line"
     done
+
+    line=$(run farm $np "$EX/farm" $FARM_ARGS)
+    e=$(predict_farm $FARM_ARGS)
+    [ "$(field "$line" checksum)" = "$e" ] && [ "$(field "$line" done)" = 200 ] ||
+        fail "farm np=$np: '$line', expected checksum=$e done=200"
+    ok "farm np=$np: $line"
 
     line=$(run halo $np "$EX/halo" $HALO_ARGS)
     set -- $exp_halo
