@@ -55,6 +55,10 @@ static struct {
     bool sync;            /* ranks on more than one node: measure clock offsets */
     bool cpu;             /* UNPERTURB_CPU_TIME=1: thread CPU time at MPI calls */
     OTF2_AttributeList *attrs; /* a record's attributes; OTF2 empties it after each */
+    /* the source and communicator of the last MPI_ANY_SOURCE receive, until
+     * the first send to that source (marked a reply: UPT_ATTR_REPLY) */
+    bool wild_open;
+    uint32_t wild_src, wild_comm;
     /* regions defined at run time: (name, file, line) -> id */
     struct region { char *name, *file; uint32_t line; } *regions;
     uint32_t nregions, regions_cap;
@@ -452,9 +456,30 @@ void upt_leave(uint32_t r)
     RECORD(OTF2_EvtWriter_Leave(T.w, NULL, t, r));
 }
 
+/* The attribute list of a send: UPT_ATTR_REPLY when it is the first send
+ * to the source of the last MPI_ANY_SOURCE receive on its communicator (a
+ * farm's reply to status.MPI_SOURCE; issue 22), else NULL.  Called inside
+ * RECORD only, like wildcard_attrs. */
+static OTF2_AttributeList *reply_attrs(uint32_t dest, uint32_t comm)
+{
+    if (!T.wild_open || dest != T.wild_src || comm != T.wild_comm)
+        return NULL;
+    T.wild_open = false;
+    if (!T.attrs || OTF2_AttributeList_AddUint8(T.attrs, UPT_ATTR_REPLY, 1) != OTF2_SUCCESS)
+        return NULL;
+    return T.attrs;
+}
+
+/* A receive that named MPI_ANY_SOURCE took a message from src. */
+static void wild_source(uint32_t src, uint32_t comm, unsigned wildcard)
+{
+    if (wildcard & 1)
+        T.wild_open = true, T.wild_src = src, T.wild_comm = comm;
+}
+
 void upt_send(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes)
 {
-    RECORD(OTF2_EvtWriter_MpiSend(T.w, NULL, upt_now(), dest, comm, tag, bytes));
+    RECORD(OTF2_EvtWriter_MpiSend(T.w, reply_attrs(dest, comm), upt_now(), dest, comm, tag, bytes));
 }
 
 /* The attribute list of a receive: NULL for a plain one, else T.attrs with
@@ -472,11 +497,13 @@ void upt_recv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes, unsigne
 {
     RECORD(OTF2_EvtWriter_MpiRecv(T.w, wildcard_attrs(wildcard), upt_now(), src, comm, tag,
                                   bytes));
+    wild_source(src, comm, wildcard);
 }
 
 void upt_isend(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
 {
-    RECORD(OTF2_EvtWriter_MpiIsend(T.w, NULL, upt_now(), dest, comm, tag, bytes, req));
+    RECORD(OTF2_EvtWriter_MpiIsend(T.w, reply_attrs(dest, comm), upt_now(), dest, comm, tag,
+                                   bytes, req));
 }
 
 void upt_isend_complete(uint64_t req)
@@ -494,6 +521,7 @@ void upt_irecv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes, uint64
 {
     RECORD(OTF2_EvtWriter_MpiIrecv(T.w, wildcard_attrs(wildcard), upt_now(), src, comm, tag,
                                    bytes, req));
+    wild_source(src, comm, wildcard);
 }
 
 void upt_request_test(uint64_t req)
@@ -665,6 +693,9 @@ static void define_attributes(void)
     side_line("attribute\t%u\t%d\tunperturb::wildcard\t"
               "MPI_ANY_SOURCE (1) and/or MPI_ANY_TAG (2) receive\n",
               UPT_ATTR_WILDCARD, (int)OTF2_TYPE_UINT8);
+    side_line("attribute\t%u\t%d\tunperturb::reply\t"
+              "the first send to the source of the last MPI_ANY_SOURCE receive on its communicator (1)\n",
+              UPT_ATTR_REPLY, (int)OTF2_TYPE_UINT8);
 }
 
 /* ---- communicators ------------------------------------------------------------ */

@@ -174,6 +174,7 @@ void upt_nbcoll_complete(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uin
  * named MPI_ANY_SOURCE (bit UPT_WILDCARD_SOURCE) and/or MPI_ANY_TAG (bit
  * UPT_WILDCARD_TAG).  Its id is the same on every rank. */
 #define UPT_ATTR_WILDCARD 0u
+#define UPT_ATTR_REPLY 1u    /* "unperturb::reply" on MpiSend/MpiIsend (tracer.c, reply_attrs) */
 #define UPT_WILDCARD_SOURCE 1u
 #define UPT_WILDCARD_TAG 2u
 

@@ -353,4 +353,16 @@ done
 moved=$(jq .completions_moved "$T/po-network.json")
 ok "poll traced at 3000 ns per record: compensated in every mode, up-check clean ($moved completions moved, $(jq .spins "$T/po-network.json") spins in network mode)"
 
+# ---- a traced farm: replies marked ----------------------------------------------------
+# farm on 3 ranks: every result (MPI_Recv from MPI_ANY_SOURCE) is answered by
+# one MPI_Send to its sender, a task or a stop: TASKS replies, each marked
+# unperturb::reply; the workers' receives name their source, so their sends
+# are not replies (docs/tracer.md)
+$UNPERTURB trace -q -o "$T/fa" -- $MPIRUN -np 3 "$EX/farm" 50 50 2000 100 > /dev/null ||
+    fail "unperturb trace of farm"
+otf2-print "$T/fa/traces.otf2" > "$T/fa.txt" || fail "otf2-print of the farm trace"
+replies=$(awk '$1 == "MPI_SEND" { s = $2 } /"unperturb::reply"/ { n[s]++ } END { print n[0] + 0, n[1] + n[2] + 0 }' "$T/fa.txt")
+[ "$replies" = "50 0" ] || fail "farm traced: replies marked on the master and the workers: $replies, expected 50 0"
+ok "farm traced on 3 ranks: its 50 replies to MPI_SOURCE marked unperturb::reply, no other send"
+
 echo "examples tests: $pass passed"
