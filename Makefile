@@ -202,7 +202,7 @@ uninstall:
 # bench/README.md: a synthetic trace of 5M and 20M events, plain OTF2 copy vs
 # `unperturb compensate`, events/s and peak RSS (not a test).
 BENCH_BIN := $(BUILD)/bin/up-bench-gen $(BUILD)/bin/up-bench-copy $(BUILD)/bin/up-bench-measure \
-             $(BUILD)/bin/up-bench-spin-after $(BUILD)/bin/up-bench-dense
+             $(BUILD)/bin/up-bench-spin-after $(BUILD)/bin/up-bench-dense $(BUILD)/bin/up-bench-wildrecv
 
 $(BUILD)/bin/up-bench-gen: $(BUILD)/obj/bench/gen.o $(BUILD)/obj/tests/tracegen.o
 	@mkdir -p $(dir $@)
@@ -217,6 +217,9 @@ $(BUILD)/bin/up-bench-spin-after: $(BUILD)/obj/bench/spin_after.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^
 $(BUILD)/bin/up-bench-dense: bench/dense.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(MPI_CFLAGS) $(CFLAGS) -o $@ $< $(MPI_LIBS)
+$(BUILD)/bin/up-bench-wildrecv: bench/wildrecv.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(MPI_CFLAGS) $(CFLAGS) -o $@ $< $(MPI_LIBS)
 
