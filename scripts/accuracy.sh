@@ -23,7 +23,7 @@ set -eu
 BUILD=${1:-build}
 OUT=${2:-accuracy}
 REPEAT=${REPEAT:-5}
-EXAMPLES=${EXAMPLES-"montecarlo barrier transpose transpose-any ring halo"}
+EXAMPLES=${EXAMPLES-"montecarlo barrier transpose transpose-any ring halo farm"}
 REAL=${REAL-"poll-spin poll-work hpcc netpipe lammps"}
 [ -n "$EXAMPLES" ] || FINST_NP=${FINST_NP-""}
 UP=$BUILD/bin/unperturb
