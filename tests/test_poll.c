@@ -24,16 +24,16 @@ static up_comp_params poll_params(up_polls polls)
     return p;
 }
 
-/* Compensates `in` and checks location `loc` against want[n]; returns the
- * result for the counts (free it). */
-static void run_case(const char *in, up_polls polls, uint64_t loc, const uint64_t *want, size_t n,
-                     up_replay_result *res)
+/* Compensates `in` with *p into folder `tag` and checks location `loc`
+ * against want[n]; fills the result for the counts (free it). */
+static void run_params(const char *in, const up_comp_params *p, const char *tag, uint64_t loc,
+                       const uint64_t *want, size_t n, up_replay_result *res)
 {
     char out[4096];
-    up_comp_params p = poll_params(polls);
     tr_trace t;
-    snprintf(out, sizeof out, "%s", t_dir(polls == UP_POLLS_LOCAL ? "local" : "model"));
-    if (t_compensate(in, out, &p, res, NULL) != UP_OK) {
+    memset(res, 0, sizeof *res);
+    snprintf(out, sizeof out, "%s", t_dir(tag));
+    if (t_compensate(in, out, p, res, NULL) != UP_OK) {
         CHECK(!"compensation failed");
         return;
     }
@@ -43,6 +43,14 @@ static void run_case(const char *in, up_polls polls, uint64_t loc, const uint64_
     }
     CHECK_TIMES(&t, loc, want, n);
     tr_free(&t);
+}
+
+/* The same with poll_params(polls). */
+static void run_case(const char *in, up_polls polls, uint64_t loc, const uint64_t *want, size_t n,
+                     up_replay_result *res)
+{
+    up_comp_params p = poll_params(polls);
+    run_params(in, &p, polls == UP_POLLS_LOCAL ? "local" : "model", loc, want, n, res);
 }
 
 /* Rank 0's sender: work 100..320 around an overhead region 110..310 (its
@@ -406,11 +414,10 @@ TEST(poll_failed_call_costs_test_ns)
      * eq. (1) (370, 370), and so does --polls local. */
     static const uint64_t model[] = {100, 190, 190, 190, 210, 210};
     static const uint64_t local[] = {100, 190, 190, 190, 370, 370};
-    char in[4096], out[4096];
+    char in[4096];
     tg *g;
     up_replay_result res;
     up_comp_params p = poll_params(UP_POLLS_MODEL);
-    tr_trace t;
     snprintf(in, sizeof in, "%s", t_dir("in"));
     g = tg_open(in, 1, NS, 0);
     tg_enter(g, 0, 100, TG_WORK);
@@ -425,11 +432,6 @@ TEST(poll_failed_call_costs_test_ns)
     run_case(in, UP_POLLS_LOCAL, 0, local, 6, &res);
     up_replay_result_free(&res);
     p.mode = UP_MODE_UPPER;
-    snprintf(out, sizeof out, "%s", t_dir("upper"));
-    CHECK(t_compensate(in, out, &p, &res, NULL) == UP_OK);
-    if (tr_load(out, &t) == 0) {
-        CHECK_TIMES(&t, 0, local, 6);
-        tr_free(&t);
-    }
+    run_params(in, &p, "upper", 0, local, 6, &res);
     up_replay_result_free(&res);
 }

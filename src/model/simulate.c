@@ -398,34 +398,34 @@ static void s_send(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
     account(S, l, ev);
 }
 
-/* When the message of receive ev is there, and whether it was handled
- * during computation (progress = interrupt or polling). */
-static uint64_t arrival(up_sim *S, uint32_t loc, const up_msg *msg, bool *handled)
+/* When the message of receive ev is there; *o_r: what handling it costs
+ * the receive, o_r unless a poll or an interrupt during computation handled
+ * it already (progress = interrupt or polling). */
+static uint64_t arrival(up_sim *S, uint32_t loc, const up_msg *msg, uint64_t *o_r)
 {
-    *handled = false;
+    *o_r = S->o_r;
     if (msg->sync) { /* rendezvous: the data left after the answer */
         uint64_t dep = rdv_depart(S, msg->src, loc, msg->send_a, msg->sync->post_a);
         return wire(S, msg->src, loc, msg->bytes, dep);
     }
-    if (S->m.progress != UP_PROGRESS_MPI)
-        *handled = pop_in(&S->L[loc], msg);
+    if (S->m.progress != UP_PROGRESS_MPI && pop_in(&S->L[loc], msg))
+        *o_r = 0;
     return msg->mdata[0];
 }
 
 /* The completion that ends a spin (docs/models.md, "Polling"): the spin's
  * polls start at spin_a, one every poll_ns of the target; the first that
  * starts at or after the arrival finds the message and ends poll_ns later,
- * plus o_r for handling it when no poll during computation did. */
+ * plus the handling cost. */
 static void spin_recv(up_sim *S, uint32_t loc, const up_loc_state *ls, up_event *ev,
                       const up_msg *msg)
 {
     sloc *l = &S->L[loc];
-    bool handled;
-    uint64_t arr = arrival(S, loc, msg, &handled), p = S->poll_cost ? S->poll_cost : 1, k = 0;
+    uint64_t o_r, arr = arrival(S, loc, msg, &o_r), p = S->poll_cost ? S->poll_cost : 1, k = 0;
     (void)call_clock(l, ls, ev);
     if (arr > ls->spin_a)
         k = (arr - ls->spin_a + p - 1) / p;
-    ev->t_out = max2(ls->spin_a + (k + 1) * p, ls->prev_a) + (handled ? 0 : S->o_r);
+    ev->t_out = max2(ls->spin_a + (k + 1) * p, ls->prev_a) + o_r;
     l->busy = ev->t_out;
     account(S, l, ev);
 }
@@ -438,17 +438,16 @@ static uint64_t s_poll_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_e
 {
     up_sim *S = mp;
     sloc *l = &S->L[loc];
-    bool handled;
-    uint64_t arr;
+    uint64_t o_r, arr;
     if (!ls->started) {
         s_local(mp, loc, ls, ev);
         return 0;
     }
-    arr = arrival(S, loc, msg, &handled);
-    ev->t_out = call_clock(l, ls, ev) + (handled ? 0 : S->o_r);
+    arr = arrival(S, loc, msg, &o_r);
+    ev->t_out = call_clock(l, ls, ev) + o_r;
     l->busy = ev->t_out;
     account(S, l, ev);
-    return arr + (handled ? 0 : S->o_r);
+    return arr + o_r;
 }
 
 static uint64_t s_spin_gap(void *mp) { return ((up_sim *)mp)->spin_gap; }
@@ -458,8 +457,7 @@ static void s_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
 {
     up_sim *S = mp;
     sloc *l = &S->L[loc];
-    uint64_t t, arr;
-    bool handled;
+    uint64_t t, arr, o_r;
     if (!msg || !ls->started) {
         s_local(mp, loc, ls, ev);
         return;
@@ -469,8 +467,8 @@ static void s_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
         return;
     }
     t = call_clock(l, ls, ev);
-    arr = arrival(S, loc, msg, &handled);
-    ev->t_out = max2(t, arr) + (handled ? 0 : S->o_r);
+    arr = arrival(S, loc, msg, &o_r);
+    ev->t_out = max2(t, arr) + o_r;
     l->busy = ev->t_out;
     account(S, l, ev);
 }
