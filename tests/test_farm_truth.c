@@ -5,7 +5,7 @@
  * code or formula shared with src/replay or src/model) runs an MPI program
  * twice: without records (the true run time T) and with O = 1 us per
  * record, written as an OTF2 trace with tests/tracegen.  The trace is
- * compensated in network mode with each --wildcard rule, and the
+ * compensated in network mode with each --wildcard and --replies rule, and the
  * approximated window and each worker's busy time are compared with the
  * untraced run's.
  *
@@ -13,8 +13,8 @@
  * 1..n-1 workers.  The master sends each worker one task (MPI_Send, tag 1),
  * then, until every task's result is in: MPI_Recv from MPI_ANY_SOURCE (tag
  * 2), SERVICE_NS of work, MPI_Send of the next task (or of a stop, tag 3) to
- * status.MPI_SOURCE.  A worker: MPI_Recv from 0, the task's work, MPI_Send
- * of its result; after the stop it goes on.  Then MPI_Barrier and
+ * status.MPI_SOURCE.  A worker: MPI_Recv from 0 with MPI_ANY_TAG, the
+ * task's work, MPI_Send of its result; after the stop it goes on.  Then MPI_Barrier and
  * MPI_Finalize.  Tasks are handed out in list order: TASKS_PER per worker,
  * 50-150 us each (a seeded xorshift) or all 100 us.
  *
@@ -158,7 +158,7 @@ static uint64_t do_send(sim *s, unsigned r, unsigned dst, uint32_t tag, uint64_t
 
 /* MPI_Recv on r of the message from src that arrives at arr */
 static void do_recv(sim *s, unsigned r, unsigned src, uint64_t arr, uint32_t tag,
-                    uint64_t bytes, bool wild)
+                    uint64_t bytes, unsigned wild)
 {
     uint64_t te = s->clk[r], tr;
     rec_done(s, r, 103);
@@ -169,7 +169,7 @@ static void do_recv(sim *s, unsigned r, unsigned src, uint64_t arr, uint32_t tag
     if (traced(s)) {
         tg_enter(s->g, r, te, TG_RECV);
         if (wild)
-            tg_recv_wild(s->g, r, tr, src, tag, bytes, 1);
+            tg_recv_wild(s->g, r, tr, src, tag, bytes, (uint8_t)wild);
         else
             tg_recv(s->g, r, tr, src, tag, bytes);
         tg_leave(s->g, r, s->clk[r], TG_RECV);
@@ -184,7 +184,7 @@ static void hand_out(sim *s, unsigned w, size_t k)
     bool stop = k >= s->f->ntask;
     uint32_t tag = stop ? TAG_STOP : TAG_TASK;
     uint64_t arr = do_send(s, 0, w, tag, 8);
-    do_recv(s, w, 0, arr, tag, 8, false);
+    do_recv(s, w, 0, arr, tag, 8, 2); /* MPI_ANY_TAG */
     if (stop)
         return;
     s->clk[w] += s->f->len[k];
@@ -246,7 +246,7 @@ static void sim_run(sim *s, const farm *f, uint64_t o, tg *g)
         for (w = 1; w < np; w++)
             if (s->out[w] && (!best || s->res_arr[w] < s->res_arr[best]))
                 best = w; /* the first to arrive; ties: the lower rank */
-        do_recv(s, 0, best, s->res_arr[best], TAG_RESULT, 16, true);
+        do_recv(s, 0, best, s->res_arr[best], TAG_RESULT, 16, 1); /* MPI_ANY_SOURCE */
         s->out[best] = false;
         left--;
         s->clk[0] += SERVICE_NS;
@@ -268,7 +268,9 @@ static uint64_t sim_window(const sim *s)
 /* ---- one variant: both runs, the trace, its compensation ----------------- */
 
 /* Each worker's busy time in an archive: the gaps from a receive record to
- * the location's next send record, summed; false on a read error. */
+ * the location's next Enter, summed (the work after a task, or after a
+ * stop until MPI_Barrier: a task re-targeted onto a worker's last receive
+ * is done there); false on a read error. */
 static bool read_busy(const char *dir, unsigned np, uint64_t *busy)
 {
     tr_trace t;
@@ -285,7 +287,7 @@ static bool read_busy(const char *dir, unsigned np, uint64_t *busy)
             if (l->ev[i].kind == TR_RECV) {
                 since = l->ev[i].t;
                 have = true;
-            } else if (l->ev[i].kind == TR_SEND && have) {
+            } else if (l->ev[i].kind == TR_ENTER && have) {
                 busy[w] += l->ev[i].t - since;
                 have = false;
             }
@@ -296,9 +298,11 @@ static bool read_busy(const char *dir, unsigned np, uint64_t *busy)
 
 typedef struct figures {
     uint64_t t_true, t_traced, nrec, hash;
-    uint64_t busy_true[NPMAX], busy_traced[NPMAX], ran_traced[NPMAX];
+    uint64_t busy_true[NPMAX], busy_traced[NPMAX], ran_true[NPMAX], ran_traced[NPMAX];
     uint64_t busy_in[NPMAX], busy_a[NPMAX]; /* read from the trace, the output */
     double t_a, err, busy_err;       /* busy_err: the largest |error| of a worker */
+    double busy_same;                /* ... of a worker that ran as many tasks
+                                      * traced as untraced */
     up_replay_result res;
 } figures;
 
@@ -313,8 +317,9 @@ static double rel(double a, double b)
 }
 
 /* Runs variant (np, equal) and, if comp, compensates its trace with
- * wildcard rule wc; false if a step failed. */
-static bool run_variant(unsigned np, bool equal, bool comp, up_wildcard wc, figures *f)
+ * wildcard rule wc and replies rp; false if a step failed. */
+static bool run_variant(unsigned np, bool equal, bool comp, up_wildcard wc, up_replies rp,
+                        figures *f)
 {
     static farm fm;
     static sim plain, instr;
@@ -328,7 +333,8 @@ static bool run_variant(unsigned np, bool equal, bool comp, up_wildcard wc, figu
     sim_run(&plain, &fm, 0, NULL);
     snprintf(name, sizeof name, "np%u-%s-trace", np, equal ? "eq" : "var");
     snprintf(trace, sizeof trace, "%s", t_dir(name));
-    snprintf(name, sizeof name, "np%u-%s-%s", np, equal ? "eq" : "var", up_wildcard_name(wc));
+    snprintf(name, sizeof name, "np%u-%s-%s-%s", np, equal ? "eq" : "var", up_wildcard_name(wc),
+             up_replies_name(rp));
     snprintf(out, sizeof out, "%s", t_dir(name));
     if (!(g = tg_open(trace, np, 1000000000u, 0)))
         return false;
@@ -343,6 +349,7 @@ static bool run_variant(unsigned np, bool equal, bool comp, up_wildcard wc, figu
         f->busy_true[w] = plain.busy[w];
         f->busy_traced[w] = instr.busy[w];
         f->ran_traced[w] = instr.ran[w];
+        f->ran_true[w] = plain.ran[w];
     }
     if (!comp)
         return true;
@@ -350,6 +357,7 @@ static bool run_variant(unsigned np, bool equal, bool comp, up_wildcard wc, figu
     cp.latency_ns = L_NS;
     cp.network_set = true;
     cp.wildcard = wc;
+    cp.replies = rp;
     if (t_compensate(trace, out, &cp, &f->res, NULL) != UP_OK)
         return false;
     f->t_a = t_window_s(&f->res, 1);
@@ -358,37 +366,45 @@ static bool run_variant(unsigned np, bool equal, bool comp, up_wildcard wc, figu
         return false;
     for (w = 1; w < np; w++) {
         double e = rel((double)f->busy_a[w], (double)f->busy_true[w]);
-        if ((e < 0 ? -e : e) > f->busy_err)
-            f->busy_err = e < 0 ? -e : e;
+        e = e < 0 ? -e : e;
+        if (e > f->busy_err)
+            f->busy_err = e;
+        if (f->ran_true[w] == f->ran_traced[w] && e > f->busy_same)
+            f->busy_same = e;
     }
     return true;
 }
 
-static void print_head(up_wildcard wc)
+static void print_head(up_wildcard wc, up_replies rp)
 {
-    printf("  wildcard %s: ranks tasks  T_ms  T_traced_ms  T_a_ms  error  busy_error  "
-           "(records; wildcard receives, rematched)\n", up_wildcard_name(wc));
+    printf("  wildcard %s: ranks tasks  T_ms  T_traced_ms  T_a_ms  error  busy_error (same "
+           "count)  (records; wildcard receives, rematched; replies re-targeted, bodies moved, "
+           "left)\n", up_wildcard_name(wc));
+    printf("    (replies %s)\n", up_replies_name(rp));
 }
 
 static void print_row(unsigned np, bool equal, const figures *f)
 {
-    printf("    %2u %-5s  %.6f  %.6f  %.6f  %+.3f%%  %.3f%%  (%llu; %llu, %llu)\n", np,
-           equal ? "equal" : "vary", (double)f->t_true * 1e-6, (double)f->t_traced * 1e-6,
-           f->t_a * 1e3, 100.0 * f->err, 100.0 * f->busy_err, (unsigned long long)f->nrec,
-           (unsigned long long)f->res.wildcard_recvs, (unsigned long long)f->res.rematched);
+    printf("    %2u %-5s  %.6f  %.6f  %.6f  %+.3f%%  %.3f%% (%.3f%%)  (%llu; %llu, %llu; %llu, "
+           "%llu, %llu)\n", np, equal ? "equal" : "vary", (double)f->t_true * 1e-6,
+           (double)f->t_traced * 1e-6, f->t_a * 1e3, 100.0 * f->err, 100.0 * f->busy_err,
+           100.0 * f->busy_same, (unsigned long long)f->nrec,
+           (unsigned long long)f->res.wildcard_recvs, (unsigned long long)f->res.rematched,
+           (unsigned long long)f->res.retargeted, (unsigned long long)f->res.bodies_moved,
+           (unsigned long long)f->res.bodies_lost);
 }
 
 static const unsigned nps[3] = {4, 8, 16};
 
 /* Runs all six variants with rule wc, prints them, and leaves the figures
  * in fs[rank count][equal]. */
-static void run_table(up_wildcard wc, figures fs[3][2], bool ok[3][2])
+static void run_table(up_wildcard wc, up_replies rp, figures fs[3][2], bool ok[3][2])
 {
     unsigned i, e;
-    print_head(wc);
+    print_head(wc, rp);
     for (i = 0; i < 3; i++)
         for (e = 0; e < 2; e++) {
-            ok[i][e] = run_variant(nps[i], e == 1, true, wc, &fs[i][e]);
+            ok[i][e] = run_variant(nps[i], e == 1, true, wc, rp, &fs[i][e]);
             CHECK(ok[i][e]);
             if (ok[i][e])
                 print_row(nps[i], e == 1, &fs[i][e]);
@@ -471,7 +487,7 @@ TEST(farm_truth_sanity)
     unsigned i, e, w;
     for (i = 0; i < 3; i++)
         for (e = 0; e < 2; e++) {
-            bool ok = run_variant(nps[i], e == 1, false, UP_WILDCARD_PRESERVE, &f);
+            bool ok = run_variant(nps[i], e == 1, false, UP_WILDCARD_PRESERVE, UP_REPLIES_FOLLOW, &f);
             CHECK(ok);
             if (!ok)
                 continue;
@@ -489,8 +505,8 @@ TEST(farm_truth_sanity)
             }
         }
     for (e = 0; e < 2; e++) {
-        bool ok = run_variant(8, e == 1, true, UP_WILDCARD_FIFO, &f) &&
-                  run_variant(8, e == 1, true, UP_WILDCARD_FIFO, &g);
+        bool ok = run_variant(8, e == 1, true, UP_WILDCARD_FIFO, UP_REPLIES_FOLLOW, &f) &&
+                  run_variant(8, e == 1, true, UP_WILDCARD_FIFO, UP_REPLIES_FOLLOW, &g);
         CHECK(ok);
         up_replay_result_free(&f.res); /* the scalars stay */
         up_replay_result_free(&g.res);
@@ -501,85 +517,112 @@ TEST(farm_truth_sanity)
         CHECK_EQ(f.res.end_a - f.res.start_a, g.res.end_a - g.res.start_a);
         CHECK_EQ(f.res.rematched, g.res.rematched);
         for (w = 1; w < 8; w++) {
-            /* each task's gap holds MpiRecv's, Leave's and Enter's O */
-            CHECK_EQ(f.busy_in[w], f.busy_traced[w] + 3 * O_NS * f.ran_traced[w]);
+            /* each task's gap, and the stop's gap to MPI_Barrier, holds
+             * MpiRecv's and Leave's O */
+            CHECK_EQ(f.busy_in[w], f.busy_traced[w] + 2 * O_NS * (f.ran_traced[w] + 1));
             CHECK_EQ(f.busy_a[w], g.busy_a[w]);
         }
     }
 }
 
-/* What every rule gives on every row: the wildcard receives were read (fifo
- * and lifo re-match all of them), every message is received, and each
- * worker's busy time is the traced run's.  The replay keeps the traced
- * replies (docs/models.md, "What re-matching cannot change"), so a worker
- * runs the tasks it ran traced, not those it ran untraced: the busy times
- * miss the truth by what the tracer changed in the assignment, in every
- * rule.  Equal tasks: the same round-robin order traced and untraced, so
- * exact.  Varying: within 5% at 4 and 8 ranks, 9.3% off at 16 (a master
- * saturated by 15 workers, 60% slower traced: the order changes most). */
-static void check_row(up_wildcard wc, unsigned i, bool equal, const figures *f)
+/* What every rule gives on every row: the wildcard receives were read
+ * (fifo and lifo re-match the master's MPI_ANY_SOURCE receives and the
+ * workers' MPI_ANY_TAG ones), every message is received, and every reply
+ * of the master was found (inferred: tracegen does not mark them). */
+static void check_row(up_wildcard wc, unsigned i, const figures *f)
 {
-    unsigned w;
-    CHECK_EQ(f->res.wildcard_recvs, wc == UP_WILDCARD_PRESERVE ? 0 : TASKS_PER * (nps[i] - 1));
+    uint64_t tasks = (uint64_t)TASKS_PER * (nps[i] - 1);
+    bool re = wc != UP_WILDCARD_PRESERVE;
+    CHECK_EQ(f->res.wildcard_recvs, re ? 2 * tasks + nps[i] - 1 : 0);
     CHECK_EQ(f->res.repairs[UP_REPAIR_unmatched_recv] + f->res.repairs[UP_REPAIR_unmatched_send],
              0);
-    for (w = 1; w < nps[i]; w++)
-        CHECK_EQ(f->busy_a[w], f->busy_traced[w]);
-    if (equal || nps[i] < 16)
-        CHECK(f->busy_err < TOL_BUSY);
+    CHECK_EQ(f->res.replies_marked, 0);
+    CHECK_EQ(f->res.replies_inferred, re ? tasks : 0);
+    CHECK_EQ(f->res.wildcard, re ? UP_WILDCARD_FIFO + (wc == UP_WILDCARD_LIFO) : UP_WILDCARD_PRESERVE);
 }
 
-/* Check 1: --wildcard preserve (the default) meets the totals' targets at
- * every rank count: 1% with equal tasks (exact: the order did not change),
- * 3% with varying ones (at most +1.7%, 8 ranks).  It is late: the master
- * waits for the result it took traced while others are in. */
-TEST(farm_truth_preserve)
+/* Check 1: the default options (--wildcard auto: fifo, the trace marks its
+ * wildcard receives; --replies follow) meet issue 22's targets: the total
+ * within 1% with equal tasks (exact: the order did not change) and 3% with
+ * varying ones (+1.6%, +2.4%, +0.4%); each worker that ran as many tasks
+ * traced as untraced within 5% of its true busy time (at most 3.5%).  A
+ * worker the tracer gave fewer tasks cannot get its true ones back: its
+ * records are its own (docs/models.md, "Task farms"), so the busy time of
+ * every worker is up to 10% off (8 ranks: one worker ran 29 tasks traced,
+ * 33 untraced). */
+TEST(farm_truth_default)
 {
     static figures fs[3][2];
     bool ok[3][2];
-    unsigned i, e;
-    run_table(UP_WILDCARD_PRESERVE, fs, ok);
+    unsigned i, e, w;
+    run_table(UP_WILDCARD_AUTO, UP_REPLIES_FOLLOW, fs, ok);
     for (i = 0; i < 3; i++)
         for (e = 0; e < 2; e++)
             if (ok[i][e]) {
-                check_row(UP_WILDCARD_PRESERVE, i, e == 1, &fs[i][e]);
-                CHECK(absd(fs[i][e].err) < (e ? TOL_EQUAL : TOL_VARY));
+                const figures *f = &fs[i][e];
+                check_row(UP_WILDCARD_FIFO, i, f);
+                CHECK(absd(f->err) < (e ? TOL_EQUAL : TOL_VARY));
+                CHECK(f->busy_same < TOL_BUSY);
+                CHECK(f->busy_err < 0.11);
+                if (e) { /* the same round-robin traced and untraced: exact */
+                    CHECK_EQ(f->res.retargeted, 0);
+                    for (w = 1; w < nps[i]; w++)
+                        CHECK_EQ(f->busy_a[w], f->busy_true[w]);
+                } else {
+                    CHECK(f->res.retargeted > f->res.replies_inferred / 2);
+                    CHECK(f->res.bodies_moved >= f->res.retargeted);
+                }
             }
 }
 
-/* Check 2: --wildcard fifo meets the same targets, and is no further from
- * T than preserve on any row (within 0.01% today: the master serves results
- * in approximated arrival order, the true run's rule). */
-TEST(farm_truth_fifo)
+/* Check 2: the same check fails with the replies fixed to their measured
+ * destinations, by preserving the measured matches or by --replies
+ * measured: then each worker runs the tasks it ran traced, and at 16 ranks
+ * with varying tasks a worker that ran as many tasks traced as untraced is
+ * 8.9% off (the totals stay within the targets: +0.9%, and +0.000% with
+ * fifo re-matching alone). */
+TEST(farm_truth_measured_order)
 {
-    static figures fs[3][2], pr;
-    bool ok[3][2];
-    unsigned i, e;
-    run_table(UP_WILDCARD_FIFO, fs, ok);
+    static figures pr[3][2], me[3][2];
+    bool okp[3][2], okm[3][2];
+    unsigned i, e, w;
+    run_table(UP_WILDCARD_PRESERVE, UP_REPLIES_FOLLOW, pr, okp);
+    run_table(UP_WILDCARD_FIFO, UP_REPLIES_MEASURED, me, okm);
     for (i = 0; i < 3; i++)
-        for (e = 0; e < 2; e++)
-            if (ok[i][e]) {
-                check_row(UP_WILDCARD_FIFO, i, e == 1, &fs[i][e]);
-                CHECK(absd(fs[i][e].err) < (e ? TOL_EQUAL : TOL_VARY));
-                CHECK(run_variant(nps[i], e == 1, true, UP_WILDCARD_PRESERVE, &pr));
-                up_replay_result_free(&pr.res);
-                CHECK(absd(fs[i][e].err) <= absd(pr.err));
+        for (e = 0; e < 2; e++) {
+            if (okp[i][e]) {
+                check_row(UP_WILDCARD_PRESERVE, i, &pr[i][e]);
+                CHECK(absd(pr[i][e].err) < (e ? TOL_EQUAL : TOL_VARY));
+                for (w = 1; w < nps[i]; w++)
+                    CHECK_EQ(pr[i][e].busy_a[w], pr[i][e].busy_traced[w]);
             }
+            if (okm[i][e]) {
+                check_row(UP_WILDCARD_FIFO, i, &me[i][e]);
+                CHECK_EQ(me[i][e].res.retargeted, 0);
+                CHECK(absd(me[i][e].err) < 0.001);
+                for (w = 1; w < nps[i]; w++)
+                    CHECK_EQ(me[i][e].busy_a[w], me[i][e].busy_traced[w]);
+            }
+        }
+    CHECK(okp[2][0] && pr[2][0].busy_same > TOL_BUSY);
+    CHECK(okm[2][0] && me[2][0].busy_same > TOL_BUSY);
 }
 
-/* Check 3: --wildcard lifo, printed for the spread of the rules: exact with
- * equal tasks, +3.6% at 16 ranks with varying ones (past the 3% target). */
+/* Check 3: --wildcard lifo, printed for the spread of the rules.  With
+ * replies that follow, the master serves the newest request first and
+ * starves the others: at 16 ranks the total is 17-47% late; exact with equal
+ * tasks at 4 and 8 ranks.  Every message is still received. */
 TEST(farm_truth_lifo)
 {
     static figures fs[3][2];
     bool ok[3][2];
     unsigned i, e;
-    run_table(UP_WILDCARD_LIFO, fs, ok);
+    run_table(UP_WILDCARD_LIFO, UP_REPLIES_FOLLOW, fs, ok);
     for (i = 0; i < 3; i++)
         for (e = 0; e < 2; e++)
             if (ok[i][e]) {
-                check_row(UP_WILDCARD_LIFO, i, e == 1, &fs[i][e]);
-                if (e)
+                check_row(UP_WILDCARD_LIFO, i, &fs[i][e]);
+                if (e && i < 2)
                     CHECK(absd(fs[i][e].err) < TOL_EQUAL);
             }
 }

@@ -37,7 +37,12 @@ static const char usage_text[] =
     "      --eager-limit BYTES    larger sends are synchronous (rendezvous); default\n"
     "                             the calibration's, else 4096\n"
     "      --wildcard POLICY      receives that named MPI_ANY_SOURCE/MPI_ANY_TAG:\n"
-    "                             preserve (measured match, default) | fifo | lifo\n"
+    "                             auto (fifo where the tracer marked them, else\n"
+    "                             preserve; default) | preserve (measured match)\n"
+    "                             | fifo | lifo\n"
+    "      --replies RULE         replies to re-matched wildcard receives: follow\n"
+    "                             (to the re-matched sender, the task's work moves\n"
+    "                             with them; default) | measured\n"
     "      --polls RULE           failed MPI_Test/Iprobe calls: model (spins collapse,\n"
     "                             completions move to the first poll after their\n"
     "                             message, default) | local (every poll is work)\n"
@@ -76,6 +81,7 @@ int cmd_compensate(int argc, char **argv)
         {"eager-limit", required_argument, NULL, 'E'},
         {"wildcard", required_argument, NULL, 'W'},
         {"polls", required_argument, NULL, 'P'},
+        {"replies", required_argument, NULL, 'Y'},
         {"test-ns", required_argument, NULL, 'T'},
         {"spin-gap-ns", required_argument, NULL, 'g'},
         {"json", required_argument, NULL, 'j'},
@@ -88,7 +94,9 @@ int cmd_compensate(int argc, char **argv)
     bool force = false, quiet = false, mode_set = false, coll_set = false, wild_set = false;
     up_progress pg;
     up_status st;
-    up_wildcard wild = UP_WILDCARD_PRESERVE;
+    up_wildcard wild = UP_WILDCARD_AUTO;
+    up_replies replies = UP_REPLIES_FOLLOW;
+    bool replies_set = false;
     up_polls polls = UP_POLLS_MODEL;
     bool polls_set = false;
     double test_ns = -1, spin_gap = -1;
@@ -191,8 +199,14 @@ int cmd_compensate(int argc, char **argv)
             break;
         case 'W':
             if (!up_wildcard_parse(optarg, &wild))
-                return usage_fail("--wildcard '%s' is not one of preserve, fifo, lifo", up_esc(optarg));
+                return usage_fail("--wildcard '%s' is not one of auto, preserve, fifo, lifo",
+                                  up_esc(optarg));
             wild_set = true;
+            break;
+        case 'Y':
+            if (!up_replies_parse(optarg, &replies))
+                return usage_fail("--replies '%s' is not one of follow, measured", up_esc(optarg));
+            replies_set = true;
             break;
         case 'P':
             if (!up_polls_parse(optarg, &polls))
@@ -283,6 +297,8 @@ int cmd_compensate(int argc, char **argv)
         p.wildcard = wild;
     if (polls_set)
         p.polls = polls;
+    if (replies_set)
+        p.replies = replies;
     if (test_ns >= 0)
         p.test_ns = test_ns;
     if (spin_gap >= 0)

@@ -85,6 +85,7 @@ typedef struct up_comp_params {
     double eager_limit;
     bool eager_set;
     up_wildcard wildcard;    /* matching of wildcard receives (replay.h) */
+    up_replies replies;      /* ... and where replies to them go */
     /* polling (docs/models.md, "Polling") */
     up_polls polls;          /* UP_POLLS_MODEL (default) or UP_POLLS_LOCAL */
     double test_ns;          /* one failed MPI_Test without the tracer ([network]

@@ -104,6 +104,12 @@ typedef struct up_msg {
     uint32_t tag;
     void *q;                    /* its queue (sender, receiver, comm, tag) */
     struct up_msg *gprev, *gnext; /* messages to its receiver on comm */
+    /* task farms (docs/models.md, "Task farms"): the key its send record
+     * named (an index of the engine's) and its place among that key's
+     * sends; task: its sender had replied to a wildcard receive before */
+    uint32_t ochan, odst;
+    uint64_t oseq;
+    bool task, retargeted;
 } up_msg;
 
 /* How failed MPI_Test/Testany/Testsome/Testall/Iprobe/Improbe calls are
@@ -129,11 +135,25 @@ bool up_polls_parse(const char *s, up_polls *out);
 typedef enum up_wildcard {
     UP_WILDCARD_PRESERVE,
     UP_WILDCARD_FIFO,
-    UP_WILDCARD_LIFO
+    UP_WILDCARD_LIFO,
+    UP_WILDCARD_AUTO    /* the default: FIFO when the trace marks its wildcard
+                         * receives (the unperturb tracer), else PRESERVE */
 } up_wildcard;
 
-const char *up_wildcard_name(up_wildcard w);   /* "preserve", "fifo", "lifo" */
+const char *up_wildcard_name(up_wildcard w);   /* "preserve", "fifo", "lifo", "auto" */
 bool up_wildcard_parse(const char *s, up_wildcard *out);
+
+/* Under FIFO or LIFO, where a reply to a re-matched wildcard receive goes
+ * (docs/models.md, "Task farms"): FOLLOW sends it to the re-matched sender
+ * and moves the task's work with it; MEASURED keeps the measured destination
+ * (the rule before issue 22, for comparison). */
+typedef enum up_replies {
+    UP_REPLIES_FOLLOW,
+    UP_REPLIES_MEASURED
+} up_replies;
+
+const char *up_replies_name(up_replies r);     /* "follow", "measured" */
+bool up_replies_parse(const char *s, up_replies *out);
 
 typedef enum up_coll_class {
     UP_COLL_N_TO_N,  /* barrier, allreduce, allgather(v), alltoall(v/w), ... */
@@ -204,7 +224,8 @@ typedef struct up_model_ops {
      * the minimum transfer time (*moved), and the largest raise (ticks), or
      * the measured violation if larger; may be NULL */
     uint64_t (*max_shift)(void *m, uint64_t *moved);
-    /* how wildcard receives are matched (NULL: preserve) */
+    /* how wildcard receives are matched (NULL: preserve; AUTO is resolved
+     * by the engine) */
     up_wildcard (*wildcard)(void *m);
     /* called every 65536 records with the number of records done (may be NULL) */
     void (*progress)(void *m, uint64_t records);
@@ -233,6 +254,8 @@ typedef struct up_model_ops {
     uint64_t (*spin_gap)(void *m);
     uint64_t (*poll_recv)(void *m, uint32_t loc, const up_loc_state *ls, up_event *ev,
                           const up_msg *msg);
+    /* where replies to re-matched wildcard receives go (NULL: measured) */
+    up_replies (*replies)(void *m);
 } up_model_ops;
 
 /* ---- results ---------------------------------------------------------------- */
@@ -262,9 +285,15 @@ typedef struct up_replay_result {
     /* wildcard receives seen while re-matching (fifo, lifo), and how many
      * of them got another message than in the measured run */
     uint64_t wildcard_recvs, rematched;
+    up_wildcard wildcard;      /* the rule applied (AUTO resolved) */
     /* polling: spins collapsed, their failed poll calls that took no time,
      * completions moved to a later poll of an interleaved loop */
     uint64_t spins, polls_collapsed, completions_moved;
+    /* task farms (fifo, lifo): sends found to reply to a wildcard receive
+     * (marked by the tracer, or inferred), replies sent to the re-matched
+     * source instead, and receives of a task whose work moved with it (or
+     * could not be followed: left as measured) */
+    uint64_t replies_marked, replies_inferred, retargeted, bodies_moved, bodies_lost;
     uint64_t unknown_records;
 } up_replay_result;
 

@@ -152,6 +152,10 @@ typedef struct up_defs {
      * MPI_ANY_TAG) our tracer puts on receives that named a wildcard */
     bool has_wildcard_attr;
     OTF2_AttributeRef wildcard_attr;
+    /* "unperturb::reply" (UINT8): the tracer marked the sends whose
+     * destination was the source of the last MPI_ANY_SOURCE receive */
+    bool has_reply_attr;
+    OTF2_AttributeRef reply_attr;
     /* the largest String and Attribute ids defined (has_*: any at all), so
      * that the writer can add definitions with fresh ones (up_writer_attr) */
     bool has_strings, has_attrs;

@@ -166,6 +166,7 @@ void up_comp_params_init(up_comp_params *p)
     p->collective = UP_COLLECTIVE_INDIVIDUAL;
     p->eager_limit = UP_DEFAULT_EAGER_LIMIT;
     p->spin_gap_ns = UP_DEFAULT_SPIN_GAP_NS;
+    p->wildcard = UP_WILDCARD_AUTO;
 }
 
 double up_copy_ns(const up_comp_params *p, uint64_t bytes)

@@ -15,6 +15,8 @@
 #define SWEEP_MIN 4096    /* message queues kept before empty ones are swept */
 
 enum { S_RUN, S_WAIT, S_DONE };
+
+static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA };
 
 /* One parallel region of a thread team (the k-th ThreadTeamBegin of its
@@ -30,7 +32,10 @@ typedef struct team {
 } team;
 /* STEP_YIELD: the record waits for locations behind it in measured time to
  * catch up (a wildcard receive chooses among the messages sent so far) */
-enum { STEP_OK, STEP_BLOCKED, STEP_END, STEP_ERROR, STEP_DECLINED, STEP_YIELD };
+/* STEP_DEFER: the same, for the locations that may still send an earlier
+ * message in approximated time (lagging()): it goes back into the heap
+ * behind them (L->defer_key) */
+enum { STEP_OK, STEP_BLOCKED, STEP_END, STEP_ERROR, STEP_DECLINED, STEP_YIELD, STEP_DEFER };
 
 /* A receive posted (MpiIrecvRequest) before the send it will match. */
 typedef struct post {
@@ -105,7 +110,19 @@ typedef struct rloc {
     uint64_t hold_t;     /* ... its message is there at this approximated time */
     struct held *held;   /* completions moved to a later poll, by due time */
     size_t nheld, heldcap;
+    /* task farms (docs/models.md, "Task farms") */
+    uint64_t defer_key;  /* STEP_DEFER: its key in the heap */
+    bool reply_open;     /* its last receive named MPI_ANY_SOURCE and nothing
+                          * since could have chosen another destination */
+    uint32_t reply_src, reply_to; /* ... its measured and its re-matched sender */
+    OTF2_CommRef reply_comm;
+    uint64_t nreplies;   /* its sends found to be replies */
+    int body;            /* BODY_*: the work after a moved task's receive */
+    int64_t body_d;      /* ... program time still to add (< 0: to take away) */
+    uint64_t body_povh;  /* ... the overhead of the record before */
 } rloc;
+
+enum { BODY_NONE, BODY_ARMED, BODY_ON }; /* armed: until the receive call's Leave */
 
 /* A completion of an interleaved poll loop whose message came after the poll
  * that measured it: written inside the first later poll call that ends at or
@@ -148,9 +165,18 @@ typedef struct engine {
     up_map teamseq;   /* (location, team comm) -> its ThreadTeamBegins so far */
     up_map groups;    /* (receiver, comm) -> mgroup, when re-matching */
     up_wildcard wild; /* matching of wildcard receives */
+    bool follow;      /* replies follow re-matched receives (up_replies) */
     uint32_t *seen;   /* per location: last candidate scan that saw it */
     uint32_t scan;
     uint64_t wild_recvs, rematched;
+    /* task farms: per key (sender, receiver, comm, tag) as the records name
+     * it, its sends and receives so far (chans: key -> index + 1 in chan);
+     * bodies: (chan, seq) -> 1 + the work after that receive, kept for the
+     * receive that takes its message later (0: taken already) */
+    up_map chans, bodies;
+    struct chan *chan;
+    size_t nchan, chancap;
+    uint64_t replies_marked, replies_inferred, retargeted, bodies_moved, bodies_lost;
     up_map toks;      /* RMA: (from, to), (window, kind) -> tokq of sync points */
     up_map epochs;    /* RMA: (origin, window) -> the posts its access epoch waits for */
     up_map locks;     /* RMA: (location, window) -> its lock requests; (target
@@ -205,9 +231,25 @@ bool up_polls_parse(const char *s, up_polls *out)
     return true;
 }
 
+const char *up_replies_name(up_replies r) { return r == UP_REPLIES_MEASURED ? "measured" : "follow"; }
+
+bool up_replies_parse(const char *s, up_replies *out)
+{
+    if (!strcmp(s, "follow"))
+        *out = UP_REPLIES_FOLLOW;
+    else if (!strcmp(s, "measured"))
+        *out = UP_REPLIES_MEASURED;
+    else
+        return false;
+    return true;
+}
+
 const char *up_wildcard_name(up_wildcard w)
 {
-    return w == UP_WILDCARD_FIFO ? "fifo" : w == UP_WILDCARD_LIFO ? "lifo" : "preserve";
+    return w == UP_WILDCARD_FIFO   ? "fifo"
+           : w == UP_WILDCARD_LIFO ? "lifo"
+           : w == UP_WILDCARD_AUTO ? "auto"
+                                   : "preserve";
 }
 
 bool up_wildcard_parse(const char *s, up_wildcard *out)
@@ -218,6 +260,8 @@ bool up_wildcard_parse(const char *s, up_wildcard *out)
         *out = UP_WILDCARD_FIFO;
     else if (!strcmp(s, "lifo"))
         *out = UP_WILDCARD_LIFO;
+    else if (!strcmp(s, "auto"))
+        *out = UP_WILDCARD_AUTO;
     else
         return false;
     return true;
@@ -565,6 +609,235 @@ static bool event_rank(const engine *E, OTF2_CommRef comm, uint32_t loc, uint32_
     return false;
 }
 
+/* ---- task farms: replies follow the re-matched receive ---------------------- */
+
+/* A master that receives from MPI_ANY_SOURCE and sends the next task to
+ * status.MPI_SOURCE (docs/models.md, "Task farms").  When fifo or lifo
+ * re-matches such a receive, its reply goes to the re-matched sender, and
+ * the receive that takes a task another location took in the measured run
+ * does that task's measured work: the program time from the end of the
+ * receive call to the next MPI call is that of the task's measured
+ * receiver.  Records stay on their locations; only times move. */
+
+typedef struct chan {
+    uint64_t k0, k1;     /* the key as the records name it */
+    uint64_t sent, recvd;/* send and receive records on it so far */
+} chan;
+
+static void recv_fields(const up_event *ev, uint32_t *rank, OTF2_CommRef *comm, uint32_t *tag);
+
+#define FIND_MAX 16384   /* records read ahead for a task's measured receive */
+#define BODY_MAX 4096    /* ... and for the work after it */
+
+/* The index of key (k0, k1) in E->chan, created at first use
+ * (UINT32_MAX: out of memory). */
+static uint32_t chan_get(engine *E, uint64_t k0, uint64_t k1)
+{
+    uint64_t *v = up_map_get(&E->chans, k0, k1);
+    chan *c;
+    if (v)
+        return (uint32_t)(*v - 1);
+    if ((E->nchan == E->chancap &&
+         !up_grow((void **)&E->chan, &E->chancap, E->nchan + 1, sizeof *E->chan)) ||
+        !up_map_put(&E->chans, k0, k1, E->nchan + 1))
+        return UINT32_MAX;
+    c = &E->chan[E->nchan];
+    memset(c, 0, sizeof *c);
+    c->k0 = k0, c->k1 = k1;
+    return (uint32_t)E->nchan++;
+}
+
+/* The work after the receive at buffered position `from` of location li:
+ * from the Leave that ends its call to the next Enter of an MPI call, less
+ * the overhead of the records in between (program time, ticks).  1 found,
+ * 0 not within reach, -1 error. */
+static int body_scan(engine *E, uint32_t li, size_t from, uint64_t *body)
+{
+    rloc *S = &E->L[li];
+    uint64_t leave_m = 0, ovh = 0;
+    bool left = false;
+    size_t i;
+    for (i = from + 1; i < from + BODY_MAX && i < UP_STREAM_MAX_LOOKAHEAD; i++) {
+        up_event *e;
+        if (up_stream_peek(S->s, i, &e, E->err) != UP_OK)
+            return -1;
+        if (!e)
+            return 0;
+        if (left && e->kind == UP_EV_Enter &&
+            (up_defs_region_flags(E->d, e->u.Enter.region) & UP_REGION_MPI)) {
+            *body = sub0(e->time, leave_m);
+            *body = sub0(*body, ovh);
+            return 1;
+        }
+        if (!left && e->kind != UP_EV_Leave)
+            continue;
+        if (!left)
+            left = true, leave_m = e->time;
+        ovh += E->ops->record_ovh(E->model, li, e);
+    }
+    return 0;
+}
+
+/* The buffered position of location li's n-th receive record (from its
+ * head) on key (k0, k1).  1 found, 0 not within reach, -1 error. */
+static int find_recv(engine *E, uint32_t li, uint64_t k0, uint64_t k1, uint64_t n, size_t *at)
+{
+    rloc *S = &E->L[li];
+    size_t i;
+    for (i = 0; i < FIND_MAX; i++) {
+        up_event *e;
+        uint32_t rank, tag, src;
+        OTF2_CommRef comm;
+        uint64_t e0, e1;
+        if (up_stream_peek(S->s, i, &e, E->err) != UP_OK)
+            return -1;
+        if (!e)
+            return 0;
+        if (e->kind != UP_EV_MpiRecv && e->kind != UP_EV_MpiIrecv)
+            continue;
+        recv_fields(e, &rank, &comm, &tag);
+        if (!up_defs_rank_loc(E->d, comm, rank, li, &src))
+            continue;
+        msg_key(src, li, comm, tag, &e0, &e1);
+        if (e0 == k0 && e1 == k1 && n-- == 0) {
+            *at = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The measured work after message m's measured receive: left in E->bodies
+ * by its receiver if it passed that receive already, else read ahead in its
+ * stream (and a 0 left in E->bodies: taken).  1 found, 0 not, -1 error. */
+static int moved_body(engine *E, const up_msg *m, uint64_t *body)
+{
+    chan *c = &E->chan[m->ochan];
+    uint64_t *v;
+    size_t at;
+    int r;
+    if (m->oseq < c->recvd) {
+        if (!(v = up_map_get(&E->bodies, m->ochan, m->oseq)) || !*v)
+            return 0;
+        *body = *v - 1;
+        up_map_del(&E->bodies, m->ochan, m->oseq);
+        return 1;
+    }
+    if ((r = find_recv(E, m->odst, c->k0, c->k1, m->oseq - c->recvd, &at)) <= 0 ||
+        (r = body_scan(E, m->odst, at, body)) <= 0)
+        return r;
+    return up_map_put(&E->bodies, m->ochan, m->oseq, 0) ? 1 : -1;
+}
+
+/* Receive ev of location li, recorded as the seq-th on chan rc, takes
+ * message m: if m is a task that another receive took in the measured run,
+ * the work after this receive becomes that task's (L->body), and this
+ * receive's own work is left for the receive that takes its measured task. */
+static int task_taken(engine *E, uint32_t li, uint32_t rc, uint64_t seq, const up_msg *m)
+{
+    rloc *L = &E->L[li];
+    uint64_t own, moved, *v;
+    int r1, r2;
+    if (!E->follow || !m->task || (m->ochan == rc && m->oseq == seq))
+        return 0;
+    if ((r1 = body_scan(E, li, 0, &own)) < 0 || (r1 && (r2 = moved_body(E, m, &moved)) < 0))
+        return -1;
+    if (r1) {
+        if ((v = up_map_get(&E->bodies, rc, seq)) && !*v) /* taken already */
+            up_map_del(&E->bodies, rc, seq);
+        else if (!up_map_put(&E->bodies, rc, seq, own + 1))
+            return -1;
+    }
+    if (!r1 || !r2) {
+        E->bodies_lost++;
+        return 0;
+    }
+    E->bodies_moved++;
+    L->body_d = (int64_t)(moved - own);
+    L->body = L->body_d ? BODY_ARMED : BODY_NONE;
+    return 0;
+}
+
+/* Send ev of location li to dst on comm: a reply when li's last receive
+ * named MPI_ANY_SOURCE, nothing since could have chosen another
+ * destination, and dst is its measured sender (and, when the tracer marks
+ * replies, it marked this one).  A reply follows a re-matched receive: *dst
+ * becomes its re-matched sender and the record names it. */
+static void reply_of(engine *E, uint32_t li, up_event *ev, OTF2_CommRef comm, uint32_t *dst,
+                     bool *retarget)
+{
+    rloc *L = &E->L[li];
+    uint32_t i, rank;
+    bool marked = false;
+    *retarget = false;
+    if (!L->reply_open || comm != L->reply_comm || *dst != L->reply_src)
+        return;
+    L->reply_open = false;
+    if (E->d->has_reply_attr) {
+        for (i = 0; i < ev->nattrs; i++)
+            if (ev->attrs[i].id == E->d->reply_attr && ev->attrs[i].type == OTF2_TYPE_UINT8)
+                marked = ev->attrs[i].value.uint8 != 0;
+        if (!marked)
+            return;
+        E->replies_marked++;
+    } else {
+        E->replies_inferred++;
+    }
+    L->nreplies++;
+    if (!E->follow || L->reply_to == *dst || !event_rank(E, comm, L->reply_to, &rank))
+        return;
+    if (ev->kind == UP_EV_MpiSend)
+        ev->u.MpiSend.receiver = rank;
+    else
+        ev->u.MpiIsend.receiver = rank;
+    *dst = L->reply_to;
+    *retarget = true;
+    E->retargeted++;
+}
+
+/* A wildcard receive of location li on comm is decided in approximated
+ * time (the virtual time of Li and Zhang): no member of comm that still
+ * runs may send a message that would be chosen instead, i.e. each is past
+ * `until` (its records only go forward).  Members waiting for a message or
+ * a collective are not waited for: what they wait for may be this receive's
+ * own reply.  true with *key the measured key to go behind. */
+static bool lagging(engine *E, uint32_t li, OTF2_CommRef comm, uint64_t until, uint64_t *key)
+{
+    const up_comm_def *c = up_defs_comm(E->d, comm);
+    bool found = false;
+    uint32_t r, n;
+    if (!c || !c->resolved || c->self)
+        return false;
+    n = c->global_ranks ? c->world_size : c->size;
+    for (r = 0; r < n; r++) {
+        uint32_t j = c->global_ranks ? c->world[r] : c->members[r];
+        rloc *J;
+        uint64_t k;
+        if (j == li || j >= E->n)
+            continue;
+        J = &E->L[j];
+        if (J->state != S_RUN || (J->ls.started && J->ls.prev_a >= until))
+            continue;
+        k = next_key(E, J);
+        if (!found || k < *key)
+            *key = k;
+        found = true;
+    }
+    return found;
+}
+
+/* A message from src in group g (once replies were re-targeted, a receive
+ * that names src and MPI_ANY_TAG takes the first, whatever its tag: the
+ * tags a location receives in the approximated run are not the measured). */
+static bool any_from(const mgroup *g, uint32_t src)
+{
+    const up_msg *m;
+    for (m = g->head; m; m = m->gnext)
+        if (m->src == src)
+            return true;
+    return false;
+}
+
 /* A receive recorded on key (src, li, comm, tag), re-matched:
  *  1. its recorded message was taken already by another receive (lent > 0):
  *     it takes a candidate of choose(), with its wildcard bits, else one
@@ -582,21 +855,37 @@ static int recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
     unsigned bits = wildcard_bits(E, ev);
     msgq *q = queue_get(E, k0, k1, true);
     mgroup *g = group_get(E, li, comm, true);
+    uint32_t rc = chan_get(E, k0, k1);
+    uint64_t seq;
+    bool retag;
     up_msg *m;
     int r;
 
-    if (!q || !g) {
+    if (!q || !g || rc == UINT32_MAX) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory matching a receive");
         return STEP_ERROR;
     }
-    if ((q->lent > 0 || (bits && q->head)) && E->hn && E->heap[0].key < ev->time)
+    /* a reply re-targeted here may carry another tag than recorded */
+    retag = E->retargeted && (bits & WILD_TAG) && !(bits & WILD_SOURCE) &&
+            any_from(g, src);
+    if ((q->lent > 0 || (bits && q->head) || retag) && E->hn && E->heap[0].key < ev->time)
         return STEP_YIELD; /* let the senders behind it in measured time send first */
-    if (q->lent > 0 || (bits && q->head))
+    if (q->lent > 0 || (bits && q->head) || retag)
         m = choose(E, g, src, tag, bits, L->ls.enter_a);
     else
         m = q->head;
     if (!m && q->lent > 0 && bits)
         m = choose(E, g, src, tag, 0, L->ls.enter_a);
+    if (m && (bits & WILD_SOURCE)) {
+        /* fifo: no earlier send may come; lifo: none up to the post either */
+        uint64_t until = m->send_a, key = 0;
+        if (E->wild == UP_WILDCARD_LIFO && until <= L->ls.enter_a)
+            until = L->ls.enter_a;
+        if (lagging(E, li, comm, until, &key)) {
+            L->defer_key = key + 1;
+            return STEP_DEFER;
+        }
+    }
     if (!m) {
         if (L->force) { /* released: no send will ever come before it */
             L->force = false;
@@ -604,11 +893,13 @@ static int recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
             if (q->lent <= 0)
                 q->skip++;
             E->repairs[UP_REPAIR_unmatched_recv]++;
+            E->chan[rc].recvd++;
+            L->reply_open = false;
             E->ops->recv(E->model, li, &L->ls, ev, NULL);
             return STEP_OK;
         }
         q->waiting = true;
-        g->waiting = q->lent > 0;
+        g->waiting = q->lent > 0 || (E->retargeted && (bits & WILD_TAG));
         L->wait = W_MSG;
         L->wk0 = k0;
         L->wk1 = k1;
@@ -623,6 +914,22 @@ static int recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
     q->waiting = g->waiting = false;
     if (bits)
         E->wild_recvs++;
+    seq = E->chan[rc].recvd;
+    if (m->ochan != rc || m->oseq != seq) /* not its measured message */
+        m->rematched = true;
+    if (task_taken(E, li, rc, seq, m) != 0) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory matching a receive");
+        return STEP_ERROR;
+    }
+    E->chan[rc].recvd = seq + 1;
+    if (up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
+        return STEP_ERROR; /* task_taken read ahead in our own stream */
+    ev = *evp;
+    /* a reply to this receive goes to the sender it took (reply_of) */
+    L->reply_open = (bits & WILD_SOURCE) != 0;
+    L->reply_src = src;
+    L->reply_to = m->src;
+    L->reply_comm = comm;
     if (m->q != q) {
         uint32_t rank = 0;
         ((msgq *)m->q)->lent++;
@@ -740,6 +1047,8 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
     uint32_t rank, tag, dst;
     OTF2_CommRef comm;
     uint64_t bytes, exit_m, k0, k1, t;
+    uint32_t odst, oc = 0;
+    bool retarget = false;
     up_msg *m;
     msgq *q;
     int r;
@@ -767,6 +1076,15 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
             return STEP_ERROR;
         ev = *evp;
     }
+    odst = dst;
+    if (E->wild != UP_WILDCARD_PRESERVE) { /* task farms: the key as recorded */
+        msg_key(li, dst, comm, tag, &k0, &k1);
+        if ((oc = chan_get(E, k0, k1)) == UINT32_MAX) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+            return STEP_ERROR;
+        }
+        reply_of(E, li, ev, comm, &dst, &retarget);
+    }
     if (!(m = msg_new(E))) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
         return STEP_ERROR;
@@ -777,6 +1095,13 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
     m->bytes = bytes;
     m->src = li;
     m->dst = dst;
+    if (E->wild != UP_WILDCARD_PRESERVE) {
+        m->ochan = oc;
+        m->oseq = E->chan[oc].sent++;
+        m->odst = odst;
+        m->task = L->nreplies > 0;
+        m->retargeted = retarget;
+    }
     E->ops->send(E->model, li, &L->ls, ev, m);
     m->send_a = ev->t_out;
     if ((L->enter_rflags & UP_REGION_SSEND) || bytes > E->eager) {
@@ -2416,8 +2741,68 @@ static int finish_marked(engine *E, uint32_t li, up_event *ev, unsigned mark)
     return r;
 }
 
+/* A moved task's work (task_taken): record ev is timed as if the program
+ * time since the previous record were longer by L->body_d, or, to take
+ * away, shorter by as much as it has (more than the previous record's
+ * overhead), the rest from the gaps after it.  The engine moves the
+ * previous record's measured time for the model (finish_times resets it). */
+static void body_adjust(rloc *L, const up_event *ev)
+{
+    uint64_t gap = sub0(ev->time, L->ls.prev_m), cut;
+    if (L->body_d > 0) {
+        cut = (uint64_t)L->body_d < L->ls.prev_m ? (uint64_t)L->body_d : L->ls.prev_m;
+        L->ls.prev_m -= cut;
+        L->body_d = 0;
+    } else {
+        cut = sub0(gap, L->body_povh + 1);
+        if (cut > (uint64_t)-L->body_d)
+            cut = (uint64_t)-L->body_d;
+        L->ls.prev_m += cut;
+        L->body_d += (int64_t)cut;
+    }
+}
+
+/* After record ev of a location with a moved task's work: the work begins
+ * after the receive call's Leave and ends at the next MPI call's Enter (what
+ * it could not take away by then stays: counted in bodies_lost). */
+static void body_after(engine *E, uint32_t li, rloc *L, const up_event *ev)
+{
+    if (L->body == BODY_ARMED) {
+        if (ev->kind == UP_EV_Leave)
+            L->body = BODY_ON;
+    } else if (!L->body_d) {
+        L->body = BODY_NONE;
+    } else if (ev->kind == UP_EV_Enter && (ev->rflags & UP_REGION_MPI)) {
+        L->body = BODY_NONE;
+        E->bodies_lost++;
+        E->bodies_moved--;
+    }
+    L->body_povh = E->ops->record_ovh(E->model, li, ev);
+}
+
+static int step_record(engine *E, uint32_t li);
+
 /* One buffered record (the slow path: lookahead, waiting). */
 static int step(engine *E, uint32_t li)
+{
+    rloc *L = &E->L[li];
+    uint64_t prev_m = L->ls.prev_m;
+    int64_t body_d = L->body_d;
+    up_event *ev;
+    int r;
+
+    if (L->body != BODY_ON)
+        return step_record(E, li);
+    if (up_stream_peek(L->s, 0, &ev, E->err) != UP_OK)
+        return STEP_ERROR;
+    if (ev)
+        body_adjust(L, ev);
+    if ((r = step_record(E, li)) != STEP_OK) /* not timed yet: again later */
+        L->ls.prev_m = prev_m, L->body_d = body_d;
+    return r;
+}
+
+static int step_record(engine *E, uint32_t li)
 {
     rloc *L = &E->L[li];
     up_event *ev;
@@ -2451,6 +2836,7 @@ static int step(engine *E, uint32_t li)
         break;
     case UP_EV_MpiCollectiveEnd:
     case UP_EV_RmaCollectiveEnd:
+        L->reply_open = false; /* its data may choose the next destination */
         r = do_coll_end(E, li, ev);
         break;
     case UP_EV_NonBlockingCollectiveRequest:
@@ -2510,6 +2896,8 @@ timed:
     }
     if (r != STEP_OK)
         return r;
+    if (L->body)
+        body_after(E, li, L, ev);
     if (E->spin_gap) { /* poll calls never pass the direct path: only here */
         if (ev->kind == UP_EV_Enter)
             L->in_poll = (ev->rflags & UP_REGION_POLL) != 0;
@@ -2529,7 +2917,7 @@ static int direct_record(void *ctx, uint32_t li, up_event *ev)
 {
     engine *E = ctx;
     rloc *L = &E->L[li];
-    if (L->polling || (ev->kind == UP_EV_Enter &&
+    if (L->polling || L->body || (ev->kind == UP_EV_Enter &&
                        (up_defs_region_flags(E->d, ev->u.Enter.region) & E->poll_flag)))
         return 0; /* polling: step() */
     switch (ev->kind) {
@@ -2552,6 +2940,8 @@ static int direct_record(void *ctx, uint32_t li, up_event *ev)
         return 0;
     case UP_EV_MpiSend:
     case UP_EV_MpiIsend:
+        if (L->reply_open)
+            return 0; /* may be a reply: step() (it needs the attributes) */
         if (do_send(E, li, &ev, true) != STEP_OK)
             return -1;
         break;
@@ -2587,8 +2977,8 @@ static int direct_region(void *ctx, uint32_t li, unsigned kind, uint64_t t_m,
     if (region >= E->d->nregion_ids || (L->nsync && kind == UP_EV_Leave))
         return 0; /* direct_record: a sparse region id, or a synchronous send's end */
     rflags = E->d->region_flags[region];
-    if ((rflags & E->poll_flag) | L->polling)
-        return 0; /* polling: step() */
+    if ((rflags & E->poll_flag) | L->polling | (L->body != BODY_NONE))
+        return 0; /* polling, or a moved task's work: step() */
     *t_out = finish_times(E, L, kind, t_m, E->ops->region(E->model, li, &L->ls, kind, t_m, rflags),
                           rflags, region);
     return 1;
@@ -2677,8 +3067,8 @@ static int run(engine *E)
             }
             if (r == STEP_ERROR)
                 return -1;
-            if (r == STEP_YIELD) {
-                heap_push(E, li, next_key(E, L));
+            if (r == STEP_YIELD || r == STEP_DEFER) {
+                heap_push(E, li, r == STEP_DEFER ? L->defer_key : next_key(E, L));
                 break;
             }
             if (r == STEP_BLOCKED) {
@@ -2739,6 +3129,9 @@ static void release_leftovers(engine *E, bool count)
         if (up_map_at(&E->groups, i, &k0, &k1, &v))
             up_free((mgroup *)(uintptr_t)v);
     up_map_free(&E->groups);
+    up_map_free(&E->chans);
+    up_map_free(&E->bodies);
+    up_free(E->chan);
     rma_free(E);
     for (i = 0; i < E->colls.cap; i++) {
         if (up_map_at(&E->colls, i, &k0, &k1, &v)) {
@@ -2828,6 +3221,12 @@ static void finish(engine *E, up_replay_result *res)
         res->repairs[UP_REPAIR_output_clamped] += up_writer_clamped(E->out);
     res->max_shift = E->max_shift;
     res->wildcard_recvs = E->wild_recvs;
+    res->wildcard = E->wild;
+    res->replies_marked = E->replies_marked;
+    res->replies_inferred = E->replies_inferred;
+    res->retargeted = E->retargeted;
+    res->bodies_moved = E->bodies_moved;
+    res->bodies_lost = E->bodies_lost;
     res->rematched = E->rematched;
     res->spins = E->spins;
     res->polls_collapsed = E->polls_collapsed;
@@ -2871,10 +3270,15 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
     up_map_init(&E.teams);
     up_map_init(&E.teamseq);
     up_map_init(&E.groups);
+    up_map_init(&E.chans);
+    up_map_init(&E.bodies);
     up_map_init(&E.toks);
     up_map_init(&E.epochs);
     up_map_init(&E.locks);
     E.wild = ops->wildcard ? ops->wildcard(model) : UP_WILDCARD_PRESERVE;
+    if (E.wild == UP_WILDCARD_AUTO) /* fifo where the tracer marked the wildcards */
+        E.wild = E.d->has_wildcard_attr ? UP_WILDCARD_FIFO : UP_WILDCARD_PRESERVE;
+    E.follow = ops->replies && ops->replies(model) == UP_REPLIES_FOLLOW;
     E.eager = ops->eager_limit ? ops->eager_limit(model) : UINT64_MAX;
     E.spin_gap = ops->spin_gap ? ops->spin_gap(model) : 0;
     E.spin_pause = up_ticks_round(SPIN_PAUSE_NS * (double)E.d->resolution / 1e9);

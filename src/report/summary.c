@@ -142,12 +142,23 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
                 p->network_set ? "" : " (no network parameters given: same as --mode lower)");
     fprintf(f, "  protocol     sends above %g bytes and MPI_Ssend/MPI_Issend are synchronous%s\n",
             p->eager_limit, p->eager_set ? "" : " (default eager limit)");
-    if (p->wildcard != UP_WILDCARD_PRESERVE)
-        fprintf(f, "  wildcard     %s: %llu of %llu wildcard receives matched another send than measured\n",
-                up_wildcard_name(p->wildcard), (unsigned long long)r->rematched,
-                (unsigned long long)r->wildcard_recvs);
+    if (r->wildcard != UP_WILDCARD_PRESERVE)
+        fprintf(f, "  wildcard     %s%s: %llu of %llu wildcard receives matched another send than "
+                   "measured\n", up_wildcard_name(r->wildcard),
+                p->wildcard == UP_WILDCARD_AUTO ? " (the tracer marked them)" : "",
+                (unsigned long long)r->rematched, (unsigned long long)r->wildcard_recvs);
     else
-        fprintf(f, "  wildcard     preserve: every receive keeps its measured send\n");
+        fprintf(f, "  wildcard     preserve: every receive keeps its measured send%s\n",
+                p->wildcard == UP_WILDCARD_AUTO ? " (no wildcard receives marked)" : "");
+    if (r->replies_marked || r->replies_inferred)
+        fprintf(f, "  task farm    %llu replies (%llu marked by the tracer, %llu inferred), %llu sent to "
+                   "the re-matched source (replies %s); %llu tasks' work moved with them, %llu "
+                   "left as measured\n",
+                (unsigned long long)(r->replies_marked + r->replies_inferred),
+                (unsigned long long)r->replies_marked, (unsigned long long)r->replies_inferred,
+                (unsigned long long)r->retargeted, up_replies_name(p->replies),
+                (unsigned long long)r->bodies_moved,
+                (unsigned long long)r->bodies_lost);
     if (p->polls == UP_POLLS_LOCAL)
         fprintf(f, "  polls        local: every MPI_Test/Iprobe that found nothing is local work\n");
     else
@@ -209,9 +220,15 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     if (!root)
         return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
     put(root, "moved_records", json_integer((json_int_t)r->moved));
-    put(root, "wildcard", json_string(up_wildcard_name(p->wildcard)));
+    put(root, "wildcard", json_string(up_wildcard_name(r->wildcard)));
+    put(root, "replies", json_string(up_replies_name(p->replies)));
     put(root, "wildcard_receives", json_integer((json_int_t)r->wildcard_recvs));
     put(root, "rematched_receives", json_integer((json_int_t)r->rematched));
+    put(root, "replies_marked", json_integer((json_int_t)r->replies_marked));
+    put(root, "replies_inferred", json_integer((json_int_t)r->replies_inferred));
+    put(root, "replies_retargeted", json_integer((json_int_t)r->retargeted));
+    put(root, "task_bodies_moved", json_integer((json_int_t)r->bodies_moved));
+    put(root, "task_bodies_left", json_integer((json_int_t)r->bodies_lost));
     put(root, "largest_shift_s", json_real(up_ticks_s(r, r->max_shift)));
     put(root, "polls", json_string(up_polls_name(p->polls)));
     put(root, "spins", json_integer((json_int_t)r->spins));

@@ -158,6 +158,11 @@ static OTF2_CallbackCode on_attribute(void *ud, OTF2_AttributeRef self, OTF2_Str
         d->has_wildcard_attr = true;
         d->wildcard_attr = self;
     }
+    if (type == OTF2_TYPE_UINT8 && !strcmp(str_of(d, name), "unperturb::reply") &&
+        !d->has_reply_attr) {
+        d->has_reply_attr = true;
+        d->reply_attr = self;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
