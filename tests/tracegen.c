@@ -13,6 +13,7 @@ struct tg {
     OTF2_Archive *ar;
     unsigned n, flags;
     bool wildcard;   /* tg_recv_wild was used: define the attribute */
+    bool reply;      /* tg_send_reply was used: define the attribute */
     uint64_t res, tmin, tmax;
     OTF2_EvtWriter **w;
     uint64_t *nev;
@@ -202,6 +203,16 @@ void tg_recv_wild(tg *g, unsigned rank, uint64_t t, unsigned src, uint32_t tag, 
     g->wildcard = true;
 }
 
+void tg_send_reply(tg *g, unsigned rank, uint64_t t, unsigned dst, uint32_t tag, uint64_t bytes,
+                   uint8_t mark)
+{
+    OTF2_AttributeList *al = OTF2_AttributeList_New();
+    OTF2_AttributeList_AddUint8(al, TG_ATTR_REPLY, mark);
+    OTF2_EvtWriter_MpiSend(rec(g, rank, t), al, t, dst, TG_COMM_WORLD, tag, bytes);
+    OTF2_AttributeList_Delete(al);
+    g->reply = true;
+}
+
 int tg_close(tg *g)
 {
     OTF2_GlobalDefWriter *gw;
@@ -243,6 +254,11 @@ int tg_close(tg *g)
     if (g->wildcard) { /* as the unperturb tracer defines it */
         OTF2_GlobalDefWriter_WriteString(gw, s, "unperturb::wildcard");
         OTF2_GlobalDefWriter_WriteAttribute(gw, TG_ATTR_WILDCARD, s, s_empty, OTF2_TYPE_UINT8);
+        s++;
+    }
+    if (g->reply) { /* as the unperturb tracer defines it */
+        OTF2_GlobalDefWriter_WriteString(gw, s, "unperturb::reply");
+        OTF2_GlobalDefWriter_WriteAttribute(gw, TG_ATTR_REPLY, s, s_empty, OTF2_TYPE_UINT8);
         s++;
     }
     s_region0 = s;

@@ -72,6 +72,12 @@ void tg_coll_end_comm(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, OT
 #define TG_ATTR_WILDCARD 0
 void tg_recv_wild(tg *g, unsigned rank, uint64_t t, unsigned src, uint32_t tag, uint64_t bytes,
                   uint8_t bits);
+/* an MpiSend with the attribute "unperturb::reply" = mark, as the unperturb
+ * tracer writes (mark 1) a farm's reply to the source of a wildcard receive;
+ * once used, tg_close defines the attribute */
+#define TG_ATTR_REPLY 1
+void tg_send_reply(tg *g, unsigned rank, uint64_t t, unsigned dst, uint32_t tag, uint64_t bytes,
+                   uint8_t mark);
 void tg_flush(tg *g, unsigned rank, uint64_t t, uint64_t stop);
 /* An MpiRequestTest (a failed MPI_Test of request `req`). */
 void tg_request_test(tg *g, unsigned rank, uint64_t t, uint64_t req);
