@@ -106,7 +106,7 @@ typedef struct up_msg {
     struct up_msg *gprev, *gnext; /* messages to its receiver on comm */
     /* task farms (docs/models.md, "Task farms"): the key its send record
      * named (an index of the engine's) and its place among that key's
-     * sends; task: its sender had replied to a wildcard receive before */
+     * sends; task: a reply to a wildcard receive */
     uint32_t ochan, odst;
     uint64_t oseq;
     bool task, retargeted;

@@ -112,11 +112,13 @@ typedef struct rloc {
     size_t nheld, heldcap;
     /* task farms (docs/models.md, "Task farms") */
     uint64_t defer_key;  /* STEP_DEFER: its key in the heap */
+    bool deferring;      /* ... it waits for lagging members (lagging() does
+                          * not wait for it: two such would wait forever) */
+    uint32_t unanswered; /* its MPI_ANY_SOURCE receives since its last reply */
     bool reply_open;     /* its last receive named MPI_ANY_SOURCE and nothing
                           * since could have chosen another destination */
     uint32_t reply_src, reply_to; /* ... its measured and its re-matched sender */
     OTF2_CommRef reply_comm;
-    uint64_t nreplies;   /* its sends found to be replies */
     int body;            /* BODY_*: the work after a moved task's receive */
     int64_t body_d;      /* ... program time still to add (< 0: to take away) */
     uint64_t body_povh;  /* ... the overhead of the record before */
@@ -759,33 +761,37 @@ static int task_taken(engine *E, uint32_t li, uint32_t rc, uint64_t seq, const u
 }
 
 /* Send ev of location li to dst on comm: a reply when li's last receive
- * named MPI_ANY_SOURCE, nothing since could have chosen another
- * destination, and dst is its measured sender (and, when the tracer marks
- * replies, it marked this one).  A reply follows a re-matched receive: *dst
- * becomes its re-matched sender and the record names it. */
-static void reply_of(engine *E, uint32_t li, up_event *ev, OTF2_CommRef comm, uint32_t *dst,
+ * named MPI_ANY_SOURCE and was the only one since li's previous reply, ev
+ * is the first send after it, no collective ended in between (nothing
+ * could have chosen another destination), and dst is its measured sender
+ * (and, when the tracer marks replies, it marked this one).  A reply
+ * follows a re-matched receive: *dst becomes its re-matched sender and the
+ * record names it. */
+static bool reply_of(engine *E, uint32_t li, up_event *ev, OTF2_CommRef comm, uint32_t *dst,
                      bool *retarget)
 {
     rloc *L = &E->L[li];
     uint32_t i, rank;
     bool marked = false;
     *retarget = false;
-    if (!L->reply_open || comm != L->reply_comm || *dst != L->reply_src)
-        return;
-    L->reply_open = false;
+    if (!L->reply_open)
+        return false;
+    L->reply_open = false; /* the first send after the receive, or none */
+    if (comm != L->reply_comm || *dst != L->reply_src)
+        return false;
     if (E->d->has_reply_attr) {
         for (i = 0; i < ev->nattrs; i++)
             if (ev->attrs[i].id == E->d->reply_attr && ev->attrs[i].type == OTF2_TYPE_UINT8)
                 marked = ev->attrs[i].value.uint8 != 0;
         if (!marked)
-            return;
+            return false;
         E->replies_marked++;
     } else {
         E->replies_inferred++;
     }
-    L->nreplies++;
+    L->unanswered = 0;
     if (!E->follow || L->reply_to == *dst || !event_rank(E, comm, L->reply_to, &rank))
-        return;
+        return true;
     if (ev->kind == UP_EV_MpiSend)
         ev->u.MpiSend.receiver = rank;
     else
@@ -793,6 +799,7 @@ static void reply_of(engine *E, uint32_t li, up_event *ev, OTF2_CommRef comm, ui
     *dst = L->reply_to;
     *retarget = true;
     E->retargeted++;
+    return true;
 }
 
 /* A wildcard receive of location li on comm is decided in approximated
@@ -816,7 +823,7 @@ static bool lagging(engine *E, uint32_t li, OTF2_CommRef comm, uint64_t until, u
         if (j == li || j >= E->n)
             continue;
         J = &E->L[j];
-        if (J->state != S_RUN || (J->ls.started && J->ls.prev_a >= until))
+        if (J->state != S_RUN || J->deferring || (J->ls.started && J->ls.prev_a >= until))
             continue;
         k = next_key(E, J);
         if (!found || k < *key)
@@ -861,6 +868,7 @@ static int recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
     up_msg *m;
     int r;
 
+    L->deferring = false;
     if (!q || !g || rc == UINT32_MAX) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory matching a receive");
         return STEP_ERROR;
@@ -883,6 +891,7 @@ static int recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
             until = L->ls.enter_a;
         if (lagging(E, li, comm, until, &key)) {
             L->defer_key = key + 1;
+            L->deferring = true;
             return STEP_DEFER;
         }
     }
@@ -899,7 +908,7 @@ static int recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
             return STEP_OK;
         }
         q->waiting = true;
-        g->waiting = q->lent > 0 || (E->retargeted && (bits & WILD_TAG));
+        g->waiting = q->lent > 0 || (E->follow && (bits & WILD_TAG));
         L->wait = W_MSG;
         L->wk0 = k0;
         L->wk1 = k1;
@@ -912,11 +921,14 @@ static int recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
     ev = *evp;
     queue_pop(E, m->q);
     q->waiting = g->waiting = false;
+    L->force = false; /* a release found its message after all */
     if (bits)
         E->wild_recvs++;
     seq = E->chan[rc].recvd;
-    if (m->ochan != rc || m->oseq != seq) /* not its measured message */
+    if (m->ochan != rc || m->oseq != seq) { /* not its measured message */
         m->rematched = true;
+        E->rematched++;
+    }
     if (task_taken(E, li, rc, seq, m) != 0) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory matching a receive");
         return STEP_ERROR;
@@ -925,8 +937,13 @@ static int recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
     if (up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
         return STEP_ERROR; /* task_taken read ahead in our own stream */
     ev = *evp;
-    /* a reply to this receive goes to the sender it took (reply_of) */
-    L->reply_open = (bits & WILD_SOURCE) != 0;
+    /* a reply to this receive goes to the sender it took (reply_of); a
+     * receive is answered one at a time (the master of a farm), not several
+     * MPI_ANY_SOURCE receives in a row (an exchange whose next sends do
+     * not depend on the statuses) */
+    L->reply_open = (bits & WILD_SOURCE) && L->unanswered == 0;
+    if (bits & WILD_SOURCE)
+        L->unanswered++;
     L->reply_src = src;
     L->reply_to = m->src;
     L->reply_comm = comm;
@@ -934,7 +951,6 @@ static int recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
         uint32_t rank = 0;
         ((msgq *)m->q)->lent++;
         q->lent--;
-        E->rematched++;
         m->rematched = true;
         event_rank(E, comm, m->src, &rank); /* known: m was sent to it on comm */
         if (ev->kind == UP_EV_MpiRecv)
@@ -1048,7 +1064,7 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
     OTF2_CommRef comm;
     uint64_t bytes, exit_m, k0, k1, t;
     uint32_t odst, oc = 0;
-    bool retarget = false;
+    bool retarget = false, reply = false;
     up_msg *m;
     msgq *q;
     int r;
@@ -1083,7 +1099,7 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
             UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
             return STEP_ERROR;
         }
-        reply_of(E, li, ev, comm, &dst, &retarget);
+        reply = reply_of(E, li, ev, comm, &dst, &retarget);
     }
     if (!(m = msg_new(E))) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
@@ -1099,7 +1115,7 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
         m->ochan = oc;
         m->oseq = E->chan[oc].sent++;
         m->odst = odst;
-        m->task = L->nreplies > 0;
+        m->task = reply;
         m->retargeted = retarget;
     }
     E->ops->send(E->model, li, &L->ls, ev, m);
@@ -2742,19 +2758,19 @@ static int finish_marked(engine *E, uint32_t li, up_event *ev, unsigned mark)
 }
 
 /* A moved task's work (task_taken): record ev is timed as if the program
- * time since the previous record were longer by L->body_d, or, to take
- * away, shorter by as much as it has (more than the previous record's
- * overhead), the rest from the gaps after it.  The engine moves the
- * previous record's measured time for the model (finish_times resets it). */
+ * time since the previous record were longer by L->body_d (the previous
+ * record's approximated time moves for the model), or, to take away,
+ * shorter by as much as it has beyond the previous record's overhead (its
+ * measured time moves), the rest from the gaps after it.  finish_times
+ * resets both. */
 static void body_adjust(rloc *L, const up_event *ev)
 {
     uint64_t gap = sub0(ev->time, L->ls.prev_m), cut;
-    if (L->body_d > 0) {
-        cut = (uint64_t)L->body_d < L->ls.prev_m ? (uint64_t)L->body_d : L->ls.prev_m;
-        L->ls.prev_m -= cut;
+    if (L->body_d > 0) { /* the work begins later: the previous record ends later */
+        L->ls.prev_a += (uint64_t)L->body_d;
         L->body_d = 0;
     } else {
-        cut = sub0(gap, L->body_povh + 1);
+        cut = sub0(gap, L->body_povh);
         if (cut > (uint64_t)-L->body_d)
             cut = (uint64_t)-L->body_d;
         L->ls.prev_m += cut;
@@ -2786,7 +2802,7 @@ static int step_record(engine *E, uint32_t li);
 static int step(engine *E, uint32_t li)
 {
     rloc *L = &E->L[li];
-    uint64_t prev_m = L->ls.prev_m;
+    uint64_t prev_m = L->ls.prev_m, prev_a = L->ls.prev_a;
     int64_t body_d = L->body_d;
     up_event *ev;
     int r;
@@ -2798,7 +2814,7 @@ static int step(engine *E, uint32_t li)
     if (ev)
         body_adjust(L, ev);
     if ((r = step_record(E, li)) != STEP_OK) /* not timed yet: again later */
-        L->ls.prev_m = prev_m, L->body_d = body_d;
+        L->ls.prev_m = prev_m, L->ls.prev_a = prev_a, L->body_d = body_d;
     return r;
 }
 
