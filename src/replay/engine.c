@@ -1198,7 +1198,8 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
     }
     if (q->waiting) {
         q->waiting = false;
-        if (make_runnable(E, dst) != 0)
+        /* (a receiver woken for its group already runs: not twice into the heap) */
+        if (E->L[dst].state == S_WAIT && E->L[dst].wait == W_MSG && make_runnable(E, dst) != 0)
             return STEP_ERROR;
     }
     return STEP_OK;
