@@ -627,6 +627,7 @@ typedef struct chan {
 } chan;
 
 static void recv_fields(const up_event *ev, uint32_t *rank, OTF2_CommRef *comm, uint32_t *tag);
+static void set_rflags(engine *E, up_event *ev);
 
 #define FIND_MAX 16384   /* records read ahead for a task's measured receive */
 #define BODY_MAX 4096    /* ... and for the work after it */
@@ -675,6 +676,7 @@ static int body_scan(engine *E, uint32_t li, size_t from, uint64_t *body)
             continue;
         if (!left)
             left = true, leave_m = e->time;
+        set_rflags(E, e); /* (a function's Enter and Leave have their own O) */
         ovh += E->ops->record_ovh(E->model, li, e);
     }
     return 0;
