@@ -4,7 +4,7 @@
 # farms").  For each rank count of NPS and each extra cost of EXTRAS, traces
 # examples/farm (ARGS) once, oversubscribed beyond 2 ranks, and prints per
 # role (master, workers):
-#   rec min/med/p99  the gap from Enter(MPI_Send) to its MpiSend: one
+#   rec min/med/p99  the gap from Enter(MPI_Send) to its MpiSend, ns: one
 #                    record's cost and its extra-cost spin, nothing of MPI
 #                    (single records, not run times)
 #   over             records of that gap more than 1 us above the minimum, %
@@ -34,11 +34,13 @@ for np in $NPS; do
         timeout 300 "$UP" trace -q --extra-ns "$extra" -o "$T/tr" -- \
             mpirun $ROOT --oversubscribe -np "$np" "$FARM" $ARGS > /dev/null ||
             { echo "farmcost: np=$np extra=$extra: no trace within 300 s"; continue; }
-        otf2-print "$T/tr/traces.otf2" 2> /dev/null | awk -v T="$T" '
+        tps=$(otf2-print -G "$T/tr/traces.otf2" 2> /dev/null |
+            awk '$1 == "CLOCK_PROPERTIES" { gsub(",", "", $5); print $5; exit }')
+        otf2-print "$T/tr/traces.otf2" 2> /dev/null | awk -v T="$T" -v ns="$(echo "$tps" | awk '{ print 1e9 / $1 }')" '
             $1 == "ENTER" && $0 ~ /"MPI_Send"/ { e[$2] = $3; next }
             $1 == "MPI_SEND" && ($2 in e) {
-                f = T "/gap-" ($2 == 0 ? "master" : "workers"); print $3 - e[$2] > f; delete e[$2] }
-            $2 ~ /^[0-9]+$/ { n[$2 == 0 ? "master" : "workers"]++ }
+                f = T "/gap-" ($2 == 0 ? "master" : "workers"); print int(($3 - e[$2]) * ns + 0.5) > f; delete e[$2] }
+            $2 ~ /^[0-9]+$/ { r = ($2 == 0) ? "master" : "workers"; n[r]++ }
             END { for (r in n) print n[r] > (T "/recs-" r) }'
         for role in master workers; do
             [ -s "$T/gap-$role" ] || continue
@@ -48,7 +50,7 @@ for np in $NPS; do
                 loc=$(basename "$s" .stalls)
                 if { [ "$role" = master ] && [ "$loc" = 0 ]; } || { [ "$role" = workers ] && [ "$loc" != 0 ]; }; then
                     set -- $(od -A n -t u8 -v "$s" | tr -s ' ' '\n' | awk 'NF { if (++i % 2 == 0) { n++; s += $1 } } END { print n + 0, s + 0 }')
-                    stalls=$((stalls + $1)) sns=$((sns + $2))
+                    stalls=$((stalls + $1)) sns=$(awk -v a="$sns" -v b="$2" -v t="$tps" 'BEGIN { printf "%.0f", a + b * 1e9 / t }')
                 fi
             done
             recs=$(cat "$T/recs-$role")
@@ -56,9 +58,10 @@ for np in $NPS; do
                 -v sns="$sns" -v recs="$recs" '
                 { v[++n] = $1 } END {
                     over = 0; for (i = 1; i <= n; i++) if (v[i] > v[1] + 1000) over++
+                    p99 = int(n * 0.99); if (p99 < 1) p99 = 1
+                    per = recs ? sns / recs : 0
                     printf "%-3s %-6s %-7s %8d %8d %8d %6.2f %7d, %7.1f\n", np, x, role, v[1],
-                        v[int((n + 1) / 2)], v[int(n * 0.99) > 0 ? int(n * 0.99) : 1], 100 * over / n,
-                        sn, recs ? sns / recs : 0 }'
+                        v[int((n + 1) / 2)], v[p99], 100 * over / n, sn, per }'
             rm -f "$T/gap-$role" "$T/recs-$role"
         done
     done

@@ -36,6 +36,7 @@
 #include "test.h"
 #include "tracegen.h"
 #include "tutil.h"
+#include "unperturb/simulate.h"
 
 #define NS 1000000000ull
 #define T0 10000u
@@ -911,4 +912,46 @@ TEST(farm_wildcard_waits_for_a_sender_behind_in_approximated_time)
     CHECK_CLEAN(&res);
     up_replay_result_free(&res);
     tr_free(&t);
+}
+
+/* ---- simulate re-matches too, and keeps the replies --------------------------------- */
+
+/* `unperturb simulate` on the trace of farm_replies_follow_the_rematched_
+ * receives, on a machine of wall-time compute: the trace marks its wildcard
+ * receives, so the master's are re-matched by predicted send time (the
+ * flush regions of workers 2 and 3 are the tracer's, not compute: their
+ * results come first, as in compensation), and the replies keep their
+ * measured destinations (simulate times compute from CPU time where it
+ * can, which a task's moved wall-time work is not): three replies found,
+ * none re-targeted, no work moved. */
+TEST(farm_simulate_rematches_and_keeps_the_replies)
+{
+    char in[4096], o[4200];
+    up_machine mach;
+    up_sim_run_opts opts;
+    up_sim_summary s;
+    up_err err = {0};
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    write_three(in, T0, 1000, 2000, 3000);
+    up_machine_init(&mach);
+    mach.cpu_ratio = 1;
+    mach.compute = UP_COMPUTE_WALL;
+    mach.progress = UP_PROGRESS_MPI;
+    memset(&opts, 0, sizeof opts);
+    snprintf(o, sizeof o, "%s/sim", in);
+    opts.input = in;
+    opts.machine = &mach;
+    opts.out_dir = o;
+    opts.quiet = true;
+    if (up_sim_run(&opts, &s, &err) != UP_OK) {
+        t_fail(__FILE__, __LINE__, "simulate: %s", err.msg);
+        return;
+    }
+    CHECK_EQ(s.res.wildcard, UP_WILDCARD_FIFO);
+    CHECK_EQ(s.res.wildcard_recvs, 6); /* the master's, and the workers' MPI_ANY_TAG ones */
+    CHECK_EQ(s.res.rematched, 3);
+    CHECK_EQ(s.res.replies_inferred, 3);
+    CHECK_EQ(s.res.retargeted, 0);
+    CHECK_EQ(s.res.bodies_moved + s.res.bodies_lost, 0);
+    up_sim_summary_free(&s);
 }

@@ -741,6 +741,10 @@ static void print_single(FILE *f, const job *j, const kvs *mk, const up_sim_summ
     fprintf(f, "  run time     measured %.9f s, predicted %.9f s (%+.2f%%)\n", s->measured_s,
             s->predicted_s, 100.0 * (ratio - 1));
     fprintf(f, "  ranks        %ld on %zu locations\n", s->nranks, r->nlocs);
+    if (r->wildcard != UP_WILDCARD_PRESERVE)
+        fprintf(f, "  wildcard     fifo (the tracer marked them): %llu of %llu receives took another "
+                   "message than measured\n", (unsigned long long)r->rematched,
+                (unsigned long long)r->wildcard_recvs);
     up_report_repairs_text(f, r);
     fprintf(f, "  %-12s %5s  %-20s %16s %16s\n", "location", "rank", "name", "measured end s",
             "predicted end s");
@@ -811,6 +815,9 @@ static json_t *json_single(const job *j, const kvs *mk, const up_sim_summary *s)
     json_object_set_new(o, "locations", json_integer((json_int_t)r->nlocs));
     json_object_set_new(o, "events", json_integer((json_int_t)r->events));
     json_object_set_new(o, "window_marked", json_boolean(r->window_marked));
+    json_object_set_new(o, "wildcard", jstr(up_wildcard_name(r->wildcard)));
+    json_object_set_new(o, "wildcard_receives", json_integer((json_int_t)r->wildcard_recvs));
+    json_object_set_new(o, "rematched_receives", json_integer((json_int_t)r->rematched));
     {
         json_t *rep = json_object();
         unsigned k;

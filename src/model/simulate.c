@@ -611,6 +611,23 @@ static void s_progress(void *mp, uint64_t records)
         S->progress(S->pctx, records, S->total);
 }
 
+/* Wildcard receives are re-matched by predicted send time where the trace
+ * marks them (a one-core trace fixes the order of a one-core run); replies
+ * keep their measured destinations and work: the moved work of a task is
+ * wall time, which a simulation from CPU time cannot use (docs/simulate.md,
+ * "Wildcard receives"). */
+static up_wildcard s_wildcard(void *mp)
+{
+    (void)mp;
+    return UP_WILDCARD_AUTO;
+}
+
+static up_replies s_replies(void *mp)
+{
+    (void)mp;
+    return UP_REPLIES_MEASURED;
+}
+
 static const up_model_ops sim_ops = {
     .name = "simulate",
     .record_ovh = s_record_ovh,
@@ -622,11 +639,12 @@ static const up_model_ops sim_ops = {
     .eager_limit = s_eager,
     .sync_end = s_sync_end,
     .max_shift = NULL,
-    .wildcard = NULL,
+    .wildcard = s_wildcard,
     .progress = s_progress,
     .coll_wait_all = true,
     .spin_gap = s_spin_gap,
     .poll_recv = s_poll_recv,
+    .replies = s_replies,
 };
 
 const up_model_ops *up_sim_ops(void) { return &sim_ops; }
