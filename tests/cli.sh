@@ -43,6 +43,10 @@ expect 2 "negative overhead" -- "$UP" compensate "$DATA/pipit-ping-pong" -o "$T/
 expect 2 "bad --polls" -- "$UP" compensate "$DATA/pipit-ping-pong" -o "$T/x" --polls sometimes
 grep_err "bad --polls: names the choices" "model, local"
 expect 2 "negative --spin-gap-ns" -- "$UP" compensate "$DATA/pipit-ping-pong" -o "$T/x" --spin-gap-ns -1
+expect 2 "bad --replies" -- "$UP" compensate "$DATA/pipit-ping-pong" -o "$T/x" --replies elsewhere
+grep_err "bad --replies: names the choices" "follow, measured"
+expect 2 "bad --wildcard" -- "$UP" compensate "$DATA/pipit-ping-pong" -o "$T/x" --wildcard newest
+grep_err "bad --wildcard: names the choices" "auto, preserve, fifo, lifo"
 [ ! -e "$T/x" ] && ok "usage errors create nothing" || bad "usage errors create nothing"
 
 # ---- bad input ----------------------------------------------------------------
@@ -87,6 +91,9 @@ if command -v jq >/dev/null 2>&1; then
         ok "json per_location keys" || bad "json per_location keys"
     jq -e '.polls == "model" and .spins == 0 and .polls_collapsed == 0 and .completions_moved == 0 and .parameters.spin_gap_ns == 10' "$T/s.json" >/dev/null &&
         ok "json: polling counts (none in a ping-pong)" || bad "json: polling counts" "$(jq -c '{polls, spins, polls_collapsed, completions_moved}' "$T/s.json")"
+    # a Score-P trace does not mark wildcard receives: auto is preserve
+    jq -e '.wildcard == "preserve" and .replies == "follow" and .replies_marked == 0 and .replies_inferred == 0 and .replies_retargeted == 0 and .task_bodies_moved == 0 and .task_bodies_left == 0' "$T/s.json" >/dev/null &&
+        ok "json: wildcard auto resolved, farm counts" || bad "json: wildcard auto resolved, farm counts" "$(jq -c '{wildcard, replies, replies_marked, replies_inferred, replies_retargeted, task_bodies_moved, task_bodies_left}' "$T/s.json")"
     jq -e '.repairs | type == "object" and has("clock_condition") and has("unmatched_recv")' "$T/s.json" >/dev/null &&
         ok "json repairs object" || bad "json repairs object"
     jq -e '.approximated_time_s < .measured_time_s and .measured_time_s > 0' "$T/s.json" >/dev/null &&

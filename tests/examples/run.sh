@@ -364,5 +364,14 @@ otf2-print "$T/fa/traces.otf2" > "$T/fa.txt" || fail "otf2-print of the farm tra
 replies=$(awk '$1 == "MPI_SEND" { s = $2 } /"unperturb::reply"/ { n[s]++ } END { print n[0] + 0, n[1] + n[2] + 0 }' "$T/fa.txt")
 [ "$replies" = "50 0" ] || fail "farm traced: replies marked on the master and the workers: $replies, expected 50 0"
 ok "farm traced on 3 ranks: its 50 replies to MPI_SOURCE marked unperturb::reply, no other send"
+# compensated with the defaults: fifo (the tracer marked the wildcards), the
+# 50 marked replies found and followed; up-check accepts the output
+$UNPERTURB compensate "$T/fa" -o "$T/fa-c" -q --json "$T/fa-c.json" ||
+    fail "compensate of the farm trace"
+jq -e '.wildcard == "fifo" and .replies == "follow" and .replies_marked == 50 and .replies_inferred == 0 and .task_bodies_left == 0 and .repairs.unmatched_recv == 0 and .repairs.unmatched_send == 0' "$T/fa-c.json" > /dev/null ||
+    fail "farm compensated: $(jq -c '{wildcard, replies, replies_marked, replies_inferred, replies_retargeted, task_bodies_moved, task_bodies_left}' "$T/fa-c.json")"
+"$BUILD/bin/up-check" -q "$T/fa-c" --against "$T/fa" > "$T/fa-check" 2>&1 ||
+    fail "farm compensated: up-check: $(head -5 "$T/fa-check")"
+ok "farm compensated with the defaults: fifo, 50 marked replies ($(jq .replies_retargeted "$T/fa-c.json") re-targeted), up-check clean"
 
 echo "examples tests: $pass passed"
