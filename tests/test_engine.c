@@ -167,24 +167,13 @@ static void self_simulated(int nonblocking)
     char in[4096], o[4200];
     unsigned r;
     size_t n = 2 * NFILL + (nonblocking ? 6 : 4);
-    up_machine mach;
-    up_sim_run_opts opts;
     up_sim_summary s;
     up_err err = {0};
     tr_trace out;
     snprintf(in, sizeof in, "%s", t_dir("in"));
     write_self(in, nonblocking);
-    up_machine_init(&mach);
-    mach.cpu_ratio = 1;
-    mach.compute = UP_COMPUTE_WALL;
-    mach.progress = UP_PROGRESS_MPI;
-    memset(&opts, 0, sizeof opts);
     snprintf(o, sizeof o, "%s/sim", in);
-    opts.input = in;
-    opts.machine = &mach;
-    opts.out_dir = o;
-    opts.quiet = true;
-    if (up_sim_run(&opts, &s, &err) != UP_OK) {
+    if (t_simulate_wall(in, o, &s, &err) != UP_OK) {
         t_fail(__FILE__, __LINE__, "simulate: %s", err.msg);
         return;
     }

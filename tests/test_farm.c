@@ -36,7 +36,6 @@
 #include "test.h"
 #include "tracegen.h"
 #include "tutil.h"
-#include "unperturb/simulate.h"
 
 #define NS 1000000000ull
 #define T0 10000u
@@ -129,6 +128,28 @@ static void check_clean(const char *file, int line, const up_replay_result *res)
                    (unsigned long long)res->repairs[k]);
 }
 #define CHECK_CLEAN(res) check_clean(__FILE__, __LINE__, (res))
+
+/* The farm counts of a result, and no repair (check_clean). */
+static void check_counts(const char *file, int line, const up_replay_result *res,
+                         uint64_t rematched, uint64_t marked, uint64_t inferred,
+                         uint64_t retargeted, uint64_t moved, uint64_t lost)
+{
+    const uint64_t got[6] = {res->rematched, res->replies_marked, res->replies_inferred,
+                             res->retargeted, res->bodies_moved, res->bodies_lost};
+    const uint64_t want[6] = {rematched, marked, inferred, retargeted, moved, lost};
+    static const char *const what[6] = {"rematched", "replies_marked", "replies_inferred",
+                                        "retargeted", "bodies_moved", "bodies_lost"};
+    unsigned k;
+    for (k = 0; k < 6; k++)
+        if (got[k] != want[k])
+            t_fail(file, line, "%s: %llu, expected %llu", what[k], (unsigned long long)got[k],
+                   (unsigned long long)want[k]);
+    check_clean(file, line, res);
+}
+/* rematched receives, replies marked, inferred, re-targeted, bodies moved,
+ * bodies lost */
+#define CHECK_COUNTS(res, rm, mk, inf, rt, mv, lost) \
+    check_counts(__FILE__, __LINE__, (res), (rm), (mk), (inf), (rt), (mv), (lost))
 
 /* ---- writers ----------------------------------------------------------------- */
 
@@ -266,13 +287,8 @@ TEST(farm_replies_follow_the_rematched_receives)
     CHECK_PEERS(&t, 1, TR_RECV, from0);
     CHECK_EQ(res.wildcard, UP_WILDCARD_FIFO); /* auto: the trace marks its wildcards */
     CHECK_EQ(res.wildcard_recvs, 6);          /* 3 ANY_SOURCE, 3 ANY_TAG */
-    CHECK_EQ(res.rematched, 6); /* the master's 3 receives and the workers' */
-    CHECK_EQ(res.replies_inferred, 3);
-    CHECK_EQ(res.replies_marked, 0);
-    CHECK_EQ(res.retargeted, 3);
-    CHECK_EQ(res.bodies_moved, 3);
-    CHECK_EQ(res.bodies_lost, 0);
-    CHECK_CLEAN(&res);
+    /* re-matched: the master's 3 receives and the workers' */
+    CHECK_COUNTS(&res, 6, 0, 3, 3, 3, 0);
     up_replay_result_free(&res);
     tr_free(&t);
 }
@@ -311,12 +327,7 @@ TEST(farm_replies_measured_keep_the_trace)
     CHECK_REL(&t, 3, T0, w3);
     CHECK_PEERS(&t, 0, TR_RECV, three_recv_from);
     CHECK_PEERS(&t, 0, TR_SEND, sent_to);
-    CHECK_EQ(res.rematched, 3);
-    CHECK_EQ(res.replies_inferred, 3);
-    CHECK_EQ(res.retargeted, 0);
-    CHECK_EQ(res.bodies_moved, 0);
-    CHECK_EQ(res.bodies_lost, 0);
-    CHECK_CLEAN(&res);
+    CHECK_COUNTS(&res, 3, 0, 3, 0, 0, 0);
     up_replay_result_free(&res);
     tr_free(&t);
 }
@@ -407,13 +418,7 @@ TEST(farm_receive_before_the_send_is_no_reply)
     CHECK_REL(&t, 2, b, w2);
     CHECK_PEERS(&t, 0, TR_SEND, sent_to);
     CHECK_PEERS(&t, 0, TR_RECV, recv_from);
-    CHECK_EQ(res.rematched, 2);
-    CHECK_EQ(res.replies_inferred, 0);
-    CHECK_EQ(res.replies_marked, 0);
-    CHECK_EQ(res.retargeted, 0);
-    CHECK_EQ(res.bodies_moved, 0);
-    CHECK_EQ(res.bodies_lost, 0);
-    CHECK_CLEAN(&res);
+    CHECK_COUNTS(&res, 2, 0, 0, 0, 0, 0);
     up_replay_result_free(&res);
     tr_free(&t);
 }
@@ -468,11 +473,7 @@ TEST(farm_collective_before_the_send_is_no_reply)
     CHECK_REL(&t, 1, b, w1);
     CHECK_REL(&t, 2, b, w2);
     CHECK_PEERS(&t, 0, TR_SEND, sent_to);
-    CHECK_EQ(res.rematched, 2);
-    CHECK_EQ(res.replies_inferred, 0);
-    CHECK_EQ(res.retargeted, 0);
-    CHECK_EQ(res.bodies_moved, 0);
-    CHECK_CLEAN(&res);
+    CHECK_COUNTS(&res, 2, 0, 0, 0, 0, 0);
     up_replay_result_free(&res);
     tr_free(&t);
 }
@@ -544,13 +545,8 @@ TEST(farm_named_receives_in_the_loop_have_no_replies)
     CHECK_REL(&t, 3, b, m3);
     CHECK_PEERS(&t, 0, TR_SEND, sent_to);
     CHECK_PEERS(&t, 0, TR_RECV, recv_from);
-    CHECK_EQ(res.rematched, 4); /* 2 of the master's, 2 workers' */
-    CHECK_EQ(res.replies_inferred, 2);
-    CHECK_EQ(res.replies_marked, 0);
-    CHECK_EQ(res.retargeted, 2);
-    CHECK_EQ(res.bodies_moved, 2);
-    CHECK_EQ(res.bodies_lost, 0);
-    CHECK_CLEAN(&res);
+    /* re-matched: 2 of the master's, 2 workers' */
+    CHECK_COUNTS(&res, 4, 0, 2, 2, 2, 0);
     up_replay_result_free(&res);
     tr_free(&t);
 }
@@ -620,13 +616,9 @@ static void check_marked(int mark_c, uint64_t marked)
     CHECK_REL(&t, 3, T0, w3);
     CHECK_PEERS(&t, 0, TR_SEND, sent_to);
     CHECK_PEERS(&t, 0, TR_RECV, recv_from);
-    CHECK_EQ(res.rematched, 4); /* 2 of the master's, 2 workers' */
-    CHECK_EQ(res.replies_marked, marked);
-    CHECK_EQ(res.replies_inferred, 0); /* the trace marks: nothing inferred */
-    CHECK_EQ(res.retargeted, 2);
-    CHECK_EQ(res.bodies_moved, 2);
-    CHECK_EQ(res.bodies_lost, 0);
-    CHECK_CLEAN(&res);
+    /* re-matched: 2 of the master's, 2 workers'; the trace marks: nothing
+     * inferred */
+    CHECK_COUNTS(&res, 4, marked, 0, 2, 2, 0);
     up_replay_result_free(&res);
     tr_free(&t);
 }
@@ -688,12 +680,7 @@ TEST(farm_any_tag_receive_takes_a_retargeted_task_of_another_tag)
     CHECK_REL(&t, 2, b, w2);
     CHECK_REL(&t, 3, b, w3);
     CHECK_PEERS(&t, 0, TR_SEND, sent_to);
-    CHECK_EQ(res.rematched, 6);
-    CHECK_EQ(res.replies_inferred, 3);
-    CHECK_EQ(res.retargeted, 3);
-    CHECK_EQ(res.bodies_moved, 3);
-    CHECK_EQ(res.bodies_lost, 0);
-    CHECK_CLEAN(&res);
+    CHECK_COUNTS(&res, 6, 0, 3, 3, 3, 0);
     up_replay_result_free(&res);
     tr_free(&t);
 }
@@ -775,12 +762,7 @@ static void check_two_rounds(uint32_t tag_a, uint32_t tag_b, uint64_t rematched)
     CHECK_REL(&t, 1, T0, two_w1);
     CHECK_REL(&t, 2, T0, two_w2);
     CHECK_PEERS(&t, 0, TR_SEND, two_sent_to);
-    CHECK_EQ(res.rematched, rematched);
-    CHECK_EQ(res.replies_inferred, 4);
-    CHECK_EQ(res.retargeted, 4);
-    CHECK_EQ(res.bodies_moved, 4);
-    CHECK_EQ(res.bodies_lost, 0);
-    CHECK_CLEAN(&res);
+    CHECK_COUNTS(&res, rematched, 0, 4, 4, 4, 0);
     up_replay_result_free(&res);
     tr_free(&t);
 }
@@ -904,12 +886,8 @@ TEST(farm_wildcard_waits_for_a_sender_behind_in_approximated_time)
     CHECK_REL(&t, 1, b, w1);
     CHECK_TIMES(&t, 2, w2, n);
     CHECK_PEERS(&t, 0, TR_SEND, sent_to);
-    CHECK_EQ(res.rematched, 4); /* the master's 2 and the workers' */
-    CHECK_EQ(res.replies_inferred, 2);
-    CHECK_EQ(res.retargeted, 2);
-    CHECK_EQ(res.bodies_moved, 2);
-    CHECK_EQ(res.bodies_lost, 0);
-    CHECK_CLEAN(&res);
+    /* re-matched: the master's 2 and the workers' */
+    CHECK_COUNTS(&res, 4, 0, 2, 2, 2, 0);
     up_replay_result_free(&res);
     tr_free(&t);
 }
@@ -926,24 +904,12 @@ TEST(farm_wildcard_waits_for_a_sender_behind_in_approximated_time)
  * none re-targeted, no work moved. */
 TEST(farm_simulate_rematches_and_keeps_the_replies)
 {
-    char in[4096], o[4200];
-    up_machine mach;
-    up_sim_run_opts opts;
+    char in[4096];
     up_sim_summary s;
     up_err err = {0};
     snprintf(in, sizeof in, "%s", t_dir("in"));
     write_three(in, T0, 1000, 2000, 3000);
-    up_machine_init(&mach);
-    mach.cpu_ratio = 1;
-    mach.compute = UP_COMPUTE_WALL;
-    mach.progress = UP_PROGRESS_MPI;
-    memset(&opts, 0, sizeof opts);
-    snprintf(o, sizeof o, "%s/sim", in);
-    opts.input = in;
-    opts.machine = &mach;
-    opts.out_dir = o;
-    opts.quiet = true;
-    if (up_sim_run(&opts, &s, &err) != UP_OK) {
+    if (t_simulate_wall(in, NULL, &s, &err) != UP_OK) {
         t_fail(__FILE__, __LINE__, "simulate: %s", err.msg);
         return;
     }

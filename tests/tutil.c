@@ -143,3 +143,19 @@ int t_write_named_regions(const char *dir, const char *const *names, unsigned n,
     OTF2_GlobalDefWriter_WriteLocation(gw, 0, s + 1, OTF2_LOCATION_TYPE_CPU_THREAD, 2 * n, 0);
     return OTF2_Archive_Close(ar) == OTF2_SUCCESS ? 0 : -1;
 }
+
+up_status t_simulate_wall(const char *in, const char *out, up_sim_summary *s, up_err *err)
+{
+    up_machine mach;
+    up_sim_run_opts opts;
+    up_machine_init(&mach);
+    mach.cpu_ratio = 1;
+    mach.compute = UP_COMPUTE_WALL;
+    mach.progress = UP_PROGRESS_MPI;
+    memset(&opts, 0, sizeof opts);
+    opts.input = in;
+    opts.machine = &mach;
+    opts.out_dir = out;
+    opts.quiet = true;
+    return up_sim_run(&opts, s, err);
+}

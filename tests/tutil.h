@@ -5,6 +5,7 @@
 #define UP_TUTIL_H
 
 #include "unperturb/model.h"
+#include "unperturb/simulate.h"
 #include "tread.h"
 
 /* Compensates archive folder `in` into folder `out` (must not exist) with
@@ -16,6 +17,11 @@ up_status t_compensate(const char *in, const char *out, const up_comp_params *p,
 /* The same with the replay ops `ops` (a variant of up_comp_ops()). */
 up_status t_compensate_ops(const char *in, const char *out, const up_comp_params *p,
                            const up_model_ops *ops, up_replay_result *res, uint64_t **removed);
+
+/* Simulates archive folder `in` into folder `out` (NULL: no archive) on the
+ * built-in machine with cpu_ratio 1, wall-time compute and MPI progress;
+ * fills *s (free with up_sim_summary_free) and *err.  Returns the status. */
+up_status t_simulate_wall(const char *in, const char *out, up_sim_summary *s, up_err *err);
 
 /* Parameters with every per-record overhead = o_ns, the given mode and
  * collective model, no copy time, no network. */
