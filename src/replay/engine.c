@@ -15,9 +15,9 @@
 #define SWEEP_MIN 4096    /* message queues kept before empty ones are swept */
 
 enum { S_RUN, S_WAIT, S_DONE };
+enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA };
 
 static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
-enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA };
 
 /* One parallel region of a thread team (the k-th ThreadTeamBegin of its
  * members on the team's communicator); member 0 is the master. */
@@ -809,11 +809,12 @@ static bool reply_of(engine *E, uint32_t li, up_event *ev, OTF2_CommRef comm, ui
  * runs may send a message that would be chosen instead, i.e. each is past
  * `until` (its records only go forward).  Members waiting for a message or
  * a collective are not waited for: what they wait for may be this receive's
- * own reply.  true with *key the measured key to go behind. */
+ * own reply.  true with *key the measured key to go behind (the first
+ * lagging member's: the heap runs every smaller key first anyway).  Costs
+ * one pass over the members per decision when none lags. */
 static bool lagging(engine *E, uint32_t li, OTF2_CommRef comm, uint64_t until, uint64_t *key)
 {
     const up_comm_def *c = up_defs_comm(E->d, comm);
-    bool found = false;
     uint32_t r, n;
     if (!c || !c->resolved || c->self)
         return false;
@@ -821,18 +822,15 @@ static bool lagging(engine *E, uint32_t li, OTF2_CommRef comm, uint64_t until, u
     for (r = 0; r < n; r++) {
         uint32_t j = c->global_ranks ? c->world[r] : c->members[r];
         rloc *J;
-        uint64_t k;
         if (j == li || j >= E->n)
             continue;
         J = &E->L[j];
         if (J->state != S_RUN || J->deferring || (J->ls.started && J->ls.prev_a >= until))
             continue;
-        k = next_key(E, J);
-        if (!found || k < *key)
-            *key = k;
-        found = true;
+        *key = next_key(E, J);
+        return true;
     }
-    return found;
+    return false;
 }
 
 /* A message from src in group g (once replies were re-targeted, a receive
