@@ -159,3 +159,119 @@ up_status t_simulate_wall(const char *in, const char *out, up_sim_summary *s, up
     opts.quiet = true;
     return up_sim_run(&opts, s, err);
 }
+
+/* ---- the replay's schedule (t_check_schedules) ---------------------------- */
+
+static const struct {
+    size_t slice;
+    bool reverse;
+} schedules[] = {{0, true}, {1, false}, {1, true}, {7, false}, {100000, true}};
+
+/* a and b hold the same records; else one failure naming the first difference */
+static void same_output(const char *what, const tr_trace *a, const tr_trace *b, size_t s)
+{
+    size_t l, i;
+    if (a->nlocs != b->nlocs) {
+        t_fail(__FILE__, __LINE__, "%s, schedule %zu: %zu locations, not %zu", what, s, b->nlocs,
+               a->nlocs);
+        return;
+    }
+    for (l = 0; l < a->nlocs; l++) {
+        const tr_loc *x = &a->locs[l], *y = &b->locs[l];
+        if (x->n != y->n) {
+            t_fail(__FILE__, __LINE__, "%s, schedule %zu: location %llu has %zu records, not %zu",
+                   what, s, (unsigned long long)x->id, y->n, x->n);
+            return;
+        }
+        for (i = 0; i < x->n; i++)
+            if (x->ev[i].kind != y->ev[i].kind || x->ev[i].t != y->ev[i].t ||
+                x->ev[i].aux != y->ev[i].aux) {
+                t_fail(__FILE__, __LINE__,
+                       "%s, schedule %zu: location %llu, record %zu: time %llu, not %llu", what, s,
+                       (unsigned long long)x->id, i, (unsigned long long)y->ev[i].t,
+                       (unsigned long long)x->ev[i].t);
+                return;
+            }
+    }
+}
+
+/* what t_check_schedules compares besides the records */
+typedef struct sched_counts {
+    uint64_t end_a, rematched, retargeted, bodies_moved;
+    uint64_t repairs[UP_REPAIR_COUNT];
+} sched_counts;
+
+/* Compensates `in` with *p into `out`, or with p NULL simulates it on the
+ * built-in machine with one rank per node (without contention: its links
+ * are taken in the order the replay meets the sends, docs/machine.md). */
+static int sched_run(const char *in, const char *out, const up_comp_params *p, sched_counts *c)
+{
+    up_replay_result res, *r = &res;
+    up_sim_summary sum;
+    int rc = 0;
+    memset(c, 0, sizeof *c);
+    if (p) {
+        if (t_compensate(in, out, p, &res, NULL) != UP_OK)
+            return -1;
+    } else {
+        up_machine mach;
+        up_sim_run_opts opts;
+        up_err err = {0};
+        up_machine_init(&mach);
+        mach.cpu_ratio = 1;
+        mach.compute = UP_COMPUTE_WALL;
+        mach.progress = UP_PROGRESS_MPI;
+        mach.ranks_per_node = 1;
+        mach.contention = false;
+        memset(&opts, 0, sizeof opts);
+        opts.input = in;
+        opts.machine = &mach;
+        opts.out_dir = out;
+        opts.quiet = true;
+        if (up_sim_run(&opts, &sum, &err) != UP_OK)
+            return -1;
+        r = &sum.res;
+    }
+    c->end_a = r->end_a, c->rematched = r->rematched, c->retargeted = r->retargeted;
+    c->bodies_moved = r->bodies_moved;
+    memcpy(c->repairs, r->repairs, sizeof c->repairs);
+    if (p)
+        up_replay_result_free(&res);
+    else
+        up_sim_summary_free(&sum);
+    return rc;
+}
+
+void t_check_schedules(const char *what, const char *in, const up_comp_params *p)
+{
+    char name[256], dir[4096];
+    sched_counts base, c;
+    tr_trace tb, t;
+    size_t s;
+    up_replay_set_schedule(0, false);
+    snprintf(name, sizeof name, "%.200s-base", what);
+    snprintf(dir, sizeof dir, "%s", t_dir(name));
+    if (sched_run(in, dir, p, &base) != 0 || tr_load(dir, &tb) != 0) {
+        t_fail(__FILE__, __LINE__, "%s: the replay failed", what);
+        return;
+    }
+    for (s = 0; s < sizeof schedules / sizeof *schedules; s++) {
+        snprintf(name, sizeof name, "%.200s-sched-%zu", what, s);
+        snprintf(dir, sizeof dir, "%s", t_dir(name));
+        up_replay_set_schedule(schedules[s].slice, schedules[s].reverse);
+        if (sched_run(in, dir, p, &c) != 0) {
+            t_fail(__FILE__, __LINE__, "%s, schedule %zu: the replay failed", what, s);
+            continue;
+        }
+        if (tr_load(dir, &t) != 0) {
+            t_fail(__FILE__, __LINE__, "%s, schedule %zu: cannot load the output", what, s);
+            continue;
+        }
+        same_output(what, &tb, &t, s);
+        if (memcmp(&c, &base, sizeof c))
+            t_fail(__FILE__, __LINE__, "%s, schedule %zu: counts differ", what, s);
+        tr_free(&t);
+    }
+    up_replay_set_schedule(0, false);
+    tr_free(&tb);
+}

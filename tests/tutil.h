@@ -23,6 +23,14 @@ up_status t_compensate_ops(const char *in, const char *out, const up_comp_params
  * fills *s (free with up_sim_summary_free) and *err.  Returns the status. */
 up_status t_simulate_wall(const char *in, const char *out, up_sim_summary *s, up_err *err);
 
+/* Compensates archive folder `in` with *p (p NULL: simulates it on the
+ * built-in machine, one rank per node, no contention) under the replay's
+ * default schedule and under five others (up_replay_set_schedule: slices of
+ * 1, 7, 512 and 100000 records, ties to the lower or the higher location),
+ * and reports, naming `what`, every output or count that differs from the
+ * default's. */
+void t_check_schedules(const char *what, const char *in, const up_comp_params *p);
+
 /* Parameters with every per-record overhead = o_ns, the given mode and
  * collective model, no copy time, no network. */
 up_comp_params t_params(double o_ns, up_mode mode, up_collective coll);

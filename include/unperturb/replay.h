@@ -258,6 +258,12 @@ typedef struct up_model_ops {
     up_replies (*replies)(void *m);
 } up_model_ops;
 
+/* Test hook: the records a location runs before it may yield (0: the
+ * default, 512) and, if reverse, the higher location index first among
+ * locations at the same measured time.  Process-wide; the results must not
+ * depend on it (tests/test_schedule.c). */
+void up_replay_set_schedule(size_t slice, bool reverse);
+
 /* ---- results ---------------------------------------------------------------- */
 
 typedef struct up_loc_result {

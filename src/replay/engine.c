@@ -298,12 +298,32 @@ up_coll_class up_coll_class_of(OTF2_CollectiveOp op)
 
 /* ---- heap of runnable locations ------------------------------------------ */
 
+/* The schedule (up_replay_set_schedule): how many records a location runs
+ * before it may yield, and which of two locations at the same measured time
+ * runs first (the lower index, or the higher).  The results must not depend
+ * on it (issue 23: a parallel replay will schedule otherwise); a test varies
+ * both. */
+static size_t sched_slice = SLICE_MIN;
+static bool sched_reverse;
+
+void up_replay_set_schedule(size_t slice, bool reverse)
+{
+    sched_slice = slice ? slice : SLICE_MIN;
+    sched_reverse = reverse;
+}
+
+/* heap order: (key, loc) before (key2, loc2) */
+static bool hbefore(uint64_t key, uint32_t loc, uint64_t key2, uint32_t loc2)
+{
+    return key < key2 || (key == key2 && (sched_reverse ? loc > loc2 : loc < loc2));
+}
+
 static void heap_push(engine *E, uint32_t loc, uint64_t key)
 {
     size_t i = E->hn++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (E->heap[p].key < key || (E->heap[p].key == key && E->heap[p].loc < loc))
+        if (hbefore(E->heap[p].key, E->heap[p].loc, key, loc))
             break;
         E->heap[i] = E->heap[p];
         i = p;
@@ -321,10 +341,10 @@ static uint32_t heap_pop(engine *E)
         size_t c = 2 * i + 1;
         if (c >= E->hn)
             break;
-        if (c + 1 < E->hn && (E->heap[c + 1].key < E->heap[c].key ||
-                              (E->heap[c + 1].key == E->heap[c].key && E->heap[c + 1].loc < E->heap[c].loc)))
+        if (c + 1 < E->hn &&
+            hbefore(E->heap[c + 1].key, E->heap[c + 1].loc, E->heap[c].key, E->heap[c].loc))
             c++;
-        if (last.key < E->heap[c].key || (last.key == E->heap[c].key && last.loc < E->heap[c].loc))
+        if (hbefore(last.key, last.loc, E->heap[c].key, E->heap[c].loc))
             break;
         E->heap[i] = E->heap[c];
         i = c;
@@ -3066,14 +3086,14 @@ static int run(engine *E)
             int r;
             if (!up_stream_buffered(L->s) && !up_stream_at_end(L->s)) {
                 size_t done = 0;
-                if (up_stream_direct(L->s, SLICE_MIN, direct_record,
+                if (up_stream_direct(L->s, sched_slice, direct_record,
                                      E->ops->region ? direct_region : NULL, E,
                                      E->out ? up_writer_otf2(E->out, li) : NULL, &done,
                                      E->err) != UP_OK)
                     return -1;
                 slice += done;
                 r = up_stream_buffered(L->s) || !up_stream_at_end(L->s) ? STEP_OK : STEP_END;
-                if (r == STEP_OK && !up_stream_buffered(L->s) && done < SLICE_MIN &&
+                if (r == STEP_OK && !up_stream_buffered(L->s) && done < sched_slice &&
                     !up_stream_at_end(L->s)) {
                     UP_ERR(E->err, UP_EINTERNAL, "stream stopped without a reason");
                     return -1;
@@ -3105,7 +3125,7 @@ static int run(engine *E)
                     sync_drop(L, L->nsync - 1);
                 break;
             }
-            if (slice >= SLICE_MIN && E->hn) {
+            if (slice >= sched_slice && E->hn) {
                 uint64_t key = next_key(E, L);
                 if (key > E->heap[0].key) {
                     heap_push(E, li, key);
