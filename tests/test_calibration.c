@@ -329,3 +329,47 @@ TEST(calibration_test_ns)
                     "c.ini:2: [network] unknown key 'tests_ns' (expected latency_ns, ns_per_byte, per_hop_ns, "
                     "eager_limit, send_overhead_ns, recv_overhead_ns, test_ns)");
 }
+
+/* The command line's layer (up_comp_params_apply_cli), what compensate,
+ * estimate and report apply over the archive and --calibration: later
+ * --overhead-ns win per kind; an O drops the calibration's range, its
+ * per-location costs and its stall lists; --latency-ns drops a
+ * [network_by_size] table; what is not given stays; the source names it. */
+TEST(calibration_command_line_layer)
+{
+    up_comp_params p;
+    up_comp_cli c;
+    char source[64] = "archive";
+    up_comp_params_init(&p);
+    p.overhead_ns[UP_RK_ENTER] = 30;
+    p.overhead_ns[UP_RK_SEND] = 40;
+    p.overhead_set = p.range_set = true;
+    p.nloc_ovh = 3;
+    snprintf(p.stalls_dir, sizeof p.stalls_dir, "%s", "/x/traces");
+    p.nnet = 2;
+    p.latency_ns = 5;
+    p.eager_limit = 4096;
+    up_comp_cli_init(&c);
+    up_comp_params_apply_cli(&p, &c, source, sizeof source); /* nothing given */
+    CHECK_EQ(p.overhead_ns[UP_RK_ENTER], 30);
+    CHECK(p.range_set && p.nloc_ovh == 3 && p.stalls_dir[0] && p.nnet == 2);
+    CHECK(!strcmp(source, "archive"));
+    CHECK(up_comp_cli_overhead(&c, 7));
+    c.overhead[c.noverhead].kind = UP_RK_SEND; /* then send=9 */
+    c.overhead[c.noverhead].ns = 9;
+    c.noverhead++;
+    c.latency_ns = 100;
+    c.wildcard_set = true;
+    c.wildcard = UP_WILDCARD_PRESERVE;
+    up_comp_params_apply_cli(&p, &c, source, sizeof source);
+    CHECK_EQ(p.overhead_ns[UP_RK_ENTER], 7);
+    CHECK_EQ(p.overhead_ns[UP_RK_SEND], 9);
+    CHECK(!p.range_set && p.nloc_ovh == 0 && !p.stalls_dir[0]);
+    CHECK(p.nnet == 0 && p.latency_ns == 100 && p.network_set);
+    CHECK(p.eager_limit == 4096 && !p.eager_set);
+    CHECK_EQ(p.wildcard, UP_WILDCARD_PRESERVE);
+    CHECK(!strcmp(source, "archive, --overhead-ns"));
+    while (up_comp_cli_overhead(&c, 1))
+        ;
+    CHECK_EQ(c.noverhead, UP_CLI_MAX_OVERHEAD);
+}

@@ -12,8 +12,6 @@
 #include "cmd.h"
 #include "unperturb/report.h"
 
-#define MAX_OVH_ARGS 32
-
 static const char usage_text[] =
     "usage: unperturb compensate INPUT -o DIR [options]\n"
     "\n"
@@ -58,12 +56,6 @@ static const char usage_text[] =
     "Precedence: values stored in the archive by the unperturb tracer, then\n"
     "--calibration, then the options on the command line.\n";
 
-typedef struct ovh_arg {
-    bool all;
-    up_rk rk;
-    double ns;
-} ovh_arg;
-
 static int usage_fail(const char *fmt, const char *arg) { return cmd_usage("compensate", fmt, arg); }
 
 int cmd_compensate(int argc, char **argv)
@@ -91,20 +83,11 @@ int cmd_compensate(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *out = NULL, *calib = NULL, *json = NULL, *input;
-    bool force = false, quiet = false, mode_set = false, coll_set = false, wild_set = false;
+    bool force = false, quiet = false;
     up_progress pg;
     up_status st;
-    up_wildcard wild = UP_WILDCARD_AUTO;
-    up_replies replies = UP_REPLIES_FOLLOW;
-    bool replies_set = false;
-    up_polls polls = UP_POLLS_MODEL;
-    bool polls_set = false;
-    double test_ns = -1, spin_gap = -1;
-    up_mode mode = UP_MODE_NETWORK;
-    up_collective coll = UP_COLLECTIVE_INDIVIDUAL;
-    ovh_arg oa[MAX_OVH_ARGS];
-    size_t noa = 0, i;
-    double copy = -1, lat = -1, npb = -1, hop = -1, eager = -1;
+    up_comp_cli cli;
+    size_t i;
     char source[256] = "", desc[1024], prop[128], why[256];
     int opt, rc = 1;
     up_err err = {0};
@@ -118,6 +101,7 @@ int cmd_compensate(int argc, char **argv)
     uint64_t *removed = NULL;
 
     memset(&res, 0, sizeof res);
+    up_comp_cli_init(&cli);
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":o:m:fqh", opts, NULL)) != -1) {
@@ -126,30 +110,30 @@ int cmd_compensate(int argc, char **argv)
             out = optarg;
             break;
         case 'm':
-            mode_set = true;
+            cli.mode_set = true;
             if (!strcmp(optarg, "lower"))
-                mode = UP_MODE_LOWER;
+                cli.mode = UP_MODE_LOWER;
             else if (!strcmp(optarg, "upper"))
-                mode = UP_MODE_UPPER;
+                cli.mode = UP_MODE_UPPER;
             else if (!strcmp(optarg, "network"))
-                mode = UP_MODE_NETWORK;
+                cli.mode = UP_MODE_NETWORK;
             else
                 return usage_fail("unknown --mode '%s' (expected lower, upper or network)", up_esc(optarg));
             break;
         case 'c':
-            coll_set = true;
+            cli.collective_set = true;
             if (!strcmp(optarg, "individual"))
-                coll = UP_COLLECTIVE_INDIVIDUAL;
+                cli.collective = UP_COLLECTIVE_INDIVIDUAL;
             else if (!strcmp(optarg, "shared"))
-                coll = UP_COLLECTIVE_SHARED;
+                cli.collective = UP_COLLECTIVE_SHARED;
             else
                 return usage_fail("unknown --collective '%s' (expected individual or shared)", up_esc(optarg));
             break;
         case 'O': {
             char *eq = strchr(optarg, '=');
-            if (noa == MAX_OVH_ARGS)
+            if (cli.noverhead == UP_CLI_MAX_OVERHEAD)
                 return usage_fail("too many --overhead-ns options%s", "");
-            oa[noa].all = !eq;
+            cli.overhead[cli.noverhead].all = !eq;
             if (eq) {
                 char kind[32];
                 size_t n = (size_t)(eq - optarg);
@@ -157,7 +141,7 @@ int cmd_compensate(int argc, char **argv)
                     n = sizeof kind - 1;
                 memcpy(kind, optarg, n);
                 kind[n] = 0;
-                if (!up_rk_parse(kind, &oa[noa].rk)) {
+                if (!up_rk_parse(kind, &cli.overhead[cli.noverhead].kind)) {
                     char kinds[256], msg[400];
                     up_rk_list(kinds, sizeof kinds);
                     snprintf(msg, sizeof msg,
@@ -166,59 +150,62 @@ int cmd_compensate(int argc, char **argv)
                     return usage_fail("%s", msg);
                 }
             }
-            if (!up_num_parse(eq ? eq + 1 : optarg, &UP_RANGE_NS, &oa[noa].ns, why, sizeof why)) {
+            if (!up_num_parse(eq ? eq + 1 : optarg, &UP_RANGE_NS, &cli.overhead[cli.noverhead].ns,
+                              why, sizeof why)) {
                 char msg[1024];
                 snprintf(msg, sizeof msg, "--overhead-ns %s: %s", up_esc(optarg), why);
                 return usage_fail("%s", msg);
             }
-            noa++;
+            cli.noverhead++;
             break;
         }
         case 'C':
             calib = optarg;
             break;
         case 'y':
-            if ((rc = cmd_opt_num("compensate", "--copy-ns-per-byte", optarg, &UP_RANGE_NS_PER_BYTE, &copy)))
+            if ((rc = cmd_opt_num("compensate", "--copy-ns-per-byte", optarg, &UP_RANGE_NS_PER_BYTE,
+                                  &cli.copy_ns_per_byte)))
                 return rc;
             break;
         case 'S':
-            if ((rc = cmd_opt_num("compensate", "--latency-ns", optarg, &UP_RANGE_NS, &lat)))
+            if ((rc = cmd_opt_num("compensate", "--latency-ns", optarg, &UP_RANGE_NS, &cli.latency_ns)))
                 return rc;
             break;
         case 'G':
-            if ((rc = cmd_opt_num("compensate", "--ns-per-byte", optarg, &UP_RANGE_NS_PER_BYTE, &npb)))
+            if ((rc = cmd_opt_num("compensate", "--ns-per-byte", optarg, &UP_RANGE_NS_PER_BYTE,
+                                  &cli.ns_per_byte)))
                 return rc;
             break;
         case 'H':
-            if ((rc = cmd_opt_num("compensate", "--per-hop-ns", optarg, &UP_RANGE_NS, &hop)))
+            if ((rc = cmd_opt_num("compensate", "--per-hop-ns", optarg, &UP_RANGE_NS, &cli.per_hop_ns)))
                 return rc;
             break;
         case 'E':
-            if ((rc = cmd_opt_num("compensate", "--eager-limit", optarg, &UP_RANGE_BYTES, &eager)))
+            if ((rc = cmd_opt_num("compensate", "--eager-limit", optarg, &UP_RANGE_BYTES, &cli.eager_limit)))
                 return rc;
             break;
         case 'W':
-            if (!up_wildcard_parse(optarg, &wild))
+            if (!up_wildcard_parse(optarg, &cli.wildcard))
                 return usage_fail("--wildcard '%s' is not one of auto, preserve, fifo, lifo",
                                   up_esc(optarg));
-            wild_set = true;
+            cli.wildcard_set = true;
             break;
         case 'Y':
-            if (!up_replies_parse(optarg, &replies))
+            if (!up_replies_parse(optarg, &cli.replies))
                 return usage_fail("--replies '%s' is not one of follow, measured", up_esc(optarg));
-            replies_set = true;
+            cli.replies_set = true;
             break;
         case 'P':
-            if (!up_polls_parse(optarg, &polls))
+            if (!up_polls_parse(optarg, &cli.polls))
                 return usage_fail("--polls '%s' is not one of model, local", up_esc(optarg));
-            polls_set = true;
+            cli.polls_set = true;
             break;
         case 'T':
-            if ((rc = cmd_opt_num("compensate", "--test-ns", optarg, &UP_RANGE_NS, &test_ns)))
+            if ((rc = cmd_opt_num("compensate", "--test-ns", optarg, &UP_RANGE_NS, &cli.test_ns)))
                 return rc;
             break;
         case 'g':
-            if ((rc = cmd_opt_num("compensate", "--spin-gap-ns", optarg, &UP_RANGE_NS, &spin_gap)))
+            if ((rc = cmd_opt_num("compensate", "--spin-gap-ns", optarg, &UP_RANGE_NS, &cli.spin_gap_ns)))
                 return rc;
             break;
         case 'j':
@@ -256,53 +243,12 @@ int cmd_compensate(int argc, char **argv)
     /* parameters: archive < --calibration < command line */
     if (up_comp_params_load(&p, t, calib, source, sizeof source, &err) != UP_OK)
         goto fail;
-    for (i = 0; i < noa; i++) {
-        unsigned k;
-        for (k = 0; k < UP_RK_COUNT; k++)
-            if (oa[i].all || oa[i].rk == k)
-                p.overhead_ns[k] = oa[i].ns;
-        p.overhead_set = true;
-        p.range_set = false; /* O given: no range, nothing measured per location */
-        p.nloc_ovh = 0;
-    }
-    if (noa)
-        snprintf(source + strlen(source), sizeof source - strlen(source), "%s--overhead-ns",
-                 *source ? ", " : "");
+    up_comp_params_apply_cli(&p, &cli, source, sizeof source);
     if (!p.overhead_set) {
         snprintf(source, sizeof source, "none given: O = 0");
         fprintf(stderr, "unperturb compensate: warning: no per-record overhead given (--overhead-ns, "
                         "--calibration or a calibration stored by the unperturb tracer); compensating with O = 0\n");
     }
-    if (copy >= 0) {
-        p.ncopy = 1;
-        p.copy_bytes[0] = 1;
-        p.copy_ns_per_byte[0] = copy;
-        p.copy_set = true;
-    }
-    /* S or gamma given: they replace a [network_by_size] table, which
-     * would otherwise take precedence over them (docs/calibration.md) */
-    if (lat >= 0)
-        p.latency_ns = lat, p.network_set = true, p.nnet = 0;
-    if (npb >= 0)
-        p.ns_per_byte = npb, p.network_set = true, p.nnet = 0;
-    if (hop >= 0)
-        p.per_hop_ns = hop, p.network_set = true;
-    if (eager >= 0)
-        p.eager_limit = eager, p.eager_set = true;
-    if (mode_set)
-        p.mode = mode;
-    if (coll_set)
-        p.collective = coll;
-    if (wild_set)
-        p.wildcard = wild;
-    if (polls_set)
-        p.polls = polls;
-    if (replies_set)
-        p.replies = replies;
-    if (test_ns >= 0)
-        p.test_ns = test_ns;
-    if (spin_gap >= 0)
-        p.spin_gap_ns = spin_gap;
     up_comp_params_resolve(&p);
 
     if (up_writer_open(up_outset_tmp(os, o_dir), t, &w, &err) != UP_OK)

@@ -163,6 +163,7 @@ int cmd_estimate(int argc, char **argv)
     const char *calib = NULL, *json = NULL, *input;
     bool compare = false, per_loc = false, quiet = false, have_o = false, force = false;
     double o_ns = 0;
+    up_comp_cli cli;
     char source[256] = "";
     int opt, rc = 1;
     up_err err = {0};
@@ -223,10 +224,10 @@ int cmd_estimate(int argc, char **argv)
     /* parameters: archive < --calibration < --overhead-ns (as compensate) */
     if (up_comp_params_load(&p, t, calib, source, sizeof source, &err) != UP_OK)
         goto fail;
-    if (have_o) {
-        up_comp_params_set_overhead(&p, o_ns);
-        snprintf(source, sizeof source, "--overhead-ns");
-    }
+    up_comp_cli_init(&cli);
+    if (have_o)
+        up_comp_cli_overhead(&cli, o_ns);
+    up_comp_params_apply_cli(&p, &cli, source, sizeof source);
     if (!p.overhead_set) {
         snprintf(source, sizeof source, "none given: O = 0");
         fprintf(stderr, "unperturb estimate: warning: no per-record overhead given (--overhead-ns, "

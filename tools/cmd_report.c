@@ -144,8 +144,11 @@ static up_status estimates(const char *path, const char *calib, bool have_o, dou
     if ((st = up_trace_open(path, &t, err)) != UP_OK)
         return st;
     if ((st = up_comp_params_load(&p, t, calib, source, sizeof source, err)) == UP_OK) {
+        up_comp_cli cli;
+        up_comp_cli_init(&cli);
         if (have_o)
-            up_comp_params_set_overhead(&p, o_ns);
+            up_comp_cli_overhead(&cli, o_ns);
+        up_comp_params_apply_cli(&p, &cli, source, sizeof source);
         if (p.overhead_set && (st = up_estimate_run(t, &p, est, err)) == UP_OK)
             *done = true;
     }

@@ -116,6 +116,37 @@ typedef struct up_comp_params {
 void up_comp_params_init(up_comp_params *p);
 /* One overhead O for every record kind (--overhead-ns). */
 void up_comp_params_set_overhead(up_comp_params *p, double ns);
+
+/* The command line's values, the last source of parameters (docs/
+ * calibration.md, "Where values come from, in order of precedence": the
+ * archive, then --calibration, then these).  Every command that takes them
+ * applies them with up_comp_params_apply_cli; a field not given (a negative
+ * number, a false *_set) leaves the value loaded before. */
+#define UP_CLI_MAX_OVERHEAD 32
+typedef struct up_comp_cli {
+    size_t noverhead;              /* --overhead-ns, in the order given */
+    struct {
+        bool all;                  /* every kind, else `kind` */
+        up_rk kind;
+        double ns;
+    } overhead[UP_CLI_MAX_OVERHEAD];
+    double copy_ns_per_byte, latency_ns, ns_per_byte, per_hop_ns, eager_limit;
+    double test_ns, spin_gap_ns;
+    bool mode_set, collective_set, wildcard_set, polls_set, replies_set;
+    up_mode mode;
+    up_collective collective;
+    up_wildcard wildcard;
+    up_polls polls;
+    up_replies replies;
+} up_comp_cli;
+
+void up_comp_cli_init(up_comp_cli *c);
+/* --overhead-ns N for every kind (false: too many given) */
+bool up_comp_cli_overhead(up_comp_cli *c, double ns);
+/* Applies *c over *p and appends "--overhead-ns" to `source` (cap bytes)
+ * when it gave O.  An O given on the command line drops what came with the
+ * calibration's O: its range, the per-location costs and the stall lists. */
+void up_comp_params_apply_cli(up_comp_params *p, const up_comp_cli *c, char *source, size_t cap);
 /* The parameters a command starts from: the defaults, then the calibration
  * the unperturb tracer stored in archive t, then the file `calib` (may be
  * NULL).  Writes where the overheads came from to source ("archive",

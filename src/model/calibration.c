@@ -125,13 +125,75 @@ up_status up_comp_params_load(up_comp_params *p, up_trace *t, const char *calib,
 
 void up_comp_params_set_overhead(up_comp_params *p, double ns)
 {
+    up_comp_cli c;
+    up_comp_cli_init(&c);
+    up_comp_cli_overhead(&c, ns);
+    up_comp_params_apply_cli(p, &c, NULL, 0);
+}
+
+void up_comp_cli_init(up_comp_cli *c)
+{
+    memset(c, 0, sizeof *c);
+    c->copy_ns_per_byte = c->latency_ns = c->ns_per_byte = c->per_hop_ns = -1;
+    c->eager_limit = c->test_ns = c->spin_gap_ns = -1;
+}
+
+bool up_comp_cli_overhead(up_comp_cli *c, double ns)
+{
+    if (c->noverhead == UP_CLI_MAX_OVERHEAD)
+        return false;
+    c->overhead[c->noverhead].all = true;
+    c->overhead[c->noverhead].ns = ns;
+    c->noverhead++;
+    return true;
+}
+
+void up_comp_params_apply_cli(up_comp_params *p, const up_comp_cli *c, char *source, size_t cap)
+{
+    size_t i;
     unsigned k;
-    for (k = 0; k < UP_RK_COUNT; k++)
-        p->overhead_ns[k] = ns;
-    p->overhead_set = true;
-    p->range_set = false;
-    p->nloc_ovh = 0;
-    p->stalls_dir[0] = '\0';
+    for (i = 0; i < c->noverhead; i++) {
+        for (k = 0; k < UP_RK_COUNT; k++)
+            if (c->overhead[i].all || c->overhead[i].kind == k)
+                p->overhead_ns[k] = c->overhead[i].ns;
+        p->overhead_set = true;
+        p->range_set = false; /* O given: no range, nothing measured per location */
+        p->nloc_ovh = 0;
+        p->stalls_dir[0] = '\0';
+    }
+    if (c->noverhead && source && cap > strlen(source))
+        snprintf(source + strlen(source), cap - strlen(source), "%s--overhead-ns",
+                 *source ? ", " : "");
+    if (c->copy_ns_per_byte >= 0) {
+        p->ncopy = 1;
+        p->copy_bytes[0] = 1;
+        p->copy_ns_per_byte[0] = c->copy_ns_per_byte;
+        p->copy_set = true;
+    }
+    /* S or gamma given: they replace a [network_by_size] table, which
+     * would otherwise take precedence over them (docs/calibration.md) */
+    if (c->latency_ns >= 0)
+        p->latency_ns = c->latency_ns, p->network_set = true, p->nnet = 0;
+    if (c->ns_per_byte >= 0)
+        p->ns_per_byte = c->ns_per_byte, p->network_set = true, p->nnet = 0;
+    if (c->per_hop_ns >= 0)
+        p->per_hop_ns = c->per_hop_ns, p->network_set = true;
+    if (c->eager_limit >= 0)
+        p->eager_limit = c->eager_limit, p->eager_set = true;
+    if (c->mode_set)
+        p->mode = c->mode;
+    if (c->collective_set)
+        p->collective = c->collective;
+    if (c->wildcard_set)
+        p->wildcard = c->wildcard;
+    if (c->polls_set)
+        p->polls = c->polls;
+    if (c->replies_set)
+        p->replies = c->replies;
+    if (c->test_ns >= 0)
+        p->test_ns = c->test_ns;
+    if (c->spin_gap_ns >= 0)
+        p->spin_gap_ns = c->spin_gap_ns;
 }
 
 void up_comp_params_resolve(up_comp_params *p)
