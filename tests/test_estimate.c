@@ -4,8 +4,6 @@
  * value worked out by hand in the comments, and on the bundled real traces
  * against the replay's window.  Clock: 1 tick = 1 ns.
  */
-#include <dirent.h>
-#include <sys/stat.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,59 +290,48 @@ TEST(estimate_per_kind_overheads_and_flushes)
 
 /* ---- the bundled real traces: the replay's window, N by the definition ---- */
 
-TEST(estimate_real_traces_match_the_replay_window)
+/* One trace of tests/data: the window and the models against the replay;
+ * *ctx counts the traces estimated. */
+static void estimate_matches_replay(const char *name, const char *in, void *ctx)
 {
-    char data[4096];
-    DIR *dir;
-    struct dirent *de;
-    int seen = 0;
-    snprintf(data, sizeof data, "%s", t_src("tests/data"));
-    if (!(dir = opendir(data))) {
-        CHECK(!"tests/data is readable");
+    up_comp_params p = t_params(100, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_estimate e;
+    up_replay_result res;
+    size_t i;
+    if (est_run(in, &p, &e) != UP_OK) {
+        t_fail(__FILE__, __LINE__, "estimate failed on %s", name);
         return;
     }
-    while ((de = readdir(dir)) != NULL) {
-        char in[8192];
-        up_comp_params p = t_params(100, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
-        up_estimate e;
-        up_replay_result res;
-        size_t i;
-        struct stat sb;
-        if (de->d_name[0] == '.')
-            continue;
-        snprintf(in, sizeof in, "%s/%s", data, de->d_name);
-        if (stat(in, &sb) != 0 || !S_ISDIR(sb.st_mode))
-            continue; /* README.md */
-        if (est_run(in, &p, &e) != UP_OK) {
-            t_fail(__FILE__, __LINE__, "estimate failed on %s", de->d_name);
-            continue;
-        }
-        seen++;
-        if (replay_run(in, &p, &res) != UP_OK) {
-            t_fail(__FILE__, __LINE__, "replay failed on %s", de->d_name);
-            up_estimate_free(&e);
-            continue;
-        }
-        if (res.start_m != e.start_m || res.end_m != e.end_m || res.window_marked != e.window_marked)
-            t_fail(__FILE__, __LINE__, "%s: window [%llu, %llu] != replay's [%llu, %llu]", de->d_name,
-                   (unsigned long long)e.start_m, (unsigned long long)e.end_m,
-                   (unsigned long long)res.start_m, (unsigned long long)res.end_m);
-        CHECK_EQ(e.records_total, res.events);
-        for (i = 0; i < e.nlocs && i < res.nlocs; i++)
-            if (e.locs[i].started && e.locs[i].end_m != res.locs[i].end_m)
-                t_fail(__FILE__, __LINE__, "%s: location %zu ends at %llu, replay %llu", de->d_name, i,
-                       (unsigned long long)e.locs[i].end_m, (unsigned long long)res.locs[i].end_m);
-        /* 3.1.1 with a constant alpha: T_m - alpha N - measured flushes */
-        CHECK_NEAR(e.model[UP_EST_SEQ_TOTAL].approximated_s,
-                   e.measured_s - 100e-9 * (double)(e.records - e.window.n_measured) - e.measured_ovh_s,
-                   1e-12);
-        /* the concurrent models never remove more than the sequential one */
-        CHECK(e.model[UP_EST_CONC_TOTAL].dp_s <= e.model[UP_EST_SEQ_TOTAL].dp_s + 1e-15);
-        CHECK(e.model[UP_EST_CONC_EVENT].approximated_s >= e.model[UP_EST_SEQ_EVENT].approximated_s - 1e-15);
-        up_replay_result_free(&res);
+    ++*(int *)ctx;
+    if (replay_run(in, &p, &res) != UP_OK) {
+        t_fail(__FILE__, __LINE__, "replay failed on %s", name);
         up_estimate_free(&e);
+        return;
     }
-    closedir(dir);
+    if (res.start_m != e.start_m || res.end_m != e.end_m || res.window_marked != e.window_marked)
+        t_fail(__FILE__, __LINE__, "%s: window [%llu, %llu] != replay's [%llu, %llu]", name,
+               (unsigned long long)e.start_m, (unsigned long long)e.end_m,
+               (unsigned long long)res.start_m, (unsigned long long)res.end_m);
+    CHECK_EQ(e.records_total, res.events);
+    for (i = 0; i < e.nlocs && i < res.nlocs; i++)
+        if (e.locs[i].started && e.locs[i].end_m != res.locs[i].end_m)
+            t_fail(__FILE__, __LINE__, "%s: location %zu ends at %llu, replay %llu", name, i,
+                   (unsigned long long)e.locs[i].end_m, (unsigned long long)res.locs[i].end_m);
+    /* 3.1.1 with a constant alpha: T_m - alpha N - measured flushes */
+    CHECK_NEAR(e.model[UP_EST_SEQ_TOTAL].approximated_s,
+               e.measured_s - 100e-9 * (double)(e.records - e.window.n_measured) - e.measured_ovh_s,
+               1e-12);
+    /* the concurrent models never remove more than the sequential one */
+    CHECK(e.model[UP_EST_CONC_TOTAL].dp_s <= e.model[UP_EST_SEQ_TOTAL].dp_s + 1e-15);
+    CHECK(e.model[UP_EST_CONC_EVENT].approximated_s >= e.model[UP_EST_SEQ_EVENT].approximated_s - 1e-15);
+    up_replay_result_free(&res);
+    up_estimate_free(&e);
+}
+
+TEST(estimate_real_traces_match_the_replay_window)
+{
+    int seen = 0;
+    CHECK(t_each_data_trace(estimate_matches_replay, &seen) >= 9);
     CHECK(seen >= 9);
 }
 

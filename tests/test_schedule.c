@@ -11,40 +11,24 @@
  * receives are re-matched and whose replies follow.  A parallel replay will
  * schedule otherwise.
  */
-#include <dirent.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
 
 #include "test.h"
 #include "tracegen.h"
 #include "tutil.h"
 
+/* One trace of tests/data: compensated, and simulated, under every schedule */
+static void schedules_of(const char *name, const char *in, void *ctx)
+{
+    char what[256];
+    up_comp_params p = t_params(20, UP_MODE_NETWORK, UP_COLLECTIVE_INDIVIDUAL);
+    (void)ctx;
+    t_check_schedules(name, in, &p);
+    snprintf(what, sizeof what, "%.200s simulated", name);
+    t_check_schedules(what, in, NULL);
+}
+
 TEST(schedule_real_traces)
 {
-    char data[4096];
-    DIR *dir;
-    struct dirent *de;
-    int seen = 0;
-    snprintf(data, sizeof data, "%s", t_src("tests/data"));
-    if (!(dir = opendir(data))) {
-        CHECK(!"tests/data is readable");
-        return;
-    }
-    while ((de = readdir(dir)) != NULL) {
-        char in[8192], name[256];
-        struct stat sb;
-        up_comp_params p = t_params(20, UP_MODE_NETWORK, UP_COLLECTIVE_INDIVIDUAL);
-        if (de->d_name[0] == '.')
-            continue;
-        snprintf(in, sizeof in, "%s/%s", data, de->d_name);
-        if (stat(in, &sb) != 0 || !S_ISDIR(sb.st_mode))
-            continue; /* README.md */
-        t_check_schedules(de->d_name, in, &p);
-        snprintf(name, sizeof name, "%.200s simulated", de->d_name);
-        t_check_schedules(name, in, NULL);
-        seen++;
-    }
-    closedir(dir);
-    CHECK(seen >= 9);
+    CHECK(t_each_data_trace(schedules_of, NULL) >= 9);
 }

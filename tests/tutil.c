@@ -4,10 +4,12 @@
 #include "tutil.h"
 #include "test.h"
 
+#include <dirent.h>
 #include <otf2/otf2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 up_status t_compensate(const char *in, const char *out, const up_comp_params *p,
                        up_replay_result *res, uint64_t **removed)
@@ -144,7 +146,9 @@ int t_write_named_regions(const char *dir, const char *const *names, unsigned n,
     return OTF2_Archive_Close(ar) == OTF2_SUCCESS ? 0 : -1;
 }
 
-up_status t_simulate_wall(const char *in, const char *out, up_sim_summary *s, up_err *err)
+/* t_simulate_wall, with ranks_per_node ranks on a node (0: the default) */
+static up_status simulate_wall(const char *in, const char *out, unsigned ranks_per_node,
+                               up_sim_summary *s, up_err *err)
 {
     up_machine mach;
     up_sim_run_opts opts;
@@ -152,12 +156,19 @@ up_status t_simulate_wall(const char *in, const char *out, up_sim_summary *s, up
     mach.cpu_ratio = 1;
     mach.compute = UP_COMPUTE_WALL;
     mach.progress = UP_PROGRESS_MPI;
+    if (ranks_per_node)
+        mach.ranks_per_node = ranks_per_node;
     memset(&opts, 0, sizeof opts);
     opts.input = in;
     opts.machine = &mach;
     opts.out_dir = out;
     opts.quiet = true;
     return up_sim_run(&opts, s, err);
+}
+
+up_status t_simulate_wall(const char *in, const char *out, up_sim_summary *s, up_err *err)
+{
+    return simulate_wall(in, out, 0, s, err);
 }
 
 /* ---- the replay's schedule (t_check_schedules) ---------------------------- */
@@ -208,27 +219,13 @@ static int sched_run(const char *in, const char *out, const up_comp_params *p, s
 {
     up_replay_result res, *r = &res;
     up_sim_summary sum;
-    int rc = 0;
     memset(c, 0, sizeof *c);
     if (p) {
         if (t_compensate(in, out, p, &res, NULL) != UP_OK)
             return -1;
     } else {
-        up_machine mach;
-        up_sim_run_opts opts;
         up_err err = {0};
-        up_machine_init(&mach);
-        mach.cpu_ratio = 1;
-        mach.compute = UP_COMPUTE_WALL;
-        mach.progress = UP_PROGRESS_MPI;
-        mach.ranks_per_node = 1;
-        mach.contention = false;
-        memset(&opts, 0, sizeof opts);
-        opts.input = in;
-        opts.machine = &mach;
-        opts.out_dir = out;
-        opts.quiet = true;
-        if (up_sim_run(&opts, &sum, &err) != UP_OK)
+        if (simulate_wall(in, out, 1, &sum, &err) != UP_OK)
             return -1;
         r = &sum.res;
     }
@@ -239,7 +236,7 @@ static int sched_run(const char *in, const char *out, const up_comp_params *p, s
         up_replay_result_free(&res);
     else
         up_sim_summary_free(&sum);
-    return rc;
+    return 0;
 }
 
 void t_check_schedules(const char *what, const char *in, const up_comp_params *p)
@@ -274,4 +271,30 @@ void t_check_schedules(const char *what, const char *in, const up_comp_params *p
     }
     up_replay_set_schedule(0, false);
     tr_free(&tb);
+}
+
+int t_each_data_trace(void (*fn)(const char *name, const char *dir, void *ctx), void *ctx)
+{
+    char data[4096];
+    DIR *dir;
+    struct dirent *de;
+    int n = 0;
+    snprintf(data, sizeof data, "%s", t_src("tests/data"));
+    if (!(dir = opendir(data))) {
+        t_fail(__FILE__, __LINE__, "cannot read %s", data);
+        return -1;
+    }
+    while ((de = readdir(dir)) != NULL) {
+        char in[8192];
+        struct stat sb;
+        if (de->d_name[0] == '.')
+            continue;
+        snprintf(in, sizeof in, "%s/%s", data, de->d_name);
+        if (stat(in, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            continue; /* README.md */
+        fn(de->d_name, in, ctx);
+        n++;
+    }
+    closedir(dir);
+    return n;
 }

@@ -23,6 +23,10 @@ up_status t_compensate_ops(const char *in, const char *out, const up_comp_params
  * fills *s (free with up_sim_summary_free) and *err.  Returns the status. */
 up_status t_simulate_wall(const char *in, const char *out, up_sim_summary *s, up_err *err);
 
+/* Calls fn(name, folder, ctx) for every trace folder of tests/data; returns
+ * how many, or -1 (reported) if tests/data cannot be read. */
+int t_each_data_trace(void (*fn)(const char *name, const char *dir, void *ctx), void *ctx);
+
 /* Compensates archive folder `in` with *p (p NULL: simulates it on the
  * built-in machine, one rank per node, no contention) under the replay's
  * default schedule and under five others (up_replay_set_schedule: slices of
