@@ -57,7 +57,7 @@ UBSAN_TRACER_OBJ := $(TRACER_SRC:%.c=$(SAN)/pic/%.o)
 TRACER_CFLAGS := $(MPI_CFLAGS) $(DW_CFLAGS) -fPIC -fvisibility=hidden
 TRACER_LIBS := $(OTF2_LIBS) $(DW_LIBS) -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi_mpifh $(MPI_LIBS) -lpthread
 
-.PHONY: all deps test unit cli check-generated demo install uninstall bench clean
+.PHONY: all deps test unit cli check-generated check-layers demo install uninstall bench clean
 
 all: $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so $(BUILD)/libexec/unperturb-calibrate
 
@@ -126,6 +126,7 @@ test: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
 test:
 	@scripts/deps.sh test
 	$(MAKE) --no-print-directory check-generated
+	tools/dev/check-layers.sh
 	$(MAKE) --no-print-directory $(SAN)/bin/unperturb $(SAN)/bin/unperturb-tests
 	$(SAN)/bin/unperturb-tests
 	$(MAKE) --no-print-directory fuzz-replay
@@ -151,6 +152,10 @@ test:
 	UNPERTURB=$(SAN)/bin/unperturb UNPERTURB_TIME_LIB=$(BUILD)/lib/libunperturb-time.so \
 	  tests/validate/run.sh $(BUILD)
 	@echo "make test: all tests passed"
+
+# no file of a lower layer includes a header of a higher one (issue 23)
+check-layers:
+	tools/dev/check-layers.sh
 
 check-generated:
 	@tools/dev/gen-otf2-records.sh > $(BUILD)/otf2_records.h.new 2>/dev/null || { mkdir -p $(BUILD) && tools/dev/gen-otf2-records.sh > $(BUILD)/otf2_records.h.new; }

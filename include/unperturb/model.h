@@ -11,6 +11,7 @@
 #ifndef UNPERTURB_MODEL_H
 #define UNPERTURB_MODEL_H
 
+#include "unperturb/merge.h" /* UP_LOC_OVH_MAX */
 #include "unperturb/replay.h"
 
 typedef enum up_mode {
@@ -54,7 +55,6 @@ const char *up_collective_name(up_collective c);
 
 #define UP_COPY_POINTS 64
 #define UP_NET_POINTS 32
-#define UP_LOC_OVH_MAX 1024 /* locations in [overhead_by_location] */
 #define UP_DEFAULT_EAGER_LIMIT 4096 /* Open MPI's shared-memory eager limit */
 #define UP_DEFAULT_SPIN_GAP_NS 10.0 /* on average over a spin (docs/models.md, "Polling") */
 

@@ -25,7 +25,6 @@
 #include <otf2/otf2.h>
 
 #include "unperturb/merge.h"
-#include "unperturb/model.h" /* UP_LOC_OVH_MAX */
 
 typedef struct { uint32_t local, global; } idpair;
 
