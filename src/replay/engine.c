@@ -565,17 +565,23 @@ static up_msg *queue_pop(engine *E, msgq *q)
     return m;
 }
 
+/* The value of the record's UINT8 attribute `id` (0: it has none) */
+static uint8_t attr_uint8(const up_event *ev, OTF2_AttributeRef id)
+{
+    uint32_t i;
+    for (i = 0; i < ev->nattrs; i++)
+        if (ev->attrs[i].id == id && ev->attrs[i].type == OTF2_TYPE_UINT8)
+            return ev->attrs[i].value.uint8;
+    return 0;
+}
+
 /* The wildcard bits of a receive record (0: it named its sender and tag, or
  * the trace does not say). */
 static unsigned wildcard_bits(const engine *E, const up_event *ev)
 {
-    uint32_t i;
     if (!E->d->has_wildcard_attr)
         return 0;
-    for (i = 0; i < ev->nattrs; i++)
-        if (ev->attrs[i].id == E->d->wildcard_attr && ev->attrs[i].type == OTF2_TYPE_UINT8)
-            return ev->attrs[i].value.uint8 & (WILD_SOURCE | WILD_TAG);
-    return 0;
+    return attr_uint8(ev, E->d->wildcard_attr) & (WILD_SOURCE | WILD_TAG);
 }
 
 /* The message a receive on group g takes among its candidates: with
@@ -793,8 +799,7 @@ static bool reply_of(engine *E, uint32_t li, up_event *ev, OTF2_CommRef comm, ui
                      bool *retarget)
 {
     rloc *L = &E->L[li];
-    uint32_t i, rank;
-    bool marked = false;
+    uint32_t rank;
     *retarget = false;
     if (!L->reply_open)
         return false;
@@ -802,10 +807,7 @@ static bool reply_of(engine *E, uint32_t li, up_event *ev, OTF2_CommRef comm, ui
     if (comm != L->reply_comm || *dst != L->reply_src)
         return false;
     if (E->d->has_reply_attr) {
-        for (i = 0; i < ev->nattrs; i++)
-            if (ev->attrs[i].id == E->d->reply_attr && ev->attrs[i].type == OTF2_TYPE_UINT8)
-                marked = ev->attrs[i].value.uint8 != 0;
-        if (!marked)
+        if (!attr_uint8(ev, E->d->reply_attr))
             return false;
         E->replies_marked++;
     } else {
@@ -970,8 +972,7 @@ static int recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
     if (m->q != q) {
         uint32_t rank = 0;
         ((msgq *)m->q)->lent++;
-        q->lent--;
-        m->rematched = true;
+        q->lent--; /* (another key's message: m->rematched is set above) */
         event_rank(E, comm, m->src, &rank); /* known: m was sent to it on comm */
         if (ev->kind == UP_EV_MpiRecv)
             ev->u.MpiRecv.sender = rank, ev->u.MpiRecv.msgTag = m->tag,
