@@ -159,9 +159,9 @@ check-layers:
 
 check-generated:
 	@tools/dev/gen-otf2-records.sh > $(BUILD)/otf2_records.h.new 2>/dev/null || { mkdir -p $(BUILD) && tools/dev/gen-otf2-records.sh > $(BUILD)/otf2_records.h.new; }
-	@cmp -s $(BUILD)/otf2_records.h.new include/unperturb/otf2_records.h || \
-	  { echo "include/unperturb/otf2_records.h is out of date with the installed OTF2:"; \
-	    echo "  run tools/dev/gen-otf2-records.sh > include/unperturb/otf2_records.h"; exit 1; }
+	@cmp -s $(BUILD)/otf2_records.h.new src/trace/otf2_records.h || \
+	  { echo "src/trace/otf2_records.h is out of date with the installed OTF2:"; \
+	    echo "  run tools/dev/gen-otf2-records.sh > src/trace/otf2_records.h"; exit 1; }
 
 # ---- tests/check: up-check, the consistency checker of output traces ------------
 # A test utility, not installed; it shares no code with src/ and links only OTF2.

@@ -26,7 +26,7 @@
 
 #include <otf2/otf2.h>
 
-#include "unperturb/trace.h"
+#include "trace/trace.h"
 
 static const char *prog = "up-bench-copy";
 

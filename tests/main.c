@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "unperturb/util.h"
+#include "util/util.h"
 
 static t_case *cases;
 static int failed_checks;

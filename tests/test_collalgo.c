@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "unperturb/collalgo.h"
+#include "model/collalgo.h"
 
 /* ---- the network of the tests -------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /*
- * test_counts.c - records per region (include/unperturb/counts.h), the
+ * test_counts.c - records per region (src/analysis/counts.h), the
  * test of `unperturb validate` for a different execution: the comparison
  * rule on tables written here (the 1% edge on both sides, the floor of 100
  * records, regions missing from one table, the order of the list), and the
@@ -12,7 +12,7 @@
 #include "test.h"
 #include "tracegen.h"
 #include "tutil.h"
-#include "unperturb/counts.h"
+#include "analysis/counts.h"
 
 /* A table of n entries, given sorted by name as up_counts_read makes them
  * (names copied: the test frees them to show the list owns its own). */

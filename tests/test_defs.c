@@ -9,7 +9,7 @@
 #include <otf2/otf2.h>
 
 #include "test.h"
-#include "unperturb/trace.h"
+#include "trace/trace.h"
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)
 {

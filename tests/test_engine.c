@@ -18,8 +18,8 @@
 #include "test.h"
 #include "tracegen.h"
 #include "tutil.h"
-#include "unperturb/profile.h"
-#include "unperturb/simulate.h"
+#include "analysis/profile.h"
+#include "model/simulate.h"
 
 #define NS 1000000000ull
 #define NFILL 255 /* filler Enter/Leave pairs: 510 records */
@@ -213,8 +213,8 @@ static void self_profiled(int nonblocking)
         up_trace_close(t);
         return;
     }
-    CHECK_EQ(up_prof_wait_total(&p, UP_WS_WAIT_BARRIER), 0);
-    CHECK_EQ(up_prof_wait_total(&p, UP_WS_WAIT_NXN), 0);
+    CHECK_EQ(up_profile_wait_total(&p, UP_WS_WAIT_BARRIER), 0);
+    CHECK_EQ(up_profile_wait_total(&p, UP_WS_WAIT_NXN), 0);
     CHECK_EQ(p.repairs[UP_REPAIR_collective_incomplete], 0);
     CHECK_EQ(p.repairs[UP_REPAIR_unresolved_peer], 0);
     up_profile_free(&p);

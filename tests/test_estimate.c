@@ -11,7 +11,7 @@
 #include "test.h"
 #include "tracegen.h"
 #include "tutil.h"
-#include "unperturb/estimate.h"
+#include "analysis/estimate.h"
 
 #define NS 1000000000ull
 
@@ -125,7 +125,7 @@ TEST(estimate_two_locations_constant_alpha)
     up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
     up_estimate e;
     up_replay_result res;
-    const up_est_value *m;
+    const up_estimate_value *m;
 
     snprintf(in, sizeof in, "%s", t_dir("in"));
     write_two(in);
@@ -154,45 +154,45 @@ TEST(estimate_two_locations_constant_alpha)
     CHECK_NS(e.locs[0].seq_event_end_s, 510);
     CHECK_NS(e.locs[1].seq_event_end_s, 550);
 
-    m = &e.model[UP_EST_SEQ_TOTAL];
+    m = &e.model[UP_ESTIMATE_SEQ_TOTAL];
     CHECK_NS(m->approximated_s, 550);
     CHECK_NS(m->dp_s, 350);
     CHECK_EQ(m->records, 35);
     CHECK(m->critical == -1);
-    m = &e.model[UP_EST_CONC_TOTAL];
+    m = &e.model[UP_ESTIMATE_CONC_TOTAL];
     CHECK_NS(m->approximated_s, 850);
     CHECK_NS(m->dp_s, 50);
     CHECK_NS(m->dp_seq_s, 0);
     CHECK_NS(m->dp_conc_s, 50);
     CHECK_EQ(m->records, 5);
     CHECK(m->critical == 0);
-    m = &e.model[UP_EST_SEQ_EVENT];
+    m = &e.model[UP_ESTIMATE_SEQ_EVENT];
     CHECK_NS(m->approximated_s, 550);
     CHECK_EQ(m->records, 35);
     CHECK(m->critical == 1);
-    m = &e.model[UP_EST_CONC_EVENT];
+    m = &e.model[UP_ESTIMATE_CONC_EVENT];
     CHECK_NS(m->approximated_s, 800);
     CHECK_EQ(m->records, 5);
     CHECK(m->critical == 0);
 
     /* against the replay: its window is the same; 3.2.2 agrees with it */
     if (replay_run(in, &p, &res) == UP_OK) {
-        up_est_report r = {in, "test", &p, &e, &res};
+        up_estimate_report r = {in, "test", &p, &e, &res};
         CHECK_EQ(res.start_m, e.start_m);
         CHECK_EQ(res.end_m, e.end_m);
         CHECK_EQ(res.start_a, 90);
         CHECK_EQ(res.end_a, 890);
-        CHECK_NS(up_est_replay_s(&r), 800);
-        CHECK_NEAR(up_est_error(&r, UP_EST_CONC_EVENT), 0, 1e-9);
-        CHECK_NEAR(up_est_error(&r, UP_EST_SEQ_TOTAL), 250.0 / 800, 1e-9);
-        CHECK_NEAR(up_est_error(&r, UP_EST_CONC_TOTAL), 50.0 / 800, 1e-9);
+        CHECK_NS(up_estimate_replay_s(&r), 800);
+        CHECK_NEAR(up_estimate_error(&r, UP_ESTIMATE_CONC_EVENT), 0, 1e-9);
+        CHECK_NEAR(up_estimate_error(&r, UP_ESTIMATE_SEQ_TOTAL), 250.0 / 800, 1e-9);
+        CHECK_NEAR(up_estimate_error(&r, UP_ESTIMATE_CONC_TOTAL), 50.0 / 800, 1e-9);
         up_replay_result_free(&res);
     } else {
         CHECK(!"replay failed");
     }
     {   /* without a replay there is no error */
-        up_est_report r = {in, "test", &p, &e, NULL};
-        CHECK(isnan(up_est_error(&r, UP_EST_SEQ_TOTAL)));
+        up_estimate_report r = {in, "test", &p, &e, NULL};
+        CHECK(isnan(up_estimate_error(&r, UP_ESTIMATE_SEQ_TOTAL)));
     }
     up_estimate_free(&e);
 }
@@ -272,15 +272,15 @@ TEST(estimate_per_kind_overheads_and_flushes)
     CHECK_EQ(e.window.n[UP_RK_LEAVE], 2);
     CHECK_NEAR(e.alpha_ns, 6, 1e-9);
     CHECK_NS(e.measured_ovh_s, 350);
-    for (k = 0; k < UP_EST_COUNT; k++) {
+    for (k = 0; k < UP_ESTIMATE_COUNT; k++) {
         CHECK_NS(e.model[k].approximated_s, 608);
         CHECK_NS(e.model[k].dp_s, 392);
     }
     if (replay_run(in, &p, &res) == UP_OK) {
-        up_est_report r = {in, "test", &p, &e, &res};
+        up_estimate_report r = {in, "test", &p, &e, &res};
         CHECK_EQ(res.end_a - res.start_a, 608);
-        for (k = 0; k < UP_EST_COUNT; k++)
-            CHECK_NEAR(up_est_error(&r, k), 0, 1e-12);
+        for (k = 0; k < UP_ESTIMATE_COUNT; k++)
+            CHECK_NEAR(up_estimate_error(&r, k), 0, 1e-12);
         up_replay_result_free(&res);
     } else {
         CHECK(!"replay failed");
@@ -318,12 +318,12 @@ static void estimate_matches_replay(const char *name, const char *in, void *ctx)
             t_fail(__FILE__, __LINE__, "%s: location %zu ends at %llu, replay %llu", name, i,
                    (unsigned long long)e.locs[i].end_m, (unsigned long long)res.locs[i].end_m);
     /* 3.1.1 with a constant alpha: T_m - alpha N - measured flushes */
-    CHECK_NEAR(e.model[UP_EST_SEQ_TOTAL].approximated_s,
+    CHECK_NEAR(e.model[UP_ESTIMATE_SEQ_TOTAL].approximated_s,
                e.measured_s - 100e-9 * (double)(e.records - e.window.n_measured) - e.measured_ovh_s,
                1e-12);
     /* the concurrent models never remove more than the sequential one */
-    CHECK(e.model[UP_EST_CONC_TOTAL].dp_s <= e.model[UP_EST_SEQ_TOTAL].dp_s + 1e-15);
-    CHECK(e.model[UP_EST_CONC_EVENT].approximated_s >= e.model[UP_EST_SEQ_EVENT].approximated_s - 1e-15);
+    CHECK(e.model[UP_ESTIMATE_CONC_TOTAL].dp_s <= e.model[UP_ESTIMATE_SEQ_TOTAL].dp_s + 1e-15);
+    CHECK(e.model[UP_ESTIMATE_CONC_EVENT].approximated_s >= e.model[UP_ESTIMATE_SEQ_EVENT].approximated_s - 1e-15);
     up_replay_result_free(&res);
     up_estimate_free(&e);
 }
@@ -346,7 +346,7 @@ TEST(estimate_zero_overhead_keeps_the_measured_time)
         CHECK(!"estimate failed");
         return;
     }
-    for (k = 0; k < UP_EST_COUNT; k++)
+    for (k = 0; k < UP_ESTIMATE_COUNT; k++)
         CHECK_NEAR(e.model[k].approximated_s, e.measured_s - e.measured_ovh_s, 1e-12);
     up_estimate_free(&e);
 }

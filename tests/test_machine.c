@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "test.h"
-#include "unperturb/machine.h"
+#include "model/machine.h"
 
 /* Every field equal (no memcmp: padding and -0 must not matter). */
 static bool same_machine(const up_machine *a, const up_machine *b)

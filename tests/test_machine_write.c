@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "test.h"
-#include "unperturb/machine.h"
+#include "model/machine.h"
 
 /* bandwidth_gbs = 1e308 gave ns_per_byte = 1e-308, below DBL_MIN: strtod
  * says ERANGE for it, and the parser refused the number it had written, so

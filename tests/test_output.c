@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "unperturb/util.h"
+#include "util/util.h"
 
 static void put_file(const char *path, const char *text)
 {

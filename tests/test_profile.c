@@ -7,7 +7,7 @@
 
 #include "test.h"
 #include "tracegen.h"
-#include "unperturb/report.h"
+#include "report/report.h"
 
 #define NS 1000000000ull
 
@@ -78,7 +78,7 @@ TEST(profile_one_late_sender)
         return;
     CHECK_EQ(p.locs[1].wait[UP_WS_LATE_SENDER], 400);
     CHECK_EQ(p.locs[0].wait[UP_WS_LATE_SENDER], 0);
-    CHECK_EQ(up_prof_wait_total(&p, UP_WS_LATE_RECEIVER), 0);
+    CHECK_EQ(up_profile_wait_total(&p, UP_WS_LATE_RECEIVER), 0);
     r = find(&p, recv_path);
     s = find(&p, send_path);
     CHECK(r != UP_CP_ROOT && s != UP_CP_ROOT);
@@ -129,7 +129,7 @@ TEST(profile_early_sender_is_no_wait)
     CHECK(tg_close(g) == 0);
     if (profile(dir, &p) != 0)
         return;
-    CHECK_EQ(up_prof_wait_total(&p, UP_WS_LATE_SENDER), 0);
+    CHECK_EQ(up_profile_wait_total(&p, UP_WS_LATE_SENDER), 0);
     CHECK_EQ(p.comm[1].delay, 0);
     CHECK_EQ(p.comm[1].transfer, 395);
     done(&p);
@@ -158,7 +158,7 @@ TEST(profile_barrier_waits)
     CHECK_EQ(p.locs[0].wait[UP_WS_WAIT_BARRIER], 200);
     CHECK_EQ(p.locs[1].wait[UP_WS_WAIT_BARRIER], 0);
     CHECK_EQ(p.locs[2].wait[UP_WS_WAIT_BARRIER], 100);
-    CHECK_EQ(up_prof_wait_total(&p, UP_WS_WAIT_NXN), 0);
+    CHECK_EQ(up_profile_wait_total(&p, UP_WS_WAIT_NXN), 0);
     cp = find(&p, path);
     CHECK(cp != UP_CP_ROOT);
     if (cp != UP_CP_ROOT) {
@@ -211,7 +211,7 @@ TEST(profile_collective_patterns)
     CHECK_EQ(p.locs[0].wait[UP_WS_EARLY_REDUCE], 100);
     CHECK_EQ(p.locs[1].wait[UP_WS_EARLY_REDUCE], 0);
     CHECK_EQ(p.locs[2].wait[UP_WS_EARLY_REDUCE], 0);
-    CHECK_EQ(up_prof_wait_total(&p, UP_WS_WAIT_BARRIER), 0);
+    CHECK_EQ(up_profile_wait_total(&p, UP_WS_WAIT_BARRIER), 0);
     done(&p);
 }
 
@@ -240,7 +240,7 @@ TEST(profile_late_receiver)
         return;
     CHECK_EQ(p.locs[0].wait[UP_WS_LATE_RECEIVER], 400);
     CHECK_EQ(p.locs[1].wait[UP_WS_LATE_RECEIVER], 0);
-    CHECK_EQ(up_prof_wait_total(&p, UP_WS_LATE_SENDER), 0);
+    CHECK_EQ(up_profile_wait_total(&p, UP_WS_LATE_SENDER), 0);
     done(&p);
 }
 
@@ -339,7 +339,7 @@ TEST(profile_breakdown_adds_up)
     CHECK(up_breakdown_make(&a, &b, &bd, &err) == UP_OK);
     CHECK_EQ(bd.nlocs, 2);
     for (i = 0; i <= bd.nlocs; i++) {
-        const up_bd_loc *l = i < bd.nlocs ? &bd.locs[i] : &bd.total;
+        const up_breakdown_loc *l = i < bd.nlocs ? &bd.locs[i] : &bd.total;
         double sa = l->exec.a_s + l->mpi_other.a_s, sb = l->exec.b_s + l->mpi_other.b_s;
         for (k = 0; k < UP_WS_COUNT; k++)
             sa += l->wait[k].a_s, sb += l->wait[k].b_s;
@@ -367,6 +367,6 @@ TEST(profile_real_trace_late_sender)
     CHECK_EQ(p.nlocs, 4);
     CHECK_EQ(p.locs[1].wait[UP_WS_LATE_SENDER], 9024814039ull);
     CHECK(p.locs[0].wait[UP_WS_LATE_SENDER] == 0);
-    CHECK(up_prof_wait_total(&p, UP_WS_WAIT_BARRIER) > 0);
+    CHECK(up_profile_wait_total(&p, UP_WS_WAIT_BARRIER) > 0);
     done(&p);
 }

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "test.h"
-#include "unperturb/report.h"
+#include "report/report.h"
 
 /* ---- a fallback while timeline.c is not in the library -----------------------
  * Weak: the library's up_timeline_svg wins as soon as it is linked in.  It
@@ -42,10 +42,10 @@ __attribute__((weak)) int up_timeline_svg(FILE *f, const up_timeline *tl, const 
     for (r = 0; r < tl->nrows; r++) {
         fprintf(f, "<text x=\"0\" y=\"%zu\">%s</text>", 36 + 20 * r, tl->rows[r].label);
         for (k = 0; k < tl->rows[r].nbox; k++) {
-            const up_tl_box *b = &tl->rows[r].box[k];
+            const up_timeline_box *b = &tl->rows[r].box[k];
             fprintf(f, "<rect x=\"%.1f\" y=\"%zu\" width=\"%.1f\" height=\"14\" fill=\"%s\"/>",
                     90 + (double)(b->t0 - tl->win.t0) * w, 24 + 20 * r, (double)(b->t1 - b->t0) * w,
-                    b->kind == UP_TL_MPI ? "#d62728" : "#4c78a8");
+                    b->kind == UP_TIMELINE_MPI ? "#d62728" : "#4c78a8");
         }
         fputc('\n', f);
     }
@@ -170,15 +170,15 @@ static size_t dir_entries(const char *dir)
 
 typedef struct fixture {
     up_profile a, b;
-    up_prof_loc la[4], lb[4];
+    up_profile_loc la[4], lb[4];
     up_cpath ca[6], cb[6];
     up_comm ma[4], mb[4];
-    up_bd_loc bl[4];
+    up_breakdown_loc bl[4];
     up_breakdown bd;
     up_estimate est;
     up_defs defs;
-    up_tl_box box[2][4][2];
-    up_tl_row rows[2][4];
+    up_timeline_box box[2][4][2];
+    up_timeline_row rows[2][4];
     up_timeline tl[2];
     up_html_input in;
 } fixture;
@@ -188,7 +188,7 @@ static void cpath(up_cpath *c, OTF2_RegionRef region, uint32_t parent, const cha
 {
     memset(c, 0, sizeof *c);
     c->parent = parent;
-    c->region = region; /* the same in both runs: up_prof_match matches them */
+    c->region = region; /* the same in both runs: up_profile_match matches them */
     c->name = name;
     c->depth = depth;
     c->mpi = mpi;
@@ -215,7 +215,7 @@ static void comm(up_comm *m, uint32_t cp, uint32_t loc, long peer, uint64_t send
 }
 
 /* the breakdown as up_breakdown_make defines it, from the profiles */
-static void breakdown(const up_profile *a, const up_profile *b, up_bd_loc *locs, up_breakdown *bd)
+static void breakdown(const up_profile *a, const up_profile *b, up_breakdown_loc *locs, up_breakdown *bd)
 {
     size_t i;
     unsigned k;
@@ -223,8 +223,8 @@ static void breakdown(const up_profile *a, const up_profile *b, up_bd_loc *locs,
     bd->nlocs = a->nlocs;
     bd->locs = locs;
     for (i = 0; i < a->nlocs; i++) {
-        up_bd_loc *l = &locs[i];
-        const up_prof_loc *pa = &a->locs[i], *pb = &b->locs[i];
+        up_breakdown_loc *l = &locs[i];
+        const up_profile_loc *pa = &a->locs[i], *pb = &b->locs[i];
         double wa = 0, wb = 0, ra = (double)a->resolution, rb = (double)b->resolution;
         memset(l, 0, sizeof *l);
         for (k = 0; k < UP_WS_COUNT; k++) {
@@ -250,7 +250,7 @@ static void breakdown(const up_profile *a, const up_profile *b, up_bd_loc *locs,
     }
 }
 
-static void prof_loc(up_prof_loc *l, long rank, double end, double mpi, unsigned pattern, double wait)
+static void prof_loc(up_profile_loc *l, long rank, double end, double mpi, unsigned pattern, double wait)
 {
     memset(l, 0, sizeof *l);
     l->id = (OTF2_LocationRef)rank;
@@ -321,11 +321,11 @@ static void fixture_init(fixture *x)
     x->est.resolution = 1000000;
     x->est.window_marked = true;
     x->est.measured_s = 10;
-    x->est.model[UP_EST_SEQ_TOTAL].approximated_s = 6.5;
-    x->est.model[UP_EST_CONC_TOTAL].approximated_s = 8.4;
-    x->est.model[UP_EST_SEQ_EVENT].approximated_s = 6.5;
-    x->est.model[UP_EST_CONC_EVENT].approximated_s = 8.2;
-    for (r = 0; r < UP_EST_COUNT; r++)
+    x->est.model[UP_ESTIMATE_SEQ_TOTAL].approximated_s = 6.5;
+    x->est.model[UP_ESTIMATE_CONC_TOTAL].approximated_s = 8.4;
+    x->est.model[UP_ESTIMATE_SEQ_EVENT].approximated_s = 6.5;
+    x->est.model[UP_ESTIMATE_CONC_EVENT].approximated_s = 8.2;
+    for (r = 0; r < UP_ESTIMATE_COUNT; r++)
         x->est.model[r].dp_s = 10 - x->est.model[r].approximated_s;
 
     x->in.path_a = "run&\"x'";
@@ -357,15 +357,15 @@ static void fixture_timelines(fixture *x)
         tl->nrows = 4;
         tl->rows = x->rows[t];
         for (r = 0; r < 4; r++) {
-            up_tl_row *row = &x->rows[t][r];
+            up_timeline_row *row = &x->rows[t][r];
             uint64_t mid = t0 + len * (r ? 7 : 3) / 10;
             snprintf(row->label, sizeof row->label, "rank %u", r);
             row->loc0 = r;
             row->nlocs = 1;
             row->nbox = 2;
             row->box = x->box[t][r];
-            row->box[0] = (up_tl_box){.t0 = t0, .t1 = mid, .region = 1, .kind = UP_TL_USER};
-            row->box[1] = (up_tl_box){.t0 = mid, .t1 = t0 + len, .region = 2, .kind = UP_TL_MPI};
+            row->box[0] = (up_timeline_box){.t0 = t0, .t1 = mid, .region = 1, .kind = UP_TIMELINE_USER};
+            row->box[1] = (up_timeline_box){.t0 = mid, .t1 = t0 + len, .region = 2, .kind = UP_TIMELINE_MPI};
         }
     }
     x->in.tl_a = &x->tl[0];
@@ -556,7 +556,7 @@ TEST(report_html_large)
         return;
     }
     for (i = 0; i < NL; i++) {
-        up_prof_loc *l = &a.locs[i];
+        up_profile_loc *l = &a.locs[i];
         l->rank = (long)i;
         l->name = "Master thread";
         l->end = l->time = 20000000000ull - i * 1000;

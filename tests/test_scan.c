@@ -15,7 +15,7 @@
 #include "tracegen.h"
 #include "tutil.h"
 #include "trace/scan.h"
-#include "unperturb/replay.h"
+#include "replay/replay.h"
 
 #define CS 64 /* chunk size of the hand-made files (real ones: >= 256 KiB) */
 

@@ -16,7 +16,7 @@
 #include "test.h"
 #include "tracegen.h"
 #include "tutil.h"
-#include "unperturb/simulate.h"
+#include "model/simulate.h"
 
 #define NS 1000000000u
 

@@ -14,7 +14,7 @@
 #include "test.h"
 #include "tutil.h"
 #include "tracegen.h"
-#include "unperturb/timeline.h"
+#include "report/timeline.h"
 
 #define NS 1000000000u
 
@@ -30,15 +30,15 @@ static up_trace *open_trace(const char *dir)
 }
 
 /* The window of `dir` (o may be NULL: the default). */
-static up_status window_of(const char *dir, const up_tl_opts *o, up_tl_window *w, up_err *err)
+static up_status window_of(const char *dir, const up_timeline_opts *o, up_timeline_win *w, up_err *err)
 {
-    up_tl_opts def;
+    up_timeline_opts def;
     up_trace *t = open_trace(dir);
     up_status s;
     if (!t)
         return UP_EIO;
     if (!o) {
-        up_tl_opts_init(&def);
+        up_timeline_opts_init(&def);
         o = &def;
     }
     s = up_timeline_window(t, o, w, err);
@@ -47,7 +47,7 @@ static up_status window_of(const char *dir, const up_tl_opts *o, up_tl_window *w
 }
 
 /* Builds the timeline of window w; the trace stays open for the SVG. */
-static up_trace *build(const char *dir, const up_tl_window *w, const up_tl_opts *o,
+static up_trace *build(const char *dir, const up_timeline_win *w, const up_timeline_opts *o,
                        up_timeline *tl)
 {
     up_err err = {0};
@@ -111,7 +111,7 @@ static void write_iters(const char *dir, uint64_t shift)
     CHECK(tg_close(g) == 0);
 }
 
-static bool box_is(const up_tl_box *b, uint64_t t0, uint64_t t1, OTF2_RegionRef r, unsigned kind,
+static bool box_is(const up_timeline_box *b, uint64_t t0, uint64_t t1, OTF2_RegionRef r, unsigned kind,
                    unsigned depth)
 {
     return b->t0 == t0 && b->t1 == t1 && b->region == r && b->kind == kind && b->depth == depth &&
@@ -121,7 +121,7 @@ static bool box_is(const up_tl_box *b, uint64_t t0, uint64_t t1, OTF2_RegionRef 
 TEST(timeline_default_window_is_the_middle_iteration)
 {
     char dir[4096];
-    up_tl_window w;
+    up_timeline_win w;
     up_err err = {0};
     snprintf(dir, sizeof dir, "%s", t_dir("in"));
     write_iters(dir, 0);
@@ -153,7 +153,7 @@ TEST(timeline_default_window_is_the_middle_iteration)
 TEST(timeline_default_window_skips_mpi_init)
 {
     char dir[4096];
-    up_tl_window w;
+    up_timeline_win w;
     up_err err = {0};
     tg *g;
     unsigned i;
@@ -184,7 +184,7 @@ TEST(timeline_default_window_skips_mpi_init)
 TEST(timeline_default_window_fallbacks)
 {
     char dir[4096];
-    up_tl_window w;
+    up_timeline_win w;
     up_err err = {0};
     tg *g;
     unsigned i;
@@ -226,15 +226,15 @@ TEST(timeline_default_window_fallbacks)
 TEST(timeline_boxes_are_the_innermost_regions)
 {
     char dir[4096];
-    up_tl_window w;
-    up_tl_opts o;
+    up_timeline_win w;
+    up_timeline_opts o;
     up_timeline tl;
     up_err err = {0};
     up_trace *t;
-    const up_tl_row *R;
+    const up_timeline_row *R;
     snprintf(dir, sizeof dir, "%s", t_dir("in"));
     write_iters(dir, 0);
-    up_tl_opts_init(&o);
+    up_timeline_opts_init(&o);
     CHECK(window_of(dir, NULL, &w, &err) == UP_OK);
     if (!(t = build(dir, &w, &o, &tl)))
         return;
@@ -245,23 +245,23 @@ TEST(timeline_boxes_are_the_innermost_regions)
     R = &tl.rows[0];
     CHECK_EQ(R->nbox, 7);
     if (R->nbox == 7) {
-        CHECK(box_is(&R->box[0], 2700, 2900, TG_ALLREDUCE, UP_TL_MPI, 1));
-        CHECK(box_is(&R->box[1], 2900, 3010, TG_MAIN, UP_TL_USER, 0));
-        CHECK(box_is(&R->box[2], 3010, 3300, TG_WORK, UP_TL_USER, 1));
-        CHECK(box_is(&R->box[3], 3300, 3320, TG_SEND, UP_TL_MPI, 1));
-        CHECK(box_is(&R->box[4], 3320, 3330, TG_MAIN, UP_TL_USER, 0));
-        CHECK(box_is(&R->box[5], 3330, 3332, TG_SEND, UP_TL_MPI, 1));
-        CHECK(box_is(&R->box[6], 3332, 3700, TG_MAIN, UP_TL_USER, 0));
+        CHECK(box_is(&R->box[0], 2700, 2900, TG_ALLREDUCE, UP_TIMELINE_MPI, 1));
+        CHECK(box_is(&R->box[1], 2900, 3010, TG_MAIN, UP_TIMELINE_USER, 0));
+        CHECK(box_is(&R->box[2], 3010, 3300, TG_WORK, UP_TIMELINE_USER, 1));
+        CHECK(box_is(&R->box[3], 3300, 3320, TG_SEND, UP_TIMELINE_MPI, 1));
+        CHECK(box_is(&R->box[4], 3320, 3330, TG_MAIN, UP_TIMELINE_USER, 0));
+        CHECK(box_is(&R->box[5], 3330, 3332, TG_SEND, UP_TIMELINE_MPI, 1));
+        CHECK(box_is(&R->box[6], 3332, 3700, TG_MAIN, UP_TIMELINE_USER, 0));
     }
     /* rank 1: main was open since 1005, drawn from the window's start */
     R = &tl.rows[1];
     CHECK_EQ(R->nbox, 9);
     if (R->nbox == 9) {
-        CHECK(box_is(&R->box[0], 2700, 2705, TG_MAIN, UP_TL_USER, 0));
-        CHECK(box_is(&R->box[1], 2705, 2905, TG_ALLREDUCE, UP_TL_MPI, 1));
-        CHECK(box_is(&R->box[3], 3015, 3101, TG_RECV, UP_TL_MPI, 1));
-        CHECK(box_is(&R->box[7], 3310, 3401, TG_RECV, UP_TL_MPI, 1));
-        CHECK(box_is(&R->box[8], 3401, 3700, TG_MAIN, UP_TL_USER, 0));
+        CHECK(box_is(&R->box[0], 2700, 2705, TG_MAIN, UP_TIMELINE_USER, 0));
+        CHECK(box_is(&R->box[1], 2705, 2905, TG_ALLREDUCE, UP_TIMELINE_MPI, 1));
+        CHECK(box_is(&R->box[3], 3015, 3101, TG_RECV, UP_TIMELINE_MPI, 1));
+        CHECK(box_is(&R->box[7], 3310, 3401, TG_RECV, UP_TIMELINE_MPI, 1));
+        CHECK(box_is(&R->box[8], 3401, 3700, TG_MAIN, UP_TIMELINE_USER, 0));
     }
     up_timeline_free(&tl);
     up_trace_close(t);
@@ -282,8 +282,8 @@ TEST(timeline_boxes_are_the_innermost_regions)
     R = &tl.rows[0];
     CHECK_EQ(R->nbox, 7);
     if (R->nbox == 7) {
-        CHECK(box_is(&R->box[0], 2750, 2900, TG_ALLREDUCE, UP_TL_MPI, 1));
-        CHECK(box_is(&R->box[6], 3332, 3650, TG_MAIN, UP_TL_USER, 0));
+        CHECK(box_is(&R->box[0], 2750, 2900, TG_ALLREDUCE, UP_TIMELINE_MPI, 1));
+        CHECK(box_is(&R->box[6], 3332, 3650, TG_MAIN, UP_TIMELINE_USER, 0));
     }
     up_timeline_free(&tl);
     up_trace_close(t);
@@ -292,14 +292,14 @@ TEST(timeline_boxes_are_the_innermost_regions)
 TEST(timeline_messages_with_an_end_in_the_window)
 {
     char dir[4096];
-    up_tl_window w;
-    up_tl_opts o;
+    up_timeline_win w;
+    up_timeline_opts o;
     up_timeline tl;
     up_err err = {0};
     up_trace *t;
     snprintf(dir, sizeof dir, "%s", t_dir("in"));
     write_iters(dir, 0);
-    up_tl_opts_init(&o);
+    up_timeline_opts_init(&o);
     CHECK(window_of(dir, NULL, &w, &err) == UP_OK);
     if (!(t = build(dir, &w, &o, &tl)))
         return;
@@ -328,8 +328,8 @@ TEST(timeline_messages_with_an_end_in_the_window)
 TEST(timeline_messages_are_thinned_evenly)
 {
     char dir[4096];
-    up_tl_window w;
-    up_tl_opts o;
+    up_timeline_win w;
+    up_timeline_opts o;
     up_timeline tl;
     up_err err = {0};
     up_trace *t;
@@ -342,7 +342,7 @@ TEST(timeline_messages_are_thinned_evenly)
         tg_mpi_recv(g, 1, 1000 + 10 * i, 1006 + 10 * i, 1007 + 10 * i, 0, 1, 4);
     }
     CHECK(tg_close(g) == 0);
-    up_tl_opts_init(&o);
+    up_timeline_opts_init(&o);
     o.window_set = true;
     o.start_s = 0;
     o.end_s = 1e-6;
@@ -364,12 +364,12 @@ TEST(timeline_messages_are_thinned_evenly)
 TEST(timeline_window_errors)
 {
     char dir[4096];
-    up_tl_window w;
-    up_tl_opts o;
+    up_timeline_win w;
+    up_timeline_opts o;
     up_err err = {0};
     snprintf(dir, sizeof dir, "%s", t_dir("in"));
     write_iters(dir, 0);
-    up_tl_opts_init(&o);
+    up_timeline_opts_init(&o);
     o.window_set = true;
     o.start_s = 1; /* the trace lasts 5 us */
     o.end_s = 2;
@@ -400,8 +400,8 @@ TEST(timeline_window_errors)
 TEST(timeline_grouped_rows_mpi_fractions)
 {
     char dir[4096];
-    up_tl_window w;
-    up_tl_opts o;
+    up_timeline_win w;
+    up_timeline_opts o;
     up_timeline tl;
     up_err err = {0};
     up_trace *t;
@@ -430,7 +430,7 @@ TEST(timeline_grouped_rows_mpi_fractions)
         tg_leave(g, r, 2000, TG_MAIN);
     }
     CHECK(tg_close(g) == 0);
-    up_tl_opts_init(&o);
+    up_timeline_opts_init(&o);
     o.window_set = true;
     o.start_s = 0;
     o.end_s = 1e-6;
@@ -446,7 +446,7 @@ TEST(timeline_grouped_rows_mpi_fractions)
     CHECK(!strcmp(tl.rows[0].label, "ranks 0-3"));
     CHECK(!strcmp(tl.rows[49].label, "ranks 196-199"));
     for (r = 0; r < tl.nrows; r++) {
-        const up_tl_row *R = &tl.rows[r];
+        const up_timeline_row *R = &tl.rows[r];
         CHECK_EQ(R->loc0, 4 * r);
         CHECK_EQ(R->nlocs, 4);
         CHECK_EQ(R->nbox, 0);
@@ -476,8 +476,8 @@ TEST(timeline_grouped_rows_mpi_fractions)
 TEST(timeline_boxes_bounded_by_width)
 {
     char dir[4096];
-    up_tl_window w;
-    up_tl_opts o;
+    up_timeline_win w;
+    up_timeline_opts o;
     up_timeline tl;
     up_err err = {0};
     up_trace *t;
@@ -495,7 +495,7 @@ TEST(timeline_boxes_bounded_by_width)
         }
     tg_leave(g, 0, 1003000, TG_MAIN);
     CHECK(tg_close(g) == 0);
-    up_tl_opts_init(&o);
+    up_timeline_opts_init(&o);
     o.window_set = true;
     o.start_s = 0;
     o.end_s = 1.002e-3;
@@ -503,7 +503,7 @@ TEST(timeline_boxes_bounded_by_width)
     if (!(t = build(dir, &w, &o, &tl)))
         return;
     for (r = 0; r < 2; r++) {
-        const up_tl_row *R = &tl.rows[r];
+        const up_timeline_row *R = &tl.rows[r];
         uint64_t parts = 0;
         CHECK(R->nbox > 100);
         CHECK(R->nbox <= 2 * 1000 + 1);
@@ -526,8 +526,8 @@ TEST(timeline_boxes_bounded_by_width)
 TEST(timeline_map_window_onto_shifted_copy)
 {
     char a[4096], b[4096], c[4096];
-    up_tl_window wa, wb;
-    up_tl_opts o;
+    up_timeline_win wa, wb;
+    up_timeline_opts o;
     up_err err = {0};
     up_trace *t;
     tg *g;
@@ -556,7 +556,7 @@ TEST(timeline_map_window_onto_shifted_copy)
     CHECK(strstr(wb.how, "iteration 2 of 4") != NULL);
 
     /* --window: the margins before rec0 (2899) and after rec1 (3332) kept */
-    up_tl_opts_init(&o);
+    up_timeline_opts_init(&o);
     o.window_set = true;
     o.start_s = 1.75e-6;
     o.end_s = 2.65e-6;
@@ -672,15 +672,15 @@ static void svg_to(const char *path, const up_timeline *tl, const char *title, u
 TEST(timeline_svg_is_xml_with_labels)
 {
     char dir[4096], out[4200];
-    up_tl_window w;
-    up_tl_opts o;
+    up_timeline_win w;
+    up_timeline_opts o;
     up_timeline tl;
     up_err err = {0};
     up_trace *t;
     char *s;
     snprintf(dir, sizeof dir, "%s", t_dir("in"));
     write_iters(dir, 0);
-    up_tl_opts_init(&o);
+    up_timeline_opts_init(&o);
     CHECK(window_of(dir, NULL, &w, &err) == UP_OK);
     if (!(t = build(dir, &w, &o, &tl)))
         return;
@@ -706,8 +706,8 @@ TEST(timeline_svg_is_xml_with_labels)
 TEST(timeline_svg_grouped_and_large)
 {
     char dir[4096], out[4200];
-    up_tl_window w;
-    up_tl_opts o;
+    up_timeline_win w;
+    up_timeline_opts o;
     up_timeline tl;
     up_err err = {0};
     up_trace *t;
@@ -731,7 +731,7 @@ TEST(timeline_svg_grouped_and_large)
         tg_leave(g, r, 31000, TG_MAIN);
     }
     CHECK(tg_close(g) == 0);
-    up_tl_opts_init(&o);
+    up_timeline_opts_init(&o);
     CHECK(window_of(dir, NULL, &w, &err) == UP_OK);
     o.window_set = true;
     o.start_s = 0;
@@ -783,15 +783,15 @@ static int write_odd(const char *dir)
 TEST(timeline_svg_escapes_names)
 {
     char dir[4096], out[4200];
-    up_tl_window w;
-    up_tl_opts o;
+    up_timeline_win w;
+    up_timeline_opts o;
     up_timeline tl;
     up_err err = {0};
     up_trace *t;
     char *s;
     snprintf(dir, sizeof dir, "%s", t_dir("in"));
     CHECK(write_odd(dir) == 0);
-    up_tl_opts_init(&o);
+    up_timeline_opts_init(&o);
     if (window_of(dir, NULL, &w, &err) != UP_OK) {
         t_fail(__FILE__, __LINE__, "%s", err.msg);
         return;
@@ -822,13 +822,13 @@ TEST(timeline_svg_escapes_names)
 TEST(timeline_allocation_failures)
 {
     char dir[4096];
-    up_tl_window w;
-    up_tl_opts o;
+    up_timeline_win w;
+    up_timeline_opts o;
     long n;
     int ok = 0, failed = 0;
     snprintf(dir, sizeof dir, "%s", t_dir("in"));
     write_iters(dir, 0);
-    up_tl_opts_init(&o);
+    up_timeline_opts_init(&o);
     for (n = 0; n < 400 && !ok; n++) {
         up_err err = {0};
         up_trace *t = open_trace(dir);

@@ -12,7 +12,7 @@
 
 #include "test.h"
 #include "tracegen.h"
-#include "unperturb/trace.h"
+#include "trace/trace.h"
 
 /* ---- an independent reader: strings, attributes, marked records ------------ */
 

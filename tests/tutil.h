@@ -4,8 +4,8 @@
 #ifndef UP_TUTIL_H
 #define UP_TUTIL_H
 
-#include "unperturb/model.h"
-#include "unperturb/simulate.h"
+#include "model/model.h"
+#include "model/simulate.h"
 #include "tread.h"
 
 /* Compensates archive folder `in` into folder `out` (must not exist) with

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "unperturb/util.h"
+#include "util/util.h"
 
 int cmd_compensate(int argc, char **argv);
 int cmd_trace(int argc, char **argv);

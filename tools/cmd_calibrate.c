@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "unperturb/util.h"
+#include "util/util.h"
 
 #define UP_CALIB_READ_MAX 65536
 

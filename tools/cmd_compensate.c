@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "unperturb/report.h"
+#include "report/report.h"
 
 static const char usage_text[] =
     "usage: unperturb compensate INPUT -o DIR [options]\n"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "unperturb/estimate.h"
+#include "analysis/estimate.h"
 
 static const char usage_text[] =
     "usage: unperturb estimate TRACE [options]\n"
@@ -46,11 +46,11 @@ static const char *rank_text(long rank, char *buf, size_t cap)
     return buf;
 }
 
-static void print_text(FILE *f, const up_est_report *r, bool per_loc)
+static void print_text(FILE *f, const up_estimate_report *r, bool per_loc)
 {
     const up_estimate *e = r->est;
     const up_comp_params *p = r->params;
-    double tr = up_est_replay_s(r), tm = e->measured_s;
+    double tr = up_estimate_replay_s(r), tm = e->measured_s;
     size_t i, shown = e->nlocs <= 32 ? e->nlocs : 16;
     unsigned k;
     char rk[24];
@@ -79,11 +79,11 @@ static void print_text(FILE *f, const up_est_report *r, bool per_loc)
                 (unsigned long long)e->unknown_records);
     fprintf(f, "\n  %-29s %14s %14s %8s %14s %10s %12s%s\n", "model (Malony & Reed)", "T_a s",
             "AE=T_m-T_a s", "AE/T_m", "DP s", "N", "critical", r->replay ? "  vs replay" : "");
-    for (k = 0; k < UP_EST_COUNT; k++) {
-        const up_est_value *v = &e->model[k];
+    for (k = 0; k < UP_ESTIMATE_COUNT; k++) {
+        const up_estimate_value *v = &e->model[k];
         char name[64], crit[32], cmp[32];
-        double err = up_est_error(r, k);
-        snprintf(name, sizeof name, "%s %s", up_est_model_section(k), up_est_model_title(k));
+        double err = up_estimate_error(r, k);
+        snprintf(name, sizeof name, "%s %s", up_estimate_model_section(k), up_estimate_model_title(k));
         if (v->critical >= 0)
             snprintf(crit, sizeof crit, "%llu", (unsigned long long)e->locs[v->critical].id);
         else
@@ -102,9 +102,9 @@ static void print_text(FILE *f, const up_est_report *r, bool per_loc)
     if (r->replay)
         fprintf(f, "  %-29s %14.9f %14.9f %7.3g%%\n", "replay (compensate, lower)", tr, tm - tr,
                 tm > 0 ? 100.0 * (tm - tr) / tm : 0.0);
-    for (k = 0; k < UP_EST_COUNT; k++)
+    for (k = 0; k < UP_ESTIMATE_COUNT; k++)
         if (e->model[k].approximated_s < 0) {
-            fputs(UP_EST_NEGATIVE_NOTE "\n", f);
+            fputs(UP_ESTIMATE_NEGATIVE_NOTE "\n", f);
             break;
         }
     if (!per_loc)
@@ -113,7 +113,7 @@ static void print_text(FILE *f, const up_est_report *r, bool per_loc)
             "T_m(P_i) s", "records", "DP_i s", "eq.(2) end s", "3.2.2 end s",
             r->replay ? "   replay end s" : "");
     for (i = 0; i < shown; i++) {
-        const up_est_loc *l = &e->locs[i];
+        const up_estimate_loc *l = &e->locs[i];
         char rep[32] = "";
         if (r->replay && i < r->replay->nlocs) {
             const up_replay_result *x = r->replay;
@@ -243,7 +243,7 @@ int cmd_estimate(int argc, char **argv)
     if (up_estimate_run(t, &p, &est, &err) != UP_OK)
         goto fail;
     {
-        up_est_report r = {input, source, &p, &est, compare ? &res : NULL};
+        up_estimate_report r = {input, source, &p, &est, compare ? &res : NULL};
         if (!quiet)
             print_text(stdout, &r, per_loc);
         if (json && up_estimate_json(&r, up_outset_tmp(os, 0), &err) != UP_OK)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "unperturb/export.h"
+#include "report/export.h"
 
 #define MAX_RANGES 256
 

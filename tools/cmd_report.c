@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "unperturb/report.h"
+#include "report/report.h"
 
 static const char usage_text[] =
     "usage: unperturb report RUN [--against RUN2] [options]\n"
@@ -51,7 +51,7 @@ static const up_range R_WINDOW_S = {0, 1e9, false, "s"}; /* seconds from the tra
 static const up_range R_TOP = {1, 100000, true, "rows"};
 
 /* START:END; false with the reason in why. */
-static bool parse_window(const char *s, up_tl_opts *o, char *why, size_t cap)
+static bool parse_window(const char *s, up_timeline_opts *o, char *why, size_t cap)
 {
     const char *c = strchr(s, ':');
     char start[64], w[256];
@@ -101,7 +101,7 @@ static up_status profile_run(run *r, const char *label, bool quiet, up_err *err)
     return st;
 }
 
-static up_status timeline_run(run *r, const up_tl_window *w, const up_tl_opts *o, up_err *err)
+static up_status timeline_run(run *r, const up_timeline_win *w, const up_timeline_opts *o, up_err *err)
 {
     up_status st;
     if ((st = up_trace_open(r->path, &r->tl_t, err)) != UP_OK)
@@ -112,9 +112,9 @@ static up_status timeline_run(run *r, const up_tl_window *w, const up_tl_opts *o
     return st;
 }
 
-static up_status windows(run *a, run *b, const up_tl_opts *o, up_err *err)
+static up_status windows(run *a, run *b, const up_timeline_opts *o, up_err *err)
 {
-    up_tl_window wa, wb;
+    up_timeline_win wa, wb;
     up_trace *t = NULL;
     up_status st;
     if ((st = up_trace_open(a->path, &t, err)) != UP_OK)
@@ -181,7 +181,7 @@ int cmd_report(int argc, char **argv)
     long top = 0;
     int opt, rc = 1, i;
     size_t len;
-    up_tl_opts tlo;
+    up_timeline_opts tlo;
     run a, b;
     up_breakdown bd;
     up_estimate est;
@@ -193,7 +193,7 @@ int cmd_report(int argc, char **argv)
     memset(&b, 0, sizeof b);
     memset(&bd, 0, sizeof bd);
     memset(&est, 0, sizeof est);
-    up_tl_opts_init(&tlo);
+    up_timeline_opts_init(&tlo);
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":o:fqh", opts, NULL)) != -1) {

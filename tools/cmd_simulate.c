@@ -29,9 +29,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "unperturb/plot.h"
-#include "unperturb/report.h"
-#include "unperturb/simulate.h"
+#include "report/plot.h"
+#include "report/report.h"
+#include "model/simulate.h"
 
 #define MAX_SETS 64
 #define MAX_INPUTS 256

@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "unperturb/merge.h"
-#include "unperturb/util.h"
+#include "trace/merge.h"
+#include "util/util.h"
 
 static void usage(FILE *f)
 {

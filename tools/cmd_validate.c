@@ -10,7 +10,7 @@
  * mode with the calibration stored in its archive.  Only public interfaces
  * are used: the `unperturb trace` and `unperturb compensate` commands and
  * their JSON, and the library's reader for the records per region of every
- * traced run (include/unperturb/counts.h): a run whose counts differ by
+ * traced run (src/analysis/counts.h): a run whose counts differ by
  * more than 1% from the reference run (the first traced run at the
  * smallest extra cost of its rank count) is a different execution, and its
  * row is flagged.  Output folder (docs/validate.md): table.txt,
@@ -35,9 +35,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "unperturb/counts.h"
-#include "unperturb/plot.h"
-#include "unperturb/util.h"
+#include "analysis/counts.h"
+#include "report/plot.h"
+#include "util/util.h"
 
 #define MAXV 16    /* values in --np and --extra-ns */
 #define MAXREP 100

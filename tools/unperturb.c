@@ -13,8 +13,8 @@
 #include <sys/resource.h>
 
 #include "cmd.h"
-#include "unperturb/trace.h"
-#include "unperturb/util.h"
+#include "trace/trace.h"
+#include "util/util.h"
 
 static const struct {
     const char *name;

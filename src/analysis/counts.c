@@ -1,6 +1,6 @@
 /*
  * counts.c - Enter records per region of a trace, and the comparison of two
- * such tables (include/unperturb/counts.h): whether two traced runs of a
+ * such tables (src/analysis/counts.h): whether two traced runs of a
  * program are the same execution.  `unperturb validate` compares every
  * traced run with a reference run (docs/validate.md).
  *
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unperturb/counts.h"
+#include "analysis/counts.h"
 
 /* ---- counting ---------------------------------------------------------------- */
 

@@ -35,24 +35,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unperturb/estimate.h"
+#include "analysis/estimate.h"
 
 static const struct {
     const char *name, *title, *section, *formula;
-} models[UP_EST_COUNT] = {
-    [UP_EST_SEQ_TOTAL] = {"sequential_total", "sequential total time", "3.1.1",
+} models[UP_ESTIMATE_COUNT] = {
+    [UP_ESTIMATE_SEQ_TOTAL] = {"sequential_total", "sequential total time", "3.1.1",
                           "T_a = T_m - alpha N"},
-    [UP_EST_CONC_TOTAL] = {"concurrent_total", "concurrent total time", "3.1.2",
+    [UP_ESTIMATE_CONC_TOTAL] = {"concurrent_total", "concurrent total time", "3.1.2",
                            "T_a = T_m - DP^s - alpha N_max"},
-    [UP_EST_SEQ_EVENT] = {"sequential_event", "sequential event time", "3.2.1",
+    [UP_ESTIMATE_SEQ_EVENT] = {"sequential_event", "sequential event time", "3.2.1",
                           "t_a(e_i) = t_m(e_i) - (i-1) alpha   (2)"},
-    [UP_EST_CONC_EVENT] = {"concurrent_event", "concurrent event time", "3.2.2",
+    [UP_ESTIMATE_CONC_EVENT] = {"concurrent_event", "concurrent event time", "3.2.2",
                            "t_a(e_k^i) = t_m(e_k^i) - t_m(e_j^s) + t_a(e_j^s) - alpha c_k^i"},
 };
 
-const char *up_est_model_name(unsigned m) { return m < UP_EST_COUNT ? models[m].name : "?"; }
-const char *up_est_model_title(unsigned m) { return m < UP_EST_COUNT ? models[m].title : "?"; }
-const char *up_est_model_section(unsigned m) { return m < UP_EST_COUNT ? models[m].section : "?"; }
+const char *up_estimate_model_name(unsigned m) { return m < UP_ESTIMATE_COUNT ? models[m].name : "?"; }
+const char *up_estimate_model_title(unsigned m) { return m < UP_ESTIMATE_COUNT ? models[m].title : "?"; }
+const char *up_estimate_model_section(unsigned m) { return m < UP_ESTIMATE_COUNT ? models[m].section : "?"; }
 
 /* ---- running tallies ---------------------------------------------------------- */
 
@@ -60,7 +60,7 @@ const char *up_est_model_section(unsigned m) { return m < UP_EST_COUNT ? models[
  * the current timestamp: the records with time < t, for any t at or after
  * the latest time seen, without keeping the records. */
 typedef struct track {
-    up_est_tally cum, before;
+    up_estimate_tally cum, before;
     uint64_t cur_t;
     bool seen;
 } track;
@@ -75,14 +75,14 @@ static void track_at(track *k, uint64_t t)
 }
 
 /* The records with time < t (t no earlier than the latest time seen). */
-static up_est_tally track_lt(const track *k, uint64_t t)
+static up_estimate_tally track_lt(const track *k, uint64_t t)
 {
     return k->seen && k->cur_t >= t ? k->before : k->cum;
 }
 
-static up_est_tally tally_sub(const up_est_tally *a, const up_est_tally *b)
+static up_estimate_tally tally_sub(const up_estimate_tally *a, const up_estimate_tally *b)
 {
-    up_est_tally d;
+    up_estimate_tally d;
     unsigned k;
     for (k = 0; k < UP_RK_COUNT; k++)
         d.n[k] = a->n[k] > b->n[k] ? a->n[k] - b->n[k] : 0;
@@ -91,7 +91,7 @@ static up_est_tally tally_sub(const up_est_tally *a, const up_est_tally *b)
     return d;
 }
 
-static uint64_t tally_records(const up_est_tally *t)
+static uint64_t tally_records(const up_estimate_tally *t)
 {
     uint64_t n = t->n_measured;
     unsigned k;
@@ -101,7 +101,7 @@ static uint64_t tally_records(const up_est_tally *t)
 }
 
 /* Sum of the calibrated O of the tally's records, ns. */
-static double tally_o_ns(const up_comp_params *p, const up_est_tally *t)
+static double tally_o_ns(const up_comp_params *p, const up_estimate_tally *t)
 {
     double s = 0;
     unsigned k;
@@ -110,7 +110,7 @@ static double tally_o_ns(const up_comp_params *p, const up_est_tally *t)
     return s;
 }
 
-double up_est_tally_dp_s(const up_estimate *e, const up_comp_params *p, const up_est_tally *t)
+double up_estimate_tally_dp_s(const up_estimate *e, const up_comp_params *p, const up_estimate_tally *t)
 {
     return tally_o_ns(p, t) * 1e-9 +
            (e->resolution ? (double)t->measured_ticks / (double)e->resolution : 0.0);
@@ -121,9 +121,9 @@ double up_est_tally_dp_s(const up_estimate *e, const up_comp_params *p, const up
 typedef struct eloc {
     up_stream *s;
     track tr;                 /* this location's records */
-    up_est_tally at_start;    /* its records before the window start */
-    up_est_tally at_end;      /* its records before its end */
-    up_est_tally all_at_end;  /* every location's records before its end */
+    up_estimate_tally at_start;    /* its records before the window start */
+    up_estimate_tally at_end;      /* its records before its end */
+    up_estimate_tally all_at_end;  /* every location's records before its end */
     uint64_t next_t;          /* heap key: time of its next record */
     uint64_t last, fin;       /* latest time; its first Enter(MPI_Finalize) */
     uint64_t ovh_begin;       /* measured start of the open overhead region */
@@ -137,7 +137,7 @@ typedef struct pass {
     uint32_t *heap;
     size_t n, nheap;
     track all;                /* every location's records */
-    up_est_tally all_at_start;
+    up_estimate_tally all_at_start;
     bool have_start;
     uint64_t start, first;
     uint64_t decreasing;
@@ -316,10 +316,10 @@ static void models_eval(up_estimate *e, const up_comp_params *p)
     const double tm = e->measured_s;
     long c = -1, s = -1;
     size_t i;
-    up_est_value *v;
+    up_estimate_value *v;
 
     for (i = 0; i < e->nlocs; i++) {
-        up_est_loc *l = &e->locs[i];
+        up_estimate_loc *l = &e->locs[i];
         if (!l->counts_for_end)
             continue;
         if (c < 0 || l->conc_event_end_s > e->locs[c].conc_event_end_s)
@@ -331,8 +331,8 @@ static void models_eval(up_estimate *e, const up_comp_params *p)
     /* 3.1.1: all perturbation is direct (AE = DP) and every record costs
      * alpha: DP = alpha N over every record of the window, all locations
      * taken as one sequential program; T_a = T_m - alpha N. */
-    v = &e->model[UP_EST_SEQ_TOTAL];
-    v->dp_seq_s = v->dp_s = up_est_tally_dp_s(e, p, &e->window);
+    v = &e->model[UP_ESTIMATE_SEQ_TOTAL];
+    v->dp_seq_s = v->dp_s = up_estimate_tally_dp_s(e, p, &e->window);
     v->dp_conc_s = 0;
     v->records = e->records;
     v->critical = -1;
@@ -342,7 +342,7 @@ static void models_eval(up_estimate *e, const up_comp_params *p)
      * direct perturbation is removed: max over i of T_m(P_i) - alpha |tau^i|;
      * DP = DP^s + alpha N_max with N_max = |tau^max|, DP^s = 0 (no sequential
      * events in the window); T_a = T_m - DP^s - alpha N_max. */
-    v = &e->model[UP_EST_CONC_TOTAL];
+    v = &e->model[UP_ESTIMATE_CONC_TOTAL];
     v->critical = c;
     v->dp_seq_s = 0;
     v->dp_conc_s = c >= 0 ? e->locs[c].dp_s : 0;
@@ -354,7 +354,7 @@ static void models_eval(up_estimate *e, const up_comp_params *p)
      * time-ordered sequence from the window start (e_1, t_a = t_m).  At a
      * location's end, i-1 is the number of records of every location in
      * [start, end_i); T_a is the latest approximated end. */
-    v = &e->model[UP_EST_SEQ_EVENT];
+    v = &e->model[UP_ESTIMATE_SEQ_EVENT];
     v->critical = s;
     v->dp_seq_s = v->dp_s = s >= 0 ? e->locs[s].dp_all_s : 0;
     v->dp_conc_s = 0;
@@ -369,7 +369,7 @@ static void models_eval(up_estimate *e, const up_comp_params *p)
      * first sequential event after the phase (the window end) takes as its
      * basis the concurrent event with the greatest t_a (sequential rule 1):
      * T_a = max over i of T_m(P_i) - alpha c^i(end_i). */
-    v = &e->model[UP_EST_CONC_EVENT];
+    v = &e->model[UP_ESTIMATE_CONC_EVENT];
     v->critical = c;
     v->dp_seq_s = 0;
     v->dp_conc_s = v->dp_s = c >= 0 ? e->locs[c].dp_s : 0;
@@ -418,7 +418,7 @@ up_status up_estimate_run(up_trace *t, const up_comp_params *p, up_estimate *e, 
     e->window_marked = P.have_start && any_fin;
     for (i = 0; i < P.n; i++) {
         eloc *L = &P.L[i];
-        up_est_loc *l = &e->locs[i];
+        up_estimate_loc *l = &e->locs[i];
         l->id = d->locs[i].id;
         l->rank = d->locs[i].rank;
         l->name = d->locs[i].name;
@@ -438,15 +438,15 @@ up_status up_estimate_run(up_trace *t, const up_comp_params *p, up_estimate *e, 
 
     for (i = 0; i < P.n; i++) {
         eloc *L = &P.L[i];
-        up_est_loc *l = &e->locs[i];
+        up_estimate_loc *l = &e->locs[i];
         if (!l->started || l->end_m <= e->start_m)
             continue; /* ended before the window: nothing of it inside */
         l->measured_s = (double)(l->end_m - e->start_m) / res;  /* T_m(P_i) */
         l->own = tally_sub(&L->at_end, &L->at_start);           /* tau^i */
         l->all = tally_sub(&L->all_at_end, &P.all_at_start);
         l->records = tally_records(&l->own);                    /* |tau^i| */
-        l->dp_s = up_est_tally_dp_s(e, p, &l->own);
-        l->dp_all_s = up_est_tally_dp_s(e, p, &l->all);
+        l->dp_s = up_estimate_tally_dp_s(e, p, &l->own);
+        l->dp_all_s = up_estimate_tally_dp_s(e, p, &l->all);
         l->seq_event_end_s = l->measured_s - l->dp_all_s;       /* eq. (2) */
         l->conc_event_end_s = l->measured_s - l->dp_s;          /* 3.2.2 */
         if (l->counts_for_end && l->end_m == e->end_m)
@@ -475,7 +475,7 @@ void up_estimate_free(up_estimate *e)
 
 /* ---- against the replay, and JSON -------------------------------------------------- */
 
-double up_est_replay_s(const up_est_report *r)
+double up_estimate_replay_s(const up_estimate_report *r)
 {
     const up_replay_result *x = r->replay;
     if (!x || !x->resolution)
@@ -483,10 +483,10 @@ double up_est_replay_s(const up_est_report *r)
     return x->end_a > x->start_a ? (double)(x->end_a - x->start_a) / (double)x->resolution : 0.0;
 }
 
-double up_est_error(const up_est_report *r, unsigned m)
+double up_estimate_error(const up_estimate_report *r, unsigned m)
 {
-    double tr = up_est_replay_s(r);
-    if (m >= UP_EST_COUNT || isnan(tr) || tr <= 0)
+    double tr = up_estimate_replay_s(r);
+    if (m >= UP_ESTIMATE_COUNT || isnan(tr) || tr <= 0)
         return NAN;
     return fabs(r->est->model[m].approximated_s - tr) / tr;
 }
@@ -506,13 +506,13 @@ static json_t *loc_ref(const up_estimate *e, long i)
     return i >= 0 ? json_integer((json_int_t)e->locs[i].id) : json_null();
 }
 
-up_status up_estimate_json(const up_est_report *r, const char *path, up_err *err)
+up_status up_estimate_json(const up_estimate_report *r, const char *path, up_err *err)
 {
     const up_estimate *e = r->est;
     const up_comp_params *p = r->params;
     const up_replay_result *x = r->replay;
     json_t *root = json_object(), *win, *ovh, *ons, *kinds, *ms, *locs, *rep = NULL;
-    double tr = up_est_replay_s(r), res = e->resolution ? (double)e->resolution : 1.0;
+    double tr = up_estimate_replay_s(r), res = e->resolution ? (double)e->resolution : 1.0;
     char *text;
     up_status st;
     size_t i;
@@ -556,8 +556,8 @@ up_status up_estimate_json(const up_est_report *r, const char *path, up_err *err
         put(ons, up_rk_name(k), json_real(p->overhead_ns[k]));
         put(kinds, up_rk_name(k), json_integer((json_int_t)e->window.n[k]));
     }
-    for (k = 0; k < UP_EST_COUNT; k++) {
-        const up_est_value *v = &e->model[k];
+    for (k = 0; k < UP_ESTIMATE_COUNT; k++) {
+        const up_estimate_value *v = &e->model[k];
         json_t *o = json_object();
         if (!o || json_array_append_new(ms, o) != 0)
             goto nomem;
@@ -572,7 +572,7 @@ up_status up_estimate_json(const up_est_report *r, const char *path, up_err *err
         put(o, "dp_concurrent_s", json_real(v->dp_conc_s));
         put(o, "records", json_integer((json_int_t)v->records));
         put(o, "critical_location", loc_ref(e, v->critical));
-        put(o, "error_vs_replay", real_or_null(up_est_error(r, k)));
+        put(o, "error_vs_replay", real_or_null(up_estimate_error(r, k)));
         put(o, "difference_vs_replay_s", real_or_null(v->approximated_s - tr));
     }
     if (x) {
@@ -583,7 +583,7 @@ up_status up_estimate_json(const up_est_report *r, const char *path, up_err *err
         put(rep, "absolute_error_s", real_or_null(e->measured_s - tr));
     }
     for (i = 0; i < e->nlocs; i++) {
-        const up_est_loc *l = &e->locs[i];
+        const up_estimate_loc *l = &e->locs[i];
         json_t *o = json_object();
         if (!o || json_array_append_new(locs, o) != 0)
             goto nomem;

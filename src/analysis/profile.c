@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unperturb/model.h"
-#include "unperturb/profile.h"
-#include "unperturb/util.h"
+#include "model/model.h"
+#include "analysis/profile.h"
+#include "util/util.h"
 
 static const char *const pattern_names[UP_WS_COUNT] = {
     "late_sender", "late_receiver", "wait_nxn", "wait_barrier", "late_broadcast", "early_reduce",
@@ -502,7 +502,7 @@ up_status up_profile_run(up_trace *t, up_progress_fn progress, void *pctx, up_pr
     out->events = res.events;
     memcpy(out->repairs, res.repairs, sizeof out->repairs);
     for (i = 0; i < d->nlocs; i++) {
-        up_prof_loc *pl = &out->locs[i];
+        up_profile_loc *pl = &out->locs[i];
         ploc *l = &M.L[i];
         pl->id = d->locs[i].id;
         pl->rank = d->locs[i].rank;
@@ -549,12 +549,12 @@ void up_profile_free(up_profile *p)
     memset(p, 0, sizeof *p);
 }
 
-double up_prof_s(const up_profile *p, uint64_t ticks)
+double up_profile_s(const up_profile *p, uint64_t ticks)
 {
     return p->resolution ? (double)ticks / (double)p->resolution : 0.0;
 }
 
-uint64_t up_prof_wait_total(const up_profile *p, unsigned pattern)
+uint64_t up_profile_wait_total(const up_profile *p, unsigned pattern)
 {
     uint64_t s = 0;
     size_t i;
@@ -563,13 +563,13 @@ uint64_t up_prof_wait_total(const up_profile *p, unsigned pattern)
     return s;
 }
 
-uint32_t up_prof_match(const up_profile *a, uint32_t i, const up_profile *b)
+uint32_t up_profile_match(const up_profile *a, uint32_t i, const up_profile *b)
 {
     uint32_t parent, j;
     if (i >= a->ncpaths)
         return UP_CP_ROOT;
     parent = a->cpaths[i].parent == UP_CP_ROOT ? UP_CP_ROOT
-                                                : up_prof_match(a, a->cpaths[i].parent, b);
+                                                : up_profile_match(a, a->cpaths[i].parent, b);
     if (a->cpaths[i].parent != UP_CP_ROOT && parent == UP_CP_ROOT)
         return UP_CP_ROOT;
     for (j = 0; j < b->ncpaths; j++)

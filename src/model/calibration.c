@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unperturb/model.h"
+#include "model/model.h"
 
 static const char *const rk_names[UP_RK_COUNT] = {
     "enter", "leave", "send", "recv", "coll_begin", "coll_end", "other", "metric",

@@ -27,7 +27,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "unperturb/collalgo.h"
+#include "model/collalgo.h"
 
 #define CA_STACK_N 64
 

@@ -24,7 +24,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "unperturb/model.h"
+#include "model/model.h"
 
 /* Records remembered per location for the overhead sums (ovh_since): the
  * history starts at HIST_MIN entries and doubles when full, up to HIST_MAX

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "unperturb/machine.h"
+#include "model/machine.h"
 
 /* ---- names ------------------------------------------------------------------ */
 

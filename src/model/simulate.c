@@ -30,8 +30,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "unperturb/collalgo.h"
-#include "unperturb/simulate.h"
+#include "model/collalgo.h"
+#include "model/simulate.h"
 
 typedef struct inmsg {
     const void *key;      /* the up_msg (an identity, never dereferenced) */

@@ -1,5 +1,5 @@
 /*
- * engine.c - the replay engine (see include/unperturb/replay.h).
+ * engine.c - the replay engine (see src/replay/replay.h).
  *
  * Place in the data flow: reader streams -> [engine + model] -> writer.
  * The engine owns the dependencies between locations (message queues,
@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "unperturb/replay.h"
+#include "replay/replay.h"
 
 #define SLICE_MIN 512     /* records a location runs before it may yield */
 #define SWEEP_MIN 4096    /* message queues kept before empty ones are swept */

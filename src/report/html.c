@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unperturb/report.h"
-#include "unperturb/util.h"
+#include "report/report.h"
+#include "util/util.h"
 
 #define NPART (2 + UP_WS_COUNT) /* execution, MPI not waiting, the wait states */
 #define TREE_DEPTH 40           /* nested <details> shown below a top-level call path */
@@ -181,7 +181,7 @@ static double pct(double part, double whole)
 
 static double sec(const up_profile *p, uint64_t ticks)
 {
-    return up_prof_s(p, ticks);
+    return up_profile_s(p, ticks);
 }
 
 static double run_s(const up_profile *p)
@@ -194,14 +194,14 @@ static const char *part_title(unsigned k)
     return k == 0 ? "Execution" : k == 1 ? "MPI (not waiting)" : up_pattern_title(k - 2);
 }
 
-static up_bd_part part_of(const up_bd_loc *l, unsigned k)
+static up_breakdown_part part_of(const up_breakdown_loc *l, unsigned k)
 {
     return k == 0 ? l->exec : k == 1 ? l->mpi_other : l->wait[k - 2];
 }
 
-static double part_diff(const up_bd_loc *l, unsigned k)
+static double part_diff(const up_breakdown_loc *l, unsigned k)
 {
-    up_bd_part p = part_of(l, k);
+    up_breakdown_part p = part_of(l, k);
     return p.a_s - p.b_s;
 }
 
@@ -230,7 +230,7 @@ static up_status make_labels(hx *x, up_err *err)
             r[n++] = a->locs[i].rank;
     qsort(r, n, sizeof *r, long_cmp);
     for (i = 0; i < a->nlocs; i++) {
-        const up_prof_loc *l = &a->locs[i];
+        const up_profile_loc *l = &a->locs[i];
         size_t lo = 0, hi = n;
         if (l->rank == UP_NO_RANK) {
             if (l->name && *l->name)
@@ -633,13 +633,13 @@ static void text_at(hx *x, double px, double y, const char *cls, const char *s)
 /* Fig. 2, part 1: each run's time summed over locations, stacked by part */
 static void chart_parts(hx *x)
 {
-    const up_bd_loc *t = &x->bd->total;
+    const up_breakdown_loc *t = &x->bd->total;
     double hi = 0, sum[2] = {0, 0};
     bool show[NPART];
     unsigned k, r;
     int y;
     for (k = 0; k < NPART; k++) {
-        up_bd_part p = part_of(t, k);
+        up_breakdown_part p = part_of(t, k);
         sum[0] += p.a_s > 0 ? p.a_s : 0;
         sum[1] += p.b_s > 0 ? p.b_s : 0;
         show[k] = p.a_s != 0 || p.b_s != 0;
@@ -654,7 +654,7 @@ static void chart_parts(hx *x)
         const char *who = r ? x->lb : x->la;
         text_at(x, CL - 12, y + 19, "lbl", who);
         for (k = 0; k < NPART; k++) {
-            up_bd_part p = part_of(t, k);
+            up_breakdown_part p = part_of(t, k);
             double v = r ? p.b_s : p.a_s, w;
             if (!(v > 0))
                 continue;
@@ -671,13 +671,13 @@ static void chart_parts(hx *x)
 /* Fig. 2, part 2: the difference a - b of each part, % of the total difference */
 static void chart_diff(hx *x)
 {
-    const up_bd_loc *t = &x->bd->total;
+    const up_breakdown_loc *t = &x->bd->total;
     double lo = 0, hi = 0, total = t->time.a_s - t->time.b_s;
     unsigned k, n = 1;
     int y, h;
     bool show[NPART];
     for (k = 0; k < NPART; k++) {
-        up_bd_part p = part_of(t, k);
+        up_breakdown_part p = part_of(t, k);
         double d = p.a_s - p.b_s;
         show[k] = p.a_s != 0 || p.b_s != 0;
         n += show[k];
@@ -716,7 +716,7 @@ static up_status chart_locs(hx *x, up_err *err)
     const up_breakdown *bd = x->bd;
     size_t n = bd->nlocs, shown, i, rows;
     kv *o;
-    up_bd_loc rest;
+    up_breakdown_loc rest;
     double lo = 0, hi = 0;
     bool show[NPART];
     unsigned k;
@@ -737,7 +737,7 @@ static up_status chart_locs(hx *x, up_err *err)
     shown = n > x->top ? x->top : n;
     memset(&rest, 0, sizeof rest);
     for (i = shown; i < n; i++) {
-        const up_bd_loc *l = &bd->locs[o[i].i];
+        const up_breakdown_loc *l = &bd->locs[o[i].i];
         double m = 1.0 / (double)(n - shown);
         rest.time.a_s += l->time.a_s * m;
         rest.time.b_s += l->time.b_s * m;
@@ -753,11 +753,11 @@ static up_status chart_locs(hx *x, up_err *err)
     rows = shown + (n > shown);
     memset(show, 0, sizeof show);
     for (i = 0; i < rows; i++) {
-        const up_bd_loc *l = i < shown ? &bd->locs[o[i].i] : &rest;
+        const up_breakdown_loc *l = i < shown ? &bd->locs[o[i].i] : &rest;
         double pos = 0, neg = 0;
         for (k = 0; k < NPART; k++) {
             double d = part_diff(l, k);
-            up_bd_part p = part_of(l, k);
+            up_breakdown_part p = part_of(l, k);
             show[k] = show[k] || p.a_s != 0 || p.b_s != 0;
             if (d > 0)
                 pos += d;
@@ -772,7 +772,7 @@ static up_status chart_locs(hx *x, up_err *err)
     svg_open(x, (int)rows * 20 + 30 + legend(x, 0, show, false) + 4, "difference per location");
     axis(x, lo, hi, 2, (int)rows * 20 + 6);
     for (i = 0, y = 6; i < rows; i++, y += 20) {
-        const up_bd_loc *l = i < shown ? &bd->locs[o[i].i] : &rest;
+        const up_breakdown_loc *l = i < shown ? &bd->locs[o[i].i] : &rest;
         char lab[LABEL + 32];
         double pp = xpos(0, lo, hi), pn = pp, scale = CB / (hi - lo);
         if (i < shown)
@@ -825,7 +825,7 @@ static up_status overhead(hx *x, up_err *err)
 {
     FILE *f = x->f;
     const up_breakdown *bd = x->bd;
-    const up_bd_loc *t = &bd->total;
+    const up_breakdown_loc *t = &bd->total;
     double total = t->time.a_s - t->time.b_s;
     unsigned k;
     up_status s;
@@ -848,7 +848,7 @@ static up_status overhead(hx *x, up_err *err)
     th_runs(x, "");
     fputs("<th>difference</th><th>share</th><th class=\"l\">largest at</th></tr></thead><tbody>\n", f);
     for (k = 0; k <= NPART; k++) {
-        up_bd_part p = k == 0 ? t->time : part_of(t, k - 1);
+        up_breakdown_part p = k == 0 ? t->time : part_of(t, k - 1);
         double d = p.a_s - p.b_s, best = 0;
         size_t i, at = SIZE_MAX;
         if (k > 0 && p.a_s == 0 && p.b_s == 0)
@@ -921,7 +921,7 @@ static up_status waits(hx *x, up_err *err)
     }
     fputs("</tr></thead><tbody>\n", f);
     for (k = 0; k < UP_WS_COUNT; k++) {
-        double wa = sec(a, up_prof_wait_total(a, k)), wb = b ? sec(b, up_prof_wait_total(b, k)) : 0;
+        double wa = sec(a, up_profile_wait_total(a, k)), wb = b ? sec(b, up_profile_wait_total(b, k)) : 0;
         fprintf(f, "<tr><td><i class=\"sw\" style=\"background:%s\"></i>", part_col[k + 2]);
         esc(f, up_pattern_title(k));
         fprintf(f, "</td><td>%s</td>", ft(x, wa));
@@ -1082,7 +1082,7 @@ static uint32_t match_b(const hx *x, uint32_t i)
     uint32_t j;
     if (!x->b)
         return UP_CP_ROOT;
-    j = up_prof_match(x->a, i, x->b);
+    j = up_profile_match(x->a, i, x->b);
     return j < x->b->ncpaths ? j : UP_CP_ROOT;
 }
 
@@ -1413,9 +1413,9 @@ static void estimates(hx *x)
     const up_estimate *e = x->in->est;
     double tb = x->b ? x->run_b : NAN, hi = e->measured_s;
     unsigned m, r;
-    int y, rows = UP_EST_COUNT + 1 + (x->b != NULL);
+    int y, rows = UP_ESTIMATE_COUNT + 1 + (x->b != NULL);
 
-    for (m = 0; m < UP_EST_COUNT; m++)
+    for (m = 0; m < UP_ESTIMATE_COUNT; m++)
         hi = e->model[m].approximated_s > hi ? e->model[m].approximated_s : hi;
     hi = tb > hi ? tb : hi;
     if (!(hi > 0))
@@ -1442,8 +1442,8 @@ static void estimates(hx *x)
         if (r == 0) {
             snprintf(lab, sizeof lab, "%s", x->la);
             v = e->measured_s, col = "#8c959f";
-        } else if (r <= UP_EST_COUNT) {
-            snprintf(lab, sizeof lab, "%s %s", up_est_model_section(r - 1), up_est_model_title(r - 1));
+        } else if (r <= UP_ESTIMATE_COUNT) {
+            snprintf(lab, sizeof lab, "%s %s", up_estimate_model_section(r - 1), up_estimate_model_title(r - 1));
             v = e->model[r - 1].approximated_s;
         } else {
             snprintf(lab, sizeof lab, "%s (replay)", x->lb);
@@ -1452,7 +1452,7 @@ static void estimates(hx *x)
         text_at(x, CL - 12, y + 14, "lbl", lab);
         rect_title(x, CL, y + 3, isfinite(v) && v > 0 ? v / hi * CB : 0, 15, col, lab, NULL, v, NAN);
         fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>", CL + CB + 12, y + 14, ft(x, v));
-        if (r > 0 && r <= UP_EST_COUNT && x->b)
+        if (r > 0 && r <= UP_ESTIMATE_COUNT && x->b)
             fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"val\" text-anchor=\"end\">%s%s</text>", CW - 4, y + 14,
                     v > tb ? "+" : "", fpct(x, pct(v - tb, tb)));
         fputc('\n', f);
@@ -1468,12 +1468,12 @@ static void estimates(hx *x)
     fputs("</tr></thead><tbody>\n", f);
     fprintf(f, "<tr class=\"sum\"><td>measured</td><td></td><td>%s</td><td></td>%s</tr>\n", ft(x, e->measured_s),
             x->b ? "<td></td>" : "");
-    for (m = 0; m < UP_EST_COUNT; m++) {
+    for (m = 0; m < UP_ESTIMATE_COUNT; m++) {
         double v = e->model[m].approximated_s;
         fputs("<tr><td>", f);
-        esc(f, up_est_model_title(m));
+        esc(f, up_estimate_model_title(m));
         fputs("</td><td class=\"l\">", f);
-        esc(f, up_est_model_section(m));
+        esc(f, up_estimate_model_section(m));
         fprintf(f, "</td><td>%s</td><td>%s</td>", ft(x, v), ft(x, e->model[m].dp_s));
         if (x->b)
             fprintf(f, "<td>%s%s</td>", v > tb ? "+" : "", fpct(x, pct(v - tb, tb)));
@@ -1486,7 +1486,7 @@ static void estimates(hx *x)
                 ft(x, x->run_a - tb));
     }
     fputs("</tbody></table>\n", f);
-    for (m = 0; m < UP_EST_COUNT; m++)
+    for (m = 0; m < UP_ESTIMATE_COUNT; m++)
         if (e->model[m].approximated_s < 0) {
             fputs("<p class=\"note\">A negative approximated run time is the model's figure, not a run "
                   "time: it removes more overhead than the window lasted (the records' O exceeds the "

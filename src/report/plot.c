@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "unperturb/plot.h"
+#include "report/plot.h"
 
 enum { PW = 360, PH = 260, ML = 64, MR = 16, MT = 64, MB = 52, GAP = 60 };
 

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unperturb/report.h"
+#include "report/report.h"
 
 /* ---- breakdown (Wolf et al., Fig. 2) --------------------------------------- */
 
-static void bd_add(up_bd_part *p, double a, double b)
+static void bd_add(up_breakdown_part *p, double a, double b)
 {
     p->a_s += a;
     p->b_s += b;
@@ -25,18 +25,18 @@ static void bd_add(up_bd_part *p, double a, double b)
 static void loc_parts(const up_profile *p, size_t i, double *time, double *exec, double *other,
                       double wait[UP_WS_COUNT])
 {
-    const up_prof_loc *l = &p->locs[i];
+    const up_profile_loc *l = &p->locs[i];
     uint64_t w = 0;
     unsigned k;
     for (k = 0; k < UP_WS_COUNT; k++) {
-        wait[k] = up_prof_s(p, l->wait[k]);
+        wait[k] = up_profile_s(p, l->wait[k]);
         w += l->wait[k];
     }
-    *time = up_prof_s(p, l->time);
-    *exec = up_prof_s(p, l->time > l->mpi ? l->time - l->mpi : 0);
+    *time = up_profile_s(p, l->time);
+    *exec = up_profile_s(p, l->time > l->mpi ? l->time - l->mpi : 0);
     /* waits lie inside MPI calls; a wait longer than the MPI time (clipping
      * at window edges) leaves no "not waiting" part */
-    *other = up_prof_s(p, l->mpi > w ? l->mpi - w : 0);
+    *other = up_profile_s(p, l->mpi > w ? l->mpi - w : 0);
 }
 
 up_status up_breakdown_make(const up_profile *a, const up_profile *b, up_breakdown *out,
@@ -50,7 +50,7 @@ up_status up_breakdown_make(const up_profile *a, const up_profile *b, up_breakdo
     out->nlocs = n;
     for (i = 0; i < n; i++) {
         double ta, ea, oa, wa[UP_WS_COUNT], tb, eb, ob, wb[UP_WS_COUNT];
-        up_bd_loc *l = &out->locs[i];
+        up_breakdown_loc *l = &out->locs[i];
         loc_parts(a, i, &ta, &ea, &oa, wa);
         loc_parts(b, i, &tb, &eb, &ob, wb);
         bd_add(&l->time, ta, tb);
@@ -75,9 +75,9 @@ void up_breakdown_free(up_breakdown *bd)
 
 /* ---- text ---------------------------------------------------------------- */
 
-static double run_s(const up_profile *p) { return up_prof_s(p, p->end > p->start ? p->end - p->start : 0); }
+static double run_s(const up_profile *p) { return up_profile_s(p, p->end > p->start ? p->end - p->start : 0); }
 
-static const char *loc_label(const up_prof_loc *l, char *buf, size_t cap)
+static const char *loc_label(const up_profile_loc *l, char *buf, size_t cap)
 {
     if (l->rank != UP_NO_RANK)
         snprintf(buf, cap, "rank %ld", l->rank);
@@ -106,7 +106,7 @@ static void path_text(const up_profile *p, uint32_t i, char *buf, size_t cap)
 
 /* share: of the total difference, shown only when that is at least 1% of
  * the measured time (else the shares of parts that cancel are meaningless) */
-static void part_row(FILE *f, const char *name, const up_bd_part *p, const up_bd_part *total)
+static void part_row(FILE *f, const char *name, const up_breakdown_part *p, const up_breakdown_part *total)
 {
     double d = p->a_s - p->b_s, dt = total->a_s - total->b_s;
     fprintf(f, "  %-22s %12.6f %12.6f %12.6f", name, p->a_s, p->b_s, d);
@@ -157,7 +157,7 @@ void up_report_profile_text(FILE *f, const up_html_input *in)
             fprintf(f, "  repaired     %llu %s\n", (unsigned long long)a->repairs[k], up_repair_text(k));
 
     if (in->bd) {
-        const up_bd_loc *t = &in->bd->total;
+        const up_breakdown_loc *t = &in->bd->total;
         fprintf(f, "\nWhere the time went (seconds summed over locations; Wolf et al. Fig. 2)\n");
         fprintf(f, "  %-22s %12s %12s %12s %8s %8s\n", "", in->label_a, in->label_b, "difference",
                 "of diff", "of time");
@@ -170,7 +170,7 @@ void up_report_profile_text(FILE *f, const up_html_input *in)
     } else {
         fprintf(f, "\nWait states (seconds summed over locations)\n");
         for (k = 0; k < UP_WS_COUNT; k++)
-            fprintf(f, "  %-22s %12.6f\n", up_pattern_title(k), up_prof_s(a, up_prof_wait_total(a, k)));
+            fprintf(f, "  %-22s %12.6f\n", up_pattern_title(k), up_profile_s(a, up_profile_wait_total(a, k)));
     }
 
     /* wait states by location, largest first */
@@ -180,7 +180,7 @@ void up_report_profile_text(FILE *f, const up_html_input *in)
         for (i = 0; i < a->nlocs; i++)
             for (k = 0; k < UP_WS_COUNT; k++)
                 if (a->locs[i].wait[k] || (b && i < b->nlocs && b->locs[i].wait[k])) {
-                    r[m].key = up_prof_s(a, a->locs[i].wait[k]);
+                    r[m].key = up_profile_s(a, a->locs[i].wait[k]);
                     r[m].i = i;
                     r[m++].k = k;
                 }
@@ -195,7 +195,7 @@ void up_report_profile_text(FILE *f, const up_html_input *in)
                 fprintf(f, "  %-18s %-12s %12.6f", up_pattern_title(r[i].k),
                         loc_label(&a->locs[r[i].i], lab, sizeof lab), r[i].key);
                 if (b && r[i].i < b->nlocs)
-                    fprintf(f, " %12.6f", up_prof_s(b, b->locs[r[i].i].wait[r[i].k]));
+                    fprintf(f, " %12.6f", up_profile_s(b, b->locs[r[i].i].wait[r[i].k]));
                 fputc('\n', f);
             }
         }
@@ -220,11 +220,11 @@ void up_report_profile_text(FILE *f, const up_html_input *in)
                 w += c->wait[k];
             path_text(a, (uint32_t)r[i].i, path, sizeof path);
             fprintf(f, "  %10llu %12.6f %12.6f %12.6f", (unsigned long long)c->visits,
-                    up_prof_s(a, c->incl), up_prof_s(a, c->excl), up_prof_s(a, w));
+                    up_profile_s(a, c->incl), up_profile_s(a, c->excl), up_profile_s(a, w));
             if (b) {
-                uint32_t j = up_prof_match(a, (uint32_t)r[i].i, b);
+                uint32_t j = up_profile_match(a, (uint32_t)r[i].i, b);
                 if (j != UP_CP_ROOT)
-                    fprintf(f, " %12.6f", up_prof_s(b, b->cpaths[j].incl));
+                    fprintf(f, " %12.6f", up_profile_s(b, b->cpaths[j].incl));
                 else
                     fprintf(f, " %12s", "-");
             }
@@ -251,7 +251,7 @@ void up_report_profile_text(FILE *f, const up_html_input *in)
                     loc_label(&a->locs[c->loc], lab, sizeof lab), c->peer,
                     (unsigned long long)c->sends, (unsigned long long)c->bytes_sent,
                     (unsigned long long)c->recvs, (unsigned long long)c->bytes_recvd,
-                    up_prof_s(a, c->transfer), up_prof_s(a, c->delay), path);
+                    up_profile_s(a, c->transfer), up_profile_s(a, c->delay), path);
         }
         up_free(r);
     }
@@ -261,16 +261,16 @@ void up_report_profile_text(FILE *f, const up_html_input *in)
         double tb = b ? run_s(b) : NAN;
         fprintf(f, "\nTime-based estimates of %s (Malony & Reed, Section 3)%s\n", in->label_a,
                 b ? "; error against the replay's T_a" : "");
-        for (k = 0; k < UP_EST_COUNT; k++) {
+        for (k = 0; k < UP_ESTIMATE_COUNT; k++) {
             double ta = e->model[k].approximated_s;
-            fprintf(f, "  %-6s %-28s T_a %12.6f s", up_est_model_section(k), up_est_model_title(k), ta);
+            fprintf(f, "  %-6s %-28s T_a %12.6f s", up_estimate_model_section(k), up_estimate_model_title(k), ta);
             if (b && tb > 0)
                 fprintf(f, "  error %6.2f%%", 100.0 * fabs(ta - tb) / tb);
             fputc('\n', f);
         }
-        for (k = 0; k < UP_EST_COUNT; k++)
+        for (k = 0; k < UP_ESTIMATE_COUNT; k++)
             if (e->model[k].approximated_s < 0) {
-                fputs(UP_EST_NEGATIVE_NOTE "\n", f);
+                fputs(UP_ESTIMATE_NEGATIVE_NOTE "\n", f);
                 break;
             }
     }
@@ -278,7 +278,7 @@ void up_report_profile_text(FILE *f, const up_html_input *in)
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-static json_t *parts_json(const up_bd_loc *l)
+static json_t *parts_json(const up_breakdown_loc *l)
 {
     json_t *o = json_object();
     unsigned k;
@@ -301,7 +301,7 @@ static json_t *waits_json(const up_profile *p, const uint64_t *w)
     json_t *o = json_object();
     unsigned k;
     for (k = 0; k < UP_WS_COUNT; k++)
-        json_object_set_new(o, up_pattern_name(k), json_real(up_prof_s(p, w[k])));
+        json_object_set_new(o, up_pattern_name(k), json_real(up_profile_s(p, w[k])));
     return o;
 }
 
@@ -320,11 +320,11 @@ static json_t *run_json(const up_profile *p, const char *path, const char *label
             json_object_set_new(rep, up_repair_name(k), json_integer((json_int_t)p->repairs[k]));
     json_object_set_new(o, "repairs", rep);
     for (i = 0; i < p->nlocs; i++) {
-        const up_prof_loc *l = &p->locs[i];
+        const up_profile_loc *l = &p->locs[i];
         json_array_append_new(
             locs, json_pack("{s:I,s:o,s:s,s:f,s:f,s:o,s:I}", "location", (json_int_t)l->id,
                             "rank", rank_json(l->rank), "name", l->name ? l->name : "", "time_s",
-                            up_prof_s(p, l->time), "mpi_s", up_prof_s(p, l->mpi), "wait_s",
+                            up_profile_s(p, l->time), "mpi_s", up_profile_s(p, l->mpi), "wait_s",
                             waits_json(p, l->wait), "records", (json_int_t)l->records));
     }
     json_object_set_new(o, "per_location", locs);
@@ -341,7 +341,7 @@ static json_t *cpaths_json(const up_profile *a, const up_profile *b)
                               "parent", cp->parent == UP_CP_ROOT ? json_null() : json_integer(cp->parent),
                               "name", cp->name, "depth", (json_int_t)cp->depth, "mpi", cp->mpi,
                               "visits", (json_int_t)cp->visits, "inclusive_s",
-                              up_prof_s(a, cp->incl), "exclusive_s", up_prof_s(a, cp->excl),
+                              up_profile_s(a, cp->incl), "exclusive_s", up_profile_s(a, cp->excl),
                               "wait_s", waits_json(a, cp->wait), "locations", (json_int_t)cp->nlocs);
         json_t *locs = json_array(), *comm = json_array();
         for (; c < a->ncl && a->cl[c].cpath < i; c++)
@@ -351,8 +351,8 @@ static json_t *cpaths_json(const up_profile *a, const up_profile *b)
             json_array_append_new(locs, json_pack("{s:I,s:I,s:f,s:f,s:o}", "location",
                                                   (json_int_t)a->locs[e->loc].id, "visits",
                                                   (json_int_t)e->visits, "inclusive_s",
-                                                  up_prof_s(a, e->incl), "exclusive_s",
-                                                  up_prof_s(a, e->excl), "wait_s",
+                                                  up_profile_s(a, e->incl), "exclusive_s",
+                                                  up_profile_s(a, e->excl), "wait_s",
                                                   waits_json(a, e->wait)));
         }
         for (; m < a->ncomm && a->comm[m].cpath < i; m++)
@@ -365,18 +365,18 @@ static json_t *cpaths_json(const up_profile *a, const up_profile *b)
                                 "sends", (json_int_t)e->sends, "bytes_sent",
                                 (json_int_t)e->bytes_sent, "recvs", (json_int_t)e->recvs,
                                 "bytes_received", (json_int_t)e->bytes_recvd, "transfer_s",
-                                up_prof_s(a, e->transfer), "delay_s", up_prof_s(a, e->delay)));
+                                up_profile_s(a, e->transfer), "delay_s", up_profile_s(a, e->delay)));
         }
         json_object_set_new(o, "per_location", locs);
         json_object_set_new(o, "communication", comm);
         if (b) {
-            uint32_t j = up_prof_match(a, (uint32_t)i, b);
+            uint32_t j = up_profile_match(a, (uint32_t)i, b);
             json_object_set_new(o, "compensated",
                                 j == UP_CP_ROOT ? json_null()
                                                 : json_pack("{s:I,s:f,s:f,s:o}", "visits",
                                                             (json_int_t)b->cpaths[j].visits,
-                                                            "inclusive_s", up_prof_s(b, b->cpaths[j].incl),
-                                                            "exclusive_s", up_prof_s(b, b->cpaths[j].excl),
+                                                            "inclusive_s", up_profile_s(b, b->cpaths[j].incl),
+                                                            "exclusive_s", up_profile_s(b, b->cpaths[j].excl),
                                                             "wait_s", waits_json(b, b->cpaths[j].wait)));
         }
         json_array_append_new(arr, o);
@@ -399,14 +399,14 @@ up_status up_report_json(const char *path, const up_html_input *in, up_err *err)
     /* per pattern and location: measured and compensated seconds */
     for (k = 0; k < UP_WS_COUNT; k++)
         for (i = 0; i < a->nlocs; i++) {
-            const up_prof_loc *l = &a->locs[i];
+            const up_profile_loc *l = &a->locs[i];
             json_t *o = json_pack("{s:s,s:s,s:I,s:o,s:s,s:f}", "pattern", up_pattern_name(k),
                                   "title", up_pattern_title(k), "location", (json_int_t)l->id,
                                   "rank", rank_json(l->rank), "name", l->name ? l->name : "",
-                                  "measured_s", up_prof_s(a, l->wait[k]));
+                                  "measured_s", up_profile_s(a, l->wait[k]));
             if (b)
                 json_object_set_new(o, "compensated_s",
-                                    i < b->nlocs ? json_real(up_prof_s(b, b->locs[i].wait[k])) : json_null());
+                                    i < b->nlocs ? json_real(up_profile_s(b, b->locs[i].wait[k])) : json_null());
             json_array_append_new(ws, o);
         }
     json_object_set_new(root, "wait_states", ws);
@@ -426,10 +426,10 @@ up_status up_report_json(const char *path, const up_html_input *in, up_err *err)
     if (in->est) {
         json_t *e = json_array();
         double tb = b ? run_s(b) : NAN;
-        for (k = 0; k < UP_EST_COUNT; k++) {
+        for (k = 0; k < UP_ESTIMATE_COUNT; k++) {
             double ta = in->est->model[k].approximated_s;
-            json_array_append_new(e, json_pack("{s:s,s:s,s:f,s:f,s:o}", "model", up_est_model_name(k),
-                                               "section", up_est_model_section(k), "approximated_s", ta,
+            json_array_append_new(e, json_pack("{s:s,s:s,s:f,s:f,s:o}", "model", up_estimate_model_name(k),
+                                               "section", up_estimate_model_section(k), "approximated_s", ta,
                                                "dp_s", in->est->model[k].dp_s, "error_vs_replay",
                                                b && tb > 0 ? json_real(fabs(ta - tb) / tb) : json_null()));
         }

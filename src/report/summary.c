@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unperturb/report.h"
+#include "report/report.h"
 
 /* Seconds from the window start to t (0 when t lies before it). */
 static double rel_s(const up_replay_result *r, uint64_t t, uint64_t start)

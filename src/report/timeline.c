@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unperturb/timeline.h"
+#include "report/timeline.h"
 
 #define WIDTH_MAX 20000u              /* width_px above this is a usage error */
 #define STACK_MAX ((size_t)1 << 16)   /* open regions remembered per location */
@@ -28,7 +28,7 @@
 #define TITLE_MAX 3000                /* boxes with their own <title> tooltip */
 #define ARROWS_MAX 400                /* messages drawn with arrowheads */
 
-void up_tl_opts_init(up_tl_opts *o)
+void up_timeline_opts_init(up_timeline_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->width_px = 1000;
@@ -70,15 +70,15 @@ static const char *region_name(const up_defs *d, OTF2_RegionRef r)
     return rg && rg->name ? rg->name : "?";
 }
 
-static up_tl_kind kind_of_def(const up_region_def *rg)
+static up_timeline_kind kind_of_def(const up_region_def *rg)
 {
     if (!rg)
-        return UP_TL_USER;
+        return UP_TIMELINE_USER;
     if (rg->flags & UP_REGION_OVERHEAD)
-        return UP_TL_OVERHEAD;
+        return UP_TIMELINE_OVERHEAD;
     if (rg->paradigm == OTF2_PARADIGM_MPI || (rg->name && !strncmp(rg->name, "MPI_", 4)))
-        return UP_TL_MPI;
-    return UP_TL_USER;
+        return UP_TIMELINE_MPI;
+    return UP_TIMELINE_USER;
 }
 
 /* An MPI collective operation (the iterations' marker). */
@@ -263,7 +263,7 @@ static up_status find_run(up_trace *t, uint32_t li, finder *f, up_err *err)
     return UP_OK;
 }
 
-static void set_recs(up_tl_window *w, const finder *f)
+static void set_recs(up_timeline_win *w, const finder *f)
 {
     w->nrecs = f->nrecs;
     w->rec0 = f->nrecs ? f->rec0 : 0;
@@ -272,7 +272,7 @@ static void set_recs(up_tl_window *w, const finder *f)
     w->r1_t = f->nrecs ? f->r1_t : 0;
 }
 
-static up_status window_given(up_trace *t, const up_tl_opts *o, up_tl_window *w, up_err *err)
+static up_status window_given(up_trace *t, const up_timeline_opts *o, up_timeline_win *w, up_err *err)
 {
     const up_defs *d = up_trace_defs(t);
     finder f;
@@ -324,7 +324,7 @@ static size_t marker(const uint64_t *count, const uint64_t *span, size_t n, uint
     return b;
 }
 
-up_status up_timeline_window(up_trace *t, const up_tl_opts *o, up_tl_window *w, up_err *err)
+up_status up_timeline_window(up_trace *t, const up_timeline_opts *o, up_timeline_win *w, up_err *err)
 {
     const up_defs *d = up_trace_defs(t);
     finder f, g;
@@ -437,7 +437,7 @@ done:
     return st;
 }
 
-up_status up_timeline_map_window(up_trace *t, const up_tl_window *a, up_tl_window *w,
+up_status up_timeline_map_window(up_trace *t, const up_timeline_win *a, up_timeline_win *w,
                                  up_err *err)
 {
     const up_defs *d = up_trace_defs(t);
@@ -614,15 +614,15 @@ static void heap_make(tl_build *B)
 static unsigned kind_of(const tl_build *B, OTF2_RegionRef r)
 {
     const up_region_def *rg = up_defs_region(B->d, r);
-    return rg ? B->kind[rg - B->d->regions] : UP_TL_USER;
+    return rg ? B->kind[rg - B->d->regions] : UP_TIMELINE_USER;
 }
 
 /* The pending box of row `ri` becomes a box. */
 static void close_box(tl_build *B, uint32_t ri)
 {
     tl_pend *p = &B->pend[ri];
-    up_tl_row *R = &B->tl->rows[ri];
-    up_tl_box *b;
+    up_timeline_row *R = &B->tl->rows[ri];
+    up_timeline_box *b;
     if (!p->open)
         return;
     p->open = false;
@@ -641,11 +641,11 @@ static void close_box(tl_build *B, uint32_t ri)
         b->depth = p->depth;
         b->kind = p->kind;
     } else { /* the kind with the most time (MPI first among equals) */
-        unsigned k = UP_TL_MPI;
-        if (p->ticks[UP_TL_OVERHEAD] > p->ticks[k])
-            k = UP_TL_OVERHEAD;
-        if (p->ticks[UP_TL_USER] > p->ticks[k])
-            k = UP_TL_USER;
+        unsigned k = UP_TIMELINE_MPI;
+        if (p->ticks[UP_TIMELINE_OVERHEAD] > p->ticks[k])
+            k = UP_TIMELINE_OVERHEAD;
+        if (p->ticks[UP_TIMELINE_USER] > p->ticks[k])
+            k = UP_TIMELINE_USER;
         b->kind = (uint8_t)k;
         b->region = p->best[k].region;
         b->depth = p->best[k].depth;
@@ -699,9 +699,9 @@ static void accumulate(tl_build *B, uint32_t ri, uint64_t a, uint64_t b, unsigne
 {
     double *acc, x0, x1;
     size_t c;
-    if (kind == UP_TL_USER)
+    if (kind == UP_TIMELINE_USER)
         return;
-    acc = (kind == UP_TL_MPI ? B->acc_mpi : B->acc_ovh) + (size_t)ri * B->W;
+    acc = (kind == UP_TIMELINE_MPI ? B->acc_mpi : B->acc_ovh) + (size_t)ri * B->W;
     x0 = (double)(a - B->t0) / B->px;
     x1 = (double)(b - B->t0) / B->px;
     if (x1 > (double)B->W)
@@ -728,7 +728,7 @@ static void interval(tl_build *B, tl_loc *L, uint64_t a, uint64_t b)
         return;
     if (L->flushing) {
         r = OTF2_UNDEFINED_REGION;
-        kind = UP_TL_OVERHEAD;
+        kind = UP_TIMELINE_OVERHEAD;
         depth = (uint16_t)(L->depth < UINT16_MAX ? L->depth : UINT16_MAX);
     } else if (L->depth) {
         size_t top = L->depth <= L->scap ? L->depth : L->scap;
@@ -772,7 +772,7 @@ static bool in_window(const tl_build *B, uint64_t t) { return t >= B->t0 && t <=
 static void found(tl_build *B, uint32_t src, uint32_t dst, uint64_t ts, uint64_t tr)
 {
     up_timeline *tl = B->tl;
-    up_tl_msg *m;
+    up_timeline_msg *m;
     if (!in_window(B, ts) && !in_window(B, tr))
         return;
     tl->msgs_in_window++;
@@ -969,7 +969,7 @@ static void record_late(tl_build *B, uint32_t li, const up_event *e)
                 e->u.MpiIrecv.msgTag, e->time, true);
 }
 
-static up_status setup_rows(tl_build *B, const up_tl_opts *o)
+static up_status setup_rows(tl_build *B, const up_timeline_opts *o)
 {
     const up_defs *d = B->d;
     up_timeline *tl = B->tl;
@@ -1007,7 +1007,7 @@ static up_status setup_rows(tl_build *B, const up_tl_opts *o)
             }
         }
     for (r = 0; r < nrows; r++) {
-        up_tl_row *R = &tl->rows[r];
+        up_timeline_row *R = &tl->rows[r];
         size_t a = r * g, b = a + g < d->nlocs ? a + g : d->nlocs;
         R->loc0 = (uint32_t)a;
         R->nlocs = (uint32_t)(b - a);
@@ -1105,7 +1105,7 @@ static up_status run(tl_build *B, up_trace *t)
     return UP_OK;
 }
 
-up_status up_timeline_build(up_trace *t, const up_tl_window *w, const up_tl_opts *o,
+up_status up_timeline_build(up_trace *t, const up_timeline_win *w, const up_timeline_opts *o,
                             up_timeline *out, up_err *err)
 {
     const up_defs *d = up_trace_defs(t);
@@ -1156,7 +1156,7 @@ up_status up_timeline_build(up_trace *t, const up_tl_window *w, const up_tl_opts
         goto done;
     }
     for (r = 0; out->grouped && r < out->nrows; r++) {
-        up_tl_row *R = &out->rows[r];
+        up_timeline_row *R = &out->rows[r];
         double n = R->nlocs ? (double)R->nlocs : 1.0;
         for (c = 0; c < B.W; c++) {
             double m = B.acc_mpi[r * B.W + c] / n, v = B.acc_ovh[r * B.W + c] / n;
@@ -1228,9 +1228,9 @@ static const char *user_colour(OTF2_RegionRef r, char *buf, size_t n)
 
 static const char *box_colour(unsigned kind, OTF2_RegionRef r, char *buf, size_t n)
 {
-    if (kind == UP_TL_MPI)
+    if (kind == UP_TIMELINE_MPI)
         return MPI_COLOUR;
-    if (kind == UP_TL_OVERHEAD)
+    if (kind == UP_TIMELINE_OVERHEAD)
         return OVH_COLOUR;
     return user_colour(r, buf, n);
 }
@@ -1383,14 +1383,14 @@ static int keyed_cmp(const void *a, const void *b)
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static uint32_t colour_key(const up_tl_box *b)
+static uint32_t colour_key(const up_timeline_box *b)
 {
-    return b->kind == UP_TL_MPI ? UINT32_MAX - 1 : b->kind == UP_TL_OVERHEAD ? UINT32_MAX : b->region;
+    return b->kind == UP_TIMELINE_MPI ? UINT32_MAX - 1 : b->kind == UP_TIMELINE_OVERHEAD ? UINT32_MAX : b->region;
 }
 
 /* A row's boxes without tooltips: one stroked path per colour, a short
  * "M x y H x" per box (small files whatever the number of rows). */
-static void boxes_by_colour(FILE *f, const geo *g, const up_tl_row *R, double y)
+static void boxes_by_colour(FILE *f, const geo *g, const up_timeline_row *R, double y)
 {
     keyed *k = R->nbox ? up_calloc(R->nbox, sizeof *k) : NULL;
     size_t i, j, n = R->nbox;
@@ -1402,11 +1402,11 @@ static void boxes_by_colour(FILE *f, const geo *g, const up_tl_row *R, double y)
     if (k)
         qsort(k, n, sizeof *k, keyed_cmp);
     for (i = 0; i < n; i = j) {
-        const up_tl_box *b = &R->box[k ? k[i].pos : i];
+        const up_timeline_box *b = &R->box[k ? k[i].pos : i];
         fprintf(f, "<path stroke=\"%s\" stroke-width=\"%.1f\" d=\"",
                 box_colour(b->kind, b->region, col, sizeof col), g->rh);
         for (j = i; j < n && (k ? k[j].key == k[i].key : j == i); j++) {
-            const up_tl_box *c = &R->box[k ? k[j].pos : j];
+            const up_timeline_box *c = &R->box[k ? k[j].pos : j];
             double x0 = gx(g, c->t0), x1 = gx(g, c->t1);
             if (x1 - x0 < 0.6)
                 x1 = x0 + 0.6;
@@ -1420,7 +1420,7 @@ static void boxes_by_colour(FILE *f, const geo *g, const up_tl_row *R, double y)
 int up_timeline_svg(FILE *f, const up_timeline *tl, const char *title, uint64_t span)
 {
     const up_defs *d = tl->defs;
-    const up_tl_window *w = &tl->win;
+    const up_timeline_win *w = &tl->win;
     uint64_t own = w->t1 > w->t0 ? w->t1 - w->t0 : 1;
     geo g;
     size_t r, i, nbox = 0, k;
@@ -1496,7 +1496,7 @@ int up_timeline_svg(FILE *f, const up_timeline *tl, const char *title, uint64_t 
 
     /* rows */
     for (r = 0; r < tl->nrows; r++) {
-        const up_tl_row *R = &tl->rows[r];
+        const up_timeline_row *R = &tl->rows[r];
         double y = gy(&g, r), wx = gx(&g, w->t1) - ML;
         fputs("<g><title>", f);
         xml_text(f, R->label);
@@ -1527,7 +1527,7 @@ int up_timeline_svg(FILE *f, const up_timeline *tl, const char *title, uint64_t 
                 heat_strip(f, R->ovh_frac, tl->width_px, ML, wx, y + g.rh - ho, ho, true);
         } else if (titles) {
             for (i = 0; i < R->nbox; i++) {
-                const up_tl_box *b = &R->box[i];
+                const up_timeline_box *b = &R->box[i];
                 double x0 = gx(&g, b->t0), x1 = gx(&g, b->t1);
                 if (x1 - x0 < 0.6)
                     x1 = x0 + 0.6;
@@ -1549,10 +1549,10 @@ int up_timeline_svg(FILE *f, const up_timeline *tl, const char *title, uint64_t 
         fputs("</g>\n", f);
         /* legend bookkeeping */
         for (i = 0; i < R->nbox; i++) {
-            const up_tl_box *b = &R->box[i];
-            any_mpi |= b->kind == UP_TL_MPI;
-            any_ovh |= b->kind == UP_TL_OVERHEAD;
-            if (b->kind != UP_TL_USER)
+            const up_timeline_box *b = &R->box[i];
+            any_mpi |= b->kind == UP_TIMELINE_MPI;
+            any_ovh |= b->kind == UP_TIMELINE_OVERHEAD;
+            if (b->kind != UP_TIMELINE_USER)
                 continue;
             for (k = 0; k < nleg && leg[k] != b->region; k++)
                 ;
@@ -1582,7 +1582,7 @@ int up_timeline_svg(FILE *f, const up_timeline *tl, const char *title, uint64_t 
                    "fill=\"none\" d=\"",
                 tl->grouped || !few ? 0.5 : 0.8, few ? "0.85" : "0.6");
         for (i = 0; i < tl->nmsgs; i++) {
-            const up_tl_msg *m = &tl->msgs[i];
+            const up_timeline_msg *m = &tl->msgs[i];
             double x0 = gx(&g, m->t_send), x1 = gx(&g, m->t_recv);
             double y0 = gy(&g, m->src_row) + g.rh / 2, y1 = gy(&g, m->dst_row) + g.rh / 2;
             double ca = 0, cb = 1; /* clip the segment to [xa, xb] */
@@ -1602,7 +1602,7 @@ int up_timeline_svg(FILE *f, const up_timeline *tl, const char *title, uint64_t 
         if (few)
             fputs("<path fill=\"#000\" d=\"", f);
         for (i = 0; few && i < tl->nmsgs; i++) {
-            const up_tl_msg *m = &tl->msgs[i];
+            const up_timeline_msg *m = &tl->msgs[i];
             double x0 = gx(&g, m->t_send), x1 = gx(&g, m->t_recv);
             double y0 = gy(&g, m->src_row) + g.rh / 2, y1 = gy(&g, m->dst_row) + g.rh / 2;
             double dx = x1 - x0, dy = y1 - y0, len = sqrt(dx * dx + dy * dy), ux, uy;
@@ -1671,7 +1671,7 @@ int up_timeline_svg(FILE *f, const up_timeline *tl, const char *title, uint64_t 
                 size_t len = strlen(nm);
                 fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"12\" height=\"10\" fill=\"%s\"/>"
                            "<text x=\"%.0f\" y=\"%.1f\">",
-                        lx, ly - 5, box_colour(UP_TL_USER, leg[a], col, sizeof col), lx + 16,
+                        lx, ly - 5, box_colour(UP_TIMELINE_USER, leg[a], col, sizeof col), lx + 16,
                         ly + 4);
                 if (len > 28) {
                     snprintf(b2, sizeof b2, "%.26s..", nm);

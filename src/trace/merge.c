@@ -24,7 +24,7 @@
 
 #include <otf2/otf2.h>
 
-#include "unperturb/merge.h"
+#include "trace/merge.h"
 
 typedef struct { uint32_t local, global; } idpair;
 

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "unperturb/util.h"
+#include "util/util.h"
 
 /* What the anchor file says (every field checked). */
 typedef struct up_anchor_info {

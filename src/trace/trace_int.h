@@ -4,7 +4,7 @@
 #ifndef UP_TRACE_INT_H
 #define UP_TRACE_INT_H
 
-#include "unperturb/trace.h"
+#include "trace/trace.h"
 #include "scan.h"
 
 struct up_stream {

@@ -32,7 +32,7 @@
 #include "tracer/upt.h"
 #include "tracer/calib.h"
 #include "tracer/funcs.h"
-#include "unperturb/merge.h"
+#include "trace/merge.h"
 
 int upt_on;
 int upt_rank, upt_size;

@@ -1,7 +1,7 @@
 /*
  * output.c - outputs that are complete or absent, inputs that are never
  * written: file helpers, path containment, output sets and the signal
- * handlers that remove their temporaries (include/unperturb/util.h).
+ * handlers that remove their temporaries (src/util/util.h).
  *
  * Place in the data flow: below everything else.  Every command that writes
  * declares its inputs and outputs in an up_outset before any work starts;
@@ -12,7 +12,7 @@
  * the temporaries live in static storage (the slots), filled with signals
  * blocked, and trees are removed with openat/getdents64/unlinkat/fstatat.
  */
-#include "unperturb/util.h"
+#include "util/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "unperturb/util.h"
+#include "util/util.h"
 
 void up_progress_init(up_progress *p, const char *label, bool quiet)
 {

@@ -1,7 +1,7 @@
 /*
  * text.c - text from outside: bytes escaped for messages, numbers checked
  * against their allowed range, small text files read with limits and handed
- * to inih one line at a time (include/unperturb/util.h).
+ * to inih one line at a time (src/util/util.h).
  *
  * Place in the data flow: below everything, beside util.c.  The commands
  * parse their options with up_num_parse; the INI readers (calibration.c,
@@ -9,7 +9,7 @@
  * up_text_file_read and their lines with up_lines_read; every message that
  * quotes a key, a value, an option or a file name quotes it escaped.
  */
-#include "unperturb/util.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

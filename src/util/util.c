@@ -1,8 +1,8 @@
 /*
  * util.c - status messages, the allocation hook and the hash map.
- * Place in the data flow: below everything else (see include/unperturb/util.h).
+ * Place in the data flow: below everything else (see src/util/util.h).
  */
-#include "unperturb/util.h"
+#include "util/util.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -15,14 +15,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "unperturb/estimate.h"
-#include "unperturb/export.h"
-#include "unperturb/machine.h"
-#include "unperturb/model.h"
-#include "unperturb/profile.h"
-#include "unperturb/report.h"
-#include "unperturb/simulate.h"
-#include "unperturb/timeline.h"
+#include "analysis/estimate.h"
+#include "report/export.h"
+#include "model/machine.h"
+#include "model/model.h"
+#include "analysis/profile.h"
+#include "report/report.h"
+#include "model/simulate.h"
+#include "report/timeline.h"
 
 static FILE *devnull(void)
 {
@@ -59,11 +59,11 @@ static void run_estimate(const char *anchor)
     if ((st = up_trace_open(anchor, &t, &err)) == UP_OK) {
         params(t, &p);
         if ((st = up_estimate_run(t, &p, &est, &err)) == UP_OK) {
-            up_est_report r = {anchor, "fuzz", &p, &est, NULL};
+            up_estimate_report r = {anchor, "fuzz", &p, &est, NULL};
             char path[400];
             unsigned mdl;
             for (mdl = 0; mdl < 4; mdl++)
-                (void)up_est_error(&r, mdl);
+                (void)up_estimate_error(&r, mdl);
             snprintf(path, sizeof path, "%s/estimate.json", fz_workdir());
             st = up_estimate_json(&r, path, &err);
             remove(path);
@@ -80,8 +80,8 @@ static void run_profile(const char *anchor, bool html, unsigned opt)
     up_profile prof;
     up_breakdown bd;
     up_timeline tl;
-    up_tl_opts o;
-    up_tl_window w;
+    up_timeline_opts o;
+    up_timeline_win w;
     bool have_prof = false, have_bd = false, have_tl = false;
     up_err err = {0};
     up_status st;
@@ -94,7 +94,7 @@ static void run_profile(const char *anchor, bool html, unsigned opt)
     }
     expect_msg(st, &err);
     if (have_prof && html) {
-        up_tl_opts_init(&o);
+        up_timeline_opts_init(&o);
         o.width_px = 50 + (opt & 0x3f) * 7;
         o.max_rows = 1 + (opt >> 6);
         up_trace_close(tl_t);
@@ -139,12 +139,12 @@ static void run_profile(const char *anchor, bool html, unsigned opt)
 static void run_timeline(const char *anchor, unsigned opt)
 {
     up_trace *t = NULL;
-    up_tl_opts o;
-    up_tl_window w;
+    up_timeline_opts o;
+    up_timeline_win w;
     up_timeline tl;
     up_err err = {0};
     up_status st;
-    up_tl_opts_init(&o);
+    up_timeline_opts_init(&o);
     if (opt & 1) { /* --window START:END */
         o.window_set = true;
         o.start_s = (opt >> 1 & 3) * 1e-7;
@@ -158,7 +158,7 @@ static void run_timeline(const char *anchor, unsigned opt)
         t = NULL;
     }
     if (st == UP_OK && (st = up_trace_open(anchor, &t, &err)) == UP_OK) {
-        up_tl_window w2;
+        up_timeline_win w2;
         st = up_timeline_map_window(t, &w, &w2, &err);
         up_trace_close(t);
         t = NULL;

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unperturb/machine.h"
+#include "model/machine.h"
 
 /* up_machine_write's text of m, in a new string. */
 static char *machine_text(const up_machine *m)

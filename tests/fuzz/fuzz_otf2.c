@@ -9,7 +9,7 @@
  * `unperturb compensate` takes them.
  *
  * Beyond "no crash, no leak, no hang", the run checks what the reader
- * promises (include/unperturb/trace.h): each location's timestamps never
+ * promises (src/trace/trace.h): each location's timestamps never
  * decrease and stay inside the clock range, and the replay sees every
  * record the streams delivered.  And it checks that libotf2 read what the
  * bytes say: the event files are walked here too, and each record's time
@@ -26,9 +26,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "unperturb/model.h"
-#include "unperturb/replay.h"
-#include "unperturb/trace.h"
+#include "model/model.h"
+#include "replay/replay.h"
+#include "trace/trace.h"
 
 /* A record as the bytes of its event file give it. */
 typedef struct raw_rec {

@@ -23,9 +23,9 @@
 #include <string.h>
 
 #include "../tracegen.h"
-#include "unperturb/model.h"
-#include "unperturb/replay.h"
-#include "unperturb/trace.h"
+#include "model/model.h"
+#include "replay/replay.h"
+#include "trace/trace.h"
 
 static char dirs[2][400];
 static uint64_t nrecords[2];

@@ -11,8 +11,8 @@
 #ifndef UNPERTURB_MODEL_H
 #define UNPERTURB_MODEL_H
 
-#include "unperturb/merge.h" /* UP_LOC_OVH_MAX */
-#include "unperturb/replay.h"
+#include "trace/merge.h" /* UP_LOC_OVH_MAX */
+#include "replay/replay.h"
 
 typedef enum up_mode {
     UP_MODE_LOWER,   /* eq. (9): communication no faster than two copies */

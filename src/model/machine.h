@@ -16,7 +16,7 @@
 
 #include <stdio.h>
 
-#include "unperturb/util.h"
+#include "util/util.h"
 
 /* How compute intervals (time between MPI calls) are taken from the trace. */
 typedef enum up_compute_src {

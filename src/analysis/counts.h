@@ -20,7 +20,7 @@
 #ifndef UNPERTURB_COUNTS_H
 #define UNPERTURB_COUNTS_H
 
-#include "unperturb/trace.h"
+#include "trace/trace.h"
 
 typedef struct up_region_count {
     char *name;   /* the region's name (owned by the table) */

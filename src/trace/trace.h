@@ -23,8 +23,8 @@
 
 #include <otf2/otf2.h>
 
-#include "unperturb/otf2_records.h"
-#include "unperturb/util.h"
+#include "trace/otf2_records.h"
+#include "util/util.h"
 
 /* ---- event records ------------------------------------------------------ */
 

@@ -12,7 +12,7 @@
 #ifndef UNPERTURB_EXPORT_H
 #define UNPERTURB_EXPORT_H
 
-#include "unperturb/trace.h"
+#include "trace/trace.h"
 
 /* An inclusive range of OTF2 location ids. */
 typedef struct up_id_range {

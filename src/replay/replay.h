@@ -20,7 +20,7 @@
 #ifndef UNPERTURB_REPLAY_H
 #define UNPERTURB_REPLAY_H
 
-#include "unperturb/trace.h"
+#include "trace/trace.h"
 
 /* ---- repairs: what the replay had to fix or could not use ----------------- */
 /* name, description, 1 = an inconsistency of the measured trace that was

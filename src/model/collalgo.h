@@ -20,7 +20,7 @@
 
 #include <otf2/otf2.h>
 
-#include "unperturb/machine.h"
+#include "model/machine.h"
 
 typedef struct up_ca_net {
     uint64_t o_s, o_r;          /* LogGP send / receive overhead, ticks */

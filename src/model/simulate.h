@@ -13,8 +13,8 @@
 #ifndef UNPERTURB_SIMULATE_H
 #define UNPERTURB_SIMULATE_H
 
-#include "unperturb/machine.h"
-#include "unperturb/model.h"
+#include "model/machine.h"
+#include "model/model.h"
 
 typedef struct up_sim up_sim;
 

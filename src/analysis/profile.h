@@ -26,7 +26,7 @@
 #ifndef UNPERTURB_PROFILE_H
 #define UNPERTURB_PROFILE_H
 
-#include "unperturb/replay.h"
+#include "replay/replay.h"
 
 typedef enum up_pattern {
     UP_WS_LATE_SENDER,
@@ -80,7 +80,7 @@ typedef struct up_comm {
     uint64_t delay;           /* ticks, summed over receives */
 } up_comm;
 
-typedef struct up_prof_loc {
+typedef struct up_profile_loc {
     OTF2_LocationRef id;
     long rank;                /* UP_NO_RANK if none */
     const char *name;
@@ -89,7 +89,7 @@ typedef struct up_prof_loc {
     uint64_t mpi;             /* time inside MPI calls (outermost), ticks */
     uint64_t wait[UP_WS_COUNT];
     uint64_t records;
-} up_prof_loc;
+} up_profile_loc;
 
 typedef struct up_profile {
     uint64_t resolution;      /* ticks per second */
@@ -97,7 +97,7 @@ typedef struct up_profile {
     uint64_t start, end;      /* run-time window, ticks (as the replay's) */
     uint64_t events;
     size_t nlocs;
-    up_prof_loc *locs;
+    up_profile_loc *locs;
     size_t ncpaths;
     up_cpath *cpaths;         /* parents before children */
     size_t ncl;
@@ -114,11 +114,11 @@ up_status up_profile_run(up_trace *t, up_progress_fn progress, void *pctx,
                          up_profile *out, up_err *err);
 void up_profile_free(up_profile *p);
 
-double up_prof_s(const up_profile *p, uint64_t ticks);
+double up_profile_s(const up_profile *p, uint64_t ticks);
 /* Sum over locations of one pattern, ticks. */
-uint64_t up_prof_wait_total(const up_profile *p, unsigned pattern);
+uint64_t up_profile_wait_total(const up_profile *p, unsigned pattern);
 /* The call path of `b` that has the same region path as a's cpath `i`, or
  * UP_CP_ROOT if b has none (matches two runs of one program). */
-uint32_t up_prof_match(const up_profile *a, uint32_t i, const up_profile *b);
+uint32_t up_profile_match(const up_profile *a, uint32_t i, const up_profile *b);
 
 #endif /* UNPERTURB_PROFILE_H */

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "unperturb/model.h"
+#include "model/model.h"
 
 typedef struct up_comp_report {
     const char *input;              /* as given by the user */
@@ -40,30 +40,30 @@ up_status up_report_compensate_json(const up_comp_report *r, const char *path,
 
 /* ---- unperturb report -------------------------------------------------------- */
 
-#include "unperturb/estimate.h"
-#include "unperturb/profile.h"
-#include "unperturb/timeline.h"
+#include "analysis/estimate.h"
+#include "analysis/profile.h"
+#include "report/timeline.h"
 
 /* One part of a run's time, summed over locations (seconds): in run a
  * (measured) and run b (compensated or another run). */
-typedef struct up_bd_part {
+typedef struct up_breakdown_part {
     double a_s, b_s;
-} up_bd_part;
+} up_breakdown_part;
 
 /* The breakdown of the paper's Fig. 2 for one location or all of them:
  * time = exec + mpi_other + the wait states; the difference a - b of each
  * part says where the overhead went. */
-typedef struct up_bd_loc {
-    up_bd_part time;          /* the location's window */
-    up_bd_part exec;          /* outside MPI calls */
-    up_bd_part mpi_other;     /* inside MPI calls, not waiting */
-    up_bd_part wait[UP_WS_COUNT];
-} up_bd_loc;
+typedef struct up_breakdown_loc {
+    up_breakdown_part time;          /* the location's window */
+    up_breakdown_part exec;          /* outside MPI calls */
+    up_breakdown_part mpi_other;     /* inside MPI calls, not waiting */
+    up_breakdown_part wait[UP_WS_COUNT];
+} up_breakdown_loc;
 
 typedef struct up_breakdown {
-    up_bd_loc total;          /* summed over locations */
+    up_breakdown_loc total;          /* summed over locations */
     size_t nlocs;             /* min of both runs' */
-    up_bd_loc *locs;
+    up_breakdown_loc *locs;
 } up_breakdown;
 
 /* Fills *out from two profiles of the same program (locations matched by
