@@ -38,7 +38,7 @@ CFLAGS  ?= -O2 -g
 SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 LIB_SRC  := $(wildcard src/util/*.c src/trace/*.c src/replay/*.c src/model/*.c src/report/*.c \
-                      src/analysis/*.c)
+                      src/analysis/*.c src/run/*.c)
 TOOL_SRC := $(wildcard tools/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 BENCH_SRC := bench/gen.c bench/copy.c bench/measure.c bench/spin_after.c
