@@ -3,8 +3,8 @@
  * (issue 23): how many records a location runs before it may yield, and
  * which of two locations at the same measured time runs first
  * (up_replay_set_schedule).  Every trace of tests/data is compensated, and
- * simulated one rank per node (without contention, whose links are taken in
- * the replay's order: docs/machine.md), under five schedules
+ * simulated one rank per node, without and with contention on the links
+ * (taken in order of departure: up_model_ops.claim), under five schedules
  * (t_check_schedules); every output must equal the default schedule's,
  * record by record (kind, time, peer or region), with the same counts.
  * tests/test_farm_truth.c does the same with its farms, whose wildcard
@@ -26,6 +26,8 @@ static void schedules_of(const char *name, const char *in, void *ctx)
     t_check_schedules(name, in, &p);
     snprintf(what, sizeof what, "%.200s simulated", name);
     t_check_schedules(what, in, NULL);
+    snprintf(what, sizeof what, "%.200s simulated, contention", name);
+    t_check_schedules_contended(what, in);
 }
 
 TEST(schedule_real_traces)

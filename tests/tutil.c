@@ -147,12 +147,15 @@ int t_write_named_regions(const char *dir, const char *const *names, unsigned n,
 }
 
 /* t_simulate_wall, with ranks_per_node ranks on a node (0: the default) */
+static bool sim_contention; /* t_check_schedules_contended */
+
 static up_status simulate_wall(const char *in, const char *out, unsigned ranks_per_node,
                                up_sim_summary *s, up_err *err)
 {
     up_machine mach;
     up_sim_run_opts opts;
     up_machine_init(&mach);
+    mach.contention = sim_contention;
     mach.cpu_ratio = 1;
     mach.compute = UP_COMPUTE_WALL;
     mach.progress = UP_PROGRESS_MPI;
@@ -213,8 +216,8 @@ typedef struct sched_counts {
 } sched_counts;
 
 /* Compensates `in` with *p into `out`, or with p NULL simulates it on the
- * built-in machine with one rank per node (without contention: its links
- * are taken in the order the replay meets the sends, docs/machine.md). */
+ * built-in machine with one rank per node (with contention on its links
+ * when t_check_schedules_contended asks). */
 static int sched_run(const char *in, const char *out, const up_comp_params *p, sched_counts *c)
 {
     up_replay_result res, *r = &res;
@@ -297,4 +300,11 @@ int t_each_data_trace(void (*fn)(const char *name, const char *dir, void *ctx), 
     }
     closedir(dir);
     return n;
+}
+
+void t_check_schedules_contended(const char *what, const char *in)
+{
+    sim_contention = true;
+    t_check_schedules(what, in, NULL);
+    sim_contention = false;
 }

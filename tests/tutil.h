@@ -34,6 +34,8 @@ int t_each_data_trace(void (*fn)(const char *name, const char *dir, void *ctx), 
  * and reports, naming `what`, every output or count that differs from the
  * default's. */
 void t_check_schedules(const char *what, const char *in, const up_comp_params *p);
+/* t_check_schedules, simulated with contention on the links */
+void t_check_schedules_contended(const char *what, const char *in);
 
 /* Parameters with every per-record overhead = o_ns, the given mode and
  * collective model, no copy time, no network. */

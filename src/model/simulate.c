@@ -599,6 +599,38 @@ static void s_coll_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
     account(S, l, ev);
 }
 
+/* With contention, every message between nodes takes links: its claim is
+ * when it departs (up_model_ops.claim), so that links are taken in the
+ * order of departure whatever the replay's schedule.  An eager send departs
+ * at its call's clock plus o_s, a rendezvous message when the receive's
+ * answer is back (its receive claims), a collective's messages once its last
+ * member is in (the first member to end it claims for all: the exits are
+ * computed once). */
+static uint64_t s_claim(void *mp, uint32_t loc, const up_loc_state *ls, const up_event *ev,
+                        uint32_t peer, const up_msg *msg, const up_coll *c)
+{
+    up_sim *S = mp;
+    if (!S->m.contention)
+        return UINT64_MAX;
+    if (c) {
+        const ccache *e = &S->cc[(c->key * 31 + c->seq) % CCACHE];
+        if (!ls->started || c->forced || !c->n ||
+            (e->exit && e->c == c && e->key == c->key && e->seq == c->seq && e->n == c->n))
+            return UINT64_MAX;
+        return c->max_begin_a;
+    }
+    if (msg) {
+        const up_sync *s = msg->sync;
+        if (!s || msg->src >= S->n || S->L[msg->src].node == S->L[loc].node)
+            return UINT64_MAX;
+        return rdv_depart(S, msg->src, loc, msg->send_a, s->posted ? s->post_a : ls->enter_a);
+    }
+    uint64_t bytes = ev->kind == UP_EV_MpiSend ? ev->u.MpiSend.msgLength : ev->u.MpiIsend.msgLength;
+    if (bytes > S->eager || peer >= S->n || S->L[peer].node == S->L[loc].node)
+        return UINT64_MAX;
+    return (ls->started ? max2(ls->prev_a, S->L[loc].busy) : ev->time) + S->o_s;
+}
+
 /* ---- the rest of the interface ------------------------------------------------------ */
 
 static const uint64_t *s_repairs(void *mp) { return ((up_sim *)mp)->repairs; }
@@ -645,6 +677,7 @@ static const up_model_ops sim_ops = {
     .spin_gap = s_spin_gap,
     .poll_recv = s_poll_recv,
     .replies = s_replies,
+    .claim = s_claim,
 };
 
 const up_model_ops *up_sim_ops(void) { return &sim_ops; }

@@ -112,8 +112,13 @@ typedef struct rloc {
     size_t nheld, heldcap;
     /* task farms (docs/models.md, "Task farms") */
     uint64_t defer_key;  /* STEP_DEFER: its key in the heap */
+    uint64_t hkey;       /* its key when last pushed into the heap */
     bool deferring;      /* ... it waits for lagging members (lagging() does
                           * not wait for it: two such would wait forever) */
+    bool claiming;       /* ... it waits to take a shared resource (the
+                          * model's claim): claim_lagging() */
+    uint64_t defer_at;   /* ... at this approximated time (the message's send
+                          * time, or the claim's): none of its records comes earlier */
     uint32_t unanswered; /* its MPI_ANY_SOURCE receives since its last reply */
     bool reply_open;     /* its last receive named MPI_ANY_SOURCE and nothing
                           * since could have chosen another destination */
@@ -330,6 +335,7 @@ static void heap_push(engine *E, uint32_t loc, uint64_t key)
     }
     E->heap[i].key = key;
     E->heap[i].loc = loc;
+    E->L[loc].hkey = key;
 }
 
 static uint32_t heap_pop(engine *E)
@@ -847,7 +853,8 @@ static bool lagging(engine *E, uint32_t li, OTF2_CommRef comm, uint64_t until, u
         if (j == li || j >= E->n)
             continue;
         J = &E->L[j];
-        if (J->state != S_RUN || J->deferring || (J->ls.started && J->ls.prev_a >= until))
+        if (J->state != S_RUN || J->deferring || (J->ls.started && J->ls.prev_a >= until) ||
+            (J->claiming && J->defer_at >= until))
             continue;
         *key = next_key(E, J);
         return true;
@@ -855,6 +862,71 @@ static bool lagging(engine *E, uint32_t li, OTF2_CommRef comm, uint64_t until, u
     return false;
 }
 
+
+/* ---- claims on shared resources (up_model_ops.claim) ------------------------- */
+
+/* The model's claims are served in ascending (approximated time, location)
+ * order, whatever the schedule: true when location li, claiming at `until`,
+ * must let a location that still runs go first, with *key the measured key
+ * to go behind.  Each location's records go forward in approximated time, so
+ * one whose clock has passed `until` can claim nothing earlier.  Its clock
+ * is its last record's time; for one deferring, the time it defers at (its
+ * own claim, or the send time of the message its wildcard receive waits
+ * for), which also orders any two deferring locations, so that no two wait
+ * for each other.  Waiting locations are not waited for: what releases one
+ * is a message or collective that a location which runs, or this claim,
+ * has still to give it, at or after its clock.  Members of c (a collective
+ * being ended) are in it.  Costs one pass over the locations per claim. */
+static bool claim_lagging(engine *E, uint32_t li, uint64_t until, const up_coll *c,
+                          uint64_t *key)
+{
+    uint32_t j, k;
+    for (j = 0; j < E->n; j++) {
+        const rloc *J = &E->L[j];
+        uint64_t clock;
+        if (j == li || J->state != S_RUN)
+            continue;
+        if (J->claiming || J->deferring)
+            clock = J->defer_at;
+        else if (J->ls.started)
+            clock = J->ls.prev_a;
+        else
+            clock = 0;
+        if (clock > until || (clock == until && j > li))
+            continue;
+        if (c) {
+            for (k = 0; k < c->n && c->m[k].loc != j; k++)
+                ;
+            if (k < c->n)
+                continue;
+        }
+        *key = J->hkey;
+        return true;
+    }
+    return false;
+}
+
+/* Asks the model whether the record ev of li takes a shared resource (peer,
+ * m, c as for up_model_ops.claim); STEP_DEFER when a location must go first
+ * (STEP_DECLINED on the direct path, which cannot defer), else STEP_OK. */
+static int claim_wait(engine *E, uint32_t li, const up_event *ev, uint32_t peer,
+                      const up_msg *m, const up_coll *c, bool direct)
+{
+    rloc *L = &E->L[li];
+    uint64_t until, key = 0;
+    L->claiming = false;
+    if (!E->ops->claim)
+        return STEP_OK;
+    until = E->ops->claim(E->model, li, &L->ls, ev, peer, m, c);
+    if (until == UINT64_MAX || !claim_lagging(E, li, until, c, &key))
+        return STEP_OK;
+    if (direct)
+        return STEP_DECLINED;
+    L->claiming = true;
+    L->defer_at = until;
+    L->defer_key = key + 1;
+    return STEP_DEFER;
+}
 /* A message from src in group g (once replies were re-targeted, a receive
  * that names src and MPI_ANY_TAG takes the first, whatever its tag: the
  * tags a location receives in the approximated run are not the measured). */
@@ -913,10 +985,13 @@ static int recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
             until = L->ls.enter_a;
         if (lagging(E, li, comm, until, &key)) {
             L->defer_key = key + 1;
+            L->defer_at = until;
             L->deferring = true;
             return STEP_DEFER;
         }
     }
+    if (m && (r = claim_wait(E, li, ev, m->src, m, NULL, false)) != STEP_OK)
+        return r;
     if (!m) {
         if (L->force) { /* released: no send will ever come before it */
             L->force = false;
@@ -1106,6 +1181,8 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
     }
+    if ((r = claim_wait(E, li, ev, dst, NULL, NULL, direct)) != STEP_OK)
+        return r;
     t = ev->time;
     exit_m = t;
     if (!direct) {
@@ -1330,6 +1407,8 @@ static int do_recv(engine *E, uint32_t li, up_event **evp, bool direct)
             return r;
         if (!direct && q->head->src == li && up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
             return STEP_ERROR; /* read ahead in our own stream: the head moved */
+        if ((r = claim_wait(E, li, *evp, src, q->head, NULL, direct)) != STEP_OK)
+            return r;
         return recv_done(E, li, *evp, queue_pop(E, q));
     }
     if (direct)
@@ -1708,6 +1787,8 @@ static int do_coll_end(engine *E, uint32_t li, up_event *ev)
     }
     if ((r = coll_wait(E, L, c, L->cur_member)) != STEP_OK)
         return r;
+    if ((r = claim_wait(E, li, ev, UINT32_MAX, NULL, c, false)) != STEP_OK)
+        return r;
     E->ops->coll_end(E->model, li, &L->ls, ev, c, &c->m[L->cur_member]);
     L->cur = NULL;
     coll_done(E, c);
@@ -1841,6 +1922,8 @@ static int do_nbc_complete(engine *E, uint32_t li, up_event *ev)
         return STEP_ERROR;
     }
     if ((r = coll_wait(E, L, c, rank)) != STEP_OK)
+        return r;
+    if ((r = claim_wait(E, li, ev, UINT32_MAX, NULL, c, false)) != STEP_OK)
         return r;
     E->ops->coll_end(E->model, li, &L->ls, ev, c, &c->m[rank]);
     up_map_del(&E->nbc, li, req);
@@ -2980,8 +3063,14 @@ static int direct_record(void *ctx, uint32_t li, up_event *ev)
     case UP_EV_MpiIsend:
         if (L->reply_open)
             return 0; /* may be a reply: step() (it needs the attributes) */
-        if (do_send(E, li, &ev, true) != STEP_OK)
+        switch (do_send(E, li, &ev, true)) {
+        case STEP_OK:
+            break;
+        case STEP_DECLINED: /* a claim to wait for: step() */
+            return 0;
+        default:
             return -1;
+        }
         break;
     case UP_EV_MpiRecv:
     case UP_EV_MpiIrecv:

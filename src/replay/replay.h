@@ -256,6 +256,16 @@ typedef struct up_model_ops {
                           const up_msg *msg);
     /* where replies to re-matched wildcard receives go (NULL: measured) */
     up_replies (*replies)(void *m);
+    /* shared resources, e.g. simulate's contended links, taken in a
+     * canonical order: ascending approximated time, then location, whatever
+     * the replay's schedule (docs/design.md, "Scheduling").  May be NULL.
+     * Asked before a send (peer: its destination, msg NULL), before a
+     * receive takes msg, and before the end of collective c; returns the
+     * approximated time from which the record takes a shared resource, or
+     * UINT64_MAX when it takes none.  The engine first runs every location
+     * that might still take one earlier.  Pure: no state changes. */
+    uint64_t (*claim)(void *m, uint32_t loc, const up_loc_state *ls, const up_event *ev,
+                      uint32_t peer, const up_msg *msg, const up_coll *c);
 } up_model_ops;
 
 /* Test hook: the records a location runs before it may yield (0: the
