@@ -23,7 +23,11 @@ case "${1:-}" in
 esac
 [ -r "$table" ] || { echo "gen-mpi-wrappers.sh: cannot read $table" >&2; exit 1; }
 
-awk -v mode="$mode" -v out="$out" -v tname="src/tracer/mpi_calls.def" '
+# written to a scratch folder first: a file whose content did not change
+# keeps its time, so make rebuilds only what the change touched
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gen-mpi-wrappers.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+awk -v mode="$mode" -v out="$tmp" -v tname="src/tracer/mpi_calls.def" '
 function die(msg) { printf "gen-mpi-wrappers.sh: %s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"; err = 1; exit 1 }
 function spaces(n,    s) { s = ""; while (n-- > 0) s = s " "; return s }
 function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
@@ -282,3 +286,7 @@ END {
     close(ffile)
 }
 ' "$table"
+[ "$mode" = list ] && exit 0
+for f in mpi_regions.h mpi_c_gen.c mpi_f_gen.c; do
+    cmp -s "$tmp/$f" "$out/$f" 2>/dev/null || cp "$tmp/$f" "$out/$f"
+done
