@@ -565,12 +565,13 @@ UPT_EXPORT int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype 
     upt_coll_begin();
     rc = PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
     {
+        const uint64_t b = BYTES(count, type);
         const int n = upt_comm_size(comm);
         const int me = upt_comm_rank(comm);
         upt_coll_end(OTF2_COLLECTIVE_OP_REDUCE, upt_comm_id(comm),
                      (uint32_t)root,
-                     INPLACE(sbuf) ? 0 : BYTES(count, type),
-                     me == root && n > 0 ? BYTES(count, type) * (uint64_t)n : 0);
+                     INPLACE(sbuf) ? 0 : b,
+                     me == root && n > 0 ? b * (uint64_t)n : 0);
     }
     upt_leave(UPT_R_MPI_Reduce);
     return rc;
@@ -586,11 +587,12 @@ UPT_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
     upt_coll_begin();
     rc = PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
     {
+        const uint64_t b = BYTES(count, type);
         const int n = upt_comm_size(comm);
         upt_coll_end(OTF2_COLLECTIVE_OP_ALLREDUCE, upt_comm_id(comm),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || n <= 0 ? 0 : BYTES(count, type) * (uint64_t)n,
-                     n <= 0 ? 0 : BYTES(count, type) * (uint64_t)n);
+                     INPLACE(sbuf) || n <= 0 ? 0 : b * (uint64_t)n,
+                     n <= 0 ? 0 : b * (uint64_t)n);
     }
     upt_leave(UPT_R_MPI_Allreduce);
     return rc;
@@ -627,11 +629,12 @@ UPT_EXPORT int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount
     upt_coll_begin();
     rc = PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm);
     {
+        const uint64_t b = BYTES(rcount, type);
         const int n = upt_comm_size(comm);
         upt_coll_end(OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, upt_comm_id(comm),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || n <= 0 ? 0 : BYTES(rcount, type) * (uint64_t)n,
-                     n <= 0 ? 0 : BYTES(rcount, type) * (uint64_t)n);
+                     INPLACE(sbuf) || n <= 0 ? 0 : b * (uint64_t)n,
+                     n <= 0 ? 0 : b * (uint64_t)n);
     }
     upt_leave(UPT_R_MPI_Reduce_scatter_block);
     return rc;
@@ -647,12 +650,13 @@ UPT_EXPORT int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype ty
     upt_coll_begin();
     rc = PMPI_Scan(sbuf, rbuf, count, type, op, comm);
     {
+        const uint64_t b = BYTES(count, type);
         const int n = upt_comm_size(comm);
         const int me = upt_comm_rank(comm);
         upt_coll_end(OTF2_COLLECTIVE_OP_SCAN, upt_comm_id(comm),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : BYTES(count, type) * (uint64_t)(n - me),
-                     me < 0 || me >= n ? 0 : BYTES(count, type) * (uint64_t)(me + 1));
+                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : b * (uint64_t)(n - me),
+                     me < 0 || me >= n ? 0 : b * (uint64_t)(me + 1));
     }
     upt_leave(UPT_R_MPI_Scan);
     return rc;
@@ -668,12 +672,13 @@ UPT_EXPORT int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype 
     upt_coll_begin();
     rc = PMPI_Exscan(sbuf, rbuf, count, type, op, comm);
     {
+        const uint64_t b = BYTES(count, type);
         const int n = upt_comm_size(comm);
         const int me = upt_comm_rank(comm);
         upt_coll_end(OTF2_COLLECTIVE_OP_EXSCAN, upt_comm_id(comm),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : BYTES(count, type) * (uint64_t)(n - me - 1),
-                     me < 0 || me >= n ? 0 : BYTES(count, type) * (uint64_t)me);
+                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : b * (uint64_t)(n - me - 1),
+                     me < 0 || me >= n ? 0 : b * (uint64_t)me);
     }
     upt_leave(UPT_R_MPI_Exscan);
     return rc;
@@ -909,12 +914,13 @@ UPT_EXPORT int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype
     upt_enter(UPT_R_MPI_Ireduce);
     rc = PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, req);
     if (rc == MPI_SUCCESS) {
+        const uint64_t b = BYTES(count, type);
         const int n = upt_comm_size(comm);
         const int me = upt_comm_rank(comm);
         upt_req_icoll(*req, OTF2_COLLECTIVE_OP_REDUCE, upt_comm_id(comm),
                      (uint32_t)root,
-                     INPLACE(sbuf) ? 0 : BYTES(count, type),
-                     me == root && n > 0 ? BYTES(count, type) * (uint64_t)n : 0);
+                     INPLACE(sbuf) ? 0 : b,
+                     me == root && n > 0 ? b * (uint64_t)n : 0);
     }
     upt_leave(UPT_R_MPI_Ireduce);
     return rc;
@@ -929,11 +935,12 @@ UPT_EXPORT int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datat
     upt_enter(UPT_R_MPI_Iallreduce);
     rc = PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, req);
     if (rc == MPI_SUCCESS) {
+        const uint64_t b = BYTES(count, type);
         const int n = upt_comm_size(comm);
         upt_req_icoll(*req, OTF2_COLLECTIVE_OP_ALLREDUCE, upt_comm_id(comm),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || n <= 0 ? 0 : BYTES(count, type) * (uint64_t)n,
-                     n <= 0 ? 0 : BYTES(count, type) * (uint64_t)n);
+                     INPLACE(sbuf) || n <= 0 ? 0 : b * (uint64_t)n,
+                     n <= 0 ? 0 : b * (uint64_t)n);
     }
     upt_leave(UPT_R_MPI_Iallreduce);
     return rc;
@@ -969,11 +976,12 @@ UPT_EXPORT int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcoun
     upt_enter(UPT_R_MPI_Ireduce_scatter_block);
     rc = PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, req);
     if (rc == MPI_SUCCESS) {
+        const uint64_t b = BYTES(rcount, type);
         const int n = upt_comm_size(comm);
         upt_req_icoll(*req, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, upt_comm_id(comm),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || n <= 0 ? 0 : BYTES(rcount, type) * (uint64_t)n,
-                     n <= 0 ? 0 : BYTES(rcount, type) * (uint64_t)n);
+                     INPLACE(sbuf) || n <= 0 ? 0 : b * (uint64_t)n,
+                     n <= 0 ? 0 : b * (uint64_t)n);
     }
     upt_leave(UPT_R_MPI_Ireduce_scatter_block);
     return rc;
@@ -988,12 +996,13 @@ UPT_EXPORT int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t
     upt_enter(UPT_R_MPI_Iscan);
     rc = PMPI_Iscan(sbuf, rbuf, count, type, op, comm, req);
     if (rc == MPI_SUCCESS) {
+        const uint64_t b = BYTES(count, type);
         const int n = upt_comm_size(comm);
         const int me = upt_comm_rank(comm);
         upt_req_icoll(*req, OTF2_COLLECTIVE_OP_SCAN, upt_comm_id(comm),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : BYTES(count, type) * (uint64_t)(n - me),
-                     me < 0 || me >= n ? 0 : BYTES(count, type) * (uint64_t)(me + 1));
+                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : b * (uint64_t)(n - me),
+                     me < 0 || me >= n ? 0 : b * (uint64_t)(me + 1));
     }
     upt_leave(UPT_R_MPI_Iscan);
     return rc;
@@ -1008,12 +1017,13 @@ UPT_EXPORT int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype
     upt_enter(UPT_R_MPI_Iexscan);
     rc = PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, req);
     if (rc == MPI_SUCCESS) {
+        const uint64_t b = BYTES(count, type);
         const int n = upt_comm_size(comm);
         const int me = upt_comm_rank(comm);
         upt_req_icoll(*req, OTF2_COLLECTIVE_OP_EXSCAN, upt_comm_id(comm),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : BYTES(count, type) * (uint64_t)(n - me - 1),
-                     me < 0 || me >= n ? 0 : BYTES(count, type) * (uint64_t)me);
+                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : b * (uint64_t)(n - me - 1),
+                     me < 0 || me >= n ? 0 : b * (uint64_t)me);
     }
     upt_leave(UPT_R_MPI_Iexscan);
     return rc;

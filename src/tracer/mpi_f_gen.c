@@ -596,12 +596,13 @@ FORTRAN(mpi_reduce, MPI_REDUCE,
     upt_coll_begin();
     pmpi_reduce_(sbuf, rbuf, count, type, op, root, comm, ierr);
     {
+        const uint64_t b = BYTES((*count), MPI_Type_f2c(*type));
         const int n = upt_comm_size(MPI_Comm_f2c(*comm));
         const int me = upt_comm_rank(MPI_Comm_f2c(*comm));
         upt_coll_end(OTF2_COLLECTIVE_OP_REDUCE, upt_comm_id(MPI_Comm_f2c(*comm)),
                      (uint32_t)(*root),
-                     INPLACE(sbuf) ? 0 : BYTES((*count), MPI_Type_f2c(*type)),
-                     me == (*root) && n > 0 ? BYTES((*count), MPI_Type_f2c(*type)) * (uint64_t)n : 0);
+                     INPLACE(sbuf) ? 0 : b,
+                     me == (*root) && n > 0 ? b * (uint64_t)n : 0);
     }
     upt_leave(UPT_R_MPI_Reduce);
 }
@@ -618,11 +619,12 @@ FORTRAN(mpi_allreduce, MPI_ALLREDUCE,
     upt_coll_begin();
     pmpi_allreduce_(sbuf, rbuf, count, type, op, comm, ierr);
     {
+        const uint64_t b = BYTES((*count), MPI_Type_f2c(*type));
         const int n = upt_comm_size(MPI_Comm_f2c(*comm));
         upt_coll_end(OTF2_COLLECTIVE_OP_ALLREDUCE, upt_comm_id(MPI_Comm_f2c(*comm)),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || n <= 0 ? 0 : BYTES((*count), MPI_Type_f2c(*type)) * (uint64_t)n,
-                     n <= 0 ? 0 : BYTES((*count), MPI_Type_f2c(*type)) * (uint64_t)n);
+                     INPLACE(sbuf) || n <= 0 ? 0 : b * (uint64_t)n,
+                     n <= 0 ? 0 : b * (uint64_t)n);
     }
     upt_leave(UPT_R_MPI_Allreduce);
 }
@@ -661,11 +663,12 @@ FORTRAN(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
     upt_coll_begin();
     pmpi_reduce_scatter_block_(sbuf, rbuf, rcount, type, op, comm, ierr);
     {
+        const uint64_t b = BYTES((*rcount), MPI_Type_f2c(*type));
         const int n = upt_comm_size(MPI_Comm_f2c(*comm));
         upt_coll_end(OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, upt_comm_id(MPI_Comm_f2c(*comm)),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || n <= 0 ? 0 : BYTES((*rcount), MPI_Type_f2c(*type)) * (uint64_t)n,
-                     n <= 0 ? 0 : BYTES((*rcount), MPI_Type_f2c(*type)) * (uint64_t)n);
+                     INPLACE(sbuf) || n <= 0 ? 0 : b * (uint64_t)n,
+                     n <= 0 ? 0 : b * (uint64_t)n);
     }
     upt_leave(UPT_R_MPI_Reduce_scatter_block);
 }
@@ -682,12 +685,13 @@ FORTRAN(mpi_scan, MPI_SCAN,
     upt_coll_begin();
     pmpi_scan_(sbuf, rbuf, count, type, op, comm, ierr);
     {
+        const uint64_t b = BYTES((*count), MPI_Type_f2c(*type));
         const int n = upt_comm_size(MPI_Comm_f2c(*comm));
         const int me = upt_comm_rank(MPI_Comm_f2c(*comm));
         upt_coll_end(OTF2_COLLECTIVE_OP_SCAN, upt_comm_id(MPI_Comm_f2c(*comm)),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : BYTES((*count), MPI_Type_f2c(*type)) * (uint64_t)(n - me),
-                     me < 0 || me >= n ? 0 : BYTES((*count), MPI_Type_f2c(*type)) * (uint64_t)(me + 1));
+                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : b * (uint64_t)(n - me),
+                     me < 0 || me >= n ? 0 : b * (uint64_t)(me + 1));
     }
     upt_leave(UPT_R_MPI_Scan);
 }
@@ -704,12 +708,13 @@ FORTRAN(mpi_exscan, MPI_EXSCAN,
     upt_coll_begin();
     pmpi_exscan_(sbuf, rbuf, count, type, op, comm, ierr);
     {
+        const uint64_t b = BYTES((*count), MPI_Type_f2c(*type));
         const int n = upt_comm_size(MPI_Comm_f2c(*comm));
         const int me = upt_comm_rank(MPI_Comm_f2c(*comm));
         upt_coll_end(OTF2_COLLECTIVE_OP_EXSCAN, upt_comm_id(MPI_Comm_f2c(*comm)),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : BYTES((*count), MPI_Type_f2c(*type)) * (uint64_t)(n - me - 1),
-                     me < 0 || me >= n ? 0 : BYTES((*count), MPI_Type_f2c(*type)) * (uint64_t)me);
+                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : b * (uint64_t)(n - me - 1),
+                     me < 0 || me >= n ? 0 : b * (uint64_t)me);
     }
     upt_leave(UPT_R_MPI_Exscan);
 }
@@ -952,12 +957,13 @@ FORTRAN(mpi_ireduce, MPI_IREDUCE,
     upt_enter(UPT_R_MPI_Ireduce);
     pmpi_ireduce_(sbuf, rbuf, count, type, op, root, comm, req, ierr);
     if (*ierr == MPI_SUCCESS) {
+        const uint64_t b = BYTES((*count), MPI_Type_f2c(*type));
         const int n = upt_comm_size(MPI_Comm_f2c(*comm));
         const int me = upt_comm_rank(MPI_Comm_f2c(*comm));
         upt_req_icoll(MPI_Request_f2c(*req), OTF2_COLLECTIVE_OP_REDUCE, upt_comm_id(MPI_Comm_f2c(*comm)),
                      (uint32_t)(*root),
-                     INPLACE(sbuf) ? 0 : BYTES((*count), MPI_Type_f2c(*type)),
-                     me == (*root) && n > 0 ? BYTES((*count), MPI_Type_f2c(*type)) * (uint64_t)n : 0);
+                     INPLACE(sbuf) ? 0 : b,
+                     me == (*root) && n > 0 ? b * (uint64_t)n : 0);
     }
     upt_leave(UPT_R_MPI_Ireduce);
 }
@@ -973,11 +979,12 @@ FORTRAN(mpi_iallreduce, MPI_IALLREDUCE,
     upt_enter(UPT_R_MPI_Iallreduce);
     pmpi_iallreduce_(sbuf, rbuf, count, type, op, comm, req, ierr);
     if (*ierr == MPI_SUCCESS) {
+        const uint64_t b = BYTES((*count), MPI_Type_f2c(*type));
         const int n = upt_comm_size(MPI_Comm_f2c(*comm));
         upt_req_icoll(MPI_Request_f2c(*req), OTF2_COLLECTIVE_OP_ALLREDUCE, upt_comm_id(MPI_Comm_f2c(*comm)),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || n <= 0 ? 0 : BYTES((*count), MPI_Type_f2c(*type)) * (uint64_t)n,
-                     n <= 0 ? 0 : BYTES((*count), MPI_Type_f2c(*type)) * (uint64_t)n);
+                     INPLACE(sbuf) || n <= 0 ? 0 : b * (uint64_t)n,
+                     n <= 0 ? 0 : b * (uint64_t)n);
     }
     upt_leave(UPT_R_MPI_Iallreduce);
 }
@@ -1014,11 +1021,12 @@ FORTRAN(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK,
     upt_enter(UPT_R_MPI_Ireduce_scatter_block);
     pmpi_ireduce_scatter_block_(sbuf, rbuf, rcount, type, op, comm, req, ierr);
     if (*ierr == MPI_SUCCESS) {
+        const uint64_t b = BYTES((*rcount), MPI_Type_f2c(*type));
         const int n = upt_comm_size(MPI_Comm_f2c(*comm));
         upt_req_icoll(MPI_Request_f2c(*req), OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, upt_comm_id(MPI_Comm_f2c(*comm)),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || n <= 0 ? 0 : BYTES((*rcount), MPI_Type_f2c(*type)) * (uint64_t)n,
-                     n <= 0 ? 0 : BYTES((*rcount), MPI_Type_f2c(*type)) * (uint64_t)n);
+                     INPLACE(sbuf) || n <= 0 ? 0 : b * (uint64_t)n,
+                     n <= 0 ? 0 : b * (uint64_t)n);
     }
     upt_leave(UPT_R_MPI_Ireduce_scatter_block);
 }
@@ -1034,12 +1042,13 @@ FORTRAN(mpi_iscan, MPI_ISCAN,
     upt_enter(UPT_R_MPI_Iscan);
     pmpi_iscan_(sbuf, rbuf, count, type, op, comm, req, ierr);
     if (*ierr == MPI_SUCCESS) {
+        const uint64_t b = BYTES((*count), MPI_Type_f2c(*type));
         const int n = upt_comm_size(MPI_Comm_f2c(*comm));
         const int me = upt_comm_rank(MPI_Comm_f2c(*comm));
         upt_req_icoll(MPI_Request_f2c(*req), OTF2_COLLECTIVE_OP_SCAN, upt_comm_id(MPI_Comm_f2c(*comm)),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : BYTES((*count), MPI_Type_f2c(*type)) * (uint64_t)(n - me),
-                     me < 0 || me >= n ? 0 : BYTES((*count), MPI_Type_f2c(*type)) * (uint64_t)(me + 1));
+                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : b * (uint64_t)(n - me),
+                     me < 0 || me >= n ? 0 : b * (uint64_t)(me + 1));
     }
     upt_leave(UPT_R_MPI_Iscan);
 }
@@ -1055,12 +1064,13 @@ FORTRAN(mpi_iexscan, MPI_IEXSCAN,
     upt_enter(UPT_R_MPI_Iexscan);
     pmpi_iexscan_(sbuf, rbuf, count, type, op, comm, req, ierr);
     if (*ierr == MPI_SUCCESS) {
+        const uint64_t b = BYTES((*count), MPI_Type_f2c(*type));
         const int n = upt_comm_size(MPI_Comm_f2c(*comm));
         const int me = upt_comm_rank(MPI_Comm_f2c(*comm));
         upt_req_icoll(MPI_Request_f2c(*req), OTF2_COLLECTIVE_OP_EXSCAN, upt_comm_id(MPI_Comm_f2c(*comm)),
                      OTF2_UNDEFINED_UINT32,
-                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : BYTES((*count), MPI_Type_f2c(*type)) * (uint64_t)(n - me - 1),
-                     me < 0 || me >= n ? 0 : BYTES((*count), MPI_Type_f2c(*type)) * (uint64_t)me);
+                     INPLACE(sbuf) || me < 0 || me >= n ? 0 : b * (uint64_t)(n - me - 1),
+                     me < 0 || me >= n ? 0 : b * (uint64_t)me);
     }
     upt_leave(UPT_R_MPI_Iexscan);
 }

@@ -216,8 +216,6 @@ void upt_rma_op(MPI_Win w, int target, int kind, OTF2_RmaAtomicType atype, uint6
 
 /* ---- nonblocking requests (wrap.c) ---------------------------------------- */
 
-/* Bytes of `count` elements of `type` (0 for MPI_DATATYPE_NULL or errors). */
-uint64_t upt_bytes(int count, MPI_Datatype type);
 /* A nonblocking send is about to start: records MpiIsend before the MPI
  * call, as a blocking send's record (a receiver on the same node may
  * complete the receive before the call returns: a record written after it

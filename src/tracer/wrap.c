@@ -2,7 +2,7 @@
  * wrap.c - the state the MPI wrappers of both languages share (mpi_c_gen.c,
  * mpi_f_gen.c, mpi_c_hand.c, mpi_f_hand.c; wrap.h): the table of
  * nonblocking requests, the windows, epochs and open transfers of one-sided
- * communication, the probed messages, and upt_bytes.
+ * communication, and the probed messages.
  *
  * Records follow Score-P's order: Enter(region), MpiSend / MpiIsend /
  * MpiCollectiveBegin, the PMPI call, MpiRecv / MpiIrecv / completions /
@@ -105,15 +105,6 @@ static reqent *req_add(MPI_Request r)
 static void req_del(reqent *e)
 {
     e->tomb = true; /* keep probing chains intact */
-}
-
-uint64_t upt_bytes(int count, MPI_Datatype type)
-{
-    int size = 0;
-    if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
-        size < 0)
-        return 0;
-    return (uint64_t)count * (uint64_t)size;
 }
 
 uint64_t upt_isend_begin(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes)

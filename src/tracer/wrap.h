@@ -24,7 +24,18 @@
  * language are read as const int *. */
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint is not int");
 
-/* ---- sizes (upt_bytes: upt.h, wrap.c) ---------------------------------------- */
+/* ---- sizes -------------------------------------------------------------------- */
+
+/* Bytes of `count` elements of `type` (0 for count <= 0, MPI_DATATYPE_NULL
+ * or errors). */
+static inline uint64_t upt_bytes(int count, MPI_Datatype type)
+{
+    int size = 0;
+    if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS ||
+        size < 0)
+        return 0;
+    return (uint64_t)count * (uint64_t)size;
+}
 
 /* The bytes of the n counts of one type; 0 for a NULL array. */
 static inline uint64_t upt_sum_counts(const int *counts, int n, MPI_Datatype t)

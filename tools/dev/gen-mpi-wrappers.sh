@@ -184,6 +184,7 @@ function body(r, lang, call,    c, on, ok, comm, req, st, s, pre, post, e, nm, n
     if (c == "coll" || c == "icoll") {
         e = key[r, "root"] " " key[r, "sent"] " " key[r, "recvd"]
         n_me = ""
+        if (key[r, "b"] != "") n_me = n_me "        const uint64_t b = " X(r, "b", lang) ";\n"
         if (uses(e, "n")) n_me = n_me "        const int n = upt_comm_size(" X(r, "comm", lang) ");\n"
         if (uses(e, "me")) n_me = n_me "        const int me = upt_comm_rank(" X(r, "comm", lang) ");\n"
         s = "OTF2_COLLECTIVE_OP_" need(r, "op") ", " comm ",\n                     " \
@@ -246,7 +247,7 @@ END {
         b = need(r, "of")
         if (cls[b] != "coll") die("row " r ": of " b ", which is no coll row")
         key[r, "c"] = key[b, "c"] ", MPI_Request *req"
-        split("comm op root sent recvd", ks, " ")
+        split("comm op root b sent recvd", ks, " ")
         for (j in ks) key[r, ks[j]] = key[b, ks[j]]
     }
     for (i = 1; i <= nrow; i++) if (cls[row[i]] != "hand") parse(row[i])
