@@ -162,6 +162,11 @@ check-generated:
 	@cmp -s $(BUILD)/otf2_records.h.new src/trace/otf2_records.h || \
 	  { echo "src/trace/otf2_records.h is out of date with the installed OTF2:"; \
 	    echo "  run tools/dev/gen-otf2-records.sh > src/trace/otf2_records.h"; exit 1; }
+	@mkdir -p $(BUILD)/gen && tools/dev/gen-mpi-wrappers.sh $(BUILD)/gen
+	@for f in mpi_regions.h mpi_c_gen.c mpi_f_gen.c; do \
+	  cmp -s $(BUILD)/gen/$$f src/tracer/$$f || \
+	  { echo "src/tracer/$$f is out of date with the table src/tracer/mpi_calls.def:"; \
+	    echo "  run tools/dev/gen-mpi-wrappers.sh"; exit 1; }; done
 
 # ---- tests/check: up-check, the consistency checker of output traces ------------
 # A test utility, not installed; it shares no code with src/ and links only OTF2.

@@ -1,8 +1,10 @@
 /*
  * upt.h - the tracer's internal interface (libunperturb-trace.so).
  *
- * Place in the data flow: measurement.  The PMPI wrappers (mpi_c.c, C
- * callers; mpi_f.c, Fortran callers), the function hooks (funcs.c:
+ * Place in the data flow: measurement.  The PMPI wrappers (generated from
+ * the table mpi_calls.def into mpi_c_gen.c, C callers, and mpi_f_gen.c,
+ * Fortran callers; the rest by hand in mpi_c_hand.c and mpi_f_hand.c; their
+ * shared state in wrap.c, helpers in wrap.h), the function hooks (funcs.c:
  * -finstrument-functions and the manual API of <unperturb/region.h>) and the
  * calibration (calib.c) call the record functions below; tracer.c owns the
  * state: the per-rank OTF2 writer, the clock, the side file of definitions,
@@ -71,62 +73,10 @@ extern int upt_rank, upt_size;
 
 /* ---- regions ------------------------------------------------------------ */
 
-/* The MPI functions we wrap: name, OTF2 region role.  Their region ids are
+/* The MPI functions we wrap: UPT_MPI_REGIONS(X), X(name, OTF2 region role),
+ * generated from the table src/tracer/mpi_calls.def.  Their region ids are
  * the same on every rank (the enum), so they need no unification. */
-#define UPT_MPI_REGIONS(X)                                                     \
-    X(MPI_Init, FUNCTION) X(MPI_Init_thread, FUNCTION) X(MPI_Finalize, FUNCTION) \
-    X(MPI_Abort, FUNCTION)                                                     \
-    X(MPI_Send, POINT2POINT) X(MPI_Bsend, POINT2POINT) X(MPI_Ssend, POINT2POINT) \
-    X(MPI_Rsend, POINT2POINT) X(MPI_Isend, POINT2POINT) X(MPI_Ibsend, POINT2POINT) \
-    X(MPI_Issend, POINT2POINT) X(MPI_Irsend, POINT2POINT)                      \
-    X(MPI_Recv, POINT2POINT) X(MPI_Irecv, POINT2POINT) X(MPI_Mrecv, POINT2POINT) \
-    X(MPI_Imrecv, POINT2POINT)                                                 \
-    X(MPI_Sendrecv, POINT2POINT) X(MPI_Sendrecv_replace, POINT2POINT)          \
-    X(MPI_Probe, POINT2POINT) X(MPI_Iprobe, POINT2POINT)                       \
-    X(MPI_Mprobe, POINT2POINT) X(MPI_Improbe, POINT2POINT)                     \
-    X(MPI_Send_init, POINT2POINT) X(MPI_Bsend_init, POINT2POINT)               \
-    X(MPI_Ssend_init, POINT2POINT) X(MPI_Rsend_init, POINT2POINT)              \
-    X(MPI_Recv_init, POINT2POINT) X(MPI_Start, POINT2POINT)                    \
-    X(MPI_Startall, POINT2POINT)                                               \
-    X(MPI_Wait, POINT2POINT) X(MPI_Waitall, POINT2POINT)                       \
-    X(MPI_Waitany, POINT2POINT) X(MPI_Waitsome, POINT2POINT)                   \
-    X(MPI_Test, POINT2POINT) X(MPI_Testall, POINT2POINT)                       \
-    X(MPI_Testany, POINT2POINT) X(MPI_Testsome, POINT2POINT)                   \
-    X(MPI_Request_free, POINT2POINT) X(MPI_Cancel, POINT2POINT)                \
-    X(MPI_Barrier, BARRIER) X(MPI_Bcast, COLL_ONE2ALL)                         \
-    X(MPI_Gather, COLL_ALL2ONE) X(MPI_Gatherv, COLL_ALL2ONE)                   \
-    X(MPI_Scatter, COLL_ONE2ALL) X(MPI_Scatterv, COLL_ONE2ALL)                 \
-    X(MPI_Allgather, COLL_ALL2ALL) X(MPI_Allgatherv, COLL_ALL2ALL)             \
-    X(MPI_Alltoall, COLL_ALL2ALL) X(MPI_Alltoallv, COLL_ALL2ALL)               \
-    X(MPI_Alltoallw, COLL_ALL2ALL) X(MPI_Reduce, COLL_ALL2ONE)                 \
-    X(MPI_Allreduce, COLL_ALL2ALL) X(MPI_Reduce_scatter, COLL_ALL2ALL)         \
-    X(MPI_Reduce_scatter_block, COLL_ALL2ALL) X(MPI_Scan, COLL_OTHER)          \
-    X(MPI_Exscan, COLL_OTHER)                                                  \
-    X(MPI_Ibarrier, BARRIER) X(MPI_Ibcast, COLL_ONE2ALL)                       \
-    X(MPI_Igather, COLL_ALL2ONE) X(MPI_Igatherv, COLL_ALL2ONE)                 \
-    X(MPI_Iscatter, COLL_ONE2ALL) X(MPI_Iscatterv, COLL_ONE2ALL)               \
-    X(MPI_Iallgather, COLL_ALL2ALL) X(MPI_Iallgatherv, COLL_ALL2ALL)           \
-    X(MPI_Ialltoall, COLL_ALL2ALL) X(MPI_Ialltoallv, COLL_ALL2ALL)             \
-    X(MPI_Ialltoallw, COLL_ALL2ALL) X(MPI_Ireduce, COLL_ALL2ONE)               \
-    X(MPI_Iallreduce, COLL_ALL2ALL) X(MPI_Ireduce_scatter, COLL_ALL2ALL)       \
-    X(MPI_Ireduce_scatter_block, COLL_ALL2ALL) X(MPI_Iscan, COLL_OTHER)        \
-    X(MPI_Iexscan, COLL_OTHER)                                                 \
-    X(MPI_Comm_split, FUNCTION) X(MPI_Comm_dup, FUNCTION)                      \
-    X(MPI_Comm_create, FUNCTION) X(MPI_Comm_split_type, FUNCTION)              \
-    X(MPI_Cart_create, FUNCTION) X(MPI_Comm_free, FUNCTION)                    \
-    X(MPI_Win_create, FUNCTION) X(MPI_Win_allocate, ALLOCATE)                  \
-    X(MPI_Win_allocate_shared, ALLOCATE) X(MPI_Win_create_dynamic, FUNCTION)   \
-    X(MPI_Win_free, FUNCTION) X(MPI_Win_fence, FUNCTION)                       \
-    X(MPI_Win_post, FUNCTION) X(MPI_Win_start, FUNCTION)                       \
-    X(MPI_Win_complete, FUNCTION) X(MPI_Win_wait, FUNCTION)                    \
-    X(MPI_Win_test, FUNCTION) X(MPI_Win_lock, FUNCTION)                        \
-    X(MPI_Win_unlock, FUNCTION) X(MPI_Win_lock_all, FUNCTION)                  \
-    X(MPI_Win_unlock_all, FUNCTION) X(MPI_Win_flush, FUNCTION)                 \
-    X(MPI_Win_flush_all, FUNCTION) X(MPI_Win_flush_local, FUNCTION)            \
-    X(MPI_Win_flush_local_all, FUNCTION)                                       \
-    X(MPI_Put, RMA) X(MPI_Get, RMA) X(MPI_Accumulate, ATOMIC)                  \
-    X(MPI_Get_accumulate, ATOMIC) X(MPI_Fetch_and_op, ATOMIC)                  \
-    X(MPI_Compare_and_swap, ATOMIC)
+#include "tracer/mpi_regions.h"
 
 enum {
 #define X(name, role) UPT_R_##name,
@@ -195,7 +145,7 @@ uint32_t upt_comm_id(MPI_Comm c);
 void upt_comm_created(MPI_Comm c);
 void upt_comm_freed(MPI_Comm c);
 
-/* ---- one-sided communication (records: tracer.c; windows and epochs: mpi_c.c) --
+/* ---- one-sided communication (records: tracer.c; windows and epochs: wrap.c) --
  * As Score-P writes them with OTF2 (docs/tracer.md).  `win` is the window's
  * local id (upt_win_define), `group` a group's local id (upt_group_define);
  * `remote` is a rank in the window's communicator, OTF2_UNDEFINED_UINT32 for
@@ -227,7 +177,7 @@ uint32_t upt_win_define(uint32_t comm, uint32_t region);
  * defined in the side file on first use; UINT32_MAX if it cannot be. */
 uint32_t upt_group_define(MPI_Group g);
 
-/* The wrappers' side (mpi_c.c, shared with mpi_f.c).  Each writes the
+/* The wrappers' side (wrap.c, shared by both languages).  Each writes the
  * records that belong between the Enter and the Leave of its call. */
 enum { UPT_RMA_PUT, UPT_RMA_GET, UPT_RMA_ATOMIC };
 /* window creation: before the PMPI call, then after it (w: the new window,
@@ -264,10 +214,8 @@ void upt_win_flush(MPI_Win w, int rank, bool local);
 void upt_rma_op(MPI_Win w, int target, int kind, OTF2_RmaAtomicType atype, uint64_t put,
                 uint64_t got);
 
-/* ---- nonblocking requests (mpi_c.c) --------------------------------------- */
+/* ---- nonblocking requests (wrap.c) ---------------------------------------- */
 
-/* Bytes of `count` elements of `type` (0 for MPI_DATATYPE_NULL or errors). */
-uint64_t upt_bytes(int count, MPI_Datatype type);
 /* A nonblocking send is about to start: records MpiIsend before the MPI
  * call, as a blocking send's record (a receiver on the same node may
  * complete the receive before the call returns: a record written after it

@@ -333,4 +333,8 @@ n=$(count "$T/kill.txt" MPI_SEND 0)
 grep -q '^BUFFER_FLUSH' "$T/kill.txt" || fail "SIGKILL: no BufferFlush records"
 ok "SIGKILL: $n flushed sends of rank 0 readable, with BufferFlush records"
 
+# every generated Fortran wrapper records as its C twin; sizes by hand
+UNPERTURB=$UNPERTURB tests/tracer/twins.sh "$BUILD" || fail "twins: see above"
+ok "twins: the C and Fortran wrappers of every generated call"
+
 echo "tracer tests: $pass passed"
