@@ -35,4 +35,11 @@ typedef struct up_report_view {
 up_status up_report_report_outputs(const up_run_rep *r, const up_run_rep_opts *o,
                                    const up_report_view *v, up_err *err);
 
+/* ---- validate (validate_report.c) ---- */
+/* The table of `unperturb validate` and the lines under it. */
+void up_report_validate_table(FILE *f, const up_run_val *v);
+/* table.txt, validate.json and plot.svg in v->dir, and the --json file at
+ * its temporary name. */
+up_status up_report_validate_files(const up_run_val *v, up_err *err);
+
 #endif
