@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "report/report.h"
+#include "report/runs.h"
+#include "run/pipeline.h"
 
 static const char usage_text[] =
     "usage: unperturb compensate INPUT -o DIR [options]\n"
@@ -58,6 +59,12 @@ static const char usage_text[] =
 
 static int usage_fail(const char *fmt, const char *arg) { return cmd_usage("compensate", fmt, arg); }
 
+static void warn(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "unperturb compensate: warning: %s\n", msg);
+}
+
 int cmd_compensate(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -82,58 +89,45 @@ int cmd_compensate(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *out = NULL, *calib = NULL, *json = NULL, *input;
-    bool force = false, quiet = false;
-    up_progress pg;
-    up_status st;
-    up_comp_cli cli;
-    size_t i;
-    char source[256] = "", desc[1024], prop[128], why[256];
+    up_run_comp_opts o;
+    up_run_comp r;
+    char why[256];
     int opt, rc = 1;
     up_err err = {0};
-    up_trace *t = NULL;
-    up_writer *w = NULL;
-    up_comp *model = NULL;
-    up_comp_params p;
-    up_replay_result res;
-    up_outset *os = NULL;
-    size_t o_dir = 0, o_json = 0;
-    uint64_t *removed = NULL;
-
-    memset(&res, 0, sizeof res);
-    up_comp_cli_init(&cli);
+    memset(&r, 0, sizeof r);
+    up_run_comp_opts_init(&o);
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":o:m:fqh", opts, NULL)) != -1) {
         switch (opt) {
         case 'o':
-            out = optarg;
+            o.output = optarg;
             break;
         case 'm':
-            cli.mode_set = true;
+            o.cli.mode_set = true;
             if (!strcmp(optarg, "lower"))
-                cli.mode = UP_MODE_LOWER;
+                o.cli.mode = UP_MODE_LOWER;
             else if (!strcmp(optarg, "upper"))
-                cli.mode = UP_MODE_UPPER;
+                o.cli.mode = UP_MODE_UPPER;
             else if (!strcmp(optarg, "network"))
-                cli.mode = UP_MODE_NETWORK;
+                o.cli.mode = UP_MODE_NETWORK;
             else
                 return usage_fail("unknown --mode '%s' (expected lower, upper or network)", up_esc(optarg));
             break;
         case 'c':
-            cli.collective_set = true;
+            o.cli.collective_set = true;
             if (!strcmp(optarg, "individual"))
-                cli.collective = UP_COLLECTIVE_INDIVIDUAL;
+                o.cli.collective = UP_COLLECTIVE_INDIVIDUAL;
             else if (!strcmp(optarg, "shared"))
-                cli.collective = UP_COLLECTIVE_SHARED;
+                o.cli.collective = UP_COLLECTIVE_SHARED;
             else
                 return usage_fail("unknown --collective '%s' (expected individual or shared)", up_esc(optarg));
             break;
         case 'O': {
             char *eq = strchr(optarg, '=');
-            if (cli.noverhead == UP_CLI_MAX_OVERHEAD)
+            if (o.cli.noverhead == UP_CLI_MAX_OVERHEAD)
                 return usage_fail("too many --overhead-ns options%s", "");
-            cli.overhead[cli.noverhead].all = !eq;
+            o.cli.overhead[o.cli.noverhead].all = !eq;
             if (eq) {
                 char kind[32];
                 size_t n = (size_t)(eq - optarg);
@@ -141,7 +135,7 @@ int cmd_compensate(int argc, char **argv)
                     n = sizeof kind - 1;
                 memcpy(kind, optarg, n);
                 kind[n] = 0;
-                if (!up_rk_parse(kind, &cli.overhead[cli.noverhead].kind)) {
+                if (!up_rk_parse(kind, &o.cli.overhead[o.cli.noverhead].kind)) {
                     char kinds[256], msg[400];
                     up_rk_list(kinds, sizeof kinds);
                     snprintf(msg, sizeof msg,
@@ -150,72 +144,72 @@ int cmd_compensate(int argc, char **argv)
                     return usage_fail("%s", msg);
                 }
             }
-            if (!up_num_parse(eq ? eq + 1 : optarg, &UP_RANGE_NS, &cli.overhead[cli.noverhead].ns,
+            if (!up_num_parse(eq ? eq + 1 : optarg, &UP_RANGE_NS, &o.cli.overhead[o.cli.noverhead].ns,
                               why, sizeof why)) {
                 char msg[1024];
                 snprintf(msg, sizeof msg, "--overhead-ns %s: %s", up_esc(optarg), why);
                 return usage_fail("%s", msg);
             }
-            cli.noverhead++;
+            o.cli.noverhead++;
             break;
         }
         case 'C':
-            calib = optarg;
+            o.calibration = optarg;
             break;
         case 'y':
             if ((rc = cmd_opt_num("compensate", "--copy-ns-per-byte", optarg, &UP_RANGE_NS_PER_BYTE,
-                                  &cli.copy_ns_per_byte)))
+                                  &o.cli.copy_ns_per_byte)))
                 return rc;
             break;
         case 'S':
-            if ((rc = cmd_opt_num("compensate", "--latency-ns", optarg, &UP_RANGE_NS, &cli.latency_ns)))
+            if ((rc = cmd_opt_num("compensate", "--latency-ns", optarg, &UP_RANGE_NS, &o.cli.latency_ns)))
                 return rc;
             break;
         case 'G':
             if ((rc = cmd_opt_num("compensate", "--ns-per-byte", optarg, &UP_RANGE_NS_PER_BYTE,
-                                  &cli.ns_per_byte)))
+                                  &o.cli.ns_per_byte)))
                 return rc;
             break;
         case 'H':
-            if ((rc = cmd_opt_num("compensate", "--per-hop-ns", optarg, &UP_RANGE_NS, &cli.per_hop_ns)))
+            if ((rc = cmd_opt_num("compensate", "--per-hop-ns", optarg, &UP_RANGE_NS, &o.cli.per_hop_ns)))
                 return rc;
             break;
         case 'E':
-            if ((rc = cmd_opt_num("compensate", "--eager-limit", optarg, &UP_RANGE_BYTES, &cli.eager_limit)))
+            if ((rc = cmd_opt_num("compensate", "--eager-limit", optarg, &UP_RANGE_BYTES, &o.cli.eager_limit)))
                 return rc;
             break;
         case 'W':
-            if (!up_wildcard_parse(optarg, &cli.wildcard))
+            if (!up_wildcard_parse(optarg, &o.cli.wildcard))
                 return usage_fail("--wildcard '%s' is not one of auto, preserve, fifo, lifo",
                                   up_esc(optarg));
-            cli.wildcard_set = true;
+            o.cli.wildcard_set = true;
             break;
         case 'Y':
-            if (!up_replies_parse(optarg, &cli.replies))
+            if (!up_replies_parse(optarg, &o.cli.replies))
                 return usage_fail("--replies '%s' is not one of follow, measured", up_esc(optarg));
-            cli.replies_set = true;
+            o.cli.replies_set = true;
             break;
         case 'P':
-            if (!up_polls_parse(optarg, &cli.polls))
+            if (!up_polls_parse(optarg, &o.cli.polls))
                 return usage_fail("--polls '%s' is not one of model, local", up_esc(optarg));
-            cli.polls_set = true;
+            o.cli.polls_set = true;
             break;
         case 'T':
-            if ((rc = cmd_opt_num("compensate", "--test-ns", optarg, &UP_RANGE_NS, &cli.test_ns)))
+            if ((rc = cmd_opt_num("compensate", "--test-ns", optarg, &UP_RANGE_NS, &o.cli.test_ns)))
                 return rc;
             break;
         case 'g':
-            if ((rc = cmd_opt_num("compensate", "--spin-gap-ns", optarg, &UP_RANGE_NS, &cli.spin_gap_ns)))
+            if ((rc = cmd_opt_num("compensate", "--spin-gap-ns", optarg, &UP_RANGE_NS, &o.cli.spin_gap_ns)))
                 return rc;
             break;
         case 'j':
-            json = optarg;
+            o.json = optarg;
             break;
         case 'f':
-            force = true;
+            o.force = true;
             break;
         case 'q':
-            quiet = true;
+            o.quiet = true;
             break;
         case 'h':
             fputs(usage_text, stdout);
@@ -226,74 +220,20 @@ int cmd_compensate(int argc, char **argv)
     }
     if (optind != argc - 1)
         return cmd_one_input("compensate", argc, argv, optind);
-    if (!out)
+    if (!o.output)
         return usage_fail("no output folder given (-o DIR)%s", "");
-    input = argv[optind];
+    o.input = argv[optind];
+    o.warn = warn;
 
-    /* what is read and written, checked before any work */
-    if (up_outset_new(&os, force, &err) != UP_OK || up_outset_input(os, input, true, &err) != UP_OK ||
-        up_outset_input(os, calib, false, &err) != UP_OK ||
-        up_outset_add(os, out, UP_OUT_DIR, "-o", &o_dir, &err) != UP_OK ||
-        (json && up_outset_add(os, json, UP_OUT_FILE, "--json", &o_json, &err) != UP_OK) ||
-        up_outset_begin(os, &err) != UP_OK)
+    if (up_run_compensate(&o, &r, &err) != UP_OK)
         goto fail;
-    if (up_trace_open(input, &t, &err) != UP_OK)
-        goto fail;
-
-    /* parameters: archive < --calibration < command line */
-    if (up_comp_params_load(&p, t, calib, source, sizeof source, &err) != UP_OK)
-        goto fail;
-    up_comp_params_apply_cli(&p, &cli, source, sizeof source);
-    if (!p.overhead_set) {
-        snprintf(source, sizeof source, "none given: O = 0");
-        fprintf(stderr, "unperturb compensate: warning: no per-record overhead given (--overhead-ns, "
-                        "--calibration or a calibration stored by the unperturb tracer); compensating with O = 0\n");
-    }
-    up_comp_params_resolve(&p);
-
-    if (up_writer_open(up_outset_tmp(os, o_dir), t, &w, &err) != UP_OK)
-        goto fail;
-    if (up_comp_new(&p, up_trace_defs(t), &model, &err) != UP_OK)
-        goto fail;
-    up_progress_init(&pg, "compensate:", quiet);
-    up_comp_set_progress(model, up_progress_update, &pg);
-    st = up_replay_run(t, w, up_comp_ops(), model, &res, &err);
-    up_progress_end(&pg);
-    if (st != UP_OK) {
-        up_writer_explain(w, st, &err);
-        goto fail;
-    }
-    snprintf(desc, sizeof desc,
-             "overhead compensated by unperturb %s: mode %s, collectives %s, O(ns) enter %g leave %g send %g recv %g coll_begin %g coll_end %g other %g metric %g fn_enter %g fn_leave %g",
-             UP_VERSION, up_mode_name(p.mode), up_collective_name(p.collective),
-             p.overhead_ns[UP_RK_ENTER], p.overhead_ns[UP_RK_LEAVE], p.overhead_ns[UP_RK_SEND],
-             p.overhead_ns[UP_RK_RECV], p.overhead_ns[UP_RK_COLL_BEGIN],
-             p.overhead_ns[UP_RK_COLL_END], p.overhead_ns[UP_RK_OTHER],
-             p.overhead_ns[UP_RK_METRIC], p.overhead_ns[UP_RK_FN_ENTER],
-             p.overhead_ns[UP_RK_FN_LEAVE]);
-    snprintf(prop, sizeof prop, "mode=%s;collective=%s", up_mode_name(p.mode),
-             up_collective_name(p.collective));
     {
-        up_writer *wc = w;
-        w = NULL; /* closed (or freed) by up_writer_close in any case */
-        if (up_writer_close(wc, t, res.t_min_a, res.t_max_a, desc, "UNPERTURB::COMPENSATED",
-                            prop, &err) != UP_OK)
-            goto fail;
-    }
-    if (!(removed = up_calloc(res.nlocs, sizeof *removed))) {
-        UP_ERR(&err, UP_ENOMEM, "out of memory");
-        goto fail;
-    }
-    for (i = 0; i < res.nlocs; i++)
-        removed[i] = up_comp_removed(model, i);
-    {
-        up_comp_report rp = {input, out, &p, source, up_trace_defs(t), &res, removed, 0, 0, 0, t};
-        up_comp_stalls(model, &rp.nstalls, &rp.stall_ticks, &rp.stall_lists_damaged);
+        up_comp_report rp = up_report_comp_of(&r, o.input, o.output);
         /* the archive and its --json: both or neither */
-        if ((json && up_report_compensate_json(&rp, up_outset_tmp(os, o_json), &err) != UP_OK) ||
-            up_outset_commit(os, &err) != UP_OK)
+        if ((o.json && up_report_compensate_json(&rp, up_outset_tmp(r.outs, r.o_json), &err) != UP_OK) ||
+            up_outset_commit(r.outs, &err) != UP_OK)
             goto fail;
-        if (!quiet)
+        if (!o.quiet)
             up_report_compensate_text(stdout, &rp);
     }
     rc = 0;
@@ -301,11 +241,6 @@ int cmd_compensate(int argc, char **argv)
 fail:
     rc = cmd_fail("compensate", err.status == UP_EUSAGE ? 2 : 1, err.msg);
 done:
-    up_free(removed);
-    up_writer_abort(w);
-    up_outset_free(os);
-    up_comp_free(model);
-    up_replay_result_free(&res);
-    up_trace_close(t);
+    up_run_comp_free(&r);
     return rc;
 }

@@ -1,0 +1,23 @@
+/*
+ * params.c - the one place that resolves a command's compensation
+ * parameters (docs/calibration.md, "Where values come from, in order of
+ * precedence"): compensate, estimate, report and, through compensate,
+ * validate.  Place in the data flow: before every pipeline's first pass.
+ */
+#include <stdio.h>
+
+#include "run/pipeline.h"
+
+up_status up_run_params(up_trace *t, const char *calib, const up_comp_cli *cli,
+                        up_comp_params *p, char *source, up_err *err)
+{
+    up_status st;
+    if ((st = up_comp_params_load(p, t, calib, source, UP_RUN_SOURCE_MAX, err)) != UP_OK)
+        return st;
+    if (cli)
+        up_comp_params_apply_cli(p, cli, source, UP_RUN_SOURCE_MAX);
+    if (!p->overhead_set)
+        snprintf(source, UP_RUN_SOURCE_MAX, "none given: O = 0");
+    up_comp_params_resolve(p);
+    return UP_OK;
+}

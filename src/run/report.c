@@ -1,0 +1,87 @@
+/*
+ * report.c - the pipeline of `unperturb report`: the profile of each run
+ * (src/analysis/profile.c: the replay engine with an identity model) and
+ * the time-based models of run a when some source gives O (up_run_params,
+ * as compensate and estimate).  The breakdown, the timelines and
+ * report.html are the view's (src/report/runs.c).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "run/pipeline.h"
+
+void up_run_rep_opts_init(up_run_rep_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    up_comp_cli_init(&o->cli);
+    o->label_a = "measured";
+    o->label_b = "compensated";
+}
+
+/* One run: its trace stays open while the profile's names are in use. */
+static up_status profile(const char *path, const char *label, bool quiet, up_trace **t,
+                         up_profile *prof, up_err *err)
+{
+    up_progress pg;
+    char what[96];
+    up_status st;
+    if ((st = up_trace_open(path, t, err)) != UP_OK)
+        return st;
+    snprintf(what, sizeof what, "report: profiling %.40s", label);
+    up_progress_init(&pg, what, quiet);
+    st = up_profile_run(*t, up_progress_update, &pg, prof, err);
+    up_progress_end(&pg);
+    up_trace_release_streams(*t); /* the profile needs only its names */
+    return st;
+}
+
+/* The estimates need overheads: given, or stored by the tracer. */
+static up_status estimates(const up_run_rep_opts *o, up_run_rep *r, up_err *err)
+{
+    up_trace *t = NULL;
+    up_comp_params p;
+    char source[UP_RUN_SOURCE_MAX];
+    up_status st;
+    if ((st = up_trace_open(o->path_a, &t, err)) != UP_OK)
+        return st;
+    if ((st = up_run_params(t, o->calibration, &o->cli, &p, source, err)) == UP_OK &&
+        p.overhead_set && (st = up_estimate_run(t, &p, &r->est, err)) == UP_OK)
+        r->have_est = true;
+    /* est.locs names point into t's definitions: the report uses only the
+     * models' totals, so t can go */
+    up_trace_close(t);
+    return st;
+}
+
+up_status up_run_report(const up_run_rep_opts *o, up_run_rep *r, up_err *err)
+{
+    up_status st;
+    memset(r, 0, sizeof *r);
+    if ((st = up_outset_new(&r->outs, o->force, err)) != UP_OK ||
+        (st = up_outset_input(r->outs, o->path_a, true, err)) != UP_OK ||
+        (st = up_outset_input(r->outs, o->path_b, true, err)) != UP_OK ||
+        (st = up_outset_input(r->outs, o->calibration, false, err)) != UP_OK ||
+        (o->json && (st = up_outset_add(r->outs, o->json, UP_OUT_FILE, "--json", &r->o_json, err)) != UP_OK) ||
+        (o->html && (st = up_outset_add(r->outs, o->html, UP_OUT_FILE, "-o", &r->o_html, err)) != UP_OK) ||
+        (st = up_outset_begin(r->outs, err)) != UP_OK)
+        return st;
+    if ((st = profile(o->path_a, o->label_a, o->quiet, &r->t_a, &r->a, err)) != UP_OK)
+        return st;
+    if (o->path_b) {
+        if ((st = profile(o->path_b, o->label_b, o->quiet, &r->t_b, &r->b, err)) != UP_OK)
+            return st;
+        r->have_b = true;
+    }
+    return estimates(o, r, err);
+}
+
+void up_run_rep_free(up_run_rep *r)
+{
+    up_outset_free(r->outs);
+    up_estimate_free(&r->est);
+    up_profile_free(&r->a);
+    up_profile_free(&r->b);
+    up_trace_close(r->t_a);
+    up_trace_close(r->t_b);
+    memset(r, 0, sizeof *r);
+}

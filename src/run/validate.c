@@ -1,0 +1,576 @@
+/*
+ * validate.c - the pipeline of `unperturb validate`: the papers' accuracy
+ * experiment on the user's own program ([W] Section 5 and Fig. 1; [S]
+ * Section 4).
+ *
+ * For every rank count the program runs `repeat` times uninstrumented
+ * (timed by libunperturb-time.so over the analysis window: end of MPI_Init
+ * to start of MPI_Finalize) and, alternating with those runs, traced once per
+ * extra cost.  The fastest run of each kind is kept, as the paper does; the
+ * fastest traced run is compensated in lower, upper and network mode with
+ * the calibration stored in its archive.  Only public interfaces are used:
+ * the `unperturb trace` and `unperturb compensate` commands (compensate thus
+ * resolves its parameters as the command does, up_run_params) and their
+ * JSON, and the reader for the records per region of every traced run
+ * (src/analysis/counts.h): a run whose counts differ by more than 1% from
+ * the reference run (the first traced run at the smallest extra cost of its
+ * rank count) is a different execution.  Writes log.txt, runs.csv and per
+ * configuration the kept trace and its three compensations; the table,
+ * validate.json and plot.svg are the view's (src/report/runs.c).
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "run/pipeline.h"
+
+void up_run_val_opts_init(up_run_val_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->np[0] = 2, o->nnp = 1;
+    o->extra[0] = 0, o->nx = 1;
+    o->repeat = 5, o->timeout = 600;
+    o->launcher = "mpirun";
+    o->cores = 1;
+}
+
+/* ---- parts ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void up_val_spread(const double *x, unsigned n, double out[3])
+{
+    double s[UP_VAL_MAXREP];
+    memcpy(s, x, n * sizeof *x);
+    qsort(s, n, sizeof *s, cmp_double);
+    out[0] = s[0];
+    out[1] = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    out[2] = s[n - 1];
+}
+
+int up_val_launch_argv(char *const *launcher, int nlauncher, char *const *prog, unsigned np,
+                       unsigned cores, bool root, char **argv, char *npbuf, size_t npcap)
+{
+    int n = 0, i;
+    const char *base = strrchr(launcher[0], '/');
+    bool mpirun, over = false, asroot = false;
+    base = base ? base + 1 : launcher[0];
+    mpirun = !strcmp(base, "mpirun") || !strcmp(base, "mpiexec") || !strcmp(base, "orterun");
+    for (i = 0; i < nlauncher; i++) {
+        over |= !strcmp(launcher[i], "--oversubscribe");
+        asroot |= !strcmp(launcher[i], "--allow-run-as-root");
+        argv[n++] = launcher[i];
+    }
+    if (mpirun && !asroot && root)
+        argv[n++] = "--allow-run-as-root";
+    if (mpirun && !over && np > cores)
+        argv[n++] = "--oversubscribe";
+    snprintf(npbuf, npcap, "%u", np);
+    argv[n++] = "-np";
+    argv[n++] = npbuf;
+    for (i = 0; prog[i] && n < UP_VAL_MAXARGV - 1; i++)
+        argv[n++] = prog[i];
+    argv[n] = NULL;
+    return n;
+}
+
+void up_val_compensate_argv(const char *exe, const char *trace, const char *out, const char *mode,
+                            char **argv, char *jbuf, size_t jcap)
+{
+    int n = 0;
+    snprintf(jbuf, jcap, "%s.json", out);
+    argv[n++] = (char *)exe, argv[n++] = "compensate", argv[n++] = (char *)trace;
+    argv[n++] = "-o", argv[n++] = (char *)out, argv[n++] = "--mode", argv[n++] = (char *)mode;
+    argv[n++] = "--json", argv[n++] = jbuf, argv[n++] = "-q", argv[n] = NULL;
+}
+
+void up_val_csv_header(FILE *f) { fprintf(f, "np,extra_ns,run,kind,window_s,Ta_network_s\n"); }
+
+void up_val_csv_untraced(FILE *f, unsigned np, unsigned rep, double T)
+{
+    fprintf(f, "%u,,%u,uninstrumented,%.9f,\n", np, rep + 1, T);
+}
+
+void up_val_csv_traced(FILE *f, unsigned np, unsigned extra, unsigned rep, double Tm, double Ta)
+{
+    fprintf(f, "%u,%u,%u,traced,%.9f,%.9f\n", np, extra, rep + 1, Tm, Ta);
+}
+
+double up_val_read_window(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[256];
+    double v = NAN;
+    if (!f)
+        return NAN;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "window_s=", 9))
+            v = strtod(line + 9, NULL);
+    fclose(f);
+    return v;
+}
+
+bool up_val_inside(const up_val_row *r, const double t[3])
+{
+    double s = t[2] - t[0];
+    return r->Ta[0] - s <= t[1] && t[1] <= r->Ta[1] + s;
+}
+
+unsigned up_val_differing(const up_val_row *r, unsigned repeat, int *shown)
+{
+    unsigned k, n = 0;
+    *shown = -1;
+    for (k = 0; k < repeat; k++) {
+        if (!r->ndiff[k])
+            continue;
+        n++;
+        if (*shown < 0 || fabs(r->diff[k][0].rel) > fabs(r->diff[*shown][0].rel))
+            *shown = (int)k;
+    }
+    return n;
+}
+
+up_status up_val_compare_counts(up_val_row *rows, unsigned nx, unsigned ref, unsigned k,
+                                unsigned long *compared, up_err *err)
+{
+    const up_counts *c0 = rows[ref].cnt[0];
+    up_status st;
+    unsigned e;
+    for (e = 0; e < nx; e++) {
+        up_val_row *r = &rows[e];
+        r->ref_extra = rows[ref].extra;
+        if (e == ref && k == 0)
+            continue; /* the reference itself, kept for the rest */
+        if ((st = up_counts_compare(c0, r->cnt[k], &r->diff[k], &r->ndiff[k], err)) != UP_OK)
+            return st;
+        (*compared)++;
+        up_counts_free(r->cnt[k]);
+        r->cnt[k] = NULL;
+    }
+    return UP_OK;
+}
+
+/* ---- runs ---- */
+
+static volatile sig_atomic_t interrupted;
+static volatile pid_t running;
+
+static void on_signal(int sig)
+{
+    interrupted = sig;
+    if (running > 0)
+        kill(-running, SIGTERM); /* the run's whole process group */
+}
+
+/* While runs go on, SIGINT, SIGTERM and SIGHUP stop them and end the command
+ * the ordinary way (which removes the output set's temporaries); `old_sa`
+ * keeps the output set's handlers, put back with restore_signals. */
+static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction old_sa[3];
+
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    size_t i;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    for (i = 0; i < 3; i++)
+        sigaction(stop_sigs[i], &sa, &old_sa[i]);
+}
+
+static void restore_signals(void)
+{
+    size_t i;
+    for (i = 0; i < 3; i++)
+        sigaction(stop_sigs[i], &old_sa[i], NULL);
+}
+
+/* Run argv in its own process group with `env` (NAME=VALUE, NULL-ended) added,
+ * output to the log; returns the exit status (128+signal), -1 if it could not
+ * be started, -2 on timeout. */
+static int run(up_run_val *v, char *const *argv, char *const *env)
+{
+    pid_t pid;
+    int status = 0;
+    struct timespec t0, now, nap = {0, 20 * 1000 * 1000};
+    size_t i;
+    fflush(v->log);
+    if ((pid = fork()) < 0)
+        return -1;
+    if (pid == 0) {
+        setpgid(0, 0);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        dup2(fileno(v->log), 1);
+        dup2(fileno(v->log), 2);
+        for (i = 0; env && env[i]; i++)
+            putenv(env[i]);
+        execvp(argv[0], argv);
+        fprintf(stderr, "unperturb validate: cannot run '%s': %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    running = pid;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            break;
+        if (r < 0 && errno != EINTR)
+            break;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - t0.tv_sec > (time_t)v->timeout) {
+            kill(-pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            running = 0;
+            return -2;
+        }
+        nanosleep(&nap, NULL);
+    }
+    running = 0;
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+/* the last bytes of the log (the failed run's output) into v->tail: the
+ * output folder is not kept after a failure */
+static void log_tail(up_run_val *v)
+{
+    char path[PATH_MAX + 16];
+    FILE *f;
+    long size;
+    size_t n;
+    snprintf(path, sizeof path, "%s/log.txt", v->dir);
+    fflush(v->log);
+    if (!(f = fopen(path, "r")))
+        return;
+    fseek(f, 0, SEEK_END);
+    size = ftell(f);
+    fseek(f, size > (long)sizeof v->tail - 1 ? size - (long)sizeof v->tail + 1 : 0, SEEK_SET);
+    n = fread(v->tail, 1, sizeof v->tail - 1, f);
+    v->tail[n] = '\0';
+    v->have_tail = true;
+    fclose(f);
+}
+
+static up_status run_failed(up_run_val *v, const char *what, int rc, up_err *err)
+{
+    if (rc == -2)
+        UP_ERR(err, UP_EIO, "%s: no end after %u s (--timeout)", what, v->timeout);
+    else if (rc == 127 || rc == -1)
+        UP_ERR(err, UP_EIO, "%s could not be started", what);
+    else
+        UP_ERR(err, UP_EIO, "%s failed with exit status %d", what, rc);
+    log_tail(v);
+    return UP_EIO;
+}
+
+static up_status untraced(up_run_val *v, const up_run_val_opts *o, unsigned np, unsigned rep,
+                          double *T, up_err *err)
+{
+    char *argv[UP_VAL_MAXARGV], npbuf[16], tf[PATH_MAX + 64], e_pre[2 * PATH_MAX + 32],
+        e_tf[PATH_MAX + 96], *env[3], what[64];
+    const char *old = getenv("LD_PRELOAD");
+    int rc;
+    snprintf(tf, sizeof tf, "%s/np%u/untraced-%u.time", v->dir, np, rep);
+    snprintf(e_pre, sizeof e_pre, "LD_PRELOAD=%s%s%s", v->shim, old && *old ? ":" : "",
+             old ? old : "");
+    snprintf(e_tf, sizeof e_tf, "UNPERTURB_TIME_FILE=%s", tf);
+    env[0] = e_pre, env[1] = e_tf, env[2] = NULL;
+    up_val_launch_argv(v->launcher, v->nlauncher, v->prog, np, o->cores, o->root, argv, npbuf,
+                       sizeof npbuf);
+    fprintf(v->log, "== np %u, run %u, uninstrumented\n", np, rep + 1);
+    if ((rc = run(v, argv, env)) != 0) {
+        snprintf(what, sizeof what, "the uninstrumented run (np %u)", np);
+        return run_failed(v, what, rc, err);
+    }
+    if (!isfinite(*T = up_val_read_window(tf))) {
+        UP_ERR(err, UP_EIO, "the uninstrumented run (np %u) was not timed: no MPI_Init/MPI_Finalize seen by %s",
+               np, v->shim);
+        return UP_EIO;
+    }
+    up_val_csv_untraced(v->csv, np, rep, *T);
+    return UP_OK;
+}
+
+/* `unperturb compensate TRACE -o OUT --mode MODE --json OUT.json`: the
+ * measured and approximated windows */
+static up_status compensate(up_run_val *v, const char *trace, const char *out, const char *mode,
+                            double *Tm, double *Ta, up_err *err)
+{
+    char json[PATH_MAX + 16], *argv[12];
+    json_t *root;
+    json_error_t je;
+    int rc;
+    up_val_compensate_argv(v->exe, trace, out, mode, argv, json, sizeof json);
+    fprintf(v->log, "== compensate %s (%s)\n", trace, mode);
+    if ((rc = run(v, argv, NULL)) != 0)
+        return run_failed(v, "unperturb compensate", rc, err);
+    if (!(root = json_load_file(json, 0, &je))) {
+        UP_ERR(err, UP_EFORMAT, "%s: %s", json, je.text);
+        return UP_EFORMAT;
+    }
+    *Tm = json_number_value(json_object_get(root, "measured_time_s"));
+    *Ta = json_number_value(json_object_get(root, "approximated_time_s"));
+    json_decref(root);
+    return UP_OK;
+}
+
+static up_status traced(up_run_val *v, const up_run_val_opts *o, up_val_row *r, unsigned rep,
+                        up_err *err)
+{
+    char *argv[UP_VAL_MAXARGV + 12], npbuf[16], out[PATH_MAX + 64], comp[PATH_MAX + 96], xb[24],
+        what[96];
+    int n = 0, rc;
+    double Ta;
+    up_status st;
+    snprintf(out, sizeof out, "%s/np%u-x%u/trace-%u", v->dir, r->np, r->extra, rep);
+    snprintf(xb, sizeof xb, "%u", r->extra);
+    argv[n++] = (char *)v->exe, argv[n++] = "trace", argv[n++] = "-q", argv[n++] = "-o";
+    argv[n++] = out, argv[n++] = "--extra-ns", argv[n++] = xb;
+    if (v->functions)
+        argv[n++] = "--functions";
+    argv[n++] = "--";
+    up_val_launch_argv(v->launcher, v->nlauncher, v->prog, r->np, o->cores, o->root, argv + n,
+                       npbuf, sizeof npbuf);
+    fprintf(v->log, "== np %u, run %u, traced, extra %u ns\n", r->np, rep + 1, r->extra);
+    if ((rc = run(v, argv, NULL)) != 0) {
+        snprintf(what, sizeof what, "the traced run (np %u, extra %u ns)", r->np, r->extra);
+        return run_failed(v, what, rc, err);
+    }
+    if ((st = up_counts_read(out, &r->cnt[rep], err)) != UP_OK) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        UP_ERR(err, UP_EIO, "cannot count the records of the traced run (np %u, extra %u ns): %s",
+               r->np, r->extra, msg);
+        return UP_EIO;
+    }
+    r->records[rep] = r->cnt[rep]->total;
+    snprintf(comp, sizeof comp, "%s-network", out);
+    if ((st = compensate(v, out, comp, "network", &r->Tm[rep], &Ta, err)) != UP_OK)
+        return st;
+    r->Tn[rep] = Ta;
+    up_val_csv_traced(v->csv, r->np, r->extra, rep, r->Tm[rep], Ta);
+    if (r->best_traced < 0 || r->Tm[rep] < r->Tm[r->best_traced]) {
+        char old[PATH_MAX + 64];
+        if (r->best_traced >= 0) { /* keep only the fastest traced run */
+            snprintf(old, sizeof old, "%s/np%u-x%u/trace-%d", v->dir, r->np, r->extra,
+                     r->best_traced);
+            up_rmtree(old);
+            snprintf(old + strlen(old), sizeof old - strlen(old), "-network");
+            up_rmtree(old);
+            snprintf(old + strlen(old), sizeof old - strlen(old), ".json");
+            unlink(old);
+        }
+        r->best_traced = (int)rep;
+    } else {
+        up_rmtree(out);
+        up_rmtree(comp);
+        snprintf(comp + strlen(comp), sizeof comp - strlen(comp), ".json");
+        unlink(comp);
+    }
+    return UP_OK;
+}
+
+/* the kept run becomes DIR/npN-xE/trace, its compensations lower/upper/network */
+static up_status finish_row(up_run_val *v, up_val_row *r, up_err *err)
+{
+    char base[PATH_MAX + 32], from[PATH_MAX + 64], to[PATH_MAX + 64];
+    double Tm;
+    up_status st;
+    r->Ta[2] = r->Tn[r->best_traced];
+    snprintf(base, sizeof base, "%s/np%u-x%u", v->dir, r->np, r->extra);
+    snprintf(from, sizeof from, "%s/trace-%d", base, r->best_traced);
+    snprintf(to, sizeof to, "%s/trace", base);
+    if (rename(from, to) != 0) {
+        UP_ERR(err, UP_EIO, "cannot rename the kept trace");
+        return UP_EIO;
+    }
+    snprintf(from, sizeof from, "%s/trace-%d-network", base, r->best_traced);
+    snprintf(to, sizeof to, "%s/network", base);
+    if (rename(from, to) != 0) {
+        UP_ERR(err, UP_EIO, "cannot rename the kept compensation");
+        return UP_EIO;
+    }
+    snprintf(from, sizeof from, "%s/trace-%d-network.json", base, r->best_traced);
+    snprintf(to, sizeof to, "%s/network.json", base);
+    rename(from, to);
+    snprintf(from, sizeof from, "%s/trace", base);
+    snprintf(to, sizeof to, "%s/lower", base);
+    if ((st = compensate(v, from, to, "lower", &Tm, &r->Ta[0], err)) != UP_OK)
+        return st;
+    snprintf(to, sizeof to, "%s/upper", base);
+    return compensate(v, from, to, "upper", &Tm, &r->Ta[1], err);
+}
+
+static void say(const up_run_val_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const up_run_val_opts *o, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    if (!o->say)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    o->say(o->say_ctx, msg);
+}
+
+/* the setup: launcher words, the program, rows, the output set, its
+ * folders, log.txt and runs.csv */
+static up_status begin(const up_run_val_opts *o, up_run_val *v, up_err *err)
+{
+    char path[PATH_MAX + 64];
+    unsigned i, e;
+    up_status st;
+    v->prog = o->prog;
+    v->repeat = o->repeat, v->cores = o->cores, v->functions = o->functions;
+    v->timeout = o->timeout, v->exe = o->exe, v->shim = o->shim;
+    memcpy(v->np, o->np, sizeof v->np), v->nnp = o->nnp;
+    memcpy(v->extra, o->extra, sizeof v->extra), v->nx = o->nx;
+    if (!(v->lcopy = up_strdup(o->launcher))) {
+        UP_ERR(err, UP_ENOMEM, "out of memory");
+        return UP_ENOMEM;
+    }
+    for (char *save = NULL, *tok = strtok_r(v->lcopy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+        if (v->nlauncher < UP_VAL_MAXLAUNCHER)
+            v->launcher[v->nlauncher++] = tok;
+    if (!v->nlauncher) {
+        UP_ERR(err, UP_EUSAGE, "--launcher is empty");
+        return UP_EUSAGE;
+    }
+    if (access(v->prog[0], X_OK) != 0 && strchr(v->prog[0], '/')) {
+        /* (without a '/': found through PATH by the launcher) */
+        UP_ERR(err, UP_EIO, "cannot run '%s': %s", v->prog[0], strerror(errno));
+        return UP_EIO;
+    }
+    if (!(v->rows = up_calloc((size_t)o->nnp * o->nx, sizeof *v->rows))) {
+        UP_ERR(err, UP_ENOMEM, "out of memory");
+        return UP_ENOMEM;
+    }
+    if ((st = up_outset_new(&v->outs, o->force, err)) != UP_OK ||
+        (access(v->prog[0], F_OK) == 0 && (st = up_outset_input(v->outs, v->prog[0], false, err)) != UP_OK) ||
+        (st = up_outset_add(v->outs, o->output, UP_OUT_DIR, "-o", NULL, err)) != UP_OK ||
+        (o->json && (st = up_outset_add(v->outs, o->json, UP_OUT_FILE, "--json", &v->o_json, err)) != UP_OK) ||
+        (st = up_outset_begin(v->outs, err)) != UP_OK)
+        return st;
+    if (!realpath(up_outset_tmp(v->outs, 0), v->dir)) {
+        UP_ERR(err, UP_EIO, "cannot resolve the output folder");
+        return UP_EIO;
+    }
+    snprintf(path, sizeof path, "%s/log.txt", v->dir);
+    if (!(v->log = fopen(path, "w"))) {
+        UP_ERR(err, UP_EIO, "cannot write log.txt in the output folder");
+        return UP_EIO;
+    }
+    snprintf(path, sizeof path, "%s/runs.csv", v->dir);
+    if (!(v->csv = fopen(path, "w"))) {
+        UP_ERR(err, UP_EIO, "cannot write runs.csv in the output folder");
+        return UP_EIO;
+    }
+    up_val_csv_header(v->csv);
+    for (i = 0; i < o->nnp; i++) {
+        snprintf(path, sizeof path, "%s/np%u", v->dir, o->np[i]);
+        mkdir(path, 0777);
+        for (e = 0; e < o->nx; e++) {
+            up_val_row *r = &v->rows[v->nrows++];
+            r->np = o->np[i], r->extra = o->extra[e], r->best_traced = -1;
+            snprintf(path, sizeof path, "%s/np%u-x%u", v->dir, o->np[i], o->extra[e]);
+            mkdir(path, 0777);
+        }
+    }
+    return UP_OK;
+}
+
+/* alternate: per repetition, uninstrumented then traced at each extra cost */
+static up_status runs(const up_run_val_opts *o, up_run_val *v, up_err *err)
+{
+    unsigned i, e, k, nx = o->nx, eref = 0;
+    up_status st = UP_OK;
+    for (e = 1; e < nx; e++) /* the reference of the record counts */
+        if (o->extra[e] < o->extra[eref])
+            eref = e;
+    for (i = 0; i < o->nnp; i++) {
+        up_val_row *first = &v->rows[i * nx];
+        for (k = 0; k < o->repeat; k++) {
+            double T = NAN;
+            if (interrupted || (st = untraced(v, o, o->np[i], k, &T, err)) != UP_OK)
+                goto stop;
+            for (e = 0; e < nx; e++)
+                first[e].T[k] = T;
+            for (e = 0; e < nx; e++) {
+                if (interrupted || (st = traced(v, o, &first[e], k, err)) != UP_OK)
+                    goto stop;
+                say(o, "np %u, run %u/%u: T %.4f s, extra %u ns: Tm %.4f s", o->np[i], k + 1,
+                    o->repeat, T, o->extra[e], first[e].Tm[k]);
+            }
+            fflush(v->csv);
+            if ((st = up_val_compare_counts(first, nx, eref, k, &v->compared, err)) != UP_OK)
+                return st;
+        }
+        for (e = 0; e < nx; e++)
+            if ((st = finish_row(v, &first[e], err)) != UP_OK)
+                return st;
+    }
+    return UP_OK;
+stop:
+    /* a run that failed says so (err, v->tail); stopped by a signal before
+     * a run: no message of its own */
+    v->interrupted = interrupted;
+    if (st == UP_OK) {
+        err->status = st = UP_EIO;
+        err->msg[0] = '\0';
+    }
+    return st;
+}
+
+up_status up_run_validate(const up_run_val_opts *o, up_run_val *v, up_err *err)
+{
+    up_status st;
+    memset(v, 0, sizeof *v);
+    if ((st = begin(o, v, err)) != UP_OK)
+        return st;
+    catch_signals();
+    st = runs(o, v, err);
+    restore_signals();
+    if (st != UP_OK)
+        return st;
+    fclose(v->log), v->log = NULL;
+    fclose(v->csv), v->csv = NULL;
+    return UP_OK;
+}
+
+void up_run_val_free(up_run_val *v)
+{
+    unsigned i, k;
+    if (v->log)
+        fclose(v->log);
+    if (v->csv)
+        fclose(v->csv);
+    up_outset_free(v->outs);
+    for (i = 0; v->rows && i < v->nrows; i++)
+        for (k = 0; k < UP_VAL_MAXREP; k++) {
+            up_counts_free(v->rows[i].cnt[k]);
+            up_free(v->rows[i].diff[k]);
+        }
+    up_free(v->rows);
+    up_free(v->lcopy);
+    memset(v, 0, sizeof *v);
+}
