@@ -253,7 +253,7 @@ int cmd_compensate(int argc, char **argv)
 
     if (up_writer_open(up_outset_tmp(os, o_dir), t, &w, &err) != UP_OK)
         goto fail;
-    if (up_comp_new(&p, up_trace_defs(t), &model, &err) != UP_OK)
+    if (up_comp_new(&p, t, &model, &err) != UP_OK)
         goto fail;
     up_progress_init(&pg, "compensate:", quiet);
     up_comp_set_progress(model, up_progress_update, &pg);

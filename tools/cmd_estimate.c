@@ -140,7 +140,7 @@ static up_status run_replay(const char *input, const up_comp_params *p, up_repla
     up_status st;
     q.mode = UP_MODE_LOWER;
     if ((st = up_trace_open(input, &t, err)) == UP_OK &&
-        (st = up_comp_new(&q, up_trace_defs(t), &m, err)) == UP_OK)
+        (st = up_comp_new(&q, t, &m, err)) == UP_OK)
         st = up_replay_run(t, NULL, up_comp_ops(), m, res, err);
     up_comp_free(m);
     up_trace_close(t);

@@ -814,6 +814,7 @@ void up_trace_close(up_trace *t)
 
 const up_defs *up_trace_defs(const up_trace *t) { return &t->defs; }
 const char *up_trace_anchor(const up_trace *t) { return t->anchor; }
+const char *up_trace_dir_(const up_trace *t) { return t->dir; }
 up_stream *up_trace_stream(up_trace *t, size_t loc) { return &t->streams[loc]; }
 uint64_t up_trace_unknown_records(const up_trace *t) { return t->unknown_records; }
 

@@ -257,6 +257,26 @@ char *up_trace_property(const up_trace *t, const char *name);
 /* Records the OTF2 reader could not decode (newer OTF2 than ours). */
 uint64_t up_trace_unknown_records(const up_trace *t);
 
+/* ---- the archive's side files: stall lists (src/trace/stalls.c) ---------
+ * The unperturb tracer leaves beside a location's event file the list of the
+ * intervals its --extra-ns spins were stalled past their deadline
+ * (docs/tracer.md, "Stalls of the spins").  Where it lies and how it is
+ * stored is known here only. */
+typedef struct up_stalls up_stalls;
+/* The stall list of the location with OTF2 id `location_id`: *out = NULL if
+ * the archive has none for it (no such file, not a regular file, empty).
+ * Fails only out of memory. */
+up_status up_trace_stalls_open(up_trace *t, uint64_t location_id, up_stalls **out,
+                               up_err *err);
+/* The next stall, measured [*start, *end) in ticks: 1.  0: the list ended
+ * (its end, or it cannot be read further: what is left is not used); -1
+ * (once): it ended at a damaged entry (a stall of no length, one that
+ * overflows the clock, or one that starts before the last one ended), for
+ * the caller to count.  After 0 or -1, 0 again; *start = *end = UINT64_MAX
+ * unless 1.  `l` may be NULL (no list: 0). */
+int up_stalls_next(up_stalls *l, uint64_t *start, uint64_t *end);
+void up_stalls_close(up_stalls *l); /* NULL is fine */
+
 /* ---- damage found in the input (docs/cli.md, "Damaged traces") ----------
  * Every file is checked as it is read (src/trace/scan.c); what is damaged
  * ends that file's usable part, and is listed here.  The list grows while

@@ -61,6 +61,9 @@ void up_store_evt_callbacks_(OTF2_EvtReaderCallbacks *cb);
 OTF2_ErrorCode up_write_event_(OTF2_EvtWriter *w, OTF2_AttributeList *al,
                                uint64_t t, const up_event *e);
 
+/* The folder of the archive's files: the anchor's path without ".otf2". */
+const char *up_trace_dir_(const up_trace *t);
+
 /* Reads the global definitions of an open reader into `d`, at most `cap`
  * of them (the intact ones). */
 up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor,
