@@ -231,6 +231,7 @@ long up_defs_group_locs(const up_defs *d, OTF2_GroupRef g, uint32_t *out, size_t
 
 typedef struct up_trace up_trace;
 typedef struct up_stream up_stream;
+typedef struct up_writer up_writer; /* the output archive (below) */
 
 /* Opens `path`: an OTF2 anchor file or a directory holding traces.otf2.
  * Reads all global and local definitions and opens one stream per location.
@@ -318,10 +319,12 @@ void up_trace_time_repairs(const up_trace *t, size_t loc, uint64_t out[3]);
  * to fn as it is decoded (array fields point into OTF2's buffers, valid
  * during the call).  fn returns 1 if it timed the record (ev->t_out, and
  * possibly time-valued fields): the record is then written at once to `out`
- * (if not NULL) with its attributes; 0 to decline it (it is buffered: peek(0)
- * returns it, and reading stops); -1 on error (reading stops; the caller's
- * error context says why).  Reads at most `max` records; *done = records
- * processed by fn.  `out` must only receive records in time order. */
+ * (if not NULL: a writer opened for this stream's trace, on the stream's
+ * location) with its attributes, through the writer as up_writer_event
+ * writes (the same clamp, counted by up_writer_clamped); 0 to decline it (it
+ * is buffered: peek(0) returns it, and reading stops); -1 on error (reading
+ * stops; the caller's error context says why).  Reads at most `max` records;
+ * *done = records processed by fn. */
 typedef int (*up_direct_fn)(void *ctx, uint32_t loc, up_event *ev);
 /* The faster form for Enter and Leave, the bulk of most traces (NULL: fn
  * takes them too): gets the record's fields (kind UP_EV_Enter or
@@ -330,7 +333,7 @@ typedef int (*up_direct_region_fn)(void *ctx, uint32_t loc, unsigned kind, uint6
                                    OTF2_RegionRef region, uint64_t *t_out);
 up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn,
                            up_direct_region_fn fn_region, void *ctx,
-                           OTF2_EvtWriter *out, size_t *done, up_err *err);
+                           up_writer *out, size_t *done, up_err *err);
 /* Records buffered (decoded but not popped); true once the location's last
  * record has been read. */
 size_t up_stream_buffered(const up_stream *s);
@@ -340,8 +343,6 @@ bool up_stream_at_end(const up_stream *s);
 #define UP_STREAM_MAX_LOOKAHEAD 65536
 
 /* ---- output archive ------------------------------------------------------ */
-
-typedef struct up_writer up_writer;
 
 /* Creates a new archive `dir`/traces.otf2 (`dir` is a new, empty folder,
  * usually the temporary of an output set) for the locations of `in`. */
@@ -361,8 +362,6 @@ up_status up_writer_event(up_writer *w, size_t loc, up_event *ev, up_err *err);
  * ids. */
 up_status up_writer_attr(up_writer *w, const char *name, const char *desc, OTF2_Type type,
                          OTF2_AttributeRef *ref, up_err *err);
-/* The OTF2 writer of a location, for up_stream_direct. */
-OTF2_EvtWriter *up_writer_otf2(up_writer *w, size_t loc);
 /* Finishes the archive: closes event files, writes local definition files,
  * copies every global definition of `in` (ClockProperties replaced by
  * [t_min, t_max]), then the attributes of up_writer_attr, and sets
