@@ -4,10 +4,14 @@
  *
  * Place in the data flow:
  *   OTF2 archive --up_trace_open--> definitions + one up_stream per location
- *   replay engine --up_writer_event--> new OTF2 archive (same records, new
+ *   replay engine --up_writer_event (or up_stream_direct's direct path, which
+ *   writes through the same writer)--> new OTF2 archive (same records, new
  *   timestamps), closed by up_writer_close, which copies every global
  *   definition of the input, writes fresh ClockProperties and the attributes
  *   added with up_writer_attr.
+ *
+ *   the archive's side files (the tracer's stall lists) --up_trace_stalls_open-->
+ *   the compensate model: only this layer knows where and how they are stored.
  *
  * Memory: a stream holds a ring of decoded records (grown only as far as a
  * model looks ahead) plus OTF2's own chunk buffers; the writer holds at most
