@@ -345,14 +345,14 @@ TEST(calibration_command_line_layer)
     p.overhead_ns[UP_RK_SEND] = 40;
     p.overhead_set = p.range_set = true;
     p.nloc_ovh = 3;
-    snprintf(p.stalls_dir, sizeof p.stalls_dir, "%s", "/x/traces");
+    p.archive_stalls = true;
     p.nnet = 2;
     p.latency_ns = 5;
     p.eager_limit = 4096;
     up_comp_cli_init(&c);
     up_comp_params_apply_cli(&p, &c, source, sizeof source); /* nothing given */
     CHECK_EQ(p.overhead_ns[UP_RK_ENTER], 30);
-    CHECK(p.range_set && p.nloc_ovh == 3 && p.stalls_dir[0] && p.nnet == 2);
+    CHECK(p.range_set && p.nloc_ovh == 3 && p.archive_stalls && p.nnet == 2);
     CHECK(!strcmp(source, "archive"));
     CHECK(up_comp_cli_overhead(&c, 7));
     c.overhead[c.noverhead].kind = UP_RK_SEND; /* then send=9 */
@@ -364,7 +364,7 @@ TEST(calibration_command_line_layer)
     up_comp_params_apply_cli(&p, &c, source, sizeof source);
     CHECK_EQ(p.overhead_ns[UP_RK_ENTER], 7);
     CHECK_EQ(p.overhead_ns[UP_RK_SEND], 9);
-    CHECK(!p.range_set && p.nloc_ovh == 0 && !p.stalls_dir[0]);
+    CHECK(!p.range_set && p.nloc_ovh == 0 && !p.archive_stalls);
     CHECK(p.nnet == 0 && p.latency_ns == 100 && p.network_set);
     CHECK(p.eager_limit == 4096 && !p.eager_set);
     CHECK_EQ(p.wildcard, UP_WILDCARD_PRESERVE);

@@ -47,10 +47,10 @@ static void write_m1a1(const char *dir, unsigned flags)
 }
 
 /* Compensate the trace of write_m1a1 in `in` with O = 10 in every mode
- * (with the stalls lists of `stalls_dir`, if not NULL) and check the times
+ * (with the archive's stall lists if `stalls`) and check the times
  * of both locations, the overhead removed on each, and that nothing was
  * repaired or clamped. */
-static void m1a1_every_mode(const char *in, const char *stalls_dir, const uint64_t *s,
+static void m1a1_every_mode(const char *in, bool stalls, const uint64_t *s,
                             const uint64_t *r, uint64_t rem0, uint64_t rem1)
 {
     up_mode modes[] = {UP_MODE_LOWER, UP_MODE_UPPER, UP_MODE_NETWORK};
@@ -61,9 +61,8 @@ static void m1a1_every_mode(const char *in, const char *stalls_dir, const uint64
         tr_trace out;
         uint64_t *rem;
         char tag[32];
-        if (stalls_dir)
-            snprintf(p.stalls_dir, sizeof p.stalls_dir, "%s", stalls_dir);
-        snprintf(tag, sizeof tag, "out%u%s", i, stalls_dir ? "-stalls" : "");
+        p.archive_stalls = stalls;
+        snprintf(tag, sizeof tag, "out%u%s", i, stalls ? "-stalls" : "");
         if (comp_load(in, tag, &p, &res, &out, &rem) != 0) {
             CHECK(!"compensation failed");
             continue;
@@ -93,7 +92,7 @@ TEST(eq_m1_a1_receiver_waits)
     char in[4096];
     snprintf(in, sizeof in, "%s", t_dir("in"));
     write_m1a1(in, 0);
-    m1a1_every_mode(in, NULL, s, r, 40, 40); /* four gaps of 10 on each */
+    m1a1_every_mode(in, false, s, r, 40, 40); /* four gaps of 10 on each */
 }
 
 TEST(range_of_o_opens_the_bounds_of_an_m1_trace)
@@ -187,16 +186,15 @@ TEST(stalls_are_removed_where_they_lie)
     static const uint64_t s[] = {0, 90, 90, 100, 240}, r[] = {0, 40, 150, 150, 200};
     static const uint64_t s0[] = {0, 90, 90, 120, 260}, r0[] = {0, 40, 170, 170, 250};
     static const uint64_t st0[] = {120, 20}, st1[] = {230, 30};
-    char in[2048], dir[2100];
+    char in[2048];
     snprintf(in, sizeof in, "%s", t_dir("in"));
     write_m1a1(in, 0);
     write_stalls(in, 0, st0, 1);
     write_stalls(in, 1, st1, 1);
-    snprintf(dir, sizeof dir, "%s/traces", in);
     /* removed: 10 + 10 + 30 + 10 on 0, 10 + 10 + 10 + 40 on 1 */
-    m1a1_every_mode(in, dir, s, r, 60, 70);
+    m1a1_every_mode(in, true, s, r, 60, 70);
     /* without the lists: eq_m1_a1_receiver_waits's times */
-    m1a1_every_mode(in, NULL, s0, r0, 40, 40);
+    m1a1_every_mode(in, false, s0, r0, 40, 40);
 }
 
 TEST(sparse_location_ids)

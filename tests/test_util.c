@@ -314,7 +314,7 @@ TEST(allocation_failures_are_reported)
         up_alloc_set_fail_after(n);
         st = up_trace_open(in, &t, &err);
         if (st == UP_OK)
-            st = up_comp_new(&p, up_trace_defs(t), &m, &err);
+            st = up_comp_new(&p, t, &m, &err);
         if (st == UP_OK)
             st = up_replay_run(t, NULL, up_comp_ops(), m, &res, &err);
         up_alloc_set_fail_after(-1);

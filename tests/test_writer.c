@@ -3,7 +3,8 @@
  * (up_writer_attr): archives from tests/tracegen copied record by record
  * through up_writer_event, some records marked, and the output read back
  * with OTF2's own readers (no code of src/trace), the input too, for the
- * ids it already uses.
+ * ids it already uses; and the writer's clamp on the records of the direct
+ * path (up_stream_direct), which are written through the writer too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -466,4 +467,120 @@ TEST(writer_attr_takes_the_inputs_attribute_of_that_name_and_type)
     CHECK_EQ(rd_value(&ro, 0, 1, 0, TG_ATTR_WILDCARD, OTF2_TYPE_UINT8), 1);
     rd_free(&ri);
     rd_free(&ro);
+}
+
+/* ---- the direct path writes through the writer -------------------------------- */
+
+/* The direct path's callbacks: the first Enter/Leave a location hands
+ * fn_region (while `first` is set) gets time 1000, every later record its
+ * measured time, which is earlier: the writer must raise each to 1000. */
+typedef struct clamp_ctx {
+    bool first[2];
+    unsigned region, other; /* records timed by each */
+} clamp_ctx;
+
+static int clamp_region(void *ctx, uint32_t loc, unsigned kind, uint64_t t, OTF2_RegionRef region,
+                        uint64_t *t_out)
+{
+    clamp_ctx *c = ctx;
+    (void)kind, (void)region;
+    *t_out = c->first[loc] ? 1000 : t;
+    c->first[loc] = false;
+    c->region++;
+    return 1;
+}
+
+static int clamp_record(void *ctx, uint32_t loc, up_event *ev)
+{
+    clamp_ctx *c = ctx;
+    (void)loc;
+    ev->t_out = ev->time; /* the MpiRecv at 35: the general direct path */
+    c->other++;
+    return 1;
+}
+
+/* write_input(wild): rank 0's first record goes through up_writer_event at
+ * 1000, the rest through up_stream_direct with the times measured (20..40);
+ * rank 1's first through the direct path at 1000, the rest (21..41 and its
+ * MpiRecv at 35) likewise.  Every one after the first on each location is
+ * raised to 1000 by the writer, and counted: 3 + 4.  It fails if the direct
+ * path writes around the writer (as it did until issue 23). */
+TEST(writer_clamps_records_of_the_direct_path)
+{
+    char in[4096], out[4096];
+    rd_trace ro;
+    up_trace *t = NULL;
+    up_writer *w = NULL;
+    up_err err = {0};
+    clamp_ctx c = {{false, true}, 0, 0};
+    up_event *ev;
+    size_t loc, done, i;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    snprintf(out, sizeof out, "%s", t_dir("out"));
+    CHECK_EQ(write_input(in, true), 0);
+    CHECK_EQ(up_trace_open(in, &t, &err), UP_OK);
+    if (!t)
+        return;
+    CHECK_EQ(up_writer_open(out, t, &w, &err), UP_OK);
+    if (!w) {
+        up_trace_close(t);
+        return;
+    }
+    /* rank 0: Enter(main) at 1000 on the buffered path */
+    CHECK_EQ(up_stream_peek(up_trace_stream(t, 0), 0, &ev, &err), UP_OK);
+    CHECK(ev && ev->kind == UP_EV_Enter && ev->time == 10);
+    if (ev) {
+        ev->t_out = 1000;
+        CHECK_EQ(up_writer_event(w, 0, ev, &err), UP_OK);
+        up_stream_pop(up_trace_stream(t, 0));
+    }
+    for (loc = 0; loc < 2; loc++) {
+        up_stream *s = up_trace_stream(t, loc);
+        CHECK_EQ(up_stream_direct(s, 100, clamp_record, clamp_region, &c, w, &done, &err), UP_OK);
+        CHECK_EQ(done, loc ? 5 : 3);
+        CHECK(up_stream_at_end(s));
+    }
+    CHECK_EQ(c.region, 3 + 4);
+    CHECK_EQ(c.other, 1);
+    CHECK_EQ(up_writer_clamped(w), 3 + 4);
+    CHECK_EQ(up_writer_close(w, t, 10, 1000, "unperturb test", NULL, NULL, &err), UP_OK);
+    up_trace_close(t);
+    if (err.msg[0])
+        t_fail(__FILE__, __LINE__, "%s", err.msg);
+    CHECK_EQ(rd_load(out, &ro), 0);
+    CHECK_EQ(ro.nrec, 9);
+    for (i = 0; i < ro.nrec; i++)
+        if (ro.rec[i].t != 1000)
+            t_fail(__FILE__, __LINE__, "record %zu of location %llu written at %llu, not 1000", i,
+                   (unsigned long long)ro.rec[i].loc, (unsigned long long)ro.rec[i].t);
+    rd_free(&ro);
+}
+
+/* A writer opened for another trace is refused by the direct path: its
+ * locations are not the stream's. */
+TEST(writer_of_another_trace_is_refused_by_the_direct_path)
+{
+    char in[4096], in2[4096], out[4096];
+    up_trace *t = NULL, *t2 = NULL;
+    up_writer *w = NULL;
+    up_err err = {0};
+    clamp_ctx c = {{false, false}, 0, 0};
+    size_t done = 7;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    snprintf(in2, sizeof in2, "%s", t_dir("in2"));
+    snprintf(out, sizeof out, "%s", t_dir("out"));
+    CHECK_EQ(write_input(in, false), 0);
+    CHECK_EQ(write_input(in2, false), 0);
+    CHECK_EQ(up_trace_open(in, &t, &err), UP_OK);
+    CHECK_EQ(up_trace_open(in2, &t2, &err), UP_OK);
+    if (t && t2 && up_writer_open(out, t2, &w, &err) == UP_OK) {
+        CHECK_EQ(up_stream_direct(up_trace_stream(t, 0), 100, clamp_record, clamp_region, &c, w,
+                                  &done, &err),
+                 UP_EINTERNAL);
+        CHECK_EQ(done, 0);
+        CHECK_EQ(c.region + c.other, 0);
+        up_writer_abort(w);
+    }
+    up_trace_close(t);
+    up_trace_close(t2);
 }

@@ -34,7 +34,7 @@ up_status t_compensate_ops(const char *in, const char *out, const up_comp_params
         goto out;
     if ((st = up_writer_open(out, t, &w, &err)) != UP_OK)
         goto out;
-    if ((st = up_comp_new(p, up_trace_defs(t), &m, &err)) != UP_OK)
+    if ((st = up_comp_new(p, t, &m, &err)) != UP_OK)
         goto out;
     if ((st = up_replay_run(t, w, ops, m, res, &err)) != UP_OK)
         goto out;

@@ -103,12 +103,8 @@ up_status up_comp_params_load(up_comp_params *p, up_trace *t, const char *calib,
             return st;
         if (p->overhead_set)
             snprintf(source, cap, "archive");
-        /* an archive of the unperturb tracer: its stalls lists, if any,
-         * lie beside the event files (DIR/traces.otf2 -> DIR/traces/) */
-        const char *a = up_trace_anchor(t);
-        size_t n = strlen(a);
-        if (n > 5 && !strcmp(a + n - 5, ".otf2") && n - 5 < sizeof p->stalls_dir)
-            snprintf(p->stalls_dir, sizeof p->stalls_dir, "%.*s", (int)(n - 5), a);
+        /* an archive of the unperturb tracer: its stall lists, if any */
+        p->archive_stalls = true;
     }
     if (calib) {
         bool had = p->overhead_set;
@@ -159,7 +155,7 @@ void up_comp_params_apply_cli(up_comp_params *p, const up_comp_cli *c, char *sou
         p->overhead_set = true;
         p->range_set = false; /* O given: no range, nothing measured per location */
         p->nloc_ovh = 0;
-        p->stalls_dir[0] = '\0';
+        p->archive_stalls = false;
     }
     if (c->noverhead && source && cap > strlen(source))
         snprintf(source + strlen(source), cap - strlen(source), "%s--overhead-ns",

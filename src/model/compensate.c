@@ -17,12 +17,9 @@
  * (the tracer reads the clock, then writes the record), so it lies in the
  * gap between that record and the next one on its location.
  */
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 
 #include "model/model.h"
 
@@ -53,21 +50,11 @@ typedef struct cloc {
     uint64_t extra_o;    /* added to every record's O here ([overhead_by_location]) */
     uint64_t st_s, st_e; /* the next stall of its spins, measured [start, end);
                           * st_s = UINT64_MAX: none (no list, or its end) */
-    struct stalls *st;   /* the rest of its <location>.stalls list */
+    up_stalls *st;       /* the rest of its stall list (up_trace_stalls_open) */
     /* polling: a poll call is open, and it completed something
      * (docs/models.md, "Polling") */
     bool poll_open, poll_done;
 } cloc;
-
-/* A location's list of stalls (tracer.c): pairs of 64-bit words, start and
- * length in ticks, in time order, read a block at a time. */
-#define STALL_BLOCK 64
-typedef struct stalls {
-    char *path;
-    uint64_t off;        /* bytes read so far */
-    uint64_t b[STALL_BLOCK][2];
-    unsigned n, i;       /* entries in b, the next one */
-} stalls;
 
 struct up_comp {
     up_comp_params p;
@@ -229,47 +216,16 @@ UP_HOT_INLINE void account(up_comp *M, cloc *c, up_event *ev)
 
 /* The location's next stall into st_s/st_e (UINT64_MAX: no more).  A list
  * that cannot be read ends there: less is removed, as without a list.  So
- * does one that is damaged (a stall of no length, one that overflows the
- * clock, or one that starts before the last one ended): it is counted. */
-static void stall_drop(cloc *c)
-{
-    up_free(c->st->path);
-    up_free(c->st);
-    c->st = NULL;
-    c->st_s = c->st_e = UINT64_MAX;
-}
-
+ * does one that is damaged (up_stalls_next): it is counted. */
 static void stall_next(up_comp *M, cloc *c)
 {
-    stalls *l = c->st;
-    uint64_t s, len, prev_end = c->st_e;
-    c->st_s = c->st_e = UINT64_MAX;
-    if (!l)
-        return;
-    if (l->i == l->n) {
-        int fd = open(l->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        ssize_t got = fd >= 0 ? pread(fd, l->b, sizeof l->b, (off_t)l->off) : -1;
-        if (fd >= 0)
-            close(fd);
-        got = got > 0 ? got / (ssize_t)sizeof l->b[0] : 0; /* whole entries */
-        l->off += (uint64_t)got * sizeof l->b[0];
-        l->n = (unsigned)got;
-        l->i = 0;
-        if (!got) {
-            stall_drop(c);
-            return;
-        }
+    int r = up_stalls_next(c->st, &c->st_s, &c->st_e);
+    if (r <= 0 && c->st) {
+        if (r < 0)
+            M->stall_lists_damaged++;
+        up_stalls_close(c->st);
+        c->st = NULL;
     }
-    s = l->b[l->i][0];
-    len = l->b[l->i][1];
-    if (len == 0 || s > UINT64_MAX - 1 - len || (prev_end != UINT64_MAX && s < prev_end)) {
-        M->stall_lists_damaged++;
-        stall_drop(c);
-        return;
-    }
-    c->st_s = s;
-    c->st_e = s + len;
-    l->i++;
 }
 
 /* Stall time of the location in the gap [a, b): it is the tracer's, like a
@@ -898,9 +854,9 @@ static const up_model_ops comp_ops = {
 
 const up_model_ops *up_comp_ops(void) { return &comp_ops; }
 
-up_status up_comp_new(const up_comp_params *p, const up_defs *d, up_comp **out,
-                      up_err *err)
+up_status up_comp_new(const up_comp_params *p, up_trace *t, up_comp **out, up_err *err)
 {
+    const up_defs *d = up_trace_defs(t);
     up_comp *M;
     unsigned i;
     *out = NULL;
@@ -921,22 +877,17 @@ up_status up_comp_new(const up_comp_params *p, const up_defs *d, up_comp **out,
             if (p->loc_ovh_id[k] == d->locs[i].id)
                 M->L[i].extra_o = ns_ticks(M, p->loc_ovh_ns[k]);
     }
-    for (i = 0; i < d->nlocs; i++) { /* <location>.stalls */
+    for (i = 0; i < d->nlocs; i++) { /* the archive's stall lists */
         cloc *c = &M->L[i];
-        char path[sizeof p->stalls_dir + 32];
-        struct stat sb;
         c->st_s = c->st_e = UINT64_MAX;
-        if (!p->stalls_dir[0])
+        if (!p->archive_stalls)
             continue;
-        snprintf(path, sizeof path, "%s/%llu.stalls", p->stalls_dir,
-                 (unsigned long long)d->locs[i].id);
-        if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0)
-            continue;
-        if (!(c->st = up_calloc(1, sizeof *c->st)) || !(c->st->path = up_strdup(path))) {
+        if (up_trace_stalls_open(t, d->locs[i].id, &c->st, err) != UP_OK) {
             up_comp_free(M);
-            return UP_ERR(err, UP_ENOMEM, "out of memory");
+            return err ? err->status : UP_ENOMEM;
         }
-        stall_next(M, c);
+        if (c->st)
+            stall_next(M, c);
     }
     *out = M;
     return UP_OK;
@@ -948,10 +899,7 @@ void up_comp_free(up_comp *M)
         size_t i;
         for (i = 0; i < M->n; i++) {
             up_free(M->L[i].h);
-            if (M->L[i].st) {
-                up_free(M->L[i].st->path);
-                up_free(M->L[i].st);
-            }
+            up_stalls_close(M->L[i].st);
         }
         up_free(M->L);
         up_free(M);

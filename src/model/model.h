@@ -106,11 +106,11 @@ typedef struct up_comp_params {
     size_t nloc_ovh;
     uint64_t loc_ovh_id[UP_LOC_OVH_MAX];
     double loc_ovh_ns[UP_LOC_OVH_MAX];
-    /* the folder of the archive's event files, where the unperturb tracer
-     * leaves <location>.stalls: the intervals its --extra-ns spins were
-     * stalled past their deadline, removed where they lie (docs/tracer.md);
-     * empty: none */
-    char stalls_dir[4096];
+    /* use the archive's stall lists: the intervals the unperturb tracer's
+     * --extra-ns spins were stalled past their deadline, removed where they
+     * lie (docs/tracer.md; read through up_trace_stalls_open).  Set with the
+     * archive's calibration, cleared by an O from the command line. */
+    bool archive_stalls;
 } up_comp_params;
 
 void up_comp_params_init(up_comp_params *p);
@@ -200,8 +200,9 @@ static inline uint64_t up_ovh_of(const up_ovh_table *t, const up_event *ev)
 
 typedef struct up_comp up_comp;
 
-up_status up_comp_new(const up_comp_params *p, const up_defs *d, up_comp **out,
-                      up_err *err);
+/* The model for archive `t` (its definitions; with p->archive_stalls, its
+ * stall lists too). */
+up_status up_comp_new(const up_comp_params *p, up_trace *t, up_comp **out, up_err *err);
 void up_comp_free(up_comp *c);
 const up_model_ops *up_comp_ops(void);
 /* Reports the replay's progress (records done of those the definitions
@@ -209,8 +210,9 @@ const up_model_ops *up_comp_ops(void);
 void up_comp_set_progress(up_comp *c, up_progress_fn fn, void *ctx);
 /* Overhead removed on location `loc`, ticks. */
 uint64_t up_comp_removed(const up_comp *c, size_t loc);
-/* Stalls of the tracer's spins found in <location>.stalls lists, and their
- * time in ticks, removed so far (over all locations). */
+/* Stalls of the tracer's spins found in the archive's stall lists, and their
+ * time in ticks, removed so far (over all locations); lists that ended at a
+ * damaged entry. */
 void up_comp_stalls(const up_comp *c, uint64_t *count, uint64_t *ticks, uint64_t *damaged);
 
 #endif /* UNPERTURB_MODEL_H */

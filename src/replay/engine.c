@@ -3178,7 +3178,7 @@ static int run(engine *E)
                 size_t done = 0;
                 if (up_stream_direct(L->s, sched_slice, direct_record,
                                      E->ops->region ? direct_region : NULL, E,
-                                     E->out ? up_writer_otf2(E->out, li) : NULL, &done,
+                                     E->out, &done,
                                      E->err) != UP_OK)
                     return -1;
                 slice += done;

@@ -59,7 +59,7 @@ up_status up_run_compensate(const up_run_comp_opts *o, up_run_comp *r, up_err *e
 
     if (o->output && (st = up_writer_open(up_outset_tmp(r->outs, r->o_dir), r->trace, &w, err)) != UP_OK)
         return st;
-    if ((st = up_comp_new(&r->params, up_trace_defs(r->trace), &model, err)) != UP_OK)
+    if ((st = up_comp_new(&r->params, r->trace, &model, err)) != UP_OK)
         goto out;
     up_progress_init(&pg, "compensate:", o->quiet);
     up_comp_set_progress(model, up_progress_update, &pg);

@@ -389,7 +389,7 @@ bool up_stream_at_end(const up_stream *s) { return s->eof && !s->count; }
 
 up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn,
                            up_direct_region_fn fn_region, void *ctx,
-                           OTF2_EvtWriter *out, size_t *done, up_err *err)
+                           up_writer *out, size_t *done, up_err *err)
 {
     uint64_t got, want;
     OTF2_ErrorCode rc;
@@ -397,6 +397,8 @@ up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn,
     *done = 0;
     if (s->count || s->eof)
         return UP_OK;
+    if (out && (out->defs != &s->t->defs || s->loc >= out->nlocs))
+        return UP_ERR(err, UP_EINTERNAL, "up_stream_direct: a writer opened for another trace");
     if (ring_reserve(s, err) != UP_OK) /* room for a declined record */
         return err ? err->status : UP_ENOMEM;
     s->direct_done = s->popped; /* records before this call */
@@ -814,6 +816,7 @@ void up_trace_close(up_trace *t)
 
 const up_defs *up_trace_defs(const up_trace *t) { return &t->defs; }
 const char *up_trace_anchor(const up_trace *t) { return t->anchor; }
+const char *up_trace_dir_(const up_trace *t) { return t->dir; }
 up_stream *up_trace_stream(up_trace *t, size_t loc) { return &t->streams[loc]; }
 uint64_t up_trace_unknown_records(const up_trace *t) { return t->unknown_records; }
 

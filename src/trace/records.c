@@ -87,8 +87,8 @@ static inline OTF2_CallbackCode direct_written(up_stream *s, OTF2_ErrorCode rc)
                 const struct up_evf_##K *f = &d.u.K;                          \
                 (void)f;                                                      \
                 return direct_written(s, s->direct_out                        \
-                                             ? OTF2_EvtWriter_##K(s->direct_out, al, d.t_out \
-                                                                  UP_EVF_##K(ARG_F, ARG_A)) \
+                                             ? up_writer_##K##_(s->direct_out, s->loc, al, \
+                                                                d.t_out UP_EVF_##K(ARG_F, ARG_A)) \
                                              : OTF2_SUCCESS);                 \
             }                                                                 \
             s->stop = true; /* declined (or failed): buffer it and stop */    \
@@ -136,7 +136,7 @@ UP_OTF2_EVENTS(X)
         if (s->direct_region && !s->count &&                                   \
             s->direct_region(s->direct_ctx, s->loc, UP_EV_##K, t, region, &out)) \
             return direct_written(s, s->direct_out                             \
-                                         ? OTF2_EvtWriter_##K(s->direct_out, al, out, region) \
+                                         ? up_writer_##K##_(s->direct_out, s->loc, al, out, region) \
                                          : OTF2_SUCCESS);                      \
         return store_##K(s, t, al, region);                                    \
     }

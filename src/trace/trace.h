@@ -4,10 +4,14 @@
  *
  * Place in the data flow:
  *   OTF2 archive --up_trace_open--> definitions + one up_stream per location
- *   replay engine --up_writer_event--> new OTF2 archive (same records, new
+ *   replay engine --up_writer_event (or up_stream_direct's direct path, which
+ *   writes through the same writer)--> new OTF2 archive (same records, new
  *   timestamps), closed by up_writer_close, which copies every global
  *   definition of the input, writes fresh ClockProperties and the attributes
  *   added with up_writer_attr.
+ *
+ *   the archive's side files (the tracer's stall lists) --up_trace_stalls_open-->
+ *   the compensate model: only this layer knows where and how they are stored.
  *
  * Memory: a stream holds a ring of decoded records (grown only as far as a
  * model looks ahead) plus OTF2's own chunk buffers; the writer holds at most
@@ -231,6 +235,7 @@ long up_defs_group_locs(const up_defs *d, OTF2_GroupRef g, uint32_t *out, size_t
 
 typedef struct up_trace up_trace;
 typedef struct up_stream up_stream;
+typedef struct up_writer up_writer; /* the output archive (below) */
 
 /* Opens `path`: an OTF2 anchor file or a directory holding traces.otf2.
  * Reads all global and local definitions and opens one stream per location.
@@ -256,6 +261,26 @@ uint64_t up_stream_records(const up_stream *s); /* popped so far */
 char *up_trace_property(const up_trace *t, const char *name);
 /* Records the OTF2 reader could not decode (newer OTF2 than ours). */
 uint64_t up_trace_unknown_records(const up_trace *t);
+
+/* ---- the archive's side files: stall lists (src/trace/stalls.c) ---------
+ * The unperturb tracer leaves beside a location's event file the list of the
+ * intervals its --extra-ns spins were stalled past their deadline
+ * (docs/tracer.md, "Stalls of the spins").  Where it lies and how it is
+ * stored is known here only. */
+typedef struct up_stalls up_stalls;
+/* The stall list of the location with OTF2 id `location_id`: *out = NULL if
+ * the archive has none for it (no such file, not a regular file, empty).
+ * Fails only out of memory. */
+up_status up_trace_stalls_open(up_trace *t, uint64_t location_id, up_stalls **out,
+                               up_err *err);
+/* The next stall, measured [*start, *end) in ticks: 1.  0: the list ended
+ * (its end, or it cannot be read further: what is left is not used); -1
+ * (once): it ended at a damaged entry (a stall of no length, one that
+ * overflows the clock, or one that starts before the last one ended), for
+ * the caller to count.  After 0 or -1, 0 again; *start = *end = UINT64_MAX
+ * unless 1.  `l` may be NULL (no list: 0). */
+int up_stalls_next(up_stalls *l, uint64_t *start, uint64_t *end);
+void up_stalls_close(up_stalls *l); /* NULL is fine */
 
 /* ---- damage found in the input (docs/cli.md, "Damaged traces") ----------
  * Every file is checked as it is read (src/trace/scan.c); what is damaged
@@ -298,10 +323,12 @@ void up_trace_time_repairs(const up_trace *t, size_t loc, uint64_t out[3]);
  * to fn as it is decoded (array fields point into OTF2's buffers, valid
  * during the call).  fn returns 1 if it timed the record (ev->t_out, and
  * possibly time-valued fields): the record is then written at once to `out`
- * (if not NULL) with its attributes; 0 to decline it (it is buffered: peek(0)
- * returns it, and reading stops); -1 on error (reading stops; the caller's
- * error context says why).  Reads at most `max` records; *done = records
- * processed by fn.  `out` must only receive records in time order. */
+ * (if not NULL: a writer opened for this stream's trace, on the stream's
+ * location) with its attributes, through the writer as up_writer_event
+ * writes (the same clamp, counted by up_writer_clamped); 0 to decline it (it
+ * is buffered: peek(0) returns it, and reading stops); -1 on error (reading
+ * stops; the caller's error context says why).  Reads at most `max` records;
+ * *done = records processed by fn. */
 typedef int (*up_direct_fn)(void *ctx, uint32_t loc, up_event *ev);
 /* The faster form for Enter and Leave, the bulk of most traces (NULL: fn
  * takes them too): gets the record's fields (kind UP_EV_Enter or
@@ -310,7 +337,7 @@ typedef int (*up_direct_region_fn)(void *ctx, uint32_t loc, unsigned kind, uint6
                                    OTF2_RegionRef region, uint64_t *t_out);
 up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn,
                            up_direct_region_fn fn_region, void *ctx,
-                           OTF2_EvtWriter *out, size_t *done, up_err *err);
+                           up_writer *out, size_t *done, up_err *err);
 /* Records buffered (decoded but not popped); true once the location's last
  * record has been read. */
 size_t up_stream_buffered(const up_stream *s);
@@ -320,8 +347,6 @@ bool up_stream_at_end(const up_stream *s);
 #define UP_STREAM_MAX_LOOKAHEAD 65536
 
 /* ---- output archive ------------------------------------------------------ */
-
-typedef struct up_writer up_writer;
 
 /* Creates a new archive `dir`/traces.otf2 (`dir` is a new, empty folder,
  * usually the temporary of an output set) for the locations of `in`. */
@@ -341,8 +366,6 @@ up_status up_writer_event(up_writer *w, size_t loc, up_event *ev, up_err *err);
  * ids. */
 up_status up_writer_attr(up_writer *w, const char *name, const char *desc, OTF2_Type type,
                          OTF2_AttributeRef *ref, up_err *err);
-/* The OTF2 writer of a location, for up_stream_direct. */
-OTF2_EvtWriter *up_writer_otf2(up_writer *w, size_t loc);
 /* Finishes the archive: closes event files, writes local definition files,
  * copies every global definition of `in` (ClockProperties replaced by
  * [t_min, t_max]), then the attributes of up_writer_attr, and sets

@@ -19,7 +19,7 @@ struct up_stream {
     up_direct_fn direct;
     up_direct_region_fn direct_region;
     void *direct_ctx;
-    OTF2_EvtWriter *direct_out;
+    up_writer *direct_out; /* location index s->loc of it */
     uint64_t direct_done; /* popped when up_stream_direct began */
     bool stop, direct_failed, write_failed;
     /* what libotf2 may read (scan.h): records delivered so far, the event
@@ -60,6 +60,79 @@ up_event *up_stream_slot_(void *s, unsigned kind, uint64_t t,
 void up_store_evt_callbacks_(OTF2_EvtReaderCallbacks *cb);
 OTF2_ErrorCode up_write_event_(OTF2_EvtWriter *w, OTF2_AttributeList *al,
                                uint64_t t, const up_event *e);
+
+/* The folder of the archive's files: the anchor's path without ".otf2". */
+const char *up_trace_dir_(const up_trace *t);
+
+/* ---- the writer (writer.c) ---------------------------------------------
+ * Every record of an output archive is written through these: the
+ * buffered path's up_writer_event and the direct path of up_stream_direct
+ * (records.c, up_writer_<Kind>_), so that the writer sees them all. */
+
+/* An attribute the input does not define, written after its definitions. */
+typedef struct up_new_attr_ {
+    char *name, *desc;
+    OTF2_Type type;
+    OTF2_AttributeRef ref;
+    OTF2_StringRef sname, sdesc;
+} up_new_attr_;
+
+struct up_writer {
+    char *dir;
+    OTF2_Archive *ar;
+    const up_defs *defs;    /* the input's */
+    size_t nlocs;
+    up_new_attr_ *attrs;
+    size_t nattrs, cap_attrs;
+    uint64_t next_string, next_attr; /* fresh ids: past the input's largest */
+    OTF2_EvtWriter **ew;
+    uint64_t *nevents;      /* records written per location, when closed */
+    uint64_t *last_t;       /* the last time written per location */
+    OTF2_AttributeList *al;
+    uint64_t clamped;
+    bool evt_open;
+};
+
+/* The time a record of location `loc` is written with: `t`, raised to the
+ * last one written there if it would decrease (counted: up_writer_clamped).
+ * The replay engine guarantees non-decreasing times per location, so this
+ * only guards against a broken caller. */
+static inline uint64_t up_writer_time_(up_writer *w, size_t loc, uint64_t t)
+{
+    uint64_t last = w->last_t[loc];
+    if (__builtin_expect(t < last, 0)) {
+        t = last;
+        w->clamped++;
+    }
+    w->last_t[loc] = t;
+    return t;
+}
+
+/* up_writer_<Kind>_(w, loc, al, t, fields...): writes a record of that kind
+ * on location `loc` at time t (through up_writer_time_), with the attribute
+ * list `al` (may be NULL). */
+#define UP_WP_F_(t, n) , t n
+#define UP_WP_A_(t, n, c) , const t *n
+#define UP_WA_F_(t, n) , n
+#define UP_WA_A_(t, n, c) , n
+#define UP_X_(K)                                                                   \
+    static inline OTF2_ErrorCode up_writer_##K##_(up_writer *w, size_t loc,        \
+                                                  OTF2_AttributeList *al,          \
+                                                  uint64_t t UP_EVF_##K(UP_WP_F_, UP_WP_A_)) \
+    {                                                                              \
+        return OTF2_EvtWriter_##K(w->ew[loc], al, up_writer_time_(w, loc, t)       \
+                                  UP_EVF_##K(UP_WA_F_, UP_WA_A_));                 \
+    }
+/* old archives' deprecated OmpFork/OmpJoin/... are written back as they came */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+UP_OTF2_EVENTS(UP_X_)
+#pragma GCC diagnostic pop
+#undef UP_X_
+#undef UP_WP_F_
+#undef UP_WP_A_
+#undef UP_WA_F_
+#undef UP_WA_A_
 
 /* Reads the global definitions of an open reader into `d`, at most `cap`
  * of them (the intact ones). */

@@ -32,30 +32,6 @@
 #define WRITER_DEF_CHUNK_SIZE (4 * 1024 * 1024)
 #define WRITER_CHUNKS 1
 
-/* An attribute the input does not define, written after its definitions. */
-typedef struct new_attr {
-    char *name, *desc;
-    OTF2_Type type;
-    OTF2_AttributeRef ref;
-    OTF2_StringRef sname, sdesc;
-} new_attr;
-
-struct up_writer {
-    char *dir;
-    OTF2_Archive *ar;
-    const up_defs *defs;    /* the input's */
-    size_t nlocs;
-    new_attr *attrs;
-    size_t nattrs, cap_attrs;
-    uint64_t next_string, next_attr; /* fresh ids: past the input's largest */
-    OTF2_EvtWriter **ew;
-    uint64_t *nevents;      /* records written per location, when closed */
-    uint64_t *last_t;
-    OTF2_AttributeList *al;
-    uint64_t clamped;
-    bool evt_open;
-};
-
 /* ---- OTF2 memory and flush callbacks ------------------------------------- */
 
 /* Chunks are mapped pages backed by transparent huge pages where the kernel
@@ -259,7 +235,7 @@ up_status up_writer_open(const char *dir, const up_trace *in, up_writer **out,
 up_status up_writer_attr(up_writer *w, const char *name, const char *desc, OTF2_Type type,
                          OTF2_AttributeRef *ref, up_err *err)
 {
-    new_attr *a;
+    up_new_attr_ *a;
     size_t i;
     for (i = 0; i < w->nattrs; i++)
         if (w->attrs[i].type == type && !strcmp(w->attrs[i].name, name)) {
@@ -290,19 +266,13 @@ up_status up_writer_attr(up_writer *w, const char *name, const char *desc, OTF2_
     return UP_OK;
 }
 
-/* The replay engine guarantees non-decreasing times per location (also for
- * records written on the direct path, which bypasses this function), so a
- * clamp here only guards against a broken caller. */
+/* The buffered path; the direct path of up_stream_direct writes through
+ * up_writer_<Kind>_ (trace_int.h).  Both clamp with up_writer_time_. */
 up_status up_writer_event(up_writer *w, size_t loc, up_event *ev, up_err *err)
 {
-    uint64_t t = ev->t_out;
+    uint64_t t = up_writer_time_(w, loc, ev->t_out);
     OTF2_ErrorCode rc;
     uint32_t i;
-    if (t < w->last_t[loc]) {
-        t = w->last_t[loc];
-        w->clamped++;
-    }
-    w->last_t[loc] = t;
     for (i = 0; i < ev->nattrs; i++)
         OTF2_AttributeList_AddAttribute(w->al, ev->attrs[i].id, ev->attrs[i].type,
                                         ev->attrs[i].value);
@@ -311,8 +281,6 @@ up_status up_writer_event(up_writer *w, size_t loc, up_event *ev, up_err *err)
         return explain(w, up_otf2_err_(err, rc, "cannot write an event"), true, err);
     return UP_OK;
 }
-
-OTF2_EvtWriter *up_writer_otf2(up_writer *w, size_t loc) { return w->ew[loc]; }
 
 uint64_t up_writer_clamped(const up_writer *w) { return w->clamped; }
 
@@ -444,7 +412,7 @@ static up_status finish(up_writer *w, const up_trace *in, uint64_t t_min, uint64
     /* after the copy: OTF2 readers take definitions in file order, and a
      * name's String must precede the Attribute that names it */
     for (i = 0; i < w->nattrs; i++) {
-        const new_attr *a = &w->attrs[i];
+        const up_new_attr_ *a = &w->attrs[i];
         if ((rc = OTF2_GlobalDefWriter_WriteString(gw, a->sname, a->name)) != OTF2_SUCCESS ||
             (rc = OTF2_GlobalDefWriter_WriteString(gw, a->sdesc, a->desc)) != OTF2_SUCCESS ||
             (rc = OTF2_GlobalDefWriter_WriteAttribute(gw, a->ref, a->sname, a->sdesc, a->type)) !=

@@ -251,14 +251,14 @@ static void replay(const char *anchor, unsigned opt, uint64_t delivered)
     }
     if (!p.overhead_set)
         up_comp_params_set_overhead(&p, ovh_ns[(opt / 6) % 4]);
-    snprintf(p.stalls_dir, sizeof p.stalls_dir, "%s", fz_archive_files());
+    p.archive_stalls = true; /* the container's stall lists (fz_archive_files) */
     p.mode = (up_mode)(opt % 3);
     p.collective = (opt / 3) % 2 ? UP_COLLECTIVE_SHARED : UP_COLLECTIVE_INDIVIDUAL;
     p.wildcard = (up_wildcard)((opt / 24) % 3);
     if ((opt / 72) % 2)
         p.latency_ns = 1000, p.ns_per_byte = 0.5, p.per_hop_ns = 50, p.network_set = true;
     up_comp_params_resolve(&p);
-    if (up_comp_new(&p, up_trace_defs(t), &m, &err) == UP_OK) {
+    if (up_comp_new(&p, t, &m, &err) == UP_OK) {
         if (up_replay_run(t, NULL, up_comp_ops(), m, &res, &err) == UP_OK) {
             FZ_CHECK(res.events == delivered, "the replay saw %llu records, the streams delivered %llu",
                      (unsigned long long)res.events, (unsigned long long)delivered);

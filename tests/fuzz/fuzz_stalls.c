@@ -1,7 +1,8 @@
 /*
  * fuzz_stalls.c - fuzz target "stalls": the lists of stalled spins the
  * unperturb tracer leaves beside the event files (traces/<location>.stalls,
- * docs/tracer.md), read by the compensate model (src/model/compensate.c).
+ * docs/tracer.md), read through src/trace/stalls.c by the compensate model
+ * (src/model/compensate.c).
  *
  * Place in the data flow: beside a valid trace.  Two archives are written
  * once, with OTF2's own writer (tests/tracegen.c); each input gives the
@@ -14,7 +15,7 @@
  * 16 * n1, 2 the next 16 * n2, 3 the rest (each cut at the input's end).
  *
  * A stalls list can be anything, the replay must still succeed and see
- * every record (compensate.c: "a list that cannot be read ends there").
+ * every record (stalls.c: "a list that cannot be read ends there").
  */
 #include "fuzz.h"
 
@@ -175,12 +176,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FZ_CHECK(up_trace_open(dirs[k], &t, &err) == UP_OK, "%s", err.msg);
     up_comp_params_init(&p);
     up_comp_params_set_overhead(&p, (opt >> 6) * 3.0);
-    snprintf(p.stalls_dir, sizeof p.stalls_dir, "%s/traces", dirs[k]);
+    p.archive_stalls = true;
     p.mode = (up_mode)((opt >> 1) % 3);
     p.collective = (opt >> 3) & 1 ? UP_COLLECTIVE_SHARED : UP_COLLECTIVE_INDIVIDUAL;
     p.wildcard = (up_wildcard)((opt >> 4) % 3);
     up_comp_params_resolve(&p);
-    FZ_CHECK(up_comp_new(&p, up_trace_defs(t), &m, &err) == UP_OK, "%s", err.msg);
+    FZ_CHECK(up_comp_new(&p, t, &m, &err) == UP_OK, "%s", err.msg);
     FZ_CHECK(up_replay_run(t, NULL, up_comp_ops(), m, &res, &err) == UP_OK, "%s", err.msg);
     FZ_CHECK(res.events == nrecords[k], "the replay saw %llu of %llu records",
              (unsigned long long)res.events, (unsigned long long)nrecords[k]);
