@@ -17,6 +17,7 @@
 #include "tracegen.h"
 #include "tutil.h"
 #include "model/simulate.h"
+#include "run/simrun.h"
 
 #define NS 1000000000u
 
@@ -51,7 +52,7 @@ static int simulate_calib(const char *dir, const up_machine *m, const char *cali
 {
     char o[4096];
     up_err err = {0};
-    up_sim_run_opts opts;
+    up_simrun_opts opts;
     up_sim_summary s;
     snprintf(o, sizeof o, "%s/sim", dir);
     memset(&opts, 0, sizeof opts);
@@ -62,7 +63,7 @@ static int simulate_calib(const char *dir, const up_machine *m, const char *cali
     up_rmtree(o);
     mkdir(o, 0777);
     opts.quiet = true;
-    if (up_sim_run(&opts, &s, &err) != UP_OK) {
+    if (up_simrun_one(&opts, &s, &err) != UP_OK) {
         t_fail(__FILE__, __LINE__, "simulate %s: %s", dir, err.msg);
         return -1;
     }
@@ -265,7 +266,7 @@ TEST(sim_cpu_ratio_out_of_range_is_refused)
     unsigned i;
     write_two_workers(dir);
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        up_sim_run_opts opts;
+        up_simrun_opts opts;
         up_sim_summary s;
         up_err err = {0};
         up_status st;
@@ -274,7 +275,7 @@ TEST(sim_cpu_ratio_out_of_range_is_refused)
         opts.machine = &m;
         opts.quiet = true;
         m.cpu_ratio = bad[i].ratio;
-        st = up_sim_run(&opts, &s, &err);
+        st = up_simrun_one(&opts, &s, &err);
         CHECK_EQ(st, UP_EUSAGE);
         if (st == UP_OK)
             up_sim_summary_free(&s);
@@ -291,7 +292,7 @@ TEST(sim_time_beyond_the_clock_is_an_error)
 {
     const char *dir = t_dir("sim_overflow");
     up_machine m = hand_machine();
-    up_sim_run_opts opts;
+    up_simrun_opts opts;
     up_sim_summary s;
     up_err err = {0};
     up_status st;
@@ -306,7 +307,7 @@ TEST(sim_time_beyond_the_clock_is_an_error)
     opts.machine = &m;
     opts.quiet = true;
     m.cpu_ratio = 0.001;
-    st = up_sim_run(&opts, &s, &err);
+    st = up_simrun_one(&opts, &s, &err);
     CHECK_EQ(st, UP_EFORMAT);
     if (st == UP_OK)
         up_sim_summary_free(&s);
@@ -314,7 +315,7 @@ TEST(sim_time_beyond_the_clock_is_an_error)
                           "(1000000000 ticks/s) can count: cpu_ratio 0.001") != NULL);
     /* the same trace on the traced machine's speed fits */
     m.cpu_ratio = 1;
-    CHECK_EQ(up_sim_run(&opts, &s, &err), UP_OK);
+    CHECK_EQ(up_simrun_one(&opts, &s, &err), UP_OK);
     CHECK_NEAR(s.predicted_s, (200 + (double)((uint64_t)1 << 55)) * 1e-9, 1e-6);
     up_sim_summary_free(&s);
 }

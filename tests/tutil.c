@@ -2,6 +2,7 @@
  * tutil.c - shared helpers of the unit tests (see tutil.h).
  */
 #include "tutil.h"
+#include "run/simrun.h"
 #include "test.h"
 
 #include <dirent.h>
@@ -153,7 +154,7 @@ static up_status simulate_wall(const char *in, const char *out, unsigned ranks_p
                                up_sim_summary *s, up_err *err)
 {
     up_machine mach;
-    up_sim_run_opts opts;
+    up_simrun_opts opts;
     up_machine_init(&mach);
     mach.contention = sim_contention;
     mach.cpu_ratio = 1;
@@ -166,7 +167,7 @@ static up_status simulate_wall(const char *in, const char *out, unsigned ranks_p
     opts.machine = &mach;
     opts.out_dir = out;
     opts.quiet = true;
-    return up_sim_run(&opts, s, err);
+    return up_simrun_one(&opts, s, err);
 }
 
 up_status t_simulate_wall(const char *in, const char *out, up_sim_summary *s, up_err *err)

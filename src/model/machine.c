@@ -784,23 +784,44 @@ static void fmt_value(char *buf, size_t cap, const up_machine *m, const mkey *k)
     }
 }
 
+/* The index in keys[] of the i-th parameter in written order (sections in
+ * order, bandwidth_gbs left out), or NKEYS past the last. */
+static size_t written_key(size_t i)
+{
+    size_t k, n = 0;
+    int s;
+    for (s = 0; s < S_COUNT; s++)
+        for (k = 0; k < NKEYS; k++)
+            if (keys[k].sec == s && keys[k].type != K_BW && n++ == i)
+                return k;
+    return NKEYS;
+}
+
+bool up_machine_param_at(const up_machine *m, size_t i, up_machine_param *p)
+{
+    size_t k = written_key(i);
+    if (k == NKEYS)
+        return false;
+    p->section = sec_names[keys[k].sec];
+    p->key = keys[k].name;
+    p->doc = keys[k].doc;
+    fmt_value(p->value, sizeof p->value, m, &keys[k]);
+    return true;
+}
+
 int up_machine_write(FILE *f, const up_machine *m)
 {
-    char v[64];
+    up_machine_param p;
+    const char *sec = NULL;
     size_t i;
-    int s;
     if (fprintf(f, "# unperturb machine model (docs/machine.md)\n") < 0)
         return -1;
-    for (s = 0; s < S_COUNT; s++) {
-        if (fprintf(f, "\n[%s]\n", sec_names[s]) < 0)
+    for (i = 0; up_machine_param_at(m, i, &p); i++) {
+        if (p.section != sec && fprintf(f, "\n[%s]\n", p.section) < 0)
             return -1;
-        for (i = 0; i < NKEYS; i++) {
-            if (keys[i].sec != s || keys[i].type == K_BW)
-                continue;
-            fmt_value(v, sizeof v, m, &keys[i]);
-            if (fprintf(f, "# %s\n%s = %s\n", keys[i].doc, keys[i].name, v) < 0)
-                return -1;
-        }
+        sec = p.section;
+        if (fprintf(f, "# %s\n%s = %s\n", p.doc, p.key, p.value) < 0)
+            return -1;
     }
     return ferror(f) ? -1 : 0;
 }

@@ -136,6 +136,18 @@ up_status up_machine_check(const up_machine *m, up_err *err);
 bool up_machine_is_numeric(const char *key);
 /* Reads a numeric parameter (NAN if unknown or not numeric). */
 double up_machine_get_num(const up_machine *m, const char *key);
+/* One parameter as up_machine_write writes it. */
+typedef struct up_machine_param {
+    const char *section;  /* "network" */
+    const char *key;      /* "latency_ns" */
+    const char *doc;      /* the comment written before it */
+    char value[64];       /* "1500", "yes", "binomial", "auto", "4x4" */
+} up_machine_param;
+/* The i-th parameter of m (i from 0) in the order up_machine_write writes
+ * them, section by section (bandwidth_gbs, another way to set ns_per_byte,
+ * is not one); false past the last.  The machine's keys and values without
+ * writing and reading INI. */
+bool up_machine_param_at(const up_machine *m, size_t i, up_machine_param *p);
 /* Writes every parameter as INI (sections and all keys), loadable again. */
 int up_machine_write(FILE *f, const up_machine *m);
 

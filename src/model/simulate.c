@@ -794,59 +794,29 @@ void up_sim_free(up_sim *S)
 
 /* ---- one run --------------------------------------------------------------------------- */
 
-up_status up_sim_run(const up_sim_run_opts *o, up_sim_summary *s, up_err *err)
+up_status up_sim_trace(up_sim *S, up_trace *t, up_writer *w, const char *what, up_sim_summary *s,
+                       up_err *err)
 {
-    up_trace *t = NULL;
-    up_writer *w = NULL;
-    up_sim *S = NULL;
-    up_comp_params p;
-    up_progress pg;
+    const up_machine *m = &S->m;
     up_status st;
-    char source[256] = "", desc[512];
     size_t i;
 
     memset(s, 0, sizeof *s);
-    if ((st = up_trace_open(o->input, &t, err)) != UP_OK)
-        goto done;
-    /* the tracer's overheads: stored in the archive, or --calibration */
-    if ((st = up_comp_params_load(&p, t, o->calibration, source, sizeof source, err)) != UP_OK)
-        goto done;
-    s->overhead_known = p.overhead_set;
-    snprintf(s->overhead_source, sizeof s->overhead_source, "%s", p.overhead_set ? source : "none");
-    if ((st = up_sim_new(o->machine, &p, up_trace_defs(t), &S, err)) != UP_OK)
-        goto done;
-    if (o->out_dir && (st = up_writer_open(o->out_dir, t, &w, err)) != UP_OK)
-        goto done;
-    up_progress_init(&pg, "simulate:", o->quiet);
-    up_sim_set_progress(S, up_progress_update, &pg);
-    st = up_replay_run(t, w, up_sim_ops(), S, &s->res, err);
-    up_progress_end(&pg);
-    if (st != UP_OK) {
+    if ((st = up_replay_run(t, w, up_sim_ops(), S, &s->res, err)) != UP_OK) {
         st = up_writer_explain(w, st, err);
         goto done;
     }
     if (S->nomem) {
-        st = UP_ERR(err, UP_ENOMEM, "out of memory simulating '%s'", up_esc(o->input));
+        st = UP_ERR(err, UP_ENOMEM, "out of memory simulating '%s'", up_esc(what));
         goto done;
     }
     if (S->overflow) {
         st = UP_ERR(err, UP_EFORMAT,
                     "simulating '%s': a predicted time passed 2^62 ticks, all the trace's clock "
                     "(%llu ticks/s) can count: cpu_ratio %g and ns_per_byte %g stretch this "
-                    "trace too far", up_esc(o->input), (unsigned long long)s->res.resolution,
-                    o->machine->cpu_ratio, o->machine->ns_per_byte);
+                    "trace too far", up_esc(what), (unsigned long long)s->res.resolution,
+                    m->cpu_ratio, m->ns_per_byte);
         goto done;
-    }
-    if (w) {
-        up_writer *wc = w;
-        w = NULL;
-        snprintf(desc, sizeof desc,
-                 "predicted by unperturb %s simulate: cpu_ratio %g, latency %g ns, %g ns/byte",
-                 UP_VERSION, o->machine->cpu_ratio, o->machine->latency_ns,
-                 o->machine->ns_per_byte);
-        if ((st = up_writer_close(wc, t, s->res.t_min_a, s->res.t_max_a, desc,
-                                  "UNPERTURB::SIMULATED", "simulate", err)) != UP_OK)
-            goto done;
     }
     s->measured_s = up_ticks_s(&s->res, sub0(s->res.end_m, s->res.start_m));
     s->predicted_s = up_ticks_s(&s->res, sub0(s->res.end_a, s->res.start_a));
@@ -868,9 +838,6 @@ up_status up_sim_run(const up_sim_run_opts *o, up_sim_summary *s, up_err *err)
         s->owns_names = true;
     }
 done:
-    up_writer_abort(w);
-    up_sim_free(S);
-    up_trace_close(t);
     if (st != UP_OK)
         up_sim_summary_free(s);
     return st;

@@ -29,16 +29,7 @@ void up_sim_set_progress(up_sim *s, up_progress_fn fn, void *ctx);
 /* Did compute intervals come from the CPU-time metric (any location)? */
 bool up_sim_used_cpu_time(const up_sim *s);
 
-/* One simulation of one trace: what the command and sweeps need. */
-typedef struct up_sim_run_opts {
-    const char *input;          /* anchor file or experiment folder */
-    const up_machine *machine;
-    const char *calibration;    /* overheads file, may be NULL */
-    const char *out_dir;        /* predicted OTF2 archive, may be NULL: a new
-                                 * empty folder (the command's temporary) */
-    bool quiet;                 /* no progress bar */
-} up_sim_run_opts;
-
+/* What one simulation of one trace gives. */
 typedef struct up_sim_summary {
     up_replay_result res;       /* start_a/end_a: predicted window; locs[].end_a */
     double measured_s, predicted_s;
@@ -49,8 +40,15 @@ typedef struct up_sim_summary {
     char overhead_source[256];  /* where it came from ("archive", a file, ...) */
 } up_sim_summary;
 
-/* Opens, simulates and (with out_dir) writes the predicted archive. */
-up_status up_sim_run(const up_sim_run_opts *o, up_sim_summary *s, up_err *err);
+/* Replays the opened trace t (the one S was made for: up_sim_new with its
+ * definitions) on S's machine into the writer w (may be NULL: no archive;
+ * not closed here).  `what` names the trace in errors.  Fills *s but for
+ * overhead_known and overhead_source (the caller knows where the overheads
+ * came from); the location names are copies, so *s outlives t.  On error *s
+ * is freed.  Opening the trace and the writer is the run layer's
+ * (run/simrun.h: up_simrun_one). */
+up_status up_sim_trace(up_sim *S, up_trace *t, up_writer *w, const char *what, up_sim_summary *s,
+                       up_err *err);
 void up_sim_summary_free(up_sim_summary *s);
 
 #endif /* UNPERTURB_SIMULATE_H */

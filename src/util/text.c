@@ -5,7 +5,7 @@
  *
  * Place in the data flow: below everything, beside util.c.  The commands
  * parse their options with up_num_parse; the INI readers (calibration.c,
- * machine.c, the experiment files of cmd_simulate.c) read their files with
+ * machine.c, the experiment files of src/run/experiment.c) read their files with
  * up_text_file_read and their lines with up_lines_read; every message that
  * quotes a key, a value, an option or a file name quotes it escaped.
  */
