@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/pipeline.h"
 #include "run/simrun.h"
 
 up_status up_simrun_one(const up_simrun_opts *o, up_sim_summary *s, up_err *err)
@@ -17,14 +18,15 @@ up_status up_simrun_one(const up_simrun_opts *o, up_sim_summary *s, up_err *err)
     up_comp_params p;
     up_progress pg;
     up_status st;
-    char source[256] = "", desc[512];
+    char source[UP_RUN_SOURCE_MAX] = "", desc[512];
     bool known;
 
     memset(s, 0, sizeof *s);
     if ((st = up_trace_open(o->input, &t, err)) != UP_OK)
         goto done;
-    /* the tracer's overheads: stored in the archive, or --calibration */
-    if ((st = up_comp_params_load(&p, t, o->calibration, source, sizeof source, err)) != UP_OK)
+    /* the tracer's overheads: stored in the archive, then --calibration (the
+     * one precedence of every command; simulate has no --overhead-ns) */
+    if ((st = up_run_params(t, o->calibration, NULL, &p, source, err)) != UP_OK)
         goto done;
     known = p.overhead_set;
     if ((st = up_sim_new(o->machine, &p, up_trace_defs(t), &S, err)) != UP_OK)
