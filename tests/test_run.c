@@ -264,26 +264,26 @@ TEST(run_report_profiles)
 TEST(run_validate_spread)
 {
     double a[] = {3, 1, 2}, b[] = {4, 1, 3, 2}, c[] = {0.5}, s[3];
-    up_val_spread(a, 3, s);
+    up_run_val_spread(a, 3, s);
     CHECK(s[0] == 1 && s[1] == 2 && s[2] == 3);
-    up_val_spread(b, 4, s); /* even: the mean of the middle two */
+    up_run_val_spread(b, 4, s); /* even: the mean of the middle two */
     CHECK(s[0] == 1 && s[1] == 2.5 && s[2] == 4);
     CHECK(b[0] == 4); /* the runs keep their order */
-    up_val_spread(c, 1, s);
+    up_run_val_spread(c, 1, s);
     CHECK(s[0] == 0.5 && s[1] == 0.5 && s[2] == 0.5);
 }
 
 TEST(run_validate_inside)
 {
-    up_val_row r;
+    up_run_val_row r;
     double t[3] = {1.0, 1.25, 1.5}; /* s = 0.5 */
     memset(&r, 0, sizeof r);
     r.Ta[0] = 1.5, r.Ta[1] = 2.0; /* [1.0, 2.5] holds the median 1.25 */
-    CHECK(up_val_inside(&r, t));
+    CHECK(up_run_val_inside(&r, t));
     r.Ta[0] = 1.8; /* [1.3, 2.5] does not */
-    CHECK(!up_val_inside(&r, t));
+    CHECK(!up_run_val_inside(&r, t));
     r.Ta[0] = 0.5, r.Ta[1] = 0.75; /* [0, 1.25]: the edge counts */
-    CHECK(up_val_inside(&r, t));
+    CHECK(up_run_val_inside(&r, t));
 }
 
 static char *file_text(const char *path)
@@ -304,10 +304,10 @@ TEST(run_validate_csv)
     FILE *f;
     snprintf(path, sizeof path, "%s/runs.csv", d);
     CHECK((f = fopen(path, "w")) != NULL);
-    up_val_csv_header(f);
-    up_val_csv_untraced(f, 2, 0, 1.5);
-    up_val_csv_traced(f, 2, 1000, 0, 2.25, 1.125);
-    up_val_csv_traced(f, 4, 0, 2, 0.1234567891, 0.0000000004);
+    up_run_val_csv_header(f);
+    up_run_val_csv_untraced(f, 2, 0, 1.5);
+    up_run_val_csv_traced(f, 2, 1000, 0, 2.25, 1.125);
+    up_run_val_csv_traced(f, 4, 0, 2, 0.1234567891, 0.0000000004);
     fclose(f);
     CHECK(!strcmp(file_text(path), "np,extra_ns,run,kind,window_s,Ta_network_s\n"
                                    "2,,1,uninstrumented,1.500000000,\n"
@@ -318,9 +318,9 @@ TEST(run_validate_csv)
     CHECK((f = fopen(path, "w")) != NULL);
     fputs("ranks=2\nwindow_s=0.25\nwindow_s=0.75\n", f);
     fclose(f);
-    CHECK(up_val_read_window(path) == 0.75);
+    CHECK(up_run_val_read_window(path) == 0.75);
     snprintf(path, sizeof path, "%s/none.time", d);
-    CHECK(isnan(up_val_read_window(path)));
+    CHECK(isnan(up_run_val_read_window(path)));
 }
 
 static int words(char **argv, const char *want)
@@ -339,17 +339,17 @@ TEST(run_validate_argv)
     char *mpirun[] = {"/usr/bin/mpirun", "--bind-to", "core"}, *srun[] = {"srun"},
          *over[] = {"mpiexec", "--oversubscribe", "--allow-run-as-root"},
          *prog[] = {"./app", "a b", NULL}, *argv[UP_VAL_MAXARGV], np[16], json[64];
-    CHECK_EQ(up_val_launch_argv(mpirun, 3, prog, 4, 2, true, argv, np, sizeof np), 9);
+    CHECK_EQ(up_run_val_launch_argv(mpirun, 3, prog, 4, 2, true, argv, np, sizeof np), 9);
     CHECK(words(argv, "/usr/bin/mpirun --bind-to core --allow-run-as-root --oversubscribe -np 4 ./app a b"));
-    CHECK_EQ(up_val_launch_argv(mpirun, 3, prog, 2, 2, false, argv, np, sizeof np), 7);
+    CHECK_EQ(up_run_val_launch_argv(mpirun, 3, prog, 2, 2, false, argv, np, sizeof np), 7);
     CHECK(words(argv, "/usr/bin/mpirun --bind-to core -np 2 ./app a b"));
     /* not mpirun: no flags of its own */
-    up_val_launch_argv(srun, 1, prog, 8, 2, true, argv, np, sizeof np);
+    up_run_val_launch_argv(srun, 1, prog, 8, 2, true, argv, np, sizeof np);
     CHECK(words(argv, "srun -np 8 ./app a b"));
     /* the flags given already are not repeated */
-    up_val_launch_argv(over, 3, prog, 8, 2, true, argv, np, sizeof np);
+    up_run_val_launch_argv(over, 3, prog, 8, 2, true, argv, np, sizeof np);
     CHECK(words(argv, "mpiexec --oversubscribe --allow-run-as-root -np 8 ./app a b"));
-    up_val_compensate_argv("/bin/unperturb", "d/trace-0", "d/trace-0-network", "network", argv,
+    up_run_val_compensate_argv("/bin/unperturb", "d/trace-0", "d/trace-0-network", "network", argv,
                            json, sizeof json);
     CHECK(words(argv, "/bin/unperturb compensate d/trace-0 -o d/trace-0-network --mode network "
                       "--json d/trace-0-network.json -q"));
@@ -375,7 +375,7 @@ TEST(run_validate_counts)
     static const char *const names[] = {"MPI_Recv", "MPI_Send"};
     static const uint64_t ref[] = {1000, 1000}, same[] = {1010, 990}, more[] = {1011, 1000},
                           less[] = {1000, 900};
-    up_val_row rows[2];
+    up_run_val_row rows[2];
     unsigned long compared = 0;
     up_err err = {0};
     int shown;
@@ -384,7 +384,7 @@ TEST(run_validate_counts)
     /* repetition 0: the reference (row 0, run 1) and row 1's first run */
     rows[0].cnt[0] = counts(names, ref, 2);
     rows[1].cnt[0] = counts(names, same, 2); /* exactly 1%: the same */
-    CHECK(up_val_compare_counts(rows, 2, 0, 0, &compared, &err) == UP_OK);
+    CHECK(up_run_val_compare_counts(rows, 2, 0, 0, &compared, &err) == UP_OK);
     CHECK_EQ(compared, 1);
     CHECK(rows[0].cnt[0] != NULL && rows[1].cnt[0] == NULL);
     CHECK_EQ(rows[1].ndiff[0], 0);
@@ -392,16 +392,16 @@ TEST(run_validate_counts)
     /* repetition 1: 1.1% more MPI_Recv in row 0, 10% fewer MPI_Send in row 1 */
     rows[0].cnt[1] = counts(names, more, 2);
     rows[1].cnt[1] = counts(names, less, 2);
-    CHECK(up_val_compare_counts(rows, 2, 0, 1, &compared, &err) == UP_OK);
+    CHECK(up_run_val_compare_counts(rows, 2, 0, 1, &compared, &err) == UP_OK);
     CHECK_EQ(compared, 3);
     CHECK_EQ(rows[0].ndiff[1], 1);
     CHECK(!strcmp(rows[0].diff[1][0].name, "MPI_Recv") && rows[0].diff[1][0].n == 1011);
     CHECK_EQ(rows[1].ndiff[1], 1);
     CHECK_NEAR(rows[1].diff[1][0].rel, -0.1, 1e-12);
-    CHECK_EQ(up_val_differing(&rows[0], 2, &shown), 1);
+    CHECK_EQ(up_run_val_differing(&rows[0], 2, &shown), 1);
     CHECK_EQ(shown, 1);
     rows[1].ndiff[0] = 0;
-    CHECK_EQ(up_val_differing(&rows[1], 2, &shown), 1);
+    CHECK_EQ(up_run_val_differing(&rows[1], 2, &shown), 1);
     CHECK_EQ(shown, 1);
     for (int i = 0; i < 2; i++)
         for (int k = 0; k < 2; k++) {

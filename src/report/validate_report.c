@@ -38,7 +38,7 @@ static void print_differences(FILE *f, const up_run_val *v)
     char buf[1024];
     for (i = 0; i < v->nrows; i++) {
         int shown;
-        nflag += up_val_differing(&v->rows[i], v->repeat, &shown) > 0;
+        nflag += up_run_val_differing(&v->rows[i], v->repeat, &shown) > 0;
     }
     if (!v->compared) {
         fprintf(f, "\nRecords per region: one traced run per rank count, nothing to compare it "
@@ -58,9 +58,9 @@ static void print_differences(FILE *f, const up_run_val *v)
                "rows is another program's time: leave them out.\n",
             UP_COUNTS_TOL_PCT, UP_COUNTS_FLOOR);
     for (i = 0; i < v->nrows; i++) {
-        const up_val_row *r = &v->rows[i];
+        const up_run_val_row *r = &v->rows[i];
         int shown;
-        unsigned nd = up_val_differing(r, v->repeat, &shown), j;
+        unsigned nd = up_run_val_differing(r, v->repeat, &shown), j;
         const up_count_diff *d;
         size_t n;
         if (!nd)
@@ -96,14 +96,14 @@ void up_report_validate_table(FILE *f, const up_run_val *v)
             "netw runs (median, max)", "delta_m", "da_lower", "da_upper", "da_netw", "noise",
             "width", "inside");
     for (i = 0; i < v->nrows; i++) {
-        const up_val_row *r = &v->rows[i];
+        const up_run_val_row *r = &v->rows[i];
         double t[3], m[3], n[3], T;
         char ts[64], ms[64], ns[64];
         int shown;
-        bool different = up_val_differing(r, v->repeat, &shown) > 0;
-        up_val_spread(r->T, v->repeat, t);
-        up_val_spread(r->Tm, v->repeat, m);
-        up_val_spread(r->Tn, v->repeat, n);
+        bool different = up_run_val_differing(r, v->repeat, &shown) > 0;
+        up_run_val_spread(r->T, v->repeat, t);
+        up_run_val_spread(r->Tm, v->repeat, m);
+        up_run_val_spread(r->Tn, v->repeat, n);
         T = t[0];
         snprintf(ts, sizeof ts, "%.4f (%.4f, %.4f)", t[0], t[1], t[2]);
         snprintf(ms, sizeof ms, "%.4f (%.4f, %.4f)", m[0], m[1], m[2]);
@@ -112,7 +112,7 @@ void up_report_validate_table(FILE *f, const up_run_val *v)
                 r->np, r->extra, ts, ms, r->Ta[0], r->Ta[1], r->Ta[2], ns, 100 * (m[0] - T) / T,
                 100 * fabs(r->Ta[0] - T) / T, 100 * fabs(r->Ta[1] - T) / T,
                 100 * fabs(r->Ta[2] - T) / T, 100 * (t[1] - T) / T,
-                100 * (r->Ta[1] - r->Ta[0]) / t[1], up_val_inside(r, t) ? "yes" : "no",
+                100 * (r->Ta[1] - r->Ta[0]) / t[1], up_run_val_inside(r, t) ? "yes" : "no",
                 r->np > v->cores ? "  (oversubscribed)" : "",
                 different ? "  (different execution)" : "");
     }
@@ -121,7 +121,7 @@ void up_report_validate_table(FILE *f, const up_run_val *v)
 
 /* A row's records per region against the reference run: whether it is a
  * different execution, and per differing run its top regions */
-static void json_counts(json_t *o, const up_run_val *v, const up_val_row *r)
+static void json_counts(json_t *o, const up_run_val *v, const up_run_val_row *r)
 {
     json_t *runs = json_array(), *diffs = json_array();
     unsigned k;
@@ -151,7 +151,7 @@ static void json_counts(json_t *o, const up_run_val *v, const up_val_row *r)
         json_object_set_new(d, "regions", regs);
         json_array_append_new(diffs, d);
     }
-    json_object_set_new(o, "different_execution", json_boolean(up_val_differing(r, v->repeat, &shown) > 0));
+    json_object_set_new(o, "different_execution", json_boolean(up_run_val_differing(r, v->repeat, &shown) > 0));
     json_object_set_new(o, "count_reference",
                         json_pack("{s:i, s:i}", "extra_ns", r->ref_extra, "run", 1));
     json_object_set_new(o, "runs_enter_records", runs);
@@ -178,15 +178,15 @@ static json_t *json_table(const up_run_val *v)
                                   "tolerance", UP_COUNTS_TOL_PCT / 100.0, "floor",
                                   UP_COUNTS_FLOOR));
     for (i = 0; i < v->nrows; i++) {
-        const up_val_row *r = &v->rows[i];
+        const up_run_val_row *r = &v->rows[i];
         json_t *o = json_object(), *runs_t = json_array(), *runs_m = json_array(),
                *runs_n = json_array();
         double t[3], m[3], n[3];
         unsigned k2;
         char path[64];
-        up_val_spread(r->T, v->repeat, t);
-        up_val_spread(r->Tm, v->repeat, m);
-        up_val_spread(r->Tn, v->repeat, n);
+        up_run_val_spread(r->T, v->repeat, t);
+        up_run_val_spread(r->Tm, v->repeat, m);
+        up_run_val_spread(r->Tn, v->repeat, n);
         for (k2 = 0; k2 < v->repeat; k2++) {
             json_array_append_new(runs_t, json_real(r->T[k2]));
             json_array_append_new(runs_m, json_real(r->Tm[k2]));
@@ -215,7 +215,7 @@ static json_t *json_table(const up_run_val *v)
         json_object_set_new(o, "T_in_bounds", json_boolean(r->Ta[0] <= t[0] && t[0] <= r->Ta[1]));
         json_object_set_new(o, "T_noise", json_real((t[1] - t[0]) / t[0]));
         json_object_set_new(o, "T_spread_s", json_real(t[2] - t[0]));
-        json_object_set_new(o, "T_inside", json_boolean(up_val_inside(r, t)));
+        json_object_set_new(o, "T_inside", json_boolean(up_run_val_inside(r, t)));
         json_object_set_new(o, "bounds_width", json_real((r->Ta[1] - r->Ta[0]) / t[1]));
         json_object_set_new(o, "runs_T_s", runs_t);
         json_object_set_new(o, "runs_Tm_s", runs_m);
@@ -249,8 +249,8 @@ static int write_plot(const char *path, const up_run_val *v)
             for (k = 0; k < v->nrows; k++)
                 if (v->rows[k].np == v->np[i] && v->rows[k].extra == v->extra[e]) {
                     double t[3], m[3];
-                    up_val_spread(v->rows[k].T, v->repeat, t);
-                    up_val_spread(v->rows[k].Tm, v->repeat, m);
+                    up_run_val_spread(v->rows[k].T, v->repeat, t);
+                    up_run_val_spread(v->rows[k].Tm, v->repeat, m);
                     y[e][0][i] = t[0], y[e][1][i] = m[0];
                     y[e][2][i] = v->rows[k].Ta[0], y[e][3][i] = v->rows[k].Ta[1];
                     y[e][4][i] = v->rows[k].Ta[2];

@@ -165,7 +165,7 @@ typedef struct up_run_val_opts {
 void up_run_val_opts_init(up_run_val_opts *o);
 
 /* One configuration (rank count, extra cost): every run of it. */
-typedef struct up_val_row {
+typedef struct up_run_val_row {
     unsigned np, extra;
     double T[UP_VAL_MAXREP], Tm[UP_VAL_MAXREP]; /* every run's window, s */
     double Tn[UP_VAL_MAXREP];  /* every traced run's network-mode Ta, s */
@@ -179,7 +179,7 @@ typedef struct up_val_row {
     up_count_diff *diff[UP_VAL_MAXREP];
     size_t ndiff[UP_VAL_MAXREP];
     unsigned ref_extra;        /* the reference run: first run at this extra cost */
-} up_val_row;
+} up_run_val_row;
 
 typedef struct up_run_val {
     /* what the table and JSON show besides the rows */
@@ -189,7 +189,7 @@ typedef struct up_run_val {
     unsigned repeat, cores;
     bool functions;
     unsigned np[UP_VAL_MAXV], nnp, extra[UP_VAL_MAXV], nx;
-    up_val_row *rows;          /* np-major: row i * nx + e */
+    up_run_val_row *rows;          /* np-major: row i * nx + e */
     unsigned nrows;
     unsigned long compared;    /* traced runs compared with a reference run */
     char dir[PATH_MAX];        /* the output folder's temporary name, resolved */
@@ -220,35 +220,35 @@ void up_run_val_free(up_run_val *v);
 
 /* Its parts, for tests. */
 /* min, median, max of n values (n >= 1) */
-void up_val_spread(const double *x, unsigned n, double out[3]);
+void up_run_val_spread(const double *x, unsigned n, double out[3]);
 /* The words that launch the program on np ranks: the launcher's, then for
  * mpirun (mpiexec, orterun) --allow-run-as-root as root and --oversubscribe
  * past `cores`, then -np N (N written to npbuf) and the program's words;
  * NULL-terminated in argv (UP_VAL_MAXARGV words); returns their number. */
-int up_val_launch_argv(char *const *launcher, int nlauncher, char *const *prog, unsigned np,
+int up_run_val_launch_argv(char *const *launcher, int nlauncher, char *const *prog, unsigned np,
                        unsigned cores, bool root, char **argv, char *npbuf, size_t npcap);
 /* `exe compensate TRACE -o OUT --mode MODE --json JSON -q` (11 words with
  * the NULL; json: OUT.json, written to jbuf). */
-void up_val_compensate_argv(const char *exe, const char *trace, const char *out, const char *mode,
+void up_run_val_compensate_argv(const char *exe, const char *trace, const char *out, const char *mode,
                             char **argv, char *jbuf, size_t jcap);
 /* The rows of runs.csv (header: np,extra_ns,run,kind,window_s,Ta_network_s);
  * rep counts from 0. */
-void up_val_csv_header(FILE *f);
-void up_val_csv_untraced(FILE *f, unsigned np, unsigned rep, double T);
-void up_val_csv_traced(FILE *f, unsigned np, unsigned extra, unsigned rep, double Tm, double Ta);
+void up_run_val_csv_header(FILE *f);
+void up_run_val_csv_untraced(FILE *f, unsigned np, unsigned rep, double T);
+void up_run_val_csv_traced(FILE *f, unsigned np, unsigned extra, unsigned rep, double Tm, double Ta);
 /* window_s= of the timing shim's file; NAN if there is none */
-double up_val_read_window(const char *path);
+double up_run_val_read_window(const char *path);
 /* Honest bounds (issue 20, item 5): the median T (t: min, median, max of the
  * uninstrumented runs) lies in [lower - s, upper + s], s = max - min. */
-bool up_val_inside(const up_val_row *r, const double t[3]);
+bool up_run_val_inside(const up_run_val_row *r, const double t[3]);
 /* The traced runs of a row that differ from the reference; *shown: the one
  * whose top region differs most (-1: none). */
-unsigned up_val_differing(const up_val_row *r, unsigned repeat, int *shown);
+unsigned up_run_val_differing(const up_run_val_row *r, unsigned repeat, int *shown);
 /* Repetition k of one rank count is done (rows: its nx rows; ref: the row
  * of the smallest extra cost): every traced run of it is compared with the
  * reference run, the first traced run of row ref, and its table freed;
  * *compared counts the comparisons. */
-up_status up_val_compare_counts(up_val_row *rows, unsigned nx, unsigned ref, unsigned k,
+up_status up_run_val_compare_counts(up_run_val_row *rows, unsigned nx, unsigned ref, unsigned k,
                                 unsigned long *compared, up_err *err);
 
 #endif

@@ -52,7 +52,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-void up_val_spread(const double *x, unsigned n, double out[3])
+void up_run_val_spread(const double *x, unsigned n, double out[3])
 {
     double s[UP_VAL_MAXREP];
     memcpy(s, x, n * sizeof *x);
@@ -62,7 +62,7 @@ void up_val_spread(const double *x, unsigned n, double out[3])
     out[2] = s[n - 1];
 }
 
-int up_val_launch_argv(char *const *launcher, int nlauncher, char *const *prog, unsigned np,
+int up_run_val_launch_argv(char *const *launcher, int nlauncher, char *const *prog, unsigned np,
                        unsigned cores, bool root, char **argv, char *npbuf, size_t npcap)
 {
     int n = 0, i;
@@ -88,7 +88,7 @@ int up_val_launch_argv(char *const *launcher, int nlauncher, char *const *prog, 
     return n;
 }
 
-void up_val_compensate_argv(const char *exe, const char *trace, const char *out, const char *mode,
+void up_run_val_compensate_argv(const char *exe, const char *trace, const char *out, const char *mode,
                             char **argv, char *jbuf, size_t jcap)
 {
     int n = 0;
@@ -98,19 +98,19 @@ void up_val_compensate_argv(const char *exe, const char *trace, const char *out,
     argv[n++] = "--json", argv[n++] = jbuf, argv[n++] = "-q", argv[n] = NULL;
 }
 
-void up_val_csv_header(FILE *f) { fprintf(f, "np,extra_ns,run,kind,window_s,Ta_network_s\n"); }
+void up_run_val_csv_header(FILE *f) { fprintf(f, "np,extra_ns,run,kind,window_s,Ta_network_s\n"); }
 
-void up_val_csv_untraced(FILE *f, unsigned np, unsigned rep, double T)
+void up_run_val_csv_untraced(FILE *f, unsigned np, unsigned rep, double T)
 {
     fprintf(f, "%u,,%u,uninstrumented,%.9f,\n", np, rep + 1, T);
 }
 
-void up_val_csv_traced(FILE *f, unsigned np, unsigned extra, unsigned rep, double Tm, double Ta)
+void up_run_val_csv_traced(FILE *f, unsigned np, unsigned extra, unsigned rep, double Tm, double Ta)
 {
     fprintf(f, "%u,%u,%u,traced,%.9f,%.9f\n", np, extra, rep + 1, Tm, Ta);
 }
 
-double up_val_read_window(const char *path)
+double up_run_val_read_window(const char *path)
 {
     FILE *f = fopen(path, "r");
     char line[256];
@@ -124,13 +124,13 @@ double up_val_read_window(const char *path)
     return v;
 }
 
-bool up_val_inside(const up_val_row *r, const double t[3])
+bool up_run_val_inside(const up_run_val_row *r, const double t[3])
 {
     double s = t[2] - t[0];
     return r->Ta[0] - s <= t[1] && t[1] <= r->Ta[1] + s;
 }
 
-unsigned up_val_differing(const up_val_row *r, unsigned repeat, int *shown)
+unsigned up_run_val_differing(const up_run_val_row *r, unsigned repeat, int *shown)
 {
     unsigned k, n = 0;
     *shown = -1;
@@ -144,14 +144,14 @@ unsigned up_val_differing(const up_val_row *r, unsigned repeat, int *shown)
     return n;
 }
 
-up_status up_val_compare_counts(up_val_row *rows, unsigned nx, unsigned ref, unsigned k,
+up_status up_run_val_compare_counts(up_run_val_row *rows, unsigned nx, unsigned ref, unsigned k,
                                 unsigned long *compared, up_err *err)
 {
     const up_counts *c0 = rows[ref].cnt[0];
     up_status st;
     unsigned e;
     for (e = 0; e < nx; e++) {
-        up_val_row *r = &rows[e];
+        up_run_val_row *r = &rows[e];
         r->ref_extra = rows[ref].extra;
         if (e == ref && k == 0)
             continue; /* the reference itself, kept for the rest */
@@ -294,19 +294,19 @@ static up_status untraced(up_run_val *v, const up_run_val_opts *o, unsigned np, 
              old ? old : "");
     snprintf(e_tf, sizeof e_tf, "UNPERTURB_TIME_FILE=%s", tf);
     env[0] = e_pre, env[1] = e_tf, env[2] = NULL;
-    up_val_launch_argv(v->launcher, v->nlauncher, v->prog, np, o->cores, o->root, argv, npbuf,
+    up_run_val_launch_argv(v->launcher, v->nlauncher, v->prog, np, o->cores, o->root, argv, npbuf,
                        sizeof npbuf);
     fprintf(v->log, "== np %u, run %u, uninstrumented\n", np, rep + 1);
     if ((rc = run(v, argv, env)) != 0) {
         snprintf(what, sizeof what, "the uninstrumented run (np %u)", np);
         return run_failed(v, what, rc, err);
     }
-    if (!isfinite(*T = up_val_read_window(tf))) {
+    if (!isfinite(*T = up_run_val_read_window(tf))) {
         UP_ERR(err, UP_EIO, "the uninstrumented run (np %u) was not timed: no MPI_Init/MPI_Finalize seen by %s",
                np, v->shim);
         return UP_EIO;
     }
-    up_val_csv_untraced(v->csv, np, rep, *T);
+    up_run_val_csv_untraced(v->csv, np, rep, *T);
     return UP_OK;
 }
 
@@ -319,7 +319,7 @@ static up_status compensate(up_run_val *v, const char *trace, const char *out, c
     json_t *root;
     json_error_t je;
     int rc;
-    up_val_compensate_argv(v->exe, trace, out, mode, argv, json, sizeof json);
+    up_run_val_compensate_argv(v->exe, trace, out, mode, argv, json, sizeof json);
     fprintf(v->log, "== compensate %s (%s)\n", trace, mode);
     if ((rc = run(v, argv, NULL)) != 0)
         return run_failed(v, "unperturb compensate", rc, err);
@@ -333,7 +333,7 @@ static up_status compensate(up_run_val *v, const char *trace, const char *out, c
     return UP_OK;
 }
 
-static up_status traced(up_run_val *v, const up_run_val_opts *o, up_val_row *r, unsigned rep,
+static up_status traced(up_run_val *v, const up_run_val_opts *o, up_run_val_row *r, unsigned rep,
                         up_err *err)
 {
     char *argv[UP_VAL_MAXARGV + 12], npbuf[16], out[PATH_MAX + 64], comp[PATH_MAX + 96], xb[24],
@@ -348,7 +348,7 @@ static up_status traced(up_run_val *v, const up_run_val_opts *o, up_val_row *r, 
     if (v->functions)
         argv[n++] = "--functions";
     argv[n++] = "--";
-    up_val_launch_argv(v->launcher, v->nlauncher, v->prog, r->np, o->cores, o->root, argv + n,
+    up_run_val_launch_argv(v->launcher, v->nlauncher, v->prog, r->np, o->cores, o->root, argv + n,
                        npbuf, sizeof npbuf);
     fprintf(v->log, "== np %u, run %u, traced, extra %u ns\n", r->np, rep + 1, r->extra);
     if ((rc = run(v, argv, NULL)) != 0) {
@@ -367,7 +367,7 @@ static up_status traced(up_run_val *v, const up_run_val_opts *o, up_val_row *r, 
     if ((st = compensate(v, out, comp, "network", &r->Tm[rep], &Ta, err)) != UP_OK)
         return st;
     r->Tn[rep] = Ta;
-    up_val_csv_traced(v->csv, r->np, r->extra, rep, r->Tm[rep], Ta);
+    up_run_val_csv_traced(v->csv, r->np, r->extra, rep, r->Tm[rep], Ta);
     if (r->best_traced < 0 || r->Tm[rep] < r->Tm[r->best_traced]) {
         char old[PATH_MAX + 64];
         if (r->best_traced >= 0) { /* keep only the fastest traced run */
@@ -390,7 +390,7 @@ static up_status traced(up_run_val *v, const up_run_val_opts *o, up_val_row *r, 
 }
 
 /* the kept run becomes DIR/npN-xE/trace, its compensations lower/upper/network */
-static up_status finish_row(up_run_val *v, up_val_row *r, up_err *err)
+static up_status finish_row(up_run_val *v, up_run_val_row *r, up_err *err)
 {
     char base[PATH_MAX + 32], from[PATH_MAX + 64], to[PATH_MAX + 64];
     double Tm;
@@ -485,12 +485,12 @@ static up_status begin(const up_run_val_opts *o, up_run_val *v, up_err *err)
         UP_ERR(err, UP_EIO, "cannot write runs.csv in the output folder");
         return UP_EIO;
     }
-    up_val_csv_header(v->csv);
+    up_run_val_csv_header(v->csv);
     for (i = 0; i < o->nnp; i++) {
         snprintf(path, sizeof path, "%s/np%u", v->dir, o->np[i]);
         mkdir(path, 0777);
         for (e = 0; e < o->nx; e++) {
-            up_val_row *r = &v->rows[v->nrows++];
+            up_run_val_row *r = &v->rows[v->nrows++];
             r->np = o->np[i], r->extra = o->extra[e], r->best_traced = -1;
             snprintf(path, sizeof path, "%s/np%u-x%u", v->dir, o->np[i], o->extra[e]);
             mkdir(path, 0777);
@@ -508,7 +508,7 @@ static up_status runs(const up_run_val_opts *o, up_run_val *v, up_err *err)
         if (o->extra[e] < o->extra[eref])
             eref = e;
     for (i = 0; i < o->nnp; i++) {
-        up_val_row *first = &v->rows[i * nx];
+        up_run_val_row *first = &v->rows[i * nx];
         for (k = 0; k < o->repeat; k++) {
             double T = NAN;
             if (interrupted || (st = untraced(v, o, o->np[i], k, &T, err)) != UP_OK)
@@ -522,7 +522,7 @@ static up_status runs(const up_run_val_opts *o, up_run_val *v, up_err *err)
                     o->repeat, T, o->extra[e], first[e].Tm[k]);
             }
             fflush(v->csv);
-            if ((st = up_val_compare_counts(first, nx, eref, k, &v->compared, err)) != UP_OK)
+            if ((st = up_run_val_compare_counts(first, nx, eref, k, &v->compared, err)) != UP_OK)
                 return st;
         }
         for (e = 0; e < nx; e++)
