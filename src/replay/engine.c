@@ -909,14 +909,14 @@ static bool claim_lagging(engine *E, uint32_t li, uint64_t until, const up_coll 
 /* Asks the model whether the record ev of li takes a shared resource (peer,
  * m, c as for up_model_ops.claim); STEP_DEFER when a location must go first
  * (STEP_DECLINED on the direct path, which cannot defer), else STEP_OK. */
-static int claim_wait(engine *E, uint32_t li, const up_event *ev, uint32_t peer,
+static inline int claim_wait(engine *E, uint32_t li, const up_event *ev, uint32_t peer,
                       const up_msg *m, const up_coll *c, bool direct)
 {
     rloc *L = &E->L[li];
     uint64_t until, key = 0;
-    L->claiming = false;
-    if (!E->ops->claim)
+    if (!E->ops->claim) /* compensate: no claims, and nothing to reset */
         return STEP_OK;
+    L->claiming = false;
     until = E->ops->claim(E->model, li, &L->ls, ev, peer, m, c);
     if (until == UINT64_MAX || !claim_lagging(E, li, until, c, &key))
         return STEP_OK;
