@@ -731,21 +731,6 @@ double up_machine_get_num(const up_machine *m, const char *key)
 
 /* ---- writing ---------------------------------------------------------------- */
 
-/* The shortest text that reads back as v. */
-static void fmt_double(char *buf, size_t cap, double v)
-{
-    int p;
-    if (v == floor(v) && fabs(v) < 1e15) {
-        snprintf(buf, cap, "%.0f", v);
-        return;
-    }
-    for (p = 1; p <= 17; p++) {
-        snprintf(buf, cap, "%.*g", p, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
 static const char *list_at(const char *const *list, unsigned i)
 {
     unsigned n;
@@ -779,7 +764,7 @@ static void fmt_value(char *buf, size_t cap, const up_machine *m, const mkey *k)
             snprintf(buf, cap, "%ux%ux%u", m->dims[0], m->dims[1], m->dims[2]);
         break;
     default:
-        fmt_double(buf, cap, num_get(m, k));
+        up_num_exact(buf, cap, num_get(m, k));
         break;
     }
 }
@@ -806,6 +791,18 @@ bool up_machine_param_at(const up_machine *m, size_t i, up_machine_param *p)
     p->key = keys[k].name;
     p->doc = keys[k].doc;
     fmt_value(p->value, sizeof p->value, m, &keys[k]);
+    p->num = 0;
+    p->kind = UP_MPARAM_WORD;
+    if (keys[k].type == K_BOOL) {
+        p->kind = UP_MPARAM_BOOL;
+        p->num = *(const bool *)(const void *)((const char *)m + keys[k].off);
+    } else if (keys[k].type == K_UINT) {
+        p->kind = UP_MPARAM_NUM;
+        p->num = *(const unsigned *)(const void *)((const char *)m + keys[k].off);
+    } else if (is_numeric_type(keys[k].type)) {
+        p->kind = UP_MPARAM_NUM;
+        p->num = num_get(m, &keys[k]);
+    }
     return true;
 }
 

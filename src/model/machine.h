@@ -142,6 +142,8 @@ typedef struct up_machine_param {
     const char *key;      /* "latency_ns" */
     const char *doc;      /* the comment written before it */
     char value[64];       /* "1500", "yes", "binomial", "auto", "4x4" */
+    enum { UP_MPARAM_NUM, UP_MPARAM_BOOL, UP_MPARAM_WORD } kind;
+    double num;           /* UP_MPARAM_NUM: the value; BOOL: 1 or 0 */
 } up_machine_param;
 /* The i-th parameter of m (i from 0) in the order up_machine_write writes
  * them, section by section (bandwidth_gbs, another way to set ns_per_byte,

@@ -95,14 +95,6 @@ static json_t *jreal(const char *path)
     return jstr(realpath(path, rp) ? rp : path);
 }
 
-static bool parse_num(const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return end != s && !*end && !errno && isfinite(*v);
-}
-
 static up_status write_json(json_t *root, const char *dir, const char *name, up_err *err)
 {
     char *text = root ? json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) : NULL;
@@ -185,23 +177,15 @@ static json_t *machine_json(const up_machine *m)
     up_machine_param p;
     size_t i;
     for (i = 0; o && up_machine_param_at(m, i, &p); i++) {
-        const char *v = p.value;
-        double d;
         json_t *x;
-        char *end;
-        long long ll;
-        errno = 0;
-        ll = strtoll(v, &end, 10);
-        if (end != v && !*end && !errno)
-            x = json_integer(ll);
-        else if (parse_num(v, &d))
-            x = json_real(d);
-        else if (!strcmp(v, "yes") || !strcmp(v, "true"))
-            x = json_true();
-        else if (!strcmp(v, "no") || !strcmp(v, "false"))
-            x = json_false();
+        if (p.kind == UP_MPARAM_BOOL)
+            x = p.num ? json_true() : json_false();
+        else if (p.kind == UP_MPARAM_NUM && p.num == floor(p.num) && fabs(p.num) < 1e15)
+            x = json_integer((json_int_t)p.num); /* written as a whole number */
+        else if (p.kind == UP_MPARAM_NUM)
+            x = json_real(p.num);
         else
-            x = jstr(v);
+            x = jstr(p.value);
         json_object_set_new(o, p.key, x);
     }
     return o;

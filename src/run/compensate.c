@@ -49,13 +49,9 @@ up_status up_run_compensate(const up_run_comp_opts *o, up_run_comp *r, up_err *e
          (o->json && (st = up_outset_add(r->outs, o->json, UP_OUT_FILE, "--json", &r->o_json, err)) != UP_OK) ||
          (st = up_outset_begin(r->outs, err)) != UP_OK))
         return st;
-    if ((st = up_trace_open(o->input, &r->trace, err)) != UP_OK)
+    if ((st = up_run_open(o->input, o->calibration, &o->cli, o->warn, o->warn_ctx, "compensating",
+                          &r->trace, &r->params, r->source, err)) != UP_OK)
         return st;
-    if ((st = up_run_params(r->trace, o->calibration, &o->cli, &r->params, r->source, err)) != UP_OK)
-        return st;
-    if (!r->params.overhead_set && o->warn)
-        o->warn(o->warn_ctx, "no per-record overhead given (--overhead-ns, --calibration or a "
-                             "calibration stored by the unperturb tracer); compensating with O = 0");
 
     if (o->output && (st = up_writer_open(up_outset_tmp(r->outs, r->o_dir), r->trace, &w, err)) != UP_OK)
         return st;

@@ -24,13 +24,9 @@ up_status up_run_estimate(const up_run_est_opts *o, up_run_est *r, up_err *err)
         (o->json && (st = up_outset_add(r->outs, o->json, UP_OUT_FILE, "--json", NULL, err)) != UP_OK) ||
         (st = up_outset_begin(r->outs, err)) != UP_OK)
         return st;
-    if ((st = up_trace_open(o->input, &r->trace, err)) != UP_OK)
+    if ((st = up_run_open(o->input, o->calibration, &o->cli, o->warn, o->warn_ctx, "estimating",
+                          &r->trace, &r->params, r->source, err)) != UP_OK)
         return st;
-    if ((st = up_run_params(r->trace, o->calibration, &o->cli, &r->params, r->source, err)) != UP_OK)
-        return st;
-    if (!r->params.overhead_set && o->warn)
-        o->warn(o->warn_ctx, "no per-record overhead given (--overhead-ns, --calibration or a "
-                             "calibration stored by the unperturb tracer); estimating with O = 0");
     if (o->compare) {
         up_run_comp_opts c;
         up_run_comp_opts_init(&c);

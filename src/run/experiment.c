@@ -185,17 +185,6 @@ up_status up_experiment_load(up_experiment *ex, const char *path, up_err *err)
 
 /* ---- writing -------------------------------------------------------------------- */
 
-/* The shortest %g that reads back as the same double. */
-static void fmt_exact(char *buf, size_t cap, double v)
-{
-    int prec;
-    for (prec = 6; prec <= 17; prec++) {
-        snprintf(buf, cap, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
 char *up_experiment_abs_path(const char *path)
 {
     char cwd[PATH_MAX], *s;
@@ -241,9 +230,9 @@ int up_experiment_write(FILE *f, const up_experiment *ex, time_t now)
         fprintf(f, "input = %s\n", rp);
     }
     for (i = 0; i < ex->nsw; i++) {
-        fmt_exact(num[0], sizeof num[0], ex->sw[i].from);
-        fmt_exact(num[1], sizeof num[1], ex->sw[i].to);
-        fmt_exact(num[2], sizeof num[2], ex->sw[i].step);
+        up_num_exact(num[0], sizeof num[0], ex->sw[i].from);
+        up_num_exact(num[1], sizeof num[1], ex->sw[i].to);
+        up_num_exact(num[2], sizeof num[2], ex->sw[i].step);
         fprintf(f, "sweep = %s=%s:%s:%s\n", ex->sw[i].key, num[0], num[1], num[2]);
     }
     if (ex->out && (p = up_experiment_abs_path(ex->out))) {

@@ -38,6 +38,12 @@ typedef void (*up_run_warn_fn)(void *ctx, const char *msg);
  * source gave O (p->overhead_set is then false). */
 up_status up_run_params(up_trace *t, const char *calib, const up_comp_cli *cli,
                         up_comp_params *p, char *source, up_err *err);
+/* Opens input into *t and resolves its parameters (up_run_params); when no
+ * source gives O, warns "... DOING with O = 0" through warn (NULL: not).
+ * On failure *t may be open: the caller closes it. */
+up_status up_run_open(const char *input, const char *calib, const up_comp_cli *cli,
+                      up_run_warn_fn warn, void *wctx, const char *doing, up_trace **t,
+                      up_comp_params *p, char *source, up_err *err);
 
 /* ---- compensate ------------------------------------------------------------- */
 

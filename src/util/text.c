@@ -134,6 +134,20 @@ void up_num_text(char *buf, size_t cap, double v)
     memmove(e + 1 + neg, q, strlen(q) + 1);
 }
 
+void up_num_exact(char *buf, size_t cap, double v)
+{
+    int p;
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(buf, cap, "%.0f", v);
+        return;
+    }
+    for (p = 1; p <= 17; p++) {
+        snprintf(buf, cap, "%.*g", p, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
 void up_range_text(char *buf, size_t cap, const up_range *r)
 {
     char lo[32], hi[32];

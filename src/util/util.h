@@ -126,6 +126,9 @@ extern const up_range UP_RANGE_BYTES;       /* whole, 0..2^53 bytes: message siz
 /* A number as people write it, for messages: %g with a short exponent
  * (4096, 0.001, 1e9, 1e-6), and 2^53. */
 void up_num_text(char *buf, size_t cap, double v);
+/* The shortest text that reads back as exactly v (whole numbers below 1e15
+ * without an exponent): what INI files the tools write hold. */
+void up_num_exact(char *buf, size_t cap, double v);
 /* "between 0 and 1e9 ns", "a whole number between 1 and 65536 MiB". */
 void up_range_text(char *buf, size_t cap, const up_range *r);
 /* Is v in r?  If not, writes "must be <range text>" to why. */
