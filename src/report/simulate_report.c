@@ -179,7 +179,7 @@ static json_t *machine_json(const up_machine *m)
     for (i = 0; o && up_machine_param_at(m, i, &p); i++) {
         json_t *x;
         if (p.kind == UP_MPARAM_BOOL)
-            x = p.num ? json_true() : json_false();
+            x = p.num != 0 ? json_true() : json_false();
         else if (p.kind == UP_MPARAM_NUM && p.num == floor(p.num) && fabs(p.num) < 1e15)
             x = json_integer((json_int_t)p.num); /* written as a whole number */
         else if (p.kind == UP_MPARAM_NUM)
