@@ -892,6 +892,55 @@ TEST(farm_wildcard_waits_for_a_sender_behind_in_approximated_time)
     tr_free(&t);
 }
 
+
+/* ---- ties in approximated time --------------------------------------------------- */
+
+TEST(farm_tie_keeps_the_measured_match_whatever_the_schedule)
+{
+    /* Ranks 0 (master), 1, 2.  Both workers: E(work) 100, L(work) 400, their
+     * result E(Send) 410, MpiSend 420 (to 0), L(Send) 430, E(Finalize) 440:
+     * approximated E(work) 100, then 390 (gaps less O): both results are
+     * sent at 390.  The master's two MPI_ANY_SOURCE receives took them in
+     * measured order 2 then 1: E 100, MpiRecv 450 (from 2), L 460; E 470,
+     * MpiRecv 480 (from 1), L 490; E(Finalize) 500.  fifo: a tie keeps the
+     * measured match (msg_before), whichever send the replay met first:
+     * receive 1 takes worker 2's, (m.1) Comm = 450 - 420 - O = 20, max(390
+     * + 20, 100) = 410; L(Recv), E(Recv) 410 (gaps less O); receive 2 takes
+     * worker 1's, (m.2) max(390 + min(S, 480 - 420 - O = 50), 410) = 440;
+     * L(Recv), E(Finalize) 440.  Nothing re-matched, no replies. */
+    static const uint64_t m0[] = {100, 410, 410, 410, 440, 440, 440};
+    static const uint64_t w[] = {100, 390, 390, 390, 390, 390};
+    static const uint64_t from[] = {2, 1};
+    up_comp_params p = farm_params(UP_REPLIES_FOLLOW);
+    up_replay_result res;
+    tr_trace t;
+    tg *g;
+    unsigned k;
+    char in[4096];
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 3, NS, 0);
+    master_wild(g, T0, 100, 450, 2);
+    master_wild(g, T0, 470, 480, 1);
+    tg_enter(g, 0, T0 + 500, TG_FINALIZE);
+    for (k = 1; k <= 2; k++) {
+        worker_result(g, k, T0, 400, 0);
+        tg_enter(g, k, T0 + 440, TG_FINALIZE);
+    }
+    CHECK(tg_close(g) == 0);
+    if (run(in, UP_REPLIES_FOLLOW, "follow", &res, &t) != 0)
+        return;
+    CHECK_REL(&t, 0, T0, m0);
+    CHECK_REL(&t, 1, T0, w);
+    CHECK_REL(&t, 2, T0, w);
+    CHECK_PEERS(&t, 0, TR_RECV, from);
+    CHECK_EQ(res.rematched, 0);
+    CHECK_EQ(res.replies_inferred + res.replies_marked, 0);
+    CHECK_EQ(res.repairs[UP_REPAIR_transfer_capped], 2); /* S capped by Comm, twice */
+    up_replay_result_free(&res);
+    tr_free(&t);
+    /* the ties both ways, and slices of 1 to 100000 records: the same */
+    t_check_schedules("farm tie", in, &p);
+}
 /* ---- simulate re-matches too, and keeps the replies --------------------------------- */
 
 /* `unperturb simulate` on the trace of farm_replies_follow_the_rematched_

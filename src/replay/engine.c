@@ -590,6 +590,17 @@ static unsigned wildcard_bits(const engine *E, const up_event *ev)
     return attr_uint8(ev, E->d->wildcard_attr) & (WILD_SOURCE | WILD_TAG);
 }
 
+/* A canonical order of two messages sent at the same approximated time,
+ * for a receive recorded from src: the recorded sender's first (a tie is
+ * no reason to change the measured match), then the lower location, then
+ * the earlier measured send. */
+static bool msg_before(const up_msg *a, const up_msg *b, uint32_t src)
+{
+    if ((a->src == src) != (b->src == src))
+        return a->src == src;
+    return a->src != b->src ? a->src < b->src : a->send_m < b->send_m;
+}
+
 /* The message a receive on group g takes among its candidates: with
  * wildcard bits, every message it could match in MPI (sender src unless
  * WILD_SOURCE, tag unless WILD_TAG), of each sender only the first one
@@ -615,9 +626,13 @@ static up_msg *choose(engine *E, const mgroup *g, uint32_t src, uint32_t tag, un
         } else if (((msgq *)m->q)->lent >= 0 || ((msgq *)m->q)->head != m) {
             continue;
         }
-        if (!first || m->send_a < first->send_a)
+        /* ties: msg_before, not the group's order, which is the replay's */
+        if (!first || m->send_a < first->send_a ||
+            (m->send_a == first->send_a && msg_before(m, first, src)))
             first = m;
-        if (m->send_a <= post_a && (!last || m->send_a >= last->send_a))
+        if (m->send_a <= post_a &&
+            (!last || m->send_a > last->send_a ||
+             (m->send_a == last->send_a && msg_before(m, last, src))))
             last = m;
     }
     return E->wild == UP_WILDCARD_LIFO && last ? last : first;
