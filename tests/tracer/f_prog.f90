@@ -1,6 +1,7 @@
 ! f_prog.f90 - the Fortran (`use mpi`) program of the tracer's end-to-end
 ! test: run it on 2 or 4 ranks under libunperturb-trace.so and every call
-! below must reach src/tracer/mpi_f.c.  Without the tracer it checks its own
+! below must reach the Fortran wrappers (src/tracer/mpi_f_gen.c and
+! mpi_f_hand.c).  Without the tracer it checks its own
 ! results and prints "f_prog: ok" on rank 0 (exit status 1 on a wrong result).
 !
 ! n = size of MPI_COMM_WORLD (2 or 4), r = this rank, m = n/2 = size of the
@@ -49,7 +50,7 @@
 ! 2 each for MPI_Allreduce: 12 regions, 13 Enter and 13 Leave records from
 ! MPI (more if the program's own functions are hooked, which they are not:
 ! it is not compiled with -finstrument-functions).
-! Collective byte counts (mpi_c.c's, Score-P's way) for n = 4: ALLREDUCE
+! Collective byte counts (mpi_calls.def's, Score-P's way) for n = 4: ALLREDUCE
 ! 32/32, BCAST rank 0 120/0 and others 0/40, split ALLREDUCE 0/8; for n = 2:
 ! 16/16, 40/0 and 0/40, 0/4.
 ! Whole archive (n ranks): n MpiSend, n MpiRecv, n MpiIsend, n MpiIrecv, 5n
