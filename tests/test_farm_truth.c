@@ -546,7 +546,8 @@ static void check_row(up_wildcard wc, unsigned i, const figures *f)
 
 /* The compensation of variant (np, equal) with the default options does not
  * depend on the replay's schedule (issue 23): re-matched receives, replies
- * that follow, moved work and all. */
+ * that follow, moved work and all; nor does its simulation with contention
+ * on the links (re-matched receives, replies kept). */
 static void schedule_check(unsigned np, bool equal)
 {
     char name[64];
@@ -560,6 +561,11 @@ static void schedule_check(unsigned np, bool equal)
     cp.latency_ns = L_NS;
     cp.network_set = true;
     t_check_schedules(name, last_trace, &cp);
+    /* simulated with contention: wildcard receives and links both wait
+     * for every location behind them (STEP_PARK) */
+    snprintf(name, sizeof name, "farm np%u %s simulated, contention", np,
+             equal ? "equal" : "varying");
+    t_check_schedules_contended(name, last_trace);
 }
 
 /* Check 1: the default options (--wildcard auto: fifo, the trace marks its

@@ -35,7 +35,10 @@ typedef struct team {
 /* STEP_DEFER: the same, for the locations that may still send an earlier
  * message in approximated time (lagging()): it goes back into the heap
  * behind them (L->defer_key) */
-enum { STEP_OK, STEP_BLOCKED, STEP_END, STEP_ERROR, STEP_DECLINED, STEP_YIELD, STEP_DEFER };
+/* STEP_PARK: with the model's claims, it waits out of the schedule (E->cw)
+ * until no running location is behind it in approximated time (cw_wake) */
+enum { STEP_OK, STEP_BLOCKED, STEP_END, STEP_ERROR, STEP_DECLINED, STEP_YIELD, STEP_DEFER,
+       STEP_PARK };
 
 /* A receive posted (MpiIrecvRequest) before the send it will match. */
 typedef struct post {
@@ -113,6 +116,8 @@ typedef struct rloc {
     /* task farms (docs/models.md, "Task farms") */
     uint64_t defer_key;  /* STEP_DEFER: its key in the heap */
     uint64_t hkey;       /* its key when last pushed into the heap */
+    const struct up_coll *park_coll; /* STEP_PARK at a collective's claim: its
+                          * members are not waited for */
     bool deferring;      /* ... it waits for lagging members (lagging() does
                           * not wait for it: two such would wait forever) */
     bool claiming;       /* ... it waits to take a shared resource (the
@@ -147,6 +152,13 @@ typedef struct hent {
     uint32_t loc;
 } hent;
 
+/* A min-heap of hent in ascending key, then location (the claims' heaps;
+ * the schedule's heap orders its ties otherwise, hbefore) */
+typedef struct kheap {
+    hent *a;
+    size_t n, cap;
+} kheap;
+
 typedef struct engine {
     uint64_t done;              /* records finished (for ops->progress) */
     up_trace *in;
@@ -157,6 +169,10 @@ typedef struct engine {
     size_t n;
     rloc *L;
     hent *heap;
+    kheap ch;         /* with ops->claim: lower bounds of the running
+                       * locations' clocks (key: clock), claim_lagging() */
+    kheap cw;         /* locations parked at a claim (key: its time), cw_wake() */
+    bool ch_off;      /* ... given up (out of memory): scans instead */
     size_t hn;
     up_map msgq, colls, collseq;
     up_map rankof;    /* (comm, location) -> its rank; (comm, UINT64_MAX) -> 0
@@ -359,6 +375,78 @@ static uint32_t heap_pop(engine *E)
     return top;
 }
 
+
+/* ---- the claims' heap (claim_lagging) ------------------------------------------ */
+
+/* A running location's clock for the claims: its last record's time, or
+ * the time it defers at; 0 before its first record. */
+static uint64_t claim_clock(const rloc *J)
+{
+    if (J->claiming || J->deferring)
+        return J->defer_at;
+    return J->ls.started ? J->ls.prev_a : 0;
+}
+
+/* E->ch holds lower bounds of the clocks of the running locations, a
+ * location possibly more than once: claim_lagging() raises a stale bound
+ * when it reaches the top and drops those of locations that no longer run.
+ * A clock only goes down when a location stops deferring, which pushes its
+ * new clock; make_runnable pushes too.  Out of memory, the heap is given up
+ * (E->ch_off) and claim_lagging() scans every location. */
+static bool kh_less(const hent *x, const hent *y)
+{
+    return x->key < y->key || (x->key == y->key && x->loc < y->loc);
+}
+
+static bool kh_push(kheap *h, uint32_t loc, uint64_t key)
+{
+    hent e = {key, loc};
+    size_t i;
+    if (h->n == h->cap && !up_grow((void **)&h->a, &h->cap, h->n + 1, sizeof *h->a))
+        return false;
+    for (i = h->n++; i > 0 && kh_less(&e, &h->a[(i - 1) / 2]); i = (i - 1) / 2)
+        h->a[i] = h->a[(i - 1) / 2];
+    h->a[i] = e;
+    return true;
+}
+
+static void kh_pop(kheap *h)
+{
+    hent last = h->a[--h->n];
+    size_t i = 0, c;
+    while ((c = 2 * i + 1) < h->n) {
+        if (c + 1 < h->n && kh_less(&h->a[c + 1], &h->a[c]))
+            c++;
+        if (!kh_less(&h->a[c], &last))
+            break;
+        h->a[i] = h->a[c];
+        i = c;
+    }
+    h->a[i] = last;
+}
+
+static void ch_push(engine *E, uint32_t loc, uint64_t clock)
+{
+    if (!E->ch_off && !kh_push(&E->ch, loc, clock))
+        E->ch_off = true;
+}
+
+/* A location runs again, or stopped deferring (its clock may have gone
+ * down): its clock joins the heap.  Every running location once, when the
+ * heap has grown past twice their number. */
+static void ch_note(engine *E, uint32_t loc)
+{
+    size_t i;
+    if (!E->ops->claim || E->ch_off)
+        return;
+    if (E->ch.n > 2 * E->n + 64) {
+        E->ch.n = 0;
+        for (i = 0; i < E->n; i++)
+            if (E->L[i].state == S_RUN && i != loc)
+                ch_push(E, (uint32_t)i, claim_clock(&E->L[i]));
+    }
+    ch_push(E, loc, claim_clock(&E->L[loc]));
+}
 /* Makes a location runnable (its head record decides its place). */
 static uint64_t next_key(struct engine *E, struct rloc *L);
 
@@ -370,6 +458,7 @@ static int make_runnable(engine *E, uint32_t li)
     L->state = S_RUN;
     L->wait = W_NONE;
     heap_push(E, li, next_key(E, L));
+    ch_note(E, li);
     return 0;
 }
 
@@ -880,6 +969,33 @@ static bool lagging(engine *E, uint32_t li, OTF2_CommRef comm, uint64_t until, u
 
 /* ---- claims on shared resources (up_model_ops.claim) ------------------------- */
 
+/* Location j might still claim before li claims at until */
+static bool lags(const engine *E, uint32_t j, uint32_t li, uint64_t until)
+{
+    uint64_t clock = claim_clock(&E->L[j]);
+    return clock < until || (clock == until && j < li);
+}
+
+/* claim_lagging over every location: for a collective (its members are
+ * passed over), and when the heap was given up */
+static bool claim_scan(engine *E, uint32_t li, uint64_t until, const up_coll *c, uint64_t *key)
+{
+    uint32_t j, k;
+    for (j = 0; j < E->n; j++) {
+        if (j == li || E->L[j].state != S_RUN || !lags(E, j, li, until))
+            continue;
+        if (c) {
+            for (k = 0; k < c->n && c->m[k].loc != j; k++)
+                ;
+            if (k < c->n)
+                continue;
+        }
+        *key = E->L[j].hkey;
+        return true;
+    }
+    return false;
+}
+
 /* The model's claims are served in ascending (approximated time, location)
  * order, whatever the schedule: true when location li, claiming at `until`,
  * must let a location that still runs go first, with *key the measured key
@@ -891,39 +1007,48 @@ static bool lagging(engine *E, uint32_t li, OTF2_CommRef comm, uint64_t until, u
  * for each other.  Waiting locations are not waited for: what releases one
  * is a message or collective that a location which runs, or this claim,
  * has still to give it, at or after its clock.  Members of c (a collective
- * being ended) are in it.  Costs one pass over the locations per claim. */
+ * being ended) are in it.  The heap E->ch finds the smallest clock in
+ * O(log n) amortized; a collective, once per instance, scans them all. */
 static bool claim_lagging(engine *E, uint32_t li, uint64_t until, const up_coll *c,
                           uint64_t *key)
 {
-    uint32_t j, k;
-    for (j = 0; j < E->n; j++) {
-        const rloc *J = &E->L[j];
+    bool mine = false, lag = false;
+    if (c || E->ch_off)
+        return claim_scan(E, li, until, c, key);
+    while (E->ch.n) { /* the top made exact: then it is the smallest clock */
+        hent top = E->ch.a[0];
+        const rloc *J = &E->L[top.loc];
         uint64_t clock;
-        if (j == li || J->state != S_RUN)
+        if (J->state != S_RUN) {
+            kh_pop(&E->ch);
             continue;
-        if (J->claiming || J->deferring)
-            clock = J->defer_at;
-        else if (J->ls.started)
-            clock = J->ls.prev_a;
-        else
-            clock = 0;
-        if (clock > until || (clock == until && j > li))
-            continue;
-        if (c) {
-            for (k = 0; k < c->n && c->m[k].loc != j; k++)
-                ;
-            if (k < c->n)
-                continue;
         }
-        *key = J->hkey;
-        return true;
+        clock = claim_clock(J);
+        if (clock > top.key) {
+            kh_pop(&E->ch);
+            ch_push(E, top.loc, clock);
+            continue;
+        }
+        if (top.loc == li) { /* not waited for: set aside */
+            kh_pop(&E->ch);
+            mine = true;
+            continue;
+        }
+        if ((lag = lags(E, top.loc, li, until))) {
+            *key = J->hkey;
+        }
+        break;
     }
-    return false;
+    if (mine)
+        ch_push(E, li, claim_clock(&E->L[li]));
+    if (E->ch_off) /* a push failed: the heap is incomplete */
+        return claim_scan(E, li, until, c, key);
+    return lag;
 }
 
 /* Asks the model whether the record ev of li takes a shared resource (peer,
- * m, c as for up_model_ops.claim); STEP_DEFER when a location must go first
- * (STEP_DECLINED on the direct path, which cannot defer), else STEP_OK. */
+ * m, c as for up_model_ops.claim); STEP_PARK when a location must go first
+ * (STEP_DECLINED on the direct path, which cannot wait), else STEP_OK. */
 static inline int claim_wait(engine *E, uint32_t li, const up_event *ev, uint32_t peer,
                       const up_msg *m, const up_coll *c, bool direct)
 {
@@ -931,7 +1056,10 @@ static inline int claim_wait(engine *E, uint32_t li, const up_event *ev, uint32_
     uint64_t until, key = 0;
     if (!E->ops->claim) /* compensate: no claims, and nothing to reset */
         return STEP_OK;
-    L->claiming = false;
+    if (L->claiming) { /* its clock goes back to its last record's */
+        L->claiming = false;
+        ch_note(E, li);
+    }
     until = E->ops->claim(E->model, li, &L->ls, ev, peer, m, c);
     if (until == UINT64_MAX || !claim_lagging(E, li, until, c, &key))
         return STEP_OK;
@@ -939,8 +1067,8 @@ static inline int claim_wait(engine *E, uint32_t li, const up_event *ev, uint32_
         return STEP_DECLINED;
     L->claiming = true;
     L->defer_at = until;
-    L->defer_key = key + 1;
-    return STEP_DEFER;
+    L->park_coll = c;
+    return STEP_PARK;
 }
 /* A message from src in group g (once replies were re-targeted, a receive
  * that names src and MPI_ANY_TAG takes the first, whatever its tag: the
@@ -977,7 +1105,10 @@ static int recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
     up_msg *m;
     int r;
 
-    L->deferring = false;
+    if (L->deferring) { /* its clock goes back to its last record's */
+        L->deferring = false;
+        ch_note(E, li);
+    }
     if (!q || !g || rc == UINT32_MAX) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory matching a receive");
         return STEP_ERROR;
@@ -998,7 +1129,14 @@ static int recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
         uint64_t until = m->send_a, key = 0;
         if (E->wild == UP_WILDCARD_LIFO && until <= L->ls.enter_a)
             until = L->ls.enter_a;
-        if (lagging(E, li, comm, until, &key)) {
+        if (E->ops->claim) { /* with claims every location counts, and it parks */
+            if (claim_lagging(E, li, until, NULL, &key)) {
+                L->defer_at = until;
+                L->deferring = true;
+                L->park_coll = NULL;
+                return STEP_PARK;
+            }
+        } else if (lagging(E, li, comm, until, &key)) {
             L->defer_key = key + 1;
             L->defer_at = until;
             L->deferring = true;
@@ -3172,12 +3310,34 @@ static uint64_t next_key(engine *E, rloc *L)
     return L->ls.prev_m;
 }
 
+/* Locations parked at a claim (STEP_PARK) whose turn has come go back into
+ * the schedule, in (time, location) order.  The first that must still wait
+ * stops the rest: whatever it waits for runs, so something can run. */
+static void cw_wake(engine *E)
+{
+    uint64_t key;
+    while (E->cw.n) {
+        hent top = E->cw.a[0];
+        rloc *L = &E->L[top.loc];
+        if (claim_lagging(E, top.loc, top.key, L->park_coll, &key))
+            return;
+        kh_pop(&E->cw);
+        heap_push(E, top.loc, next_key(E, L));
+    }
+}
+
 static int run(engine *E)
 {
     for (;;) {
         uint32_t li;
         rloc *L;
         size_t slice = 0;
+        if (E->cw.n)
+            cw_wake(E);
+        if (E->hn == 0 && E->cw.n) {
+            UP_ERR(E->err, UP_EINTERNAL, "replay stalled with a parked claim");
+            return -1;
+        }
         if (E->hn == 0) {
             if (E->nwait == 0)
                 return 0;
@@ -3211,6 +3371,13 @@ static int run(engine *E)
                 return -1;
             if (r == STEP_YIELD || r == STEP_DEFER) {
                 heap_push(E, li, r == STEP_DEFER ? L->defer_key : next_key(E, L));
+                break;
+            }
+            if (r == STEP_PARK) {
+                if (!kh_push(&E->cw, li, L->defer_at)) {
+                    UP_ERR(E->err, UP_ENOMEM, "out of memory");
+                    return -1;
+                }
                 break;
             }
             if (r == STEP_BLOCKED) {
@@ -3484,6 +3651,8 @@ done:
     up_map_free(&E.teamseq);
     up_free(E.L);
     up_free(E.heap);
+    up_free(E.ch.a);
+    up_free(E.cw.a);
     up_free(E.seen);
     return st;
 }
