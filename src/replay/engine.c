@@ -115,7 +115,6 @@ typedef struct rloc {
     size_t nheld, heldcap;
     /* task farms (docs/models.md, "Task farms") */
     uint64_t defer_key;  /* STEP_DEFER: its key in the heap */
-    uint64_t hkey;       /* its key when last pushed into the heap */
     const struct up_coll *park_coll; /* STEP_PARK at a collective's claim: its
                           * members are not waited for */
     bool deferring;      /* ... it waits for lagging members (lagging() does
@@ -351,7 +350,6 @@ static void heap_push(engine *E, uint32_t loc, uint64_t key)
     }
     E->heap[i].key = key;
     E->heap[i].loc = loc;
-    E->L[loc].hkey = key;
 }
 
 static uint32_t heap_pop(engine *E)
@@ -375,8 +373,7 @@ static uint32_t heap_pop(engine *E)
     return top;
 }
 
-
-/* ---- the claims' heap (claim_lagging) ------------------------------------------ */
+/* ---- the claims' heaps (claim_lagging, cw_wake) --------------------------------- */
 
 /* A running location's clock for the claims: its last record's time, or
  * the time it defers at; 0 before its first record. */
@@ -387,17 +384,12 @@ static uint64_t claim_clock(const rloc *J)
     return J->ls.started ? J->ls.prev_a : 0;
 }
 
-/* E->ch holds lower bounds of the clocks of the running locations, a
- * location possibly more than once: claim_lagging() raises a stale bound
- * when it reaches the top and drops those of locations that no longer run.
- * A clock only goes down when a location stops deferring, which pushes its
- * new clock; make_runnable pushes too.  Out of memory, the heap is given up
- * (E->ch_off) and claim_lagging() scans every location. */
 static bool kh_less(const hent *x, const hent *y)
 {
     return x->key < y->key || (x->key == y->key && x->loc < y->loc);
 }
 
+/* false: out of memory */
 static bool kh_push(kheap *h, uint32_t loc, uint64_t key)
 {
     hent e = {key, loc};
@@ -425,6 +417,12 @@ static void kh_pop(kheap *h)
     h->a[i] = last;
 }
 
+/* E->ch holds lower bounds of the clocks of the running locations, a
+ * location possibly more than once: claim_lagging() raises a stale bound
+ * when it reaches the top and drops those of locations that no longer run.
+ * A clock only goes down when a location stops deferring, which pushes its
+ * new clock; make_runnable pushes too.  Out of memory, the heap is given up
+ * (E->ch_off) and claim_lagging() scans every location. */
 static void ch_push(engine *E, uint32_t loc, uint64_t clock)
 {
     if (!E->ch_off && !kh_push(&E->ch, loc, clock))
@@ -447,6 +445,7 @@ static void ch_note(engine *E, uint32_t loc)
     }
     ch_push(E, loc, claim_clock(&E->L[loc]));
 }
+
 /* Makes a location runnable (its head record decides its place). */
 static uint64_t next_key(struct engine *E, struct rloc *L);
 
@@ -957,15 +956,13 @@ static bool lagging(engine *E, uint32_t li, OTF2_CommRef comm, uint64_t until, u
         if (j == li || j >= E->n)
             continue;
         J = &E->L[j];
-        if (J->state != S_RUN || J->deferring || (J->ls.started && J->ls.prev_a >= until) ||
-            (J->claiming && J->defer_at >= until))
+        if (J->state != S_RUN || J->deferring || (J->ls.started && J->ls.prev_a >= until))
             continue;
         *key = next_key(E, J);
         return true;
     }
     return false;
 }
-
 
 /* ---- claims on shared resources (up_model_ops.claim) ------------------------- */
 
@@ -978,7 +975,7 @@ static bool lags(const engine *E, uint32_t j, uint32_t li, uint64_t until)
 
 /* claim_lagging over every location: for a collective (its members are
  * passed over), and when the heap was given up */
-static bool claim_scan(engine *E, uint32_t li, uint64_t until, const up_coll *c, uint64_t *key)
+static bool claim_scan(engine *E, uint32_t li, uint64_t until, const up_coll *c)
 {
     uint32_t j, k;
     for (j = 0; j < E->n; j++) {
@@ -990,7 +987,6 @@ static bool claim_scan(engine *E, uint32_t li, uint64_t until, const up_coll *c,
             if (k < c->n)
                 continue;
         }
-        *key = E->L[j].hkey;
         return true;
     }
     return false;
@@ -998,8 +994,7 @@ static bool claim_scan(engine *E, uint32_t li, uint64_t until, const up_coll *c,
 
 /* The model's claims are served in ascending (approximated time, location)
  * order, whatever the schedule: true when location li, claiming at `until`,
- * must let a location that still runs go first, with *key the measured key
- * to go behind.  Each location's records go forward in approximated time, so
+ * must let a location that still runs go first.  Each location's records go forward in approximated time, so
  * one whose clock has passed `until` can claim nothing earlier.  Its clock
  * is its last record's time; for one deferring, the time it defers at (its
  * own claim, or the send time of the message its wildcard receive waits
@@ -1009,12 +1004,11 @@ static bool claim_scan(engine *E, uint32_t li, uint64_t until, const up_coll *c,
  * has still to give it, at or after its clock.  Members of c (a collective
  * being ended) are in it.  The heap E->ch finds the smallest clock in
  * O(log n) amortized; a collective, once per instance, scans them all. */
-static bool claim_lagging(engine *E, uint32_t li, uint64_t until, const up_coll *c,
-                          uint64_t *key)
+static bool claim_lagging(engine *E, uint32_t li, uint64_t until, const up_coll *c)
 {
     bool mine = false, lag = false;
     if (c || E->ch_off)
-        return claim_scan(E, li, until, c, key);
+        return claim_scan(E, li, until, c);
     while (E->ch.n) { /* the top made exact: then it is the smallest clock */
         hent top = E->ch.a[0];
         const rloc *J = &E->L[top.loc];
@@ -1034,15 +1028,13 @@ static bool claim_lagging(engine *E, uint32_t li, uint64_t until, const up_coll 
             mine = true;
             continue;
         }
-        if ((lag = lags(E, top.loc, li, until))) {
-            *key = J->hkey;
-        }
+        lag = lags(E, top.loc, li, until);
         break;
     }
     if (mine)
         ch_push(E, li, claim_clock(&E->L[li]));
     if (E->ch_off) /* a push failed: the heap is incomplete */
-        return claim_scan(E, li, until, c, key);
+        return claim_scan(E, li, until, c);
     return lag;
 }
 
@@ -1053,7 +1045,7 @@ static inline int claim_wait(engine *E, uint32_t li, const up_event *ev, uint32_
                       const up_msg *m, const up_coll *c, bool direct)
 {
     rloc *L = &E->L[li];
-    uint64_t until, key = 0;
+    uint64_t until;
     if (!E->ops->claim) /* compensate: no claims, and nothing to reset */
         return STEP_OK;
     if (L->claiming) { /* its clock goes back to its last record's */
@@ -1061,7 +1053,7 @@ static inline int claim_wait(engine *E, uint32_t li, const up_event *ev, uint32_
         ch_note(E, li);
     }
     until = E->ops->claim(E->model, li, &L->ls, ev, peer, m, c);
-    if (until == UINT64_MAX || !claim_lagging(E, li, until, c, &key))
+    if (until == UINT64_MAX || !claim_lagging(E, li, until, c))
         return STEP_OK;
     if (direct)
         return STEP_DECLINED;
@@ -1130,7 +1122,7 @@ static int recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
         if (E->wild == UP_WILDCARD_LIFO && until <= L->ls.enter_a)
             until = L->ls.enter_a;
         if (E->ops->claim) { /* with claims every location counts, and it parks */
-            if (claim_lagging(E, li, until, NULL, &key)) {
+            if (claim_lagging(E, li, until, NULL)) {
                 L->defer_at = until;
                 L->deferring = true;
                 L->park_coll = NULL;
@@ -3315,11 +3307,10 @@ static uint64_t next_key(engine *E, rloc *L)
  * stops the rest: whatever it waits for runs, so something can run. */
 static void cw_wake(engine *E)
 {
-    uint64_t key;
     while (E->cw.n) {
         hent top = E->cw.a[0];
         rloc *L = &E->L[top.loc];
-        if (claim_lagging(E, top.loc, top.key, L->park_coll, &key))
+        if (claim_lagging(E, top.loc, top.key, L->park_coll))
             return;
         kh_pop(&E->cw);
         heap_push(E, top.loc, next_key(E, L));
