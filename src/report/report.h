@@ -32,6 +32,9 @@ struct json_t *up_report_damage_json(const up_trace *t);
 /* The "repairs" and "model limits" lines of a replay's summary (counts by
  * UP_REPAIR_* name, or "none"), and a warning for unreadable records. */
 void up_report_repairs_text(FILE *f, const up_replay_result *r);
+/* A rank column's cell: the rank, or "-" for a location of no MPI rank;
+ * returns buf. */
+const char *up_report_rank_text(long rank, char *buf, size_t cap);
 /* The short human summary of `unperturb compensate`. */
 void up_report_compensate_text(FILE *f, const up_comp_report *r);
 /* The same as JSON (keys documented in docs/cli.md), written to `path`. */

@@ -18,15 +18,6 @@ up_comp_report up_report_comp_of(const up_run_comp *c, const char *input, const 
 
 /* ---- estimate ---- */
 
-static const char *rank_text(long rank, char *buf, size_t cap)
-{
-    if (rank == UP_NO_RANK)
-        snprintf(buf, cap, "-");
-    else
-        snprintf(buf, cap, "%ld", rank);
-    return buf;
-}
-
 void up_report_estimate_text(FILE *f, const up_estimate_report *r, bool per_loc)
 {
     const up_estimate *e = r->est;
@@ -103,7 +94,7 @@ void up_report_estimate_text(FILE *f, const up_estimate_report *r, bool per_loc)
                          ? (double)(x->locs[i].end_a - x->start_a) / (double)x->resolution : 0.0);
         }
         fprintf(f, "  %-12llu %5s  %-20.20s %14.9f %10llu %14.9f %14.9f %14.9f%s%s\n",
-                (unsigned long long)l->id, rank_text(l->rank, rk, sizeof rk), l->name,
+                (unsigned long long)l->id, up_report_rank_text(l->rank, rk, sizeof rk), l->name,
                 l->measured_s, (unsigned long long)l->records, l->dp_s, l->seq_event_end_s,
                 l->conc_event_end_s, rep, l->counts_for_end ? "" : "  (does not end the window)");
     }

@@ -265,11 +265,8 @@ void up_simreport_single(FILE *f, const up_experiment *ex, const up_sim_summary 
     for (i = 0; i < shown; i++) {
         const up_loc_result *l = &r->locs[i];
         char rank[24];
-        if (l->rank == UP_NO_RANK)
-            snprintf(rank, sizeof rank, "-");
-        else
-            snprintf(rank, sizeof rank, "%ld", l->rank);
-        fprintf(f, "  %-12llu %5s  %-20.20s %16.9f %16.9f\n", (unsigned long long)l->id, rank,
+        fprintf(f, "  %-12llu %5s  %-20.20s %16.9f %16.9f\n", (unsigned long long)l->id,
+                up_report_rank_text(l->rank, rank, sizeof rank),
                 l->name ? l->name : "", rel_s(r, l->end_m, r->start_m), rel_s(r, l->end_a, r->start_a));
     }
     if (shown < r->nlocs)

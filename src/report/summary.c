@@ -183,12 +183,9 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
     for (i = 0; i < shown; i++) {
         const up_loc_result *l = &r->locs[i];
         char rank[24];
-        if (l->rank == UP_NO_RANK)
-            snprintf(rank, sizeof rank, "-");
-        else
-            snprintf(rank, sizeof rank, "%ld", l->rank);
         fprintf(f, "  %-12llu %5s  %-20.20s %16.9f %16.9f %14.9f\n", (unsigned long long)l->id,
-                rank, l->name, rel_s(r, l->end_m, r->start_m), rel_s(r, l->end_a, r->start_a),
+                up_report_rank_text(l->rank, rank, sizeof rank), l->name,
+                rel_s(r, l->end_m, r->start_m), rel_s(r, l->end_a, r->start_a),
                 up_ticks_s(r, rp->removed[i]));
     }
     if (shown < r->nlocs)
@@ -327,4 +324,13 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
 nomem:
     json_decref(root);
     return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
+}
+
+const char *up_report_rank_text(long rank, char *buf, size_t cap)
+{
+    if (rank == UP_NO_RANK)
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%ld", rank);
+    return buf;
 }
