@@ -148,15 +148,13 @@ int t_write_named_regions(const char *dir, const char *const *names, unsigned n,
 }
 
 /* t_simulate_wall, with ranks_per_node ranks on a node (0: the default) */
-static bool sim_contention; /* t_check_schedules_contended */
-
 static up_status simulate_wall(const char *in, const char *out, unsigned ranks_per_node,
-                               up_sim_summary *s, up_err *err)
+                               bool contention, up_sim_summary *s, up_err *err)
 {
     up_machine mach;
     up_simrun_opts opts;
     up_machine_init(&mach);
-    mach.contention = sim_contention;
+    mach.contention = contention;
     mach.cpu_ratio = 1;
     mach.compute = UP_COMPUTE_WALL;
     mach.progress = UP_PROGRESS_MPI;
@@ -172,7 +170,7 @@ static up_status simulate_wall(const char *in, const char *out, unsigned ranks_p
 
 up_status t_simulate_wall(const char *in, const char *out, up_sim_summary *s, up_err *err)
 {
-    return simulate_wall(in, out, 0, s, err);
+    return simulate_wall(in, out, 0, false, s, err);
 }
 
 /* ---- the replay's schedule (t_check_schedules) ---------------------------- */
@@ -217,9 +215,10 @@ typedef struct sched_counts {
 } sched_counts;
 
 /* Compensates `in` with *p into `out`, or with p NULL simulates it on the
- * built-in machine with one rank per node (with contention on its links
- * when t_check_schedules_contended asks). */
-static int sched_run(const char *in, const char *out, const up_comp_params *p, sched_counts *c)
+ * built-in machine with one rank per node, with contention on its links if
+ * `contention`. */
+static int sched_run(const char *in, const char *out, const up_comp_params *p, bool contention,
+                     sched_counts *c)
 {
     up_replay_result res, *r = &res;
     up_sim_summary sum;
@@ -229,7 +228,7 @@ static int sched_run(const char *in, const char *out, const up_comp_params *p, s
             return -1;
     } else {
         up_err err = {0};
-        if (simulate_wall(in, out, 1, &sum, &err) != UP_OK)
+        if (simulate_wall(in, out, 1, contention, &sum, &err) != UP_OK)
             return -1;
         r = &sum.res;
     }
@@ -243,7 +242,8 @@ static int sched_run(const char *in, const char *out, const up_comp_params *p, s
     return 0;
 }
 
-void t_check_schedules(const char *what, const char *in, const up_comp_params *p)
+static void check_schedules(const char *what, const char *in, const up_comp_params *p,
+                            bool contention)
 {
     char name[256], dir[4096];
     sched_counts base, c;
@@ -252,7 +252,7 @@ void t_check_schedules(const char *what, const char *in, const up_comp_params *p
     up_replay_set_schedule(0, false);
     snprintf(name, sizeof name, "%.200s-base", what);
     snprintf(dir, sizeof dir, "%s", t_dir(name));
-    if (sched_run(in, dir, p, &base) != 0 || tr_load(dir, &tb) != 0) {
+    if (sched_run(in, dir, p, contention, &base) != 0 || tr_load(dir, &tb) != 0) {
         t_fail(__FILE__, __LINE__, "%s: the replay failed", what);
         return;
     }
@@ -260,7 +260,7 @@ void t_check_schedules(const char *what, const char *in, const up_comp_params *p
         snprintf(name, sizeof name, "%.200s-sched-%zu", what, s);
         snprintf(dir, sizeof dir, "%s", t_dir(name));
         up_replay_set_schedule(schedules[s].slice, schedules[s].reverse);
-        if (sched_run(in, dir, p, &c) != 0) {
+        if (sched_run(in, dir, p, contention, &c) != 0) {
             t_fail(__FILE__, __LINE__, "%s, schedule %zu: the replay failed", what, s);
             continue;
         }
@@ -303,9 +303,12 @@ int t_each_data_trace(void (*fn)(const char *name, const char *dir, void *ctx), 
     return n;
 }
 
+void t_check_schedules(const char *what, const char *in, const up_comp_params *p)
+{
+    check_schedules(what, in, p, false);
+}
+
 void t_check_schedules_contended(const char *what, const char *in)
 {
-    sim_contention = true;
-    t_check_schedules(what, in, NULL);
-    sim_contention = false;
+    check_schedules(what, in, NULL, true);
 }
