@@ -141,6 +141,7 @@ test:
 	tests/tracer/symbols_test.sh
 	$(MAKE) --no-print-directory $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so $(EXAMPLES_BIN)
 	tests/tracer/valgrind.sh $(BUILD)
+	tests/memcheck/run.sh $(BUILD)
 	$(MAKE) --no-print-directory $(BUILD)/bin/up-check
 	tests/examples/run.sh $(BUILD)
 	tests/features/run.sh $(BUILD)

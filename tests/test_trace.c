@@ -248,3 +248,34 @@ TEST(real_traces_fast_path_times_as_the_general_one)
             up_replay_result_free(&res[1]);
         }
 }
+
+/* A ring slot is reused after a location's first records: a record must not
+ * come with the region flags the engine gave the slot's earlier record (a
+ * stale UP_REGION_POLL bit would send a send through the poll model).  Every
+ * record is marked as the engine marks an Enter before it is popped; every
+ * record read after it must still come with no flags. */
+TEST(stream_records_come_without_stale_region_flags)
+{
+    char in[4096];
+    up_trace *t = NULL;
+    up_err err = {0};
+    up_event *ev;
+    size_t l, seen = 0, stale = 0;
+    data_path(in, sizeof in, "casita-2_jacobi_blame_cpu_015");
+    if (up_trace_open(in, &t, &err) != UP_OK) {
+        t_fail(__FILE__, __LINE__, "%s", err.msg);
+        return;
+    }
+    for (l = 0; l < up_trace_defs(t)->nlocs; l++) {
+        up_stream *s = up_trace_stream(t, l);
+        while (up_stream_peek(s, 0, &ev, &err) == UP_OK && ev) {
+            stale += ev->rflags != 0;
+            ev->rflags = 0xFF;
+            up_stream_pop(s);
+            seen++;
+        }
+    }
+    CHECK(seen > 1000); /* more records than a ring holds: slots were reused */
+    CHECK_EQ(stale, 0);
+    up_trace_close(t);
+}

@@ -83,6 +83,7 @@ up_event *up_stream_slot_(void *ud, unsigned kind, uint64_t t,
         e->xcap = need;
     }
     e->kind = (uint16_t)kind;
+    e->rflags = 0; /* the slot may hold an earlier record's (set_rflags) */
     e->time = t;
     e->t_out = t;
     e->nattrs = na;

@@ -75,7 +75,10 @@ static inline OTF2_CallbackCode direct_written(up_stream *s, OTF2_ErrorCode rc)
             int r;                                                            \
             d.kind = UP_EV_##K;                                               \
             d.time = d.t_out = t;                                             \
-            /* attrs/xbuf are not used on the direct path: `al` goes to the \
+            d.rflags = 0; /* the engine sets an Enter's or Leave's */        \
+            d.attrs = NULL;                                                   \
+            d.nattrs = 0;                                                     \
+            /* no attrs or xbuf on the direct path: `al` goes to the       \
              * writer as it is */                                           \
             {                                                                 \
                 struct up_evf_##K *f = &d.u.K;                                \
