@@ -429,8 +429,9 @@ enum { PUT_NONE, PUT_NEW, PUT_SWAPPED, PUT_MOVED };
 typedef struct out_in {
     char *given;
     char *real;         /* the file, or the trace's folder; NULL: not there */
-    bool trace;
+    bool trace;         /* a folder of a trace: nothing in it is written */
     bool anchor;        /* a trace given by its anchor file, not its folder */
+    const char *part;   /* a trace's file or folder outside its folder: what */
 } out_in;
 
 typedef struct out_out {
@@ -478,38 +479,124 @@ static bool is_anchor(const char *real)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-up_status up_outset_input(up_outset *s, const char *path, bool trace, up_err *err)
+/* One more protected path of the input `given` (real: resolved). */
+static up_status in_push(up_outset *s, const char *given, const char *real, bool trace, bool anchor,
+                         const char *part, up_err *err)
 {
-    char real[PATH_MAX];
-    struct stat st;
     out_in *in;
-    if (!path || !*path)
-        return UP_OK;
     if (!up_grow((void **)&s->in, &s->capin, s->nin + 1, sizeof *s->in))
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     in = &s->in[s->nin];
     memset(in, 0, sizeof *in);
     in->trace = trace;
-    if (!(in->given = up_strdup(path)))
+    in->anchor = anchor;
+    in->part = part;
+    if (!(in->given = up_strdup(given)) || (real && !(in->real = up_strdup(real)))) {
+        up_free(in->given);
         return UP_ERR(err, UP_ENOMEM, "out of memory");
+    }
     s->nin++;
+    return UP_OK;
+}
+
+/* Is the resolved path already protected by the input entries from `first` on? */
+static bool in_covered(const up_outset *s, size_t first, const char *real)
+{
+    size_t i;
+    for (i = first; i < s->nin; i++)
+        if (s->in[i].real && (!strcmp(s->in[i].real, real) ||
+                              (s->in[i].trace && up_path_inside(real, s->in[i].real))))
+            return true;
+    return false;
+}
+
+/* A file or folder the archive reads, resolved through every link and "..":
+ * protected unless the entries from `first` on cover it already. */
+static up_status in_layout(up_outset *s, size_t first, const char *given, const char *path,
+                           const char *part, up_err *err)
+{
+    char real[PATH_MAX];
+    struct stat st;
+    if (!realpath(path, real) || stat(real, &st) != 0 || in_covered(s, first, real))
+        return UP_OK;
+    return in_push(s, given, real, S_ISDIR(st.st_mode), false, part, err);
+}
+
+/* The files OTF2 reads for the anchor path `anchor` as given (OTF2 takes its
+ * folder and name from the path as given, not resolved): <dir>/<name>.def
+ * and the folder <dir>/<name> with the event and local definition files in
+ * it, each resolved on its own.  An anchor named "...otf2" reads its events
+ * from the folder above it, a folder or a file in it may be a symbolic link
+ * to anywhere: each of them is an input wherever it lies. */
+static up_status in_archive(up_outset *s, size_t first, const char *given, const char *anchor, up_err *err)
+{
+    char dir[PATH_MAX], base[PATH_MAX], p[PATH_MAX], real[PATH_MAX];
+    size_t nb;
+    struct dirent *de;
+    DIR *d;
+    up_status st;
+    if (split(anchor, dir, base, NULL) != UP_OK || (nb = strlen(base)) < 6 ||
+        strcmp(base + nb - 5, ".otf2"))
+        return UP_OK;
+    base[nb - 5] = 0;
+    if ((st = in_layout(s, first, given, anchor, "the anchor file", err)) != UP_OK)
+        return st;
+    if ((size_t)snprintf(p, sizeof p, "%s/%s.def", dir, base) < sizeof p &&
+        (st = in_layout(s, first, given, p, "the global definitions", err)) != UP_OK)
+        return st;
+    if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, base) >= sizeof p || !realpath(p, real))
+        return UP_OK;
+    if ((st = in_layout(s, first, given, real, "the folder of the event files", err)) != UP_OK)
+        return st;
+    if (!(d = opendir(real)))
+        return UP_OK;
+    while ((de = readdir(d)) != NULL) {
+        char f[PATH_MAX + 256];
+        struct stat ls;
+        if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
+            continue; /* a file in the folder: protected with the folder */
+        snprintf(f, sizeof f, "%s/%s", real, de->d_name);
+        if (lstat(f, &ls) != 0 || !S_ISLNK(ls.st_mode) || strlen(f) >= PATH_MAX)
+            continue;
+        if ((st = in_layout(s, first, given, f, "a file read through a symbolic link", err)) != UP_OK)
+            break;
+    }
+    closedir(d);
+    return st;
+}
+
+up_status up_outset_input(up_outset *s, const char *path, bool trace, up_err *err)
+{
+    char real[PATH_MAX], anchor[PATH_MAX];
+    struct stat st;
+    size_t first = s->nin;
+    bool anchor_given = false;
+    up_status r;
+    if (!path || !*path)
+        return UP_OK;
     if (!realpath(path, real))
-        return UP_OK; /* nothing there to protect */
+        return in_push(s, path, NULL, trace, false, NULL, err); /* nothing there to protect */
     if (!trace && stat(real, &st) == 0 && S_ISDIR(st.st_mode))
-        return UP_OK; /* a folder where a file is read: the command reads
-                       * nothing from it and says so ("it is a directory") */
+        return in_push(s, path, NULL, trace, false, NULL, err); /* a folder where a file is read: the
+                                                                * command reads nothing from it and
+                                                                * says so ("it is a directory") */
     if (trace && stat(real, &st) == 0 && !S_ISDIR(st.st_mode)) {
-        if (is_anchor(real)) {
+        if (is_anchor(real) || is_anchor(path)) {
             char *slash = strrchr(real, '/');
             if (slash)
                 *(slash == real ? slash + 1 : slash) = 0; /* the anchor's folder */
-            in->anchor = true;
+            anchor_given = true;
         } else
-            in->trace = false; /* not an archive: the file alone */
+            trace = false; /* not an archive: the file alone */
     }
-    if (!(in->real = up_strdup(real)))
-        return UP_ERR(err, UP_ENOMEM, "out of memory");
-    return UP_OK;
+    if ((r = in_push(s, path, real, trace, anchor_given, NULL, err)) != UP_OK || !trace)
+        return r;
+    /* the archive's own files, wherever they lie */
+    if (anchor_given)
+        snprintf(anchor, sizeof anchor, "%s", path);
+    else if ((size_t)snprintf(anchor, sizeof anchor, "%s/traces.otf2", path) >= sizeof anchor)
+        return UP_OK;
+    return in_archive(s, first, path, anchor, err);
 }
 
 up_status up_outset_add(up_outset *s, const char *path, up_out_kind kind, const char *what,
@@ -542,6 +629,11 @@ static up_status check_input(const out_out *o, const out_in *in, up_err *err)
     bool same = !strcmp(o->real, in->real);
     if (!same && !up_path_inside(o->real, in->real) && !up_path_inside(in->real, o->real))
         return UP_OK;
+    if (in->part) /* a file or folder of a trace outside the trace's folder */
+        return UP_ERR(err, UP_EUSAGE, "refusing to write '%s' (%s): it %s '%s', %s of the input trace "
+                      "'%s' (outputs go elsewhere, also with --force)", o->given, o->what,
+                      same ? "is" : up_path_inside(o->real, in->real) ? "lies inside" : "holds", in->real,
+                      in->part, in->given);
     if (in->trace) {
         if (up_path_inside(o->real, in->real) && !same && in->anchor)
             return UP_ERR(err, UP_EUSAGE, "refusing to write '%s' (%s): it lies inside '%s', the folder of "

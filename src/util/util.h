@@ -213,7 +213,10 @@ bool up_path_inside(const char *inner, const char *outer);
  *   up_outset_new(&s, force)
  *   up_outset_input(s, path, trace)        a file it reads; for a trace, the
  *                                          whole folder of its anchor file
- *                                          (X.otf2 beside X.def or X/)
+ *                                          (X.otf2 beside X.def or X/) and
+ *                                          every file OTF2 reads for it,
+ *                                          resolved: X.def, X/ and each
+ *                                          link in X/, wherever they lie
  *   up_outset_add(s, path, kind, "--json") a file or folder it writes
  *   up_outset_begin(s)                     the checks, then the temporaries
  *   ... write each output at up_outset_tmp(s, i) ...

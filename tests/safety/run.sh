@@ -101,6 +101,49 @@ refused "export --perfetto a link to the anchor" UP export "$PP" --perfetto "$T/
 refused "report --json with .. into the input" UP report "$PP" -q --json "$T/link/../pp/traces/../x.json"
 rm -f "$T/link" "$T/anchor-link.json"
 
+# The inputs are the files OTF2 opens, wherever the archive's layout puts
+# them (issue 31: each of these replaced an input file with exit 0): an
+# anchor named "...otf2" reads its events from the folder above it, a
+# traces/ folder may be a symbolic link elsewhere, and so may one .evt file.
+# layout_refused NAME FILE CMD...: exit 2 naming FILE's real path, FILE unchanged
+layout_refused() {
+    what=$1 file=$2
+    shift 2
+    sum=$(md5sum < "$file")
+    expect 2 "$what: refused (exit 2)" "$@"
+    err_has "$what: names the file" "$(readlink -f "$file")"
+    err_has "$what: says why" "refusing to write"
+    [ "$(md5sum < "$file")" = "$sum" ] && ok "$what: the input file is unchanged" ||
+        bad "$what: the input file is unchanged"
+}
+L=$T/layout
+mkdir -p "$L/dd/sub" "$L/an2" "$L/an3"
+cp "$PP"/traces/* "$L/dd/"
+cp "$PP/traces.otf2" "$L/dd/sub/...otf2"
+cp "$PP/traces.def" "$L/dd/sub/...def"
+expect 0 "an anchor named ...otf2 is a trace" UP estimate "$L/dd/sub/...otf2" --overhead-ns 1 -q
+layout_refused "compensate an/dd/sub/...otf2 --json an/dd/0.evt -f" "$L/dd/0.evt" \
+    UP compensate "$L/dd/sub/...otf2" -o "$T/lo" --json "$L/dd/0.evt" -f -q --overhead-ns 1
+[ ! -e "$T/lo" ] && ok "...otf2: no output written" || bad "...otf2: no output written"
+cp -r "$PP/traces" "$L/evts"
+cp "$PP/traces.otf2" "$PP/traces.def" "$L/an2/"
+ln -s ../evts "$L/an2/traces"
+layout_refused "estimate with traces/ a link, --json evts/0.evt -f" "$L/evts/0.evt" \
+    UP estimate "$L/an2" --json "$L/evts/0.evt" -f -q --overhead-ns 1
+layout_refused "simulate with traces/ a link, -o inside it -f" "$L/evts/1.evt" \
+    UP simulate "$L/an2" -o "$L/evts/1.evt" -f -q
+cp -r "$PP"/traces.otf2 "$PP"/traces.def "$PP"/traces "$L/an3/"
+mkdir -p "$L/evts2"
+mv "$L/an3/traces/1.evt" "$L/evts2/1.evt"
+ln -s ../../evts2/1.evt "$L/an3/traces/1.evt"
+layout_refused "export with one .evt a link, --perfetto its target -f" "$L/evts2/1.evt" \
+    UP export "$L/an3" --perfetto "$L/evts2/1.evt" -f -q
+layout_refused "report with the anchor given, one .evt a link, --json its target -f" "$L/evts2/1.evt" \
+    UP report "$L/an3/traces.otf2" --json "$L/evts2/1.evt" -f -q
+expect 0 "with one .evt a link, an output beside its target is written" \
+    UP export "$L/an3" --perfetto "$L/evts2/x.json" -q
+rm -rf "$L" "$T/lo"
+
 cp "$DATA/pipit-ping-pong/traces.otf2" "$T/other.otf2" 2>/dev/null
 printf '[overhead]\nenter = 10\n' > "$T/calib.ini"
 cp "$T/calib.ini" "$T/calib.keep"
