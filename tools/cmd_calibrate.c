@@ -23,10 +23,10 @@ static void usage(FILE *f)
           "Measures per-record overhead, copy time C(size) from 64 B to 64 MiB, ping-pong\n"
           "latency and per-byte time between two ranks, and the eager limit; writes the\n"
           "INI file that `unperturb compensate --calibration` reads.\n"
-          "  -o, --output FILE   where to write (through a temporary name)\n"
+          "  -o, --output FILE   where to write (through a temporary name; - : standard output)\n"
           "      --extra-ns N    as `unperturb trace --extra-ns`: included in the overheads\n"
           "      --launcher CMD  how to start 2 ranks (default: mpirun -np 2 --oversubscribe)\n"
-          "      --force         replace FILE if it exists\n",
+          "  -f, --force         replace FILE if it exists\n",
           f);
 }
 
@@ -41,7 +41,8 @@ int cmd_calibrate(int argc, char **argv)
     char extra_s[32];
     double v;
     bool force = false;
-    char prog[PATH_MAX + 32], *text = NULL, *tmp;
+    char prog[PATH_MAX + 32], *text = NULL, tmp[PATH_MAX + 32];
+    size_t scratch = 0;
     char *args[64], *lcopy = NULL;
     int c, n = 0, status, rc = 1;
     pid_t pid;
@@ -52,7 +53,7 @@ int cmd_calibrate(int argc, char **argv)
 
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:fh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'x':
@@ -76,15 +77,21 @@ int cmd_calibrate(int argc, char **argv)
         fprintf(stderr, "unperturb calibrate: cannot find '%s'\n", prog);
         return 1;
     }
-    /* the measurement program writes FILE's temporary */
+    /* the measurement program writes FILE's temporary (or, for -o -, a
+     * file in a private folder, printed when it is complete) */
     if (up_outset_new(&os, force, &err) != UP_OK ||
         up_outset_add(os, out, UP_OUT_FILE, "-o", NULL, &err) != UP_OK ||
+        (!strcmp(out, "-") && up_outset_scratch(os, &scratch, &err) != UP_OK) ||
         up_outset_begin(os, &err) != UP_OK) {
         rc = cmd_fail("calibrate", err.status == UP_EUSAGE ? 2 : 1, err.msg);
         up_outset_free(os);
         return rc;
     }
-    tmp = (char *)up_outset_tmp(os, 0);
+    if (strcmp(out, "-"))
+        snprintf(tmp, sizeof tmp, "%s", up_outset_tmp(os, 0));
+    else
+        snprintf(tmp, sizeof tmp, "%s/calibration.ini", up_outset_tmp(os, scratch));
+    rc = 1; /* (the options' parsers left 0) */
 
     if (launcher) {
         char *save = NULL, *tok;
@@ -104,12 +111,24 @@ int cmd_calibrate(int argc, char **argv)
     args[n++] = (char *)extra;
     args[n] = NULL;
     if ((pid = fork()) == 0) {
+        up_signals_child();
         execvp(args[0], args);
         fprintf(stderr, "unperturb calibrate: cannot run '%s': %s\n", args[0], strerror(errno));
         _exit(127);
     }
-    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-        fprintf(stderr, "unperturb calibrate: the measurement run failed\n");
+    if (pid < 0) {
+        fprintf(stderr, "unperturb calibrate: cannot start '%s': %s\n", up_esc(args[0]), strerror(errno));
+        goto out;
+    }
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            fprintf(stderr, "unperturb calibrate: waiting for the measurement run: %s\n", strerror(errno));
+            goto out;
+        }
+    if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+        char how[96];
+        cmd_status_text(status, how, sizeof how);
+        fprintf(stderr, "unperturb calibrate: the measurement run failed: %s\n", how);
         goto out;
     }
     if (!(f = fopen(tmp, "r"))) {
@@ -128,7 +147,10 @@ int cmd_calibrate(int argc, char **argv)
         cmd_fail("calibrate", 1, err.msg);
         goto out;
     }
-    fwrite(text, 1, size, stdout);
+    if (fwrite(text, 1, size, stdout) != size || fflush(stdout) != 0) {
+        fprintf(stderr, "unperturb calibrate: cannot write to standard output: %s\n", strerror(errno));
+        goto out;
+    }
     rc = 0;
 out:
     free(text);

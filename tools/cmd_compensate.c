@@ -234,7 +234,7 @@ int cmd_compensate(int argc, char **argv)
             up_outset_commit(r.outs, &err) != UP_OK)
             goto fail;
         if (!o.quiet)
-            up_report_compensate_text(stdout, &rp);
+            up_report_compensate_text(up_outset_stdout(r.outs) ? stderr : stdout, &rp);
     }
     rc = 0;
     goto done;

@@ -175,9 +175,9 @@ int cmd_export(int argc, char **argv)
         up_trace_close(t);
         return rc;
     }
-    up_outset_free(os);
     if (!quiet) {
-        printf("unperturb export: %s -> %s: %llu events (slices B/E %llu/%llu, message flows s/f %llu/%llu, "
+        FILE *f = up_outset_stdout(os) ? stderr : stdout;
+        fprintf(f, "unperturb export: %s -> %s: %llu events (slices B/E %llu/%llu, message flows s/f %llu/%llu, "
                "instants %llu, collectives %llu, metadata %llu) from %llu records on %zu locations",
                input, out, (unsigned long long)st.events, (unsigned long long)st.begins,
                (unsigned long long)st.ends, (unsigned long long)st.flow_starts,
@@ -185,11 +185,12 @@ int cmd_export(int argc, char **argv)
                (unsigned long long)st.collectives, (unsigned long long)st.metadata,
                (unsigned long long)st.records, st.locations);
         if (st.unresolved)
-            printf("; %llu messages without flow (peer not resolvable)", (unsigned long long)st.unresolved);
+            fprintf(f, "; %llu messages without flow (peer not resolvable)", (unsigned long long)st.unresolved);
         if (st.raised)
-            printf("; %llu timestamps raised to keep their location's order", (unsigned long long)st.raised);
-        printf("\n");
+            fprintf(f, "; %llu timestamps raised to keep their location's order", (unsigned long long)st.raised);
+        fprintf(f, "\n");
     }
+    up_outset_free(os);
     up_trace_close(t);
     return 0;
 }

@@ -184,12 +184,15 @@ int cmd_report(int argc, char **argv)
     v.command = cmdline;
     v.top = (size_t)top;
 
-    if (up_run_report(&o, &r, &err) != UP_OK || up_report_report_outputs(&r, &o, &v, &err) != UP_OK ||
-        up_outset_commit(r.outs, &err) != UP_OK)
+    if (up_run_report(&o, &r, &err) != UP_OK)
         goto fail;
-    if (!quiet && (o.json || o.html))
-        printf("\nwrote%s%s%s%s\n", o.json ? " " : "", o.json ? o.json : "", o.html ? " " : "",
-               o.html ? o.html : "");
+    if (v.text && up_outset_stdout(r.outs))
+        v.text = stderr; /* an output is standard output */
+    if (up_report_report_outputs(&r, &o, &v, &err) != UP_OK || up_outset_commit(r.outs, &err) != UP_OK)
+        goto fail;
+    if (v.text && (o.json || o.html))
+        fprintf(v.text, "\nwrote%s%s%s%s\n", o.json ? " " : "", o.json ? o.json : "", o.html ? " " : "",
+                o.html ? o.html : "");
     rc = 0;
     goto done;
 fail:

@@ -90,7 +90,7 @@ static int run_single(job *j)
         up_outset_commit(j->os, &err) != UP_OK)
         rc = fail_err(&err);
     else if (!j->quiet)
-        up_simreport_single(stdout, &j->ex, &s);
+        up_simreport_single(up_outset_stdout(j->os) ? stderr : stdout, &j->ex, &s);
     up_sim_summary_free(&s);
     return rc;
 }
@@ -109,7 +109,7 @@ static int run_sweep(job *j)
         up_outset_commit(j->os, &err) != UP_OK)
         rc = fail_err(&err);
     else if (!j->quiet)
-        up_simreport_sweep(stdout, &j->ex, &r);
+        up_simreport_sweep(up_outset_stdout(j->os) ? stderr : stdout, &j->ex, &r);
     up_sweep_result_free(&r);
     return rc;
 }
@@ -129,7 +129,7 @@ static int run_scaling(job *j)
         up_outset_commit(j->os, &err) != UP_OK)
         rc = fail_err(&err);
     else if (!j->quiet)
-        up_simreport_scaling(stdout, &j->ex, &r);
+        up_simreport_scaling(up_outset_stdout(j->os) ? stderr : stdout, &j->ex, &r);
     up_scaling_result_free(&r);
     return rc;
 }

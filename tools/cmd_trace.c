@@ -39,7 +39,7 @@ static void usage(FILE *f)
           "      --filter FILE    exclude functions by name (globs, one per line; see docs/tracer.md)\n"
           "      --extra-ns N     spend N more ns per record (emulates heavier instrumentation)\n"
           "      --buffer-mb N    event buffer per rank, MiB (default 16); a full buffer is flushed\n"
-          "      --force          replace DIR if it exists\n"
+          "  -f, --force          replace DIR if it is an earlier output of unperturb\n"
           "      --recover DIR    merge what a run that died left in DIR\n"
           "  -q, --quiet          print nothing but errors\n",
           f);
@@ -82,8 +82,8 @@ int cmd_trace(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"output", required_argument, 0, 'o'}, {"functions", no_argument, 0, 'F'},
-        {"filter", required_argument, 0, 'f'}, {"extra-ns", required_argument, 0, 'x'},
-        {"buffer-mb", required_argument, 0, 'b'}, {"force", no_argument, 0, 'r'},
+        {"filter", required_argument, 0, 'L'}, {"extra-ns", required_argument, 0, 'x'},
+        {"buffer-mb", required_argument, 0, 'b'}, {"force", no_argument, 0, 'f'},
         {"recover", required_argument, 0, 'R'}, {"quiet", no_argument, 0, 'q'},
         {"cpu-time", no_argument, 0, 'C'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     static const up_range extra_range = {0, 1e9, true, "ns"}, buffer_range = {1, 65536, true, "MiB"};
@@ -102,12 +102,12 @@ int cmd_trace(int argc, char **argv)
 
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:o:fqh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'F': functions = true; break;
         case 'C': cpu = true; break;
-        case 'f': filter = optarg; break;
+        case 'L': filter = optarg; break;
         case 'x':
             if ((rc = cmd_opt_num("trace", "--extra-ns", optarg, &extra_range, &v)))
                 return rc;
@@ -120,7 +120,7 @@ int cmd_trace(int argc, char **argv)
             snprintf(bufmb_s, sizeof bufmb_s, "%.0f", v);
             bufmb = bufmb_s;
             break;
-        case 'r': force = true; break;
+        case 'f': force = true; break;
         case 'R': rec = optarg; break;
         case 'q': quiet = true; break;
         case 'h': usage(stdout); return 0;
@@ -184,6 +184,7 @@ int cmd_trace(int argc, char **argv)
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
+        up_signals_child();
         execvp(argv[optind], argv + optind);
         fprintf(stderr, "unperturb trace: cannot run '%s': %s\n", argv[optind], strerror(errno));
         _exit(127);
@@ -209,10 +210,12 @@ int cmd_trace(int argc, char **argv)
                             "dynamically linked, that calls MPI_Init?)\n");
             goto out;
         }
-        fprintf(stderr, "unperturb trace: warning: the program ended before MPI_Finalize "
-                        "(%s %d); recovering what it recorded\n",
-                WIFSIGNALED(status) ? "signal" : "exit status",
-                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        {
+            char how[96];
+            cmd_status_text(status, how, sizeof how);
+            fprintf(stderr, "unperturb trace: warning: the program ended before MPI_Finalize: %s; "
+                            "recovering what it recorded\n", how);
+        }
         if (recover(tmp, true) != 0) {
             /* keep the per-rank files under the final name for a retry */
             if (up_outset_commit(os, &err) == UP_OK)
@@ -227,8 +230,15 @@ int cmd_trace(int argc, char **argv)
     }
     if (!quiet)
         printf("unperturb trace: %s/traces.otf2\n", out);
-    /* the program's own failure is the command's */
-    rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    /* the program's failure is the command's, as 1 (128 + N is ours only) */
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        rc = 0;
+    else {
+        char how[96];
+        cmd_status_text(status, how, sizeof how);
+        fprintf(stderr, "unperturb trace: the program failed: %s; its trace is kept in %s\n", how, out);
+        rc = 1;
+    }
 out:
     up_outset_free(os);
     return rc;

@@ -36,7 +36,7 @@ static void usage(FILE *f)
           "                         -finstrument-functions)\n"
           "      --timeout S        give up on a run after S seconds (default 600)\n"
           "      --json FILE        also write the table as JSON to FILE\n"
-          "      --force            replace DIR and the --json file if they exist\n"
+          "  -f, --force            replace DIR and the --json file if they exist\n"
           "  -q, --quiet            print only the table\n",
           f);
 }
@@ -110,7 +110,7 @@ int cmd_validate(int argc, char **argv)
     up_run_val_opts_init(&o);
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+:o:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:o:fqh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': o.output = optarg; break;
         case 'n':
@@ -177,7 +177,7 @@ int cmd_validate(int argc, char **argv)
         }
         goto out;
     }
-    up_report_validate_table(stdout, &v);
+    up_report_validate_table(up_outset_stdout(v.outs) ? stderr : stdout, &v);
     if (up_report_validate_files(&v, &err) != UP_OK || up_outset_commit(v.outs, &err) != UP_OK) {
         rc = cmd_fail("validate", 1, err.msg);
         goto out;

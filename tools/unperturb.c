@@ -5,12 +5,15 @@
  */
 #include <getopt.h>
 #include <libgen.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 
 #include "cmd.h"
 #include "trace/trace.h"
@@ -162,9 +165,22 @@ static void warn_damage(void *ctx, const up_trace *t, const up_damage *d)
     fprintf(stderr, "unperturb %s: warning: %s\n", warn_cmd, line);
 }
 
+void cmd_status_text(int status, char *out, size_t cap)
+{
+    if (WIFEXITED(status))
+        snprintf(out, cap, "exit status %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status)) {
+        const char *abbrev = sigabbrev_np(WTERMSIG(status));
+        snprintf(out, cap, "killed by signal %d (%s%s)", WTERMSIG(status), abbrev ? "SIG" : "",
+                 abbrev ? abbrev : "unknown");
+    } else
+        snprintf(out, cap, "wait status %#x", (unsigned)status);
+}
+
 int main(int argc, char **argv)
 {
     size_t i;
+    up_signals_init(); /* SIGXFSZ: a write error like a full disk */
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
@@ -177,6 +193,7 @@ int main(int argc, char **argv)
     for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) {
             warn_cmd = commands[i].name;
+            up_output_command(commands[i].name);
             up_trace_set_damage_hook(warn_damage, NULL);
             return commands[i].run(argc - 1, argv + 1);
         }

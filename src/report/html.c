@@ -1560,7 +1560,7 @@ up_status up_report_html(const char *path, const up_html_input *in, up_err *err)
     if ((s = make_labels(&x, err)) != UP_OK)
         goto done;
 
-    if (!(x.f = fopen(path, "wb"))) {
+    if (!(x.f = up_output_fopen(path))) {
         s = UP_ERR(err, UP_EIO, "cannot write '%s': %s", up_output_name(path), strerror(errno));
         goto done;
     }
@@ -1582,7 +1582,7 @@ done:
     if (x.f)
         fclose(x.f);
     if (s != UP_OK && opened)
-        remove(path);
+        up_output_remove(path);
     up_free(x.lab);
     return s;
 }

@@ -922,7 +922,7 @@ up_status up_export_perfetto(up_trace *t, const char *path, const up_export_opts
     }
     if ((s = assign_ids(&x)) != UP_OK)
         goto done;
-    if (!(x.w.f = fopen(path, "wb"))) {
+    if (!(x.w.f = up_output_fopen(path))) {
         s = UP_ERR(err, UP_EIO, "cannot write '%s': %s", up_output_name(path), strerror(errno));
         goto done;
     }
@@ -957,7 +957,7 @@ done:
     if (x.w.f)
         fclose(x.w.f);
     if (s != UP_OK && opened)
-        remove(path);
+        up_output_remove(path);
     if (x.rname)
         for (n = 0; n < x.d->nregions; n++)
             up_free(x.rname[n]);

@@ -19,7 +19,9 @@
  * validate.json and plot.svg are the view's (src/report/runs.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -201,52 +203,123 @@ static void restore_signals(void)
         sigaction(stop_sigs[i], &old_sa[i], NULL);
 }
 
+/* What log.txt keeps of one run's output: the first LOG_HEAD bytes and the
+ * last LOG_TAIL (a run that prints without end must not fill the disk: an
+ * 84 MB log was seen), with a line that says how much was left out. */
+#define LOG_HEAD ((size_t)256 << 10)
+#define LOG_TAIL ((size_t)64 << 10)
+
+typedef struct logcap {
+    size_t head;      /* bytes written to the log from the start */
+    char *ring;       /* the last LOG_TAIL bytes after those */
+    size_t rpos;      /* bytes that went into the ring, in all */
+} logcap;
+
+static void log_take(logcap *c, FILE *log, const char *p, size_t n)
+{
+    size_t k;
+    if (c->head < LOG_HEAD) {
+        k = n < LOG_HEAD - c->head ? n : LOG_HEAD - c->head;
+        fwrite(p, 1, k, log);
+        c->head += k;
+        p += k;
+        n -= k;
+    }
+    for (; n && c->ring; p++, n--)
+        c->ring[c->rpos++ % LOG_TAIL] = *p;
+}
+
+static void log_end(logcap *c, FILE *log)
+{
+    size_t kept = c->rpos < LOG_TAIL ? c->rpos : LOG_TAIL, first = c->rpos - kept;
+    if (c->rpos > kept)
+        fprintf(log, "\n[... %zu bytes of this run's output left out: log.txt keeps the first %zu KiB and "
+                     "the last %zu KiB of each run ...]\n",
+                c->rpos - kept, LOG_HEAD >> 10, LOG_TAIL >> 10);
+    for (; first < c->rpos; first++)
+        fputc(c->ring[first % LOG_TAIL], log);
+    fflush(log);
+}
+
 /* Run argv in its own process group with `env` (NAME=VALUE, NULL-ended) added,
- * output to the log; returns the exit status (128+signal), -1 if it could not
- * be started, -2 on timeout. */
+ * its output through a pipe into the log (log_take); returns the exit
+ * status, RUN_SIGNAL - N when signal N ended it, -1 if it could not be
+ * started, -2 on timeout. */
+#define RUN_SIGNAL (-1000)
 static int run(up_run_val *v, char *const *argv, char *const *env)
 {
     pid_t pid;
-    int status = 0;
-    struct timespec t0, now, nap = {0, 20 * 1000 * 1000};
+    int status = 0, pfd[2], rc;
+    bool exited = false, eof = false;
+    struct timespec t0, now, done_at = {0, 0};
+    logcap cap = {0, NULL, 0};
+    char buf[16384];
     size_t i;
     fflush(v->log);
-    if ((pid = fork()) < 0)
+    if (pipe2(pfd, O_CLOEXEC) != 0)
         return -1;
+    if ((pid = fork()) < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return -1;
+    }
     if (pid == 0) {
         setpgid(0, 0);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
-        dup2(fileno(v->log), 1);
-        dup2(fileno(v->log), 2);
+        up_signals_child();
+        dup2(pfd[1], 1);
+        dup2(pfd[1], 2);
         for (i = 0; env && env[i]; i++)
             putenv(env[i]);
         execvp(argv[0], argv);
         fprintf(stderr, "unperturb validate: cannot run '%s': %s\n", argv[0], strerror(errno));
         _exit(127);
     }
+    close(pfd[1]);
     setpgid(pid, pid);
     running = pid;
+    cap.ring = malloc(LOG_TAIL); /* without it, only the head is kept */
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid)
-            break;
-        if (r < 0 && errno != EINTR)
-            break;
+    /* until the run has ended and its output is drained (what it started
+     * and left behind may hold the pipe: 2 s more at most) */
+    while (!exited || !eof) {
+        struct pollfd pf = {pfd[0], POLLIN, 0};
+        if (!eof && poll(&pf, 1, 20) > 0) {
+            ssize_t n = read(pfd[0], buf, sizeof buf);
+            if (n > 0)
+                log_take(&cap, v->log, buf, (size_t)n);
+            else if (n == 0 || errno != EINTR)
+                eof = true;
+        } else if (eof)
+            nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if (now.tv_sec - t0.tv_sec > (time_t)v->timeout) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            running = 0;
-            return -2;
-        }
-        nanosleep(&nap, NULL);
+        if (!exited) {
+            pid_t r = waitpid(pid, &status, WNOHANG);
+            if (r == pid || (r < 0 && errno != EINTR)) {
+                exited = true;
+                done_at = now;
+            } else if (now.tv_sec - t0.tv_sec > (time_t)v->timeout) {
+                kill(-pid, SIGKILL);
+                waitpid(pid, &status, 0);
+                running = 0;
+                log_end(&cap, v->log);
+                free(cap.ring);
+                close(pfd[0]);
+                return -2;
+            }
+        } else if (now.tv_sec - done_at.tv_sec > 2)
+            break;
     }
     running = 0;
+    log_end(&cap, v->log);
+    free(cap.ring);
+    close(pfd[0]);
     if (WIFSIGNALED(status))
-        return 128 + WTERMSIG(status);
-    return WEXITSTATUS(status);
+        rc = RUN_SIGNAL - WTERMSIG(status);
+    else
+        rc = WEXITSTATUS(status);
+    return rc;
 }
 
 /* the last bytes of the log (the failed run's output) into v->tail: the
@@ -276,7 +349,11 @@ static up_status run_failed(up_run_val *v, const char *what, int rc, up_err *err
         UP_ERR(err, UP_EIO, "%s: no end after %u s (--timeout)", what, v->timeout);
     else if (rc == 127 || rc == -1)
         UP_ERR(err, UP_EIO, "%s could not be started", what);
-    else
+    else if (rc <= RUN_SIGNAL) {
+        const char *abbrev = sigabbrev_np(RUN_SIGNAL - rc);
+        UP_ERR(err, UP_EIO, "%s failed: killed by signal %d (SIG%s)", what, RUN_SIGNAL - rc,
+               abbrev ? abbrev : "?");
+    } else
         UP_ERR(err, UP_EIO, "%s failed with exit status %d", what, rc);
     log_tail(v);
     return UP_EIO;

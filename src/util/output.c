@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -108,16 +109,33 @@ static struct {
     const char *name;          /* as the user gave it (owned by the set) */
 } slots[SLOTS];
 static volatile sig_atomic_t slots_pid; /* the process that registered them */
-static const int fatal_sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE};
+
+/* Every signal whose default action ends the process and that a handler can
+ * catch, but for the faults a crash raises (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+ * SIGABRT, SIGTRAP, SIGSYS: a handler cannot trust the state they leave)
+ * and SIGXFSZ, which up_signals_init ignores so that a write past the file
+ * size limit fails with EFBIG like any other write error. */
+static const int fatal_sigs[] = {SIGHUP,  SIGINT,    SIGQUIT, SIGTERM, SIGPIPE, SIGUSR1,  SIGUSR2,
+                                 SIGALRM, SIGXCPU,   SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSTKFLT};
 #define NSIGS (sizeof fatal_sigs / sizeof fatal_sigs[0])
+
+/* the set of them, with the real-time signals (whose numbers glibc knows
+ * only at run time) */
+static void fatal_set(sigset_t *s)
+{
+    size_t i;
+    int r;
+    sigemptyset(s);
+    for (i = 0; i < NSIGS; i++)
+        sigaddset(s, fatal_sigs[i]);
+    for (r = SIGRTMIN; r <= SIGRTMAX; r++)
+        sigaddset(s, r);
+}
 
 static void block_sigs(sigset_t *old)
 {
     sigset_t s;
-    size_t i;
-    sigemptyset(&s);
-    for (i = 0; i < NSIGS; i++)
-        sigaddset(&s, fatal_sigs[i]);
+    fatal_set(&s);
     sigprocmask(SIG_BLOCK, &s, old);
 }
 
@@ -181,18 +199,33 @@ static void arm_signals(void)
 {
     static pid_t armed;
     struct sigaction sa, old;
-    size_t i;
+    int sig;
     if (armed == getpid())
         return;
     armed = getpid();
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal_signal;
-    sigemptyset(&sa.sa_mask);
-    for (i = 0; i < NSIGS; i++)
-        sigaddset(&sa.sa_mask, fatal_sigs[i]);
-    for (i = 0; i < NSIGS; i++)
-        if (sigaction(fatal_sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-            sigaction(fatal_sigs[i], &sa, NULL);
+    fatal_set(&sa.sa_mask);
+    for (sig = 1; sig < NSIG; sig++)
+        if (sigismember(&sa.sa_mask, sig) == 1 && sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+            sigaction(sig, &sa, NULL);
+}
+
+static bool xfsz_ignored; /* by up_signals_init: children get it back */
+
+void up_signals_init(void)
+{
+    struct sigaction old;
+    if (sigaction(SIGXFSZ, NULL, &old) == 0 && old.sa_handler == SIG_DFL) {
+        signal(SIGXFSZ, SIG_IGN);
+        xfsz_ignored = true;
+    }
+}
+
+void up_signals_child(void)
+{
+    if (xfsz_ignored)
+        signal(SIGXFSZ, SIG_DFL);
 }
 
 const char *up_output_name(const char *path)
@@ -201,6 +234,8 @@ const char *up_output_name(const char *path)
     size_t i, n;
     if (!path)
         return "";
+    if (!strcmp(path, UP_OUTPUT_STDOUT))
+        return "standard output";
     for (i = 0; i < SLOTS; i++) {
         if (!slots[i].used || !slots[i].name)
             continue;
@@ -221,6 +256,19 @@ up_status up_write_file(const char *path, const void *data, size_t len, up_err *
 {
     const char *p = data;
     int fd, e;
+    if (!strcmp(path, UP_OUTPUT_STDOUT)) { /* an output "-" (up_outset_add) */
+        while (len) {
+            ssize_t n = write(1, p, len);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return UP_ERR(err, UP_EIO, "cannot write to standard output: %s",
+                              n < 0 ? strerror(errno) : "nothing was written");
+            p += n;
+            len -= (size_t)n;
+        }
+        return UP_OK;
+    }
     if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0)
         return UP_ERR(err, UP_EIO, "cannot write '%s': %s", up_output_name(path), strerror(errno));
     while (len) {
@@ -243,6 +291,26 @@ up_status up_write_file(const char *path, const void *data, size_t len, up_err *
 fail:
     unlink(path);
     return UP_ERR(err, UP_EIO, "cannot write '%s': %s", up_output_name(path), strerror(e));
+}
+
+void up_output_remove(const char *path)
+{
+    if (strcmp(path, UP_OUTPUT_STDOUT))
+        remove(path);
+}
+
+FILE *up_output_fopen(const char *path)
+{
+    int fd;
+    FILE *f;
+    if (strcmp(path, UP_OUTPUT_STDOUT))
+        return fopen(path, "wb");
+    fflush(stdout);
+    if ((fd = dup(1)) < 0)
+        return NULL;
+    if (!(f = fdopen(fd, "wb")))
+        close(fd);
+    return f;
 }
 
 /* ---- paths ------------------------------------------------------------------------ */
@@ -444,6 +512,8 @@ typedef struct out_out {
     bool exists, created;
     int put;
     bool missing;       /* its folder does not exist */
+    bool stream;        /* "-": standard output, no file */
+    bool scratch;       /* a private folder, removed by up_outset_free */
 } out_out;
 
 struct up_outset {
@@ -609,9 +679,20 @@ up_status up_outset_add(up_outset *s, const char *path, up_out_kind kind, const 
         return UP_ERR(err, UP_EINTERNAL, "an output added after up_outset_begin");
     if (!up_grow((void **)&s->out, &s->capout, s->nout + 1, sizeof *s->out))
         return UP_ERR(err, UP_ENOMEM, "out of memory");
+    if (!strcmp(path, "-")) {
+        size_t i;
+        if (kind == UP_OUT_DIR)
+            return UP_ERR(err, UP_EUSAGE, "%s -: a folder cannot be standard output (./- names a folder "
+                          "called '-')", what);
+        for (i = 0; i < s->nout; i++)
+            if (s->out[i].stream)
+                return UP_ERR(err, UP_EUSAGE, "%s - and %s -: only one output can be standard output",
+                              s->out[i].what, what);
+    }
     o = &s->out[s->nout];
     memset(o, 0, sizeof *o);
     o->kind = kind;
+    o->stream = !strcmp(path, "-");
     o->slot = o->old_slot = -1;
     if (!(o->given = up_strdup(path)) || !(o->what = up_strdup(what))) {
         up_free(o->given);
@@ -671,23 +752,376 @@ static up_status check_outputs(const out_out *a, const out_out *b, up_err *err)
     return UP_OK;
 }
 
-/* Exists?  Then only with force, and of the same kind. */
+/* ---- the marker of an output folder ---------------------------------------------
+ * A folder that a command wrote holds UP_OUTPUT_MARKER, written last, just
+ * before the folder takes its name: a header line, the command, and one line
+ * per entry below the folder ("f", "d" or "l", a space, its path relative to
+ * the folder, bytes outside '!'..'~' and '\' as \xNN).  --force replaces a
+ * folder only when a walk that follows no links finds exactly those entries
+ * (or none at all). */
+
+#define MARK_HEAD "unperturb output folder 1\n"
+#define MARK_MAX_BYTES ((size_t)256 << 20) /* 256 MiB: millions of entries */
+
+typedef struct walk {
+    char path[PATH_MAX]; /* relative to the top, as it grows */
+    size_t len;
+    int (*fn)(struct walk *w, char type, const struct stat *st); /* 0 goes on */
+    void *ctx;
+    int err; /* errno of the walk itself */
+} walk;
+
+static char entry_type(mode_t m) { return S_ISDIR(m) ? 'd' : S_ISLNK(m) ? 'l' : 'f'; }
+
+/* Calls w->fn for every entry below the open folder fd, parents before their
+ * contents, never through a link. */
+static int walk_at(walk *w, int fd, int depth)
+{
+    DIR *d = fdopendir(fd);
+    struct dirent *de;
+    int r = 0;
+    if (!d) {
+        w->err = errno;
+        close(fd);
+        return -1;
+    }
+    while (!r && (errno = 0, de = readdir(d)) != NULL) {
+        struct stat st;
+        size_t n = strlen(de->d_name), keep = w->len;
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        if (!depth && !strcmp(de->d_name, UP_OUTPUT_MARKER))
+            continue;
+        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            w->err = errno;
+            r = -1;
+            break;
+        }
+        if (keep + n + 2 >= sizeof w->path) {
+            w->err = ENAMETOOLONG;
+            r = -1;
+            break;
+        }
+        if (keep)
+            w->path[w->len++] = '/';
+        memcpy(w->path + w->len, de->d_name, n + 1);
+        w->len += n;
+        if ((r = w->fn(w, entry_type(st.st_mode), &st)) == 0 && S_ISDIR(st.st_mode)) {
+            int sub;
+            if (depth >= RM_DEPTH) {
+                w->err = ELOOP;
+                r = -1;
+            } else if ((sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+                w->err = errno;
+                r = -1;
+            } else
+                r = walk_at(w, sub, depth + 1);
+        }
+        w->len = keep;
+        w->path[keep] = 0;
+    }
+    if (!r && errno) {
+        w->err = errno;
+        r = -1;
+    }
+    closedir(d);
+    return r;
+}
+
+static int walk_tree(walk *w, const char *top)
+{
+    int fd = open(top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    w->len = 0;
+    w->path[0] = 0;
+    w->err = 0;
+    if (fd < 0) {
+        w->err = errno;
+        return -1;
+    }
+    return walk_at(w, fd, 0);
+}
+
+/* An entry as the marker writes it: "t path" with the escapes above. */
+static void mark_line(char *out, size_t cap, char type, const char *path)
+{
+    const unsigned char *p = (const unsigned char *)path;
+    size_t o = 0;
+    out[o++] = type;
+    out[o++] = ' ';
+    for (; *p && o + 5 < cap; p++) {
+        if (*p > ' ' && *p <= '~' && *p != '\\')
+            out[o++] = (char)*p;
+        else
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", *p);
+    }
+    out[o] = 0;
+}
+
+static int mark_write_entry(walk *w, char type, const struct stat *st)
+{
+    (void)st;
+    char line[4 * PATH_MAX + 8];
+    mark_line(line, sizeof line, type, w->path);
+    return fprintf((FILE *)w->ctx, "%s\n", line) < 0 ? -1 : 0;
+}
+
+static const char *command_name = "unperturb";
+
+void up_output_command(const char *name)
+{
+    if (name && *name)
+        command_name = name;
+}
+
+/* A file as large as the file-size limit (ulimit -f) was cut short there:
+ * with SIGXFSZ ignored the write fails with EFBIG, and libotf2 does not
+ * pass that failure on.  *limit: RLIM_INFINITY when there is none. */
+static int fsize_entry(walk *w, char type, const struct stat *st)
+{
+    (void)type;
+    return S_ISREG(st->st_mode) && (rlim_t)st->st_size >= *(rlim_t *)w->ctx;
+}
+
+static up_status check_fsize(const out_out *o, up_err *err)
+{
+    struct rlimit rl;
+    struct stat st;
+    walk *w;
+    int r;
+    if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return UP_OK;
+    if (o->kind == UP_OUT_FILE) {
+        r = stat(o->tmp, &st) == 0 && (rlim_t)st.st_size >= rl.rlim_cur;
+    } else {
+        if (!(w = up_calloc(1, sizeof *w)))
+            return UP_ERR(err, UP_ENOMEM, "out of memory");
+        w->fn = fsize_entry;
+        w->ctx = &rl.rlim_cur;
+        r = walk_tree(w, o->tmp) > 0;
+        up_free(w);
+    }
+    if (r)
+        return UP_ERR(err, UP_EIO, "cannot write '%s': %s (a file reached the file-size limit of %llu bytes, "
+                      "ulimit -f)", o->given, strerror(EFBIG), (unsigned long long)rl.rlim_cur);
+    return UP_OK;
+}
+
+/* Writes the marker of the output folder `top` (its temporary) last. */
+static up_status mark_write(const out_out *o, up_err *err)
+{
+    char path[PATH_MAX + 32];
+    walk *w;
+    FILE *f;
+    int r, e;
+    snprintf(path, sizeof path, "%s/%s", o->tmp, UP_OUTPUT_MARKER);
+    if (!(w = up_calloc(1, sizeof *w)))
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    if (!(f = fopen(path, "wbx"))) {
+        e = errno;
+        up_free(w);
+        return UP_ERR(err, UP_EIO, "cannot write '%s': %s", o->given, strerror(e));
+    }
+    fprintf(f, "%scommand %s\n", MARK_HEAD, command_name);
+    w->fn = mark_write_entry;
+    w->ctx = f;
+    r = walk_tree(w, o->tmp);
+    e = r ? (w->err ? w->err : errno ? errno : EIO) : 0;
+    if (fclose(f) != 0 && !e)
+        e = errno ? errno : EIO;
+    up_free(w);
+    if (e)
+        return UP_ERR(err, UP_EIO, "cannot write '%s': %s", o->given, strerror(e));
+    return UP_OK;
+}
+
+/* The marker's entries, sorted, for the check of an existing output. */
+typedef struct mark_set {
+    char **line;
+    size_t n;
+    unsigned char *seen;
+    char first_bad[4 * PATH_MAX + 8]; /* the first entry not listed */
+} mark_set;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int mark_check_entry(walk *w, char type, const struct stat *st)
+{
+    mark_set *m = w->ctx;
+    char line[4 * PATH_MAX + 8], *key = line, **hit;
+    (void)st;
+    mark_line(line, sizeof line, type, w->path);
+    hit = m->n ? bsearch(&key, m->line, m->n, sizeof *m->line, cmp_str) : NULL;
+    if (!hit) {
+        snprintf(m->first_bad, sizeof m->first_bad, "%s", w->path);
+        return 1; /* stop: not ours */
+    }
+    m->seen[hit - m->line] = 1;
+    return 0;
+}
+
+/* Reads the marker of the existing folder o->place into m; false when there
+ * is none or it is not one (then why says so). */
+static bool mark_read(const out_out *o, mark_set *m, char **text, char *why, size_t cap)
+{
+    char path[PATH_MAX + 32];
+    struct stat st;
+    size_t len = 0, i, n = 0;
+    char *p, *q;
+    int fd;
+    ssize_t got;
+    snprintf(path, sizeof path, "%s/%s", o->place, UP_OUTPUT_MARKER);
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, cap, "no %s says that unperturb wrote it", UP_OUTPUT_MARKER);
+        return false;
+    }
+    if ((size_t)st.st_size > MARK_MAX_BYTES) {
+        snprintf(why, cap, "its %s is larger than %zu MiB", UP_OUTPUT_MARKER, MARK_MAX_BYTES >> 20);
+        return false;
+    }
+    if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0 ||
+        !(*text = up_malloc((size_t)st.st_size + 1))) {
+        if (fd >= 0)
+            close(fd);
+        snprintf(why, cap, "its %s cannot be read: %s", UP_OUTPUT_MARKER, strerror(errno ? errno : ENOMEM));
+        return false;
+    }
+    while (len < (size_t)st.st_size && (got = read(fd, *text + len, (size_t)st.st_size - len)) > 0)
+        len += (size_t)got;
+    close(fd);
+    (*text)[len] = 0;
+    if (len < sizeof MARK_HEAD - 1 || memcmp(*text, MARK_HEAD, sizeof MARK_HEAD - 1) || memchr(*text, 0, len)) {
+        snprintf(why, cap, "its %s is not one that unperturb wrote", UP_OUTPUT_MARKER);
+        return false;
+    }
+    for (p = *text; *p; p++)
+        n += *p == '\n';
+    if (!(m->line = up_calloc(n ? n : 1, sizeof *m->line)) || !(m->seen = up_calloc(n ? n : 1, 1))) {
+        snprintf(why, cap, "out of memory");
+        return false;
+    }
+    for (p = *text + strlen(MARK_HEAD); *p; p = q + 1) {
+        if (!(q = strchr(p, '\n'))) {
+            snprintf(why, cap, "its %s is cut short", UP_OUTPUT_MARKER);
+            return false;
+        }
+        *q = 0;
+        if ((p[0] == 'f' || p[0] == 'd' || p[0] == 'l') && p[1] == ' ' && p[2])
+            m->line[m->n++] = p;
+        else if (strncmp(p, "command ", 8)) {
+            snprintf(why, cap, "its %s is not one that unperturb wrote", UP_OUTPUT_MARKER);
+            return false;
+        }
+    }
+    qsort(m->line, m->n, sizeof *m->line, cmp_str);
+    for (i = 1; i < m->n; i++)
+        if (!strcmp(m->line[i - 1], m->line[i])) {
+            snprintf(why, cap, "its %s lists an entry twice", UP_OUTPUT_MARKER);
+            return false;
+        }
+    return true;
+}
+
+static bool folder_empty(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *de;
+    bool empty = true;
+    if (!d)
+        return false;
+    while (empty && (de = readdir(d)) != NULL)
+        empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+    closedir(d);
+    return empty;
+}
+
+/* May --force replace the existing folder o?  Only an empty one or one that
+ * unperturb wrote (its marker lists exactly what a walk finds), and never
+ * the working directory, a folder above it, / or $HOME. */
+static up_status check_folder(const out_out *o, up_err *err)
+{
+    char cwd[PATH_MAX], home[PATH_MAX], why[4 * PATH_MAX + 128];
+    const char *h = getenv("HOME");
+    mark_set m;
+    walk *w;
+    char *text = NULL;
+    size_t i;
+    int r;
+    up_status st = UP_OK;
+    if (!strcmp(o->real, "/") || (getcwd(cwd, sizeof cwd) && up_path_inside(cwd, o->real)) ||
+        (h && *h && realpath(h, home) && !strcmp(home, o->real)))
+        return UP_ERR(err, UP_EUSAGE, "refusing to replace '%s' (%s): it is %s (also with --force)", o->given,
+                      o->what, !strcmp(o->real, "/") ? "the root folder" :
+                      (h && *h && realpath(h, home) && !strcmp(home, o->real)) ? "your home folder" :
+                      !strcmp(cwd, o->real) ? "the working directory" : "a folder above the working directory");
+    if (folder_empty(o->place))
+        return UP_OK;
+    memset(&m, 0, sizeof m);
+    if (!(w = up_calloc(1, sizeof *w))) {
+        st = UP_ERR(err, UP_ENOMEM, "out of memory");
+        goto out;
+    }
+    w->fn = mark_check_entry;
+    w->ctx = &m;
+    if (!mark_read(o, &m, &text, why, sizeof why)) {
+        m.n = 0; /* none of its entries is ours: name the first */
+        if (walk_tree(w, o->place) > 0)
+            st = UP_ERR(err, UP_EEXIST, "refusing to replace the folder '%s' (%s): it holds '%s/%s', and %s "
+                        "(--force replaces only a folder that unperturb wrote, or an empty one)", o->given,
+                        o->what, o->given, m.first_bad, why);
+        else
+            st = UP_ERR(err, UP_EEXIST, "refusing to replace the folder '%s' (%s): %s (--force replaces only a "
+                        "folder that unperturb wrote, or an empty one)", o->given, o->what, why);
+        up_free(w);
+        goto out;
+    }
+    r = walk_tree(w, o->place);
+    if (r < 0)
+        st = UP_ERR(err, UP_EIO, "cannot read the folder '%s' (%s): %s", o->given, o->what, strerror(w->err));
+    else if (r > 0)
+        st = UP_ERR(err, UP_EEXIST, "refusing to replace the folder '%s' (%s): '%s/%s' is not listed in its %s, so "
+                    "unperturb did not write it (--force replaces only a folder that unperturb wrote)",
+                    o->given, o->what, o->given, m.first_bad, UP_OUTPUT_MARKER);
+    up_free(w);
+    for (i = 0; st == UP_OK && i < m.n; i++)
+        if (!m.seen[i])
+            st = UP_ERR(err, UP_EEXIST, "refusing to replace the folder '%s' (%s): its %s lists '%s', which is "
+                        "not there (--force replaces only a folder that unperturb wrote, as it wrote it)",
+                        o->given, o->what, UP_OUTPUT_MARKER, m.line[i] + 2);
+out:
+    up_free(m.line);
+    up_free(m.seen);
+    up_free(text);
+    return st;
+}
+
+static const char *file_kind(mode_t m)
+{
+    return S_ISLNK(m) ? "a symbolic link" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" :
+           S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a folder" : "not a regular file";
+}
+
+/* Exists?  Then only with force, and of the same kind: a regular file, or
+ * a folder that unperturb wrote (check_folder). */
 static up_status check_existing(up_outset *s, out_out *o, up_err *err)
 {
     struct stat st;
     if (lstat(o->place, &st) != 0)
         return UP_OK;
     o->exists = true;
-    if (stat(o->place, &st) != 0)
-        st.st_mode = S_IFREG; /* a dangling link: replaced like a file */
     if (o->kind == UP_OUT_FILE && S_ISDIR(st.st_mode))
         return UP_ERR(err, UP_EEXIST, "cannot write '%s' (%s): it is a folder", o->given, o->what);
-    if (o->kind == UP_OUT_DIR && !S_ISDIR(st.st_mode))
+    if (o->kind == UP_OUT_DIR && S_ISREG(st.st_mode))
         return UP_ERR(err, UP_EEXIST, "cannot write the folder '%s' (%s): a file of that name exists",
                       o->given, o->what);
+    if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return UP_ERR(err, UP_EEXIST, "refusing to replace '%s' (%s): it is %s (--force replaces only a regular "
+                      "file, or a folder that unperturb wrote)", o->given, o->what, file_kind(st.st_mode));
     if (!s->force)
         return UP_ERR(err, UP_EEXIST, "'%s' exists (use --force to replace it)", o->given);
-    return UP_OK;
+    return o->kind == UP_OUT_DIR ? check_folder(o, err) : UP_OK;
 }
 
 static char *with_suffix(const char *place, const char *kind)
@@ -721,6 +1155,40 @@ static up_status make_tmp(out_out *o, up_err *err)
     return UP_OK;
 }
 
+/* A scratch folder: $TMPDIR/unperturb-<host>-<pid>-XXXXXX, registered for
+ * the signal handler. */
+static up_status make_scratch(out_out *o, up_err *err)
+{
+    const char *t = getenv("TMPDIR");
+    size_t n = (t && *t ? strlen(t) : 4) + strlen(up_output_host()) + 64;
+    if (!(o->tmp = up_malloc(n)))
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    sigset_t old;
+    int e;
+    snprintf(o->tmp, n, "%s/unperturb-%s-%ld-XXXXXX", t && *t ? t : "/tmp", up_output_host(), (long)getpid());
+    block_sigs(&old); /* made and registered in one step */
+    if (!mkdtemp(o->tmp)) {
+        e = errno;
+        restore_sigs(&old);
+        return UP_ERR(err, UP_EIO, "cannot make a temporary folder in '%s': %s", t && *t ? t : "/tmp",
+                      strerror(e));
+    }
+    o->created = true;
+    o->slot = slot_add(o->tmp, o->given);
+    restore_sigs(&old);
+    if (o->slot < 0)
+        return UP_ERR(err, UP_EINTERNAL, "more than %d temporary outputs", SLOTS);
+    return UP_OK;
+}
+
+up_status up_outset_scratch(up_outset *s, size_t *idx, up_err *err)
+{
+    up_status st = up_outset_add(s, "(a temporary folder)", UP_OUT_DIR, "scratch", idx, err);
+    if (st == UP_OK)
+        s->out[s->nout - 1].scratch = true;
+    return st;
+}
+
 up_status up_outset_begin(up_outset *s, up_err *err)
 {
     char place[PATH_MAX], real[PATH_MAX];
@@ -731,6 +1199,8 @@ up_status up_outset_begin(up_outset *s, up_err *err)
     s->begun = true;
     for (i = 0; i < s->nout; i++) {
         out_out *o = &s->out[i];
+        if (o->stream || o->scratch)
+            continue;
         if ((st = resolve2(o->given, place, real, &o->missing, err)) != UP_OK)
             return st;
         if (!(o->place = up_strdup(place)) || !(o->real = up_strdup(real)))
@@ -739,11 +1209,13 @@ up_status up_outset_begin(up_outset *s, up_err *err)
             if (s->in[j].real && (st = check_input(o, &s->in[j], err)) != UP_OK)
                 return st;
         for (j = 0; j < i; j++)
-            if ((st = check_outputs(o, &s->out[j], err)) != UP_OK)
+            if (!s->out[j].stream && !s->out[j].scratch && (st = check_outputs(o, &s->out[j], err)) != UP_OK)
                 return st;
     }
     for (i = 0; i < s->nout; i++) {
         char dir[PATH_MAX], base[PATH_MAX];
+        if (s->out[i].stream || s->out[i].scratch)
+            continue;
         if (s->out[i].missing && split(s->out[i].given, dir, base, err) == UP_OK)
             return UP_ERR(err, UP_EIO, "cannot write '%s': the folder '%s' does not exist", s->out[i].given, dir);
         if ((st = check_existing(s, &s->out[i], err)) != UP_OK)
@@ -751,6 +1223,13 @@ up_status up_outset_begin(up_outset *s, up_err *err)
     }
     arm_signals();
     for (i = 0; i < s->nout; i++) {
+        if (s->out[i].stream)
+            continue;
+        if (s->out[i].scratch) {
+            if ((st = make_scratch(&s->out[i], err)) != UP_OK)
+                return st;
+            continue;
+        }
         up_output_sweep(s->out[i].place, UP_STALE_AGE_S);
         if ((st = make_tmp(&s->out[i], err)) != UP_OK)
             return st;
@@ -758,7 +1237,19 @@ up_status up_outset_begin(up_outset *s, up_err *err)
     return UP_OK;
 }
 
-const char *up_outset_tmp(const up_outset *s, size_t i) { return i < s->nout ? s->out[i].tmp : NULL; }
+const char *up_outset_tmp(const up_outset *s, size_t i)
+{
+    return i >= s->nout ? NULL : s->out[i].stream ? UP_OUTPUT_STDOUT : s->out[i].tmp;
+}
+
+bool up_outset_stdout(const up_outset *s)
+{
+    size_t i;
+    for (i = 0; s && i < s->nout; i++)
+        if (s->out[i].stream)
+            return true;
+    return false;
+}
 
 const char *up_outset_path(const up_outset *s, size_t i) { return i < s->nout ? s->out[i].given : NULL; }
 
@@ -821,11 +1312,17 @@ up_status up_outset_commit(up_outset *s, up_err *err)
 {
     sigset_t old;
     size_t i, j;
+    up_status st;
     if (!s->begun || s->committed)
         return UP_ERR(err, UP_EINTERNAL, "up_outset_commit without up_outset_begin");
+    for (i = 0; i < s->nout; i++) /* complete?  Then the marker of each folder, last */
+        if (!s->out[i].stream && !s->out[i].scratch &&
+            ((st = check_fsize(&s->out[i], err)) != UP_OK ||
+             (s->out[i].kind == UP_OUT_DIR && (st = mark_write(&s->out[i], err)) != UP_OK)))
+            return st;
     block_sigs(&old); /* all renamed, or none: a signal waits until then */
     for (i = 0; i < s->nout; i++)
-        if (put(&s->out[i]) != 0) {
+        if (!s->out[i].stream && !s->out[i].scratch && put(&s->out[i]) != 0) {
             int e = errno;
             for (j = i + 1; j-- > 0;)
                 unput(&s->out[j]);
@@ -855,7 +1352,7 @@ void up_outset_free(up_outset *s)
         return;
     for (i = 0; i < s->nout; i++) {
         out_out *o = &s->out[i];
-        if (!s->committed && o->created)
+        if ((!s->committed || o->scratch) && o->created)
             up_rmtree(o->tmp);
         slot_drop(&o->slot);
         slot_drop(&o->old_slot);

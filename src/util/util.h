@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdbool.h>
 
 #define UP_VERSION "0.1.0"
@@ -250,6 +251,35 @@ const char *up_outset_tmp(const up_outset *s, size_t i);  /* where to write outp
 const char *up_outset_path(const up_outset *s, size_t i); /* output i as given */
 up_status up_outset_commit(up_outset *s, up_err *err);
 void up_outset_free(up_outset *s); /* NULL is fine */
+/* An output given as "-" (a file output only, at most one per set) is
+ * standard output: no checks, no temporary; up_outset_tmp gives
+ * UP_OUTPUT_STDOUT for it, which up_write_file and up_output_fopen write to
+ * fd 1.  The command then prints its table to stderr. */
+#define UP_OUTPUT_STDOUT "/dev/stdout"
+bool up_outset_stdout(const up_outset *s); /* has an output "-" */
+/* A private folder in $TMPDIR (or /tmp) for the command's own use, made by
+ * up_outset_begin, never committed, removed by up_outset_free and by the
+ * signal handlers; its path is up_outset_tmp(s, *idx). */
+up_status up_outset_scratch(up_outset *s, size_t *idx, up_err *err);
+/* fopen(path, "wb"), or a new stream on fd 1 for UP_OUTPUT_STDOUT; and
+ * remove(path) of a failed output, nothing for UP_OUTPUT_STDOUT */
+FILE *up_output_fopen(const char *path);
+void up_output_remove(const char *path);
+/* Every output folder holds this file, written last by up_outset_commit:
+ * the command and every entry the folder holds.  --force replaces an
+ * existing folder only when it is empty or a walk that follows no links
+ * finds exactly the entries it lists; never the working directory, a folder
+ * above it, / or $HOME.  An existing file output is replaced only when it
+ * is a regular file (not a device, FIFO, socket or link). */
+#define UP_OUTPUT_MARKER ".unperturb-output"
+/* the command named in the markers ("compensate"); "unperturb" unset */
+void up_output_command(const char *name);
+/* A command's signals: SIGXFSZ ignored (a write past the file-size limit
+ * fails with EFBIG and a message, and the temporaries go), unless it was
+ * ignored or caught already; up_signals_child, in a forked child before
+ * exec, gives the program it runs the disposition we found. */
+void up_signals_init(void);
+void up_signals_child(void);
 
 /* The name the user gave for a temporary path of an output set (or for a
  * path inside a temporary folder), for messages; else `path` itself.  The

@@ -190,6 +190,110 @@ expect 1 "a file output never replaces a folder, even with --force" UP estimate 
 [ -d "$T/adir" ] && ok "the folder kept" || bad "the folder kept"
 rm -rf "$T/adir" "$T/e.json" "$T/r.out" "$T/c.json"
 
+# ---- --force replaces only what unperturb wrote (issue 31) -------------------
+# A file output replaces only a regular file; a folder output only a folder
+# whose .unperturb-output lists exactly what a walk finds (or an empty one),
+# never the working directory, a folder above it, / or $HOME.
+F=$T/force
+mkdir -p "$F/devt" "$F/work/sub" "$F/home"
+mkfifo "$F/devt/fifo"
+ln -s /proc/self/fd/1 "$F/devt/fd1"
+ln -s "$F/regular" "$F/devt/link"
+echo keep > "$F/regular"
+nodes="fifo fd1 link"
+if [ "$(id -u)" = 0 ] && mknod "$F/devt/null" c 1 3 && mknod "$F/devt/blk" b 7 200 2> /dev/null; then
+    nodes="null blk $nodes"
+fi
+for n in $nodes; do
+    kind=$(stat -c %F "$F/devt/$n")
+    expect 1 "estimate --json $n (a $kind) -f: refused" UP estimate "$PP" -q --overhead-ns 1 --json "$F/devt/$n" -f
+    err_has "estimate --json $n -f: says what it is" "refusing to replace"
+    [ "$(stat -c %F "$F/devt/$n")" = "$kind" ] && ok "estimate --json $n -f: still a $kind" ||
+        bad "estimate --json $n -f: still a $kind" "$(ls -l "$F/devt")"
+done
+[ "$(cat "$F/regular")" = keep ] && ok "a link's target is untouched" || bad "a link's target is untouched"
+if [ "$(id -u)" = 0 ]; then
+    expect 1 "estimate --json /dev/null -f (as root): refused" UP estimate "$PP" -q --overhead-ns 1 --json /dev/null -f
+    [ -c /dev/null ] && ok "/dev/null is still a character device" || bad "/dev/null is still a character device"
+fi
+echo mine > "$F/work/mine.txt"
+(cd "$F/work/sub" && "$UNPERTURB" compensate "$PP" -o . -f -q --overhead-ns 1) > "$T/out" 2> "$T/err"
+[ $? -eq 2 ] && ok "compensate -o . -f: refused (exit 2)" || bad "compensate -o . -f: refused (exit 2)" "$(cat "$T/err")"
+err_has "-o .: the working directory" "it is the working directory"
+(cd "$F/work/sub" && "$UNPERTURB" compensate "$PP" -o .. -f -q --overhead-ns 1) > "$T/out" 2> "$T/err"
+[ $? -eq 2 ] && ok "compensate -o .. -f: refused (exit 2)" || bad "compensate -o .. -f: refused (exit 2)" "$(cat "$T/err")"
+err_has "-o ..: a folder above" "a folder above the working directory"
+[ "$(cat "$F/work/mine.txt")" = mine ] && [ -d "$F/work/sub" ] && ok "-o . and ..: the folders' contents kept" ||
+    bad "-o . and ..: the folders' contents kept"
+echo mine > "$F/home/mine.txt"
+HOME=$F/home expect 2 "compensate -o \$HOME -f: refused" UP compensate "$PP" -o "$F/home" -f -q --overhead-ns 1
+err_has "-o \$HOME: says so" "your home folder"
+expect 2 "compensate -o / -f: refused" UP compensate "$PP" -o / -f -q --overhead-ns 1
+mkdir "$F/other"
+echo x > "$F/other/important"
+expect 1 "compensate -o a folder unperturb did not write, -f: refused" UP compensate "$PP" -o "$F/other" -f -q --overhead-ns 1
+err_has "a folder it did not write: names its first entry" "'$F/other/important'"
+[ "$(cat "$F/other/important")" = x ] && ok "a folder it did not write: kept" || bad "a folder it did not write: kept"
+expect 0 "compensate -o a new folder" UP compensate "$PP" -o "$F/out" -q --overhead-ns 1
+# the marker lists what the folder holds, as find sees it
+(cd "$F/out" && find . -mindepth 1 ! -name .unperturb-output \( -type d -printf 'd %P\n' -o -type f -printf 'f %P\n' \) | sort) > "$T/found"
+sed -n '3,$p' "$F/out/.unperturb-output" | sort > "$T/listed"
+head -2 "$F/out/.unperturb-output" | tr '\n' '|' > "$T/head"
+[ "$(cat "$T/head")" = "unperturb output folder 1|command compensate|" ] && cmp -s "$T/found" "$T/listed" &&
+    ok "the output's .unperturb-output names the command and lists every entry" ||
+    bad "the output's .unperturb-output names the command and lists every entry" "$(cat "$T/head"; diff "$T/found" "$T/listed")"
+expect 0 "compensate -o its own earlier output -f: replaced" UP compensate "$PP" -o "$F/out" -f -q --overhead-ns 2
+expect 0 "simulate -o compensate's earlier output -f: replaced" UP simulate "$PP" -o "$F/out" -f -q
+echo x > "$F/out/traces/added"
+expect 1 "an earlier output with a file added, -f: refused" UP compensate "$PP" -o "$F/out" -f -q --overhead-ns 1
+err_has "a file added: names it" "'$F/out/traces/added' is not listed"
+rm "$F/out/traces/added" "$F/out/traces/0.evt"
+expect 1 "an earlier output with a file gone, -f: refused" UP compensate "$PP" -o "$F/out" -f -q --overhead-ns 1
+err_has "a file gone: names it" "lists 'traces/0.evt', which is not there"
+mkdir "$F/empty"
+expect 0 "compensate -o an empty folder -f" UP compensate "$PP" -o "$F/empty" -f -q --overhead-ns 1
+mkdir "$F/exp"
+echo x > "$F/exp/unrelated"
+printf '[experiment]\ninput = %s\noutput = %s\n' "$PP" "$F/exp" > "$F/e.ini"
+expect 1 "simulate --experiment with output = an unrelated folder, -f: refused" UP simulate --experiment "$F/e.ini" -f -q
+[ "$(cat "$F/exp/unrelated")" = x ] && ok "the experiment's unrelated output folder is kept" ||
+    bad "the experiment's unrelated output folder is kept"
+
+# ---- '-' is standard output ----------------------------------------------------
+(cd "$F" && "$UNPERTURB" compensate "$PP" -o "$F/c-" --json - --overhead-ns 1 > "$T/out" 2> "$T/err")
+jq -e '.mode == "network"' "$T/out" > /dev/null && ok "compensate --json -: the JSON on stdout" ||
+    bad "compensate --json -: the JSON on stdout" "$(head -c 300 "$T/out")"
+grep -q "run time" "$T/err" && ok "compensate --json -: the table on stderr" || bad "compensate --json -: the table on stderr"
+[ ! -e "$F/-" ] && ok "compensate --json -: no file named -" || bad "compensate --json -: no file named -"
+(cd "$F" && "$UNPERTURB" estimate "$PP" --json ./- --overhead-ns 1 -q) && jq -e .measured_time_s "$F/-" > /dev/null &&
+    ok "estimate --json ./-: a file named -" || bad "estimate --json ./-: a file named -"
+"$UNPERTURB" export "$PP" --perfetto - 2> "$T/err" | jq -e '.traceEvents | length > 10' > /dev/null &&
+    ok "export --perfetto -: the JSON on stdout" || bad "export --perfetto -: the JSON on stdout" "$(cat "$T/err")"
+"$UNPERTURB" report "$PP" -o - -q | grep -q '</html>' && ok "report -o -: the page on stdout" || bad "report -o -: the page on stdout"
+"$UNPERTURB" simulate "$PP" --json - -q | jq -e .predicted > /dev/null 2>&1 || "$UNPERTURB" simulate "$PP" --json - -q | jq -e . > /dev/null &&
+    ok "simulate --json -: the JSON on stdout" || bad "simulate --json -: the JSON on stdout"
+expect 2 "report -o - --json -: only one output is stdout" UP report "$PP" -o - --json -
+err_has "two stdout outputs: says so" "only one output can be standard output"
+expect 2 "compensate -o -: a folder cannot be stdout" UP compensate "$PP" -o - --overhead-ns 1
+rm -rf "$F"
+
+# ---- the file-size limit (SIGXFSZ is ignored: the write fails, we say so) ------
+X=$T/xfsz
+mkdir -p "$X"
+"$GEN" "$X/in" 200000 2 > /dev/null 2>&1 || bad "up-bench-gen 200k records"
+for c in "compensate:-o $X/out --overhead-ns 1" "simulate:-o $X/out" "export:--perfetto $X/x.json" \
+         "report:-o $X/r.html"; do
+    cmd=${c%%:*} args=${c#*:}
+    # shellcheck disable=SC2086
+    (ulimit -f 8; exec "$UNPERTURB" $cmd "$X/in" $args -q) > "$T/out" 2> "$T/err"
+    st=$?
+    [ $st -eq 1 ] && ok "$cmd past the file-size limit: exit 1" || bad "$cmd past the file-size limit: exit 1" "exit $st: $(head -c 300 "$T/err")"
+    err_has "$cmd past the file-size limit: says why" "File too large"
+    left=$(ls -A "$X" | grep -v '^in$')
+    [ -z "$left" ] && ok "$cmd past the file-size limit: nothing left" || bad "$cmd past the file-size limit: nothing left" "$left"
+done
+rm -rf "$X"
+
 # ---- stale temporaries ----------------------------------------------------------
 # Only those of this host, whose process is gone, older than a few minutes,
 # next to an output being written, matching NAME.tmp-HOST-PID.
@@ -253,7 +357,8 @@ sigtest() { # SIG NUM CMD NAME(output's name) ARGS...: run, wait for NAME.tmp-HO
         bad "$cmd SIG$sig: exit status $((128 + num))" "got $st: $(head -c 300 "$T/err")"
     [ -z "$(ls -A "$D")" ] && ok "$cmd SIG$sig: nothing left" || bad "$cmd SIG$sig: nothing left" "$(ls -A "$D")"
 }
-for s in INT:2 TERM:15 HUP:1 QUIT:3 PIPE:13; do
+# (issue 31: SIGUSR1, SIGALRM and SIGXCPU left the temporaries)
+for s in INT:2 TERM:15 HUP:1 QUIT:3 PIPE:13 USR1:10 USR2:12 ALRM:14 XCPU:24 VTALRM:26 PROF:27; do
     sigtest "${s%:*}" "${s#*:}" compensate out -o "$T/sig/out" --overhead-ns 1 -q --json "$T/sig/s.json"
 done
 for s in INT:2 TERM:15 HUP:1; do

@@ -24,6 +24,7 @@ ok() { pass=$((pass + 1)); echo "ok   $*"; }
 
 mpicc -O1 -g -o "$T/c_prog" tests/tracer/c_prog.c
 mpicc -O1 -g -o "$T/c_hang" tests/tracer/c_hang.c
+mpicc -O1 -g -o "$T/c_exit" tests/tracer/c_exit.c
 mpif90 -O1 -g -o "$T/f_prog" tests/tracer/f_prog.f90
 mpicc -O1 -g -o "$T/ring" examples/ring.c
 
@@ -268,6 +269,32 @@ OMPI_MCA_odls_base_sigkill_timeout=5 $UNPERTURB trace -q -o "$T/abort" -- $MPIRU
 otf2-print "$T/abort/traces.otf2" > "$T/abort.txt"
 [ "$(count "$T/abort.txt" MPI_SEND 0)" = 300 ] && [ "$(count "$T/abort.txt" MPI_SEND 1)" = 300 ] || fail "abort: sends lost"
 ok "MPI_Abort leaves every record"
+
+# The program's failure is the command's, as exit status 1 and one line with
+# its status or signal; the trace is kept (issue 31: trace passed a
+# segfault's 139 on, which reads as "unperturb was killed by signal 11")
+st=0
+$UNPERTURB trace -q -o "$T/exit3" -- $MPIRUN -np 2 "$T/c_exit" 3 > /dev/null 2> "$T/exit3.err" || st=$?
+[ "$st" = 1 ] || fail "a program that exits 3: exit status $st, not 1"
+grep -q '^unperturb trace: the program failed: exit status 3; its trace is kept in ' "$T/exit3.err" ||
+    fail "a program that exits 3: no line with its status: $(cat "$T/exit3.err")"
+[ "$(otf2-print "$T/exit3/traces.otf2" | grep -c '^MPI_COLLECTIVE_END')" = 2 ] || fail "a program that exits 3: trace not kept"
+ok "a program that exits 3: unperturb trace exits 1, says 'exit status 3', keeps the trace"
+st=0
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+$UNPERTURB trace -q -o "$T/segv" -- "$T/c_exit" segv > /dev/null 2> "$T/segv.err" || st=$?
+[ "$st" = 1 ] || fail "a program killed by SIGSEGV: exit status $st, not 1"
+grep -q '^unperturb trace: the program failed: killed by signal 11 (SIGSEGV); its trace is kept in ' "$T/segv.err" ||
+    fail "a program killed by SIGSEGV: no line with the signal: $(cat "$T/segv.err")"
+otf2-print "$T/segv/traces.otf2" | grep -q '^MPI_COLLECTIVE_END' || fail "a program killed by SIGSEGV: trace not kept"
+ok "a program killed by SIGSEGV (singleton): unperturb trace exits 1, names the signal, keeps the trace"
+# calibrate's measurement run that cannot start is a failure (it exited 0)
+st=0
+$UNPERTURB calibrate -o "$T/cal-none.ini" --launcher /nonexistent/mpirun > /dev/null 2> "$T/cal-none.err" || st=$?
+[ "$st" = 1 ] || fail "calibrate --launcher /nonexistent: exit status $st, not 1"
+grep -q 'the measurement run failed: exit status 127' "$T/cal-none.err" || fail "calibrate --launcher /nonexistent: $(cat "$T/cal-none.err")"
+[ ! -e "$T/cal-none.ini" ] && [ -z "$(ls "$T" | grep 'cal-none.ini.tmp')" ] || fail "calibrate --launcher /nonexistent: files left"
+ok "calibrate with a launcher that cannot run: exit 1, nothing written"
 
 # wait_for WHAT PID COMMAND...: polls COMMAND until it succeeds; fails if
 # process PID (the traced run) ended first, or after 600 s: the time a hung

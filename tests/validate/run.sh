@@ -175,4 +175,29 @@ if $UNPERTURB validate -q --np 0 -o "$T/bad4" -- "$PROG" 2> /dev/null; then fail
 $UNPERTURB validate -q --np 2 --repeat 1 -o "$T/val" -- "$PROG" 10 1 > /dev/null 2>&1 && fail "existing output replaced without --force"
 [ -e "$T/val/validate.json" ] || fail "existing output damaged"
 ok "bad input: missing, failing and non-MPI programs, --np 0, existing output"
+
+# a program killed by a signal: the line names the signal (issue 31: it read
+# "exit status 139"); the launcher runs the program itself, not through mpirun
+printf '#!/bin/sh\nshift 2\nexec "$@"\n' > "$T/direct.sh" && chmod +x "$T/direct.sh"
+printf '#!/bin/sh\nkill -SEGV $$\n' > "$T/segv.sh" && chmod +x "$T/segv.sh"
+if $UNPERTURB validate -q --np 1 --repeat 1 --launcher "$T/direct.sh" -o "$T/bad5" -- "$T/segv.sh" 2> "$T/err5"; then
+    fail "a program killed by SIGSEGV accepted"
+fi
+grep -q "the uninstrumented run (np 1) failed: killed by signal 11 (SIGSEGV)" "$T/err5" && [ ! -e "$T/bad5" ] ||
+    fail "a program killed by SIGSEGV: $(head -c 300 "$T/err5")"
+ok "a program killed by a signal: validate exits 1 and names the signal"
+
+# log.txt keeps the first 256 KiB and the last 64 KiB of each run's output
+# (issue 31: 84 MB of a chatty program's output were kept)
+printf '#!/bin/sh\nhead -c 3000000 /dev/zero | tr "\\000" x\necho\necho chatty-end\nexec "%s" 100 1\n' \
+    "$(cd "$(dirname "$PROG")" && pwd)/$(basename "$PROG")" > "$T/chatty.sh" && chmod +x "$T/chatty.sh"
+$UNPERTURB validate -q --np 2 --repeat 1 --extra-ns 0 -o "$T/chat" -- "$T/chatty.sh" > /dev/null 2> "$T/err6" ||
+    fail "validate of a chatty program: $(head -c 300 "$T/err6")"
+size=$(wc -c < "$T/chat/log.txt")
+[ "$size" -lt 2000000 ] || fail "log.txt of a chatty program: $size bytes"
+[ "$(grep -c "bytes of this run's output left out: log.txt keeps the first 256 KiB and the last 64 KiB" "$T/chat/log.txt")" = 2 ] ||
+    fail "log.txt of a chatty program: no line for each of its 2 runs"
+# (each run's last line is kept; a rank's own may be followed by the other's 3 MB)
+[ "$(grep -c '^chatty-end$' "$T/chat/log.txt")" -ge 2 ] || fail "log.txt of a chatty program: the end of each run's output is not kept"
+ok "log.txt keeps the start and the end of a chatty program's output ($size bytes for 12 MB)"
 echo "validate tests: $pass passed"
