@@ -136,6 +136,7 @@ test:
 	$(MAKE) --no-print-directory $(SAN)/bin/up-check $(SAN)/bin/up-check-gen
 	UNPERTURB=$(SAN)/bin/unperturb tests/check/run.sh $(SAN)
 	UNPERTURB=$(SAN)/bin/unperturb tests/export/run.sh $(SAN)
+	UNPERTURB=$(SAN)/bin/unperturb tests/names/run.sh $(SAN)
 	$(MAKE) --no-print-directory $(SAN)/lib/libunperturb-trace.so
 	UNPERTURB=$(SAN)/bin/unperturb tests/tracer/run.sh $(SAN)
 	tests/tracer/symbols_test.sh

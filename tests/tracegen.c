@@ -17,6 +17,9 @@ struct tg {
     uint64_t res, tmin, tmax;
     OTF2_EvtWriter **w;
     uint64_t *nev;
+    const char *rname[TG_NREGIONS]; /* tg_name_region (NULL: regions[].name) */
+    const char **lname;             /* tg_name_location, per rank (NULL: "Master thread") */
+    const char *world;              /* tg_name_world (NULL: "MPI_COMM_WORLD") */
 };
 
 static const struct {
@@ -80,9 +83,10 @@ tg *tg_open(const char *dir, unsigned nranks, uint64_t resolution, unsigned flag
     g->tmin = UINT64_MAX;
     g->w = calloc(nranks, sizeof *g->w);
     g->nev = calloc(nranks, sizeof *g->nev);
+    g->lname = calloc(nranks ? nranks : 1, sizeof *g->lname);
     g->ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                               OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-    if (!g->w || !g->nev || !g->ar) {
+    if (!g->w || !g->nev || !g->lname || !g->ar) {
         fprintf(stderr, "tracegen: cannot create %s\n", dir);
         exit(99);
     }
@@ -102,6 +106,10 @@ OTF2_EvtWriter *tg_writer(tg *g, unsigned rank)
 }
 
 OTF2_Archive *tg_archive(tg *g) { return g->ar; }
+
+void tg_name_region(tg *g, tg_region_t r, const char *name) { g->rname[r] = name; }
+void tg_name_location(tg *g, unsigned rank, const char *name) { g->lname[rank] = name; }
+void tg_name_world(tg *g, const char *name) { g->world = name; }
 
 static OTF2_EvtWriter *rec(tg *g, unsigned rank, uint64_t t)
 {
@@ -249,7 +257,7 @@ int tg_close(tg *g)
     OTF2_GlobalDefWriter_WriteString(gw, s_nodeB = s++, "nodeB");
     OTF2_GlobalDefWriter_WriteString(gw, s_master = s++, "Master thread");
     OTF2_GlobalDefWriter_WriteString(gw, s_mpi = s++, "MPI");
-    OTF2_GlobalDefWriter_WriteString(gw, s_world = s++, "MPI_COMM_WORLD");
+    OTF2_GlobalDefWriter_WriteString(gw, s_world = s++, g->world ? g->world : "MPI_COMM_WORLD");
     OTF2_GlobalDefWriter_WriteString(gw, s_self = s++, "MPI_COMM_SELF");
     if (g->wildcard) { /* as the unperturb tracer defines it */
         OTF2_GlobalDefWriter_WriteString(gw, s, "unperturb::wildcard");
@@ -263,7 +271,7 @@ int tg_close(tg *g)
     }
     s_region0 = s;
     for (r = 0; r < TG_NREGIONS; r++)
-        OTF2_GlobalDefWriter_WriteString(gw, s++, regions[r].name);
+        OTF2_GlobalDefWriter_WriteString(gw, s++, g->rname[r] ? g->rname[r] : regions[r].name);
     OTF2_GlobalDefWriter_WriteParadigm(gw, OTF2_PARADIGM_MPI, s_mpi, OTF2_PARADIGM_CLASS_PROCESS);
     for (r = 0; r < TG_NREGIONS; r++)
         OTF2_GlobalDefWriter_WriteRegion(gw, r, s_region0 + r, s_region0 + r, s_empty,
@@ -290,7 +298,10 @@ int tg_close(tg *g)
                                                 OTF2_UNDEFINED_LOCATION_GROUP);
     }
     for (r = 0; r < g->n; r++) {
-        OTF2_GlobalDefWriter_WriteLocation(gw, tg_location(g, r), s_master,
+        OTF2_StringRef ln = s_master;
+        if (g->lname[r])
+            OTF2_GlobalDefWriter_WriteString(gw, ln = s++, g->lname[r]);
+        OTF2_GlobalDefWriter_WriteLocation(gw, tg_location(g, r), ln,
                                            OTF2_LOCATION_TYPE_CPU_THREAD, g->nev[r], r);
         members[r] = tg_location(g, r);
         ranks[r] = r;
@@ -336,6 +347,7 @@ int tg_close(tg *g)
     free(ranks);
     free(g->w);
     free(g->nev);
+    free(g->lname);
     free(g);
     return rc;
 }

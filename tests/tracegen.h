@@ -56,6 +56,13 @@ OTF2_EvtWriter *tg_writer(tg *g, unsigned rank);
 /* The archive being written (for properties; tests/fuzz/tool.c). */
 OTF2_Archive *tg_archive(tg *g);
 OTF2_LocationRef tg_location(const tg *g, unsigned rank);
+/* Names of the caller's choice instead of tracegen's (any bytes but NUL; the
+ * caller keeps them alive until tg_close): region r, the location of
+ * `rank`, communicator MPI_COMM_WORLD.  Each gets a String definition of its
+ * own; names that are equal are written twice. */
+void tg_name_region(tg *g, tg_region_t r, const char *name);
+void tg_name_location(tg *g, unsigned rank, const char *name);
+void tg_name_world(tg *g, const char *name);
 
 void tg_enter(tg *g, unsigned rank, uint64_t t, tg_region_t r);
 void tg_leave(tg *g, unsigned rank, uint64_t t, tg_region_t r);

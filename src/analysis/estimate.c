@@ -494,6 +494,20 @@ double up_estimate_error(const up_estimate_report *r, unsigned m)
 static int put(json_t *o, const char *k, json_t *v) { return json_object_set_new(o, k, v); }
 static json_t *real_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
+/* Text from outside as a JSON string in the form of up_text_form (docs/cli.md,
+ * "Names in outputs"): how UP_TEXT_UTF8 for a name, | UP_TEXT_WHOLE for a path */
+static json_t *jtext(const char *s, unsigned how)
+{
+    char buf[UP_NAME_BUF], *t = buf;
+    json_t *v;
+    if (up_text_form(buf, sizeof buf, s, how) >= sizeof buf && !(t = up_text_dup(s, how)))
+        return NULL;
+    v = json_string(t);
+    if (t != buf)
+        up_free(t);
+    return v;
+}
+
 static json_t *child(json_t *parent, const char *key, json_t *v)
 {
     if (!v || json_object_set_new(parent, key, v) != 0)
@@ -534,7 +548,7 @@ up_status up_estimate_json(const up_estimate_report *r, const char *path, up_err
         put(root, "replay", json_null());
     put(root, "tool", json_string("unperturb estimate"));
     put(root, "version", json_string(UP_VERSION));
-    put(root, "input", json_string(r->input));
+    put(root, "input", jtext(r->input, UP_TEXT_UTF8 | UP_TEXT_WHOLE));
     put(root, "measured_time_s", json_real(e->measured_s));
     put(root, "records", json_integer((json_int_t)e->records));
     put(root, "records_total", json_integer((json_int_t)e->records_total));
@@ -550,7 +564,7 @@ up_status up_estimate_json(const up_estimate_report *r, const char *path, up_err
     put(win, "resolution_ticks_per_s", json_integer((json_int_t)e->resolution));
     put(win, "start_ticks", json_integer((json_int_t)e->start_m));
     put(win, "end_ticks", json_integer((json_int_t)e->end_m));
-    put(ovh, "source", json_string(r->params_source));
+    put(ovh, "source", jtext(r->params_source, UP_TEXT_UTF8 | UP_TEXT_WHOLE));
     put(ovh, "alpha_ns", json_real(e->alpha_ns));
     for (k = 0; k < UP_RK_COUNT; k++) {
         put(ons, up_rk_name(k), json_real(p->overhead_ns[k]));
@@ -589,7 +603,7 @@ up_status up_estimate_json(const up_estimate_report *r, const char *path, up_err
             goto nomem;
         put(o, "location", json_integer((json_int_t)l->id));
         put(o, "rank", l->rank == UP_NO_RANK ? json_null() : json_integer((json_int_t)l->rank));
-        put(o, "name", json_string(l->name));
+        put(o, "name", jtext(l->name, UP_TEXT_UTF8));
         put(o, "records_total", json_integer((json_int_t)l->records_total));
         put(o, "ends_window", json_boolean(l->counts_for_end));
         put(o, "measured_end_s", json_real(l->measured_s));

@@ -55,7 +55,9 @@ up_status up_export_perfetto(up_trace *t, const char *path, const up_export_opts
 
 /* Appends `s` as a JSON string (quotes included) to buf[0..cap); returns the
  * length the full result needs (like snprintf): control characters become
- * escapes, invalid UTF-8 bytes U+FFFD.  For tests and other JSON writers. */
+ * escapes, a byte that is not UTF-8 the four characters \xNN (in JSON
+ * "\\xNN", the form UP_TEXT_UTF8 of up_text_form).  For tests and other
+ * JSON writers. */
 size_t up_json_quote(char *buf, size_t cap, const char *s);
 
 #endif /* UNPERTURB_EXPORT_H */

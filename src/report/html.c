@@ -64,26 +64,14 @@ typedef struct hx {
 
 /* ---- text ---------------------------------------------------------------- */
 
-/* HTML text and attribute values: the five special characters, and control
- * characters (not allowed in HTML) as U+FFFD */
-static void esc(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        switch (c) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default:
-            if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
-                fputs("&#xfffd;", f);
-            else
-                fputc(c, f);
-        }
-    }
-}
+/* HTML text and attribute values from outside (paths, labels, the command):
+ * whole, in the form terminals show (up_report_xml); names from the trace go
+ * through esc_name() */
+static void esc(FILE *f, const char *s) { up_report_xml(f, s, UP_TEXT_WHOLE); }
+
+/* a region's name: the same, a long one cut with its marker (docs/cli.md,
+ * "Names in outputs") */
+static void esc_name(FILE *f, const char *s) { up_report_xml(f, s, 0); }
 
 static char *slot(hx *x)
 {
@@ -233,8 +221,8 @@ static up_status make_labels(hx *x, up_err *err)
         const up_profile_loc *l = &a->locs[i];
         size_t lo = 0, hi = n;
         if (l->rank == UP_NO_RANK) {
-            if (l->name && *l->name)
-                snprintf(x->lab[i], LABEL, "%s", l->name);
+            if (l->name && *l->name) /* escaped here: LABEL cuts no escape in half */
+                up_text_escape(x->lab[i], LABEL, l->name, 0);
             else
                 snprintf(x->lab[i], LABEL, "location %zu", i);
             continue;
@@ -246,9 +234,11 @@ static up_status make_labels(hx *x, up_err *err)
             else
                 hi = m;
         }
-        if (lo + 1 < n && r[lo + 1] == l->rank && l->name && *l->name)
-            snprintf(x->lab[i], LABEL, "rank %ld, %s", l->rank, l->name);
-        else
+        if (lo + 1 < n && r[lo + 1] == l->rank && l->name && *l->name) {
+            int w = snprintf(x->lab[i], LABEL, "rank %ld, ", l->rank);
+            if (w > 0 && w < LABEL)
+                up_text_escape(x->lab[i] + w, LABEL - (size_t)w, l->name, 0);
+        } else
             snprintf(x->lab[i], LABEL, "rank %ld", l->rank);
     }
     up_free(r);
@@ -1191,12 +1181,12 @@ static void tree_node(hx *x, const tree *t, uint32_t i, unsigned d)
     fputs("<span class=\"n\"", f);
     if (c->name && strlen(c->name) > 40) {
         fputs(" title=\"", f);
-        esc(f, c->name);
+        esc_name(f, c->name);
         fputc('"', f);
     }
     fprintf(f, "><i class=\"k%s\"></i>", c->mpi ? " m" : "");
     if (c->name && *c->name)
-        esc(f, c->name);
+        esc_name(f, c->name);
     else
         fprintf(f, "region %u", (unsigned)c->region);
     fputs("</span>", f);

@@ -26,7 +26,11 @@
  *
  * Memory: the reader's buffers; the open regions of the current location; a
  * counter pair per channel (bounded by communicators x locations^2 x tags,
- * not by the trace's length); escaped region names.
+ * not by the trace's length); the region and communicator names as JSON.
+ *
+ * Names: in the form of up_text_form (UTF-8, other bytes as \xNN), a name of
+ * more than UP_NAME_MAX bytes cut with its marker, so that a name written
+ * with every event keeps the file proportional to the trace.
  */
 #include <errno.h>
 #include <math.h>
@@ -43,44 +47,11 @@
 
 /* ---- JSON strings ---------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at p (1-4), 0 if it is not one (RFC 3629:
- * no overlongs, no surrogates, nothing above U+10FFFF). */
-static size_t utf8_len(const unsigned char *p)
-{
-    unsigned c = p[0];
-    size_t n, i;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        if (c == 0xE0)
-            lo = 0xA0;
-        else if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;
-    } else
-        return 0;
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF)
-            return 0;
-    return n;
-}
-
 size_t up_json_quote(char *buf, size_t cap, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s;
-    size_t len = 0;
+    size_t len = 0, left = strlen(s);
 #define PUT_(ch)                          \
     do {                                  \
         if (len + 1 < cap)                \
@@ -89,22 +60,21 @@ size_t up_json_quote(char *buf, size_t cap, const char *s)
     } while (0)
     PUT_('"');
     while (*p) {
-        size_t n = utf8_len(p), i;
+        size_t n = up_text_utf8_len((const char *)p, left), i;
         unsigned c = *p;
-        if (n == 0) { /* not UTF-8: U+FFFD */
-            const char *r;
-            for (r = "\\ufffd"; *r; r++)
-                PUT_(*r);
-            p++;
+        if (n == 0) { /* not UTF-8: the four characters \xNN (up_text_form) */
+            PUT_('\\'); PUT_('\\'); PUT_('x');
+            PUT_(hex[c >> 4]); PUT_(hex[c & 15]);
+            p++, left--;
             continue;
         }
         if (n > 1) {
             for (i = 0; i < n; i++)
                 PUT_(p[i]);
-            p += n;
+            p += n, left -= n;
             continue;
         }
-        p++;
+        p++, left--;
         switch (c) {
         case '"': PUT_('\\'); PUT_('"'); break;
         case '\\': PUT_('\\'); PUT_('\\'); break;
@@ -274,8 +244,9 @@ typedef struct ex {
     up_map chans;
     chan *ch;
     size_t nch, chcap;
-    /* escaped region names, by region index (NULL: not yet) */
-    char **rname;
+    /* JSON strings of the region and communicator names (a long one cut:
+     * up_text_form), by index (NULL: not yet) */
+    char **rname, **cname;
     /* the current location */
     uint32_t li;
     OTF2_RegionRef *stack;
@@ -334,24 +305,32 @@ static void ev_open(ex *x, char ph, uint64_t t)
     x->st->events++;
 }
 
+/* A name from the trace as a JSON string, cut when long (docs/cli.md, "Names
+ * in outputs"): once per region or communicator, however often it is
+ * written; NULL when out of memory. */
+static char *name_json(const char *name)
+{
+    char text[UP_NAME_BUF], *q;
+    size_t n;
+    up_text_form(text, sizeof text, name, UP_TEXT_UTF8);
+    n = up_json_quote(NULL, 0, text);
+    if ((q = up_malloc(n + 1)))
+        up_json_quote(q, n + 1, text);
+    return q;
+}
+
 static const char *region_json(ex *x, OTF2_RegionRef r, const char **cat)
 {
     const up_region_def *rg = up_defs_region(x->d, r);
-    size_t i, n;
+    size_t i;
     if (!rg) {
         *cat = "unknown";
         return NULL;
     }
     *cat = paradigm_name(rg->paradigm);
     i = (size_t)(rg - x->d->regions);
-    if (!x->rname[i]) {
-        n = up_json_quote(NULL, 0, rg->name ? rg->name : "");
-        if (!(x->rname[i] = up_malloc(n + 1))) {
-            x->w.nomem = true;
-            return NULL;
-        }
-        up_json_quote(x->rname[i], n + 1, rg->name ? rg->name : "");
-    }
+    if (!x->rname[i] && !(x->rname[i] = name_json(rg->name)))
+        x->w.nomem = true;
     return x->rname[i];
 }
 
@@ -387,8 +366,13 @@ static void put_comm(ex *x, OTF2_CommRef c)
     jw_puts(&x->w, "\"comm\":");
     jw_u64(&x->w, c);
     if (cd && cd->name && *cd->name) {
+        size_t i = (size_t)(cd - x->d->comms);
+        if (!x->cname[i] && !(x->cname[i] = name_json(cd->name))) {
+            x->w.nomem = true;
+            return;
+        }
         jw_puts(&x->w, ",\"comm_name\":");
-        jw_str(&x->w, cd->name);
+        jw_puts(&x->w, x->cname[i]);
     }
 }
 
@@ -792,18 +776,22 @@ static up_status write_metadata(ex *x, const up_export_opts *o)
         meta_head(x, "thread_name", (uint32_t)i);
         jw_puts(&x->w, "\"name\":");
         {
-            /* "<name> (location <id>)": the tid is not the OTF2 id */
-            size_t n = (l->name ? strlen(l->name) : 0) + 48;
-            char *nm = up_malloc(n);
-            if (!nm) {
+            /* "<name> (location <id>)": the tid is not the OTF2 id; the
+             * name cut when long (up_text_form) */
+            size_t n = UP_NAME_BUF + 48;
+            char *nm = up_malloc(n), *text = up_malloc(UP_NAME_BUF);
+            if (!nm || !text) {
+                up_free(nm);
+                up_free(text);
                 up_map_free(&named);
                 return UP_ERR(x->err, UP_ENOMEM, "out of memory");
             }
-            snprintf(nm, n, "%s%slocation %llu%s", l->name && *l->name ? l->name : "",
-                     l->name && *l->name ? " (" : "", (unsigned long long)l->id,
-                     l->name && *l->name ? ")" : "");
+            up_text_form(text, UP_NAME_BUF, l->name, UP_TEXT_UTF8);
+            snprintf(nm, n, "%s%slocation %llu%s", text, *text ? " (" : "",
+                     (unsigned long long)l->id, *text ? ")" : "");
             jw_str(&x->w, nm);
             up_free(nm);
+            up_free(text);
         }
         jw_puts(&x->w, ",\"location\":");
         jw_u64(&x->w, l->id);
@@ -916,7 +904,9 @@ up_status up_export_perfetto(up_trace *t, const char *path, const up_export_opts
                           (unsigned long long)hi);
         }
     }
-    if (!(x.w.buf = up_malloc(OUT_BUF)) || !(x.rname = up_calloc(x.d->nregions ? x.d->nregions : 1, sizeof *x.rname))) {
+    if (!(x.w.buf = up_malloc(OUT_BUF)) ||
+        !(x.rname = up_calloc(x.d->nregions ? x.d->nregions : 1, sizeof *x.rname)) ||
+        !(x.cname = up_calloc(x.d->ncomms ? x.d->ncomms : 1, sizeof *x.cname))) {
         s = UP_ERR(err, UP_ENOMEM, "out of memory");
         goto done;
     }
@@ -962,6 +952,10 @@ done:
         for (n = 0; n < x.d->nregions; n++)
             up_free(x.rname[n]);
     up_free(x.rname);
+    if (x.cname)
+        for (n = 0; n < x.d->ncomms; n++)
+            up_free(x.cname[n]);
+    up_free(x.cname);
     up_free(x.w.buf);
     up_free(x.pid);
     up_free(x.tid);

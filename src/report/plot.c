@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/plot.h"
+#include "report/report.h"
 
 enum { PW = 360, PH = 260, ML = 64, MR = 16, MT = 64, MB = 52, GAP = 60 };
 
@@ -15,19 +16,8 @@ static const char *const colours[] = {"#000000", "#d62728", "#1f77b4", "#2ca02c"
 static const char *const dashes[] = {"", "6,3", "2,2", "8,3,2,3", "", "6,3", "2,2", ""};
 #define NSTYLE (sizeof colours / sizeof *colours)
 
-/* XML text: escape the five special characters */
-static void text(FILE *f, const char *s)
-{
-    for (; s && *s; s++)
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
-        }
-}
+/* XML text: titles and labels whole, in the form terminals show (up_report_xml) */
+static void text(FILE *f, const char *s) { up_report_xml(f, s, UP_TEXT_WHOLE); }
 
 /* a round step (1, 2 or 5 times a power of ten) giving about 5 ticks */
 static double nice_step(double max)

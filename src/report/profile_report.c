@@ -81,8 +81,8 @@ static const char *loc_label(const up_profile_loc *l, char *buf, size_t cap)
 {
     if (l->rank != UP_NO_RANK)
         snprintf(buf, cap, "rank %ld", l->rank);
-    else
-        snprintf(buf, cap, "%.40s", l->name ? l->name : "?");
+    else /* at most 40 bytes, escaped for the terminal */
+        up_text_escape(buf, cap < 41 ? cap : 41, l->name ? l->name : "?", 0);
     return buf;
 }
 
@@ -97,7 +97,9 @@ static void path_text(const up_profile *p, uint32_t i, char *buf, size_t cap)
     }
     buf[0] = 0;
     while (n-- && len + 1 < cap) {
-        int w = snprintf(buf + len, cap - len, "%s%s", len ? " > " : "", p->cpaths[chain[n]].name);
+        char name[256]; /* escaped for the terminal, a long one cut */
+        int w = snprintf(buf + len, cap - len, "%s%s", len ? " > " : "",
+                         up_text_escape(name, sizeof name, p->cpaths[chain[n]].name, 0));
         if (w < 0)
             break;
         len += (size_t)w < cap - len ? (size_t)w : cap - len - 1;
@@ -310,8 +312,8 @@ static json_t *run_json(const up_profile *p, const char *path, const char *label
     json_t *o = json_object(), *locs = json_array(), *rep = json_object();
     size_t i;
     unsigned k;
-    json_object_set_new(o, "path", json_string(path));
-    json_object_set_new(o, "label", json_string(label));
+    json_object_set_new(o, "path", up_report_json_text(path));
+    json_object_set_new(o, "label", up_report_json_text(label));
     json_object_set_new(o, "run_time_s", json_real(run_s(p)));
     json_object_set_new(o, "window_marked", json_boolean(p->window_marked));
     json_object_set_new(o, "events", json_integer((json_int_t)p->events));
@@ -322,8 +324,8 @@ static json_t *run_json(const up_profile *p, const char *path, const char *label
     for (i = 0; i < p->nlocs; i++) {
         const up_profile_loc *l = &p->locs[i];
         json_array_append_new(
-            locs, json_pack("{s:I,s:o,s:s,s:f,s:f,s:o,s:I}", "location", (json_int_t)l->id,
-                            "rank", rank_json(l->rank), "name", l->name ? l->name : "", "time_s",
+            locs, json_pack("{s:I,s:o,s:o,s:f,s:f,s:o,s:I}", "location", (json_int_t)l->id,
+                            "rank", rank_json(l->rank), "name", up_report_json_name(l->name), "time_s",
                             up_profile_s(p, l->time), "mpi_s", up_profile_s(p, l->mpi), "wait_s",
                             waits_json(p, l->wait), "records", (json_int_t)l->records));
     }
@@ -337,9 +339,9 @@ static json_t *cpaths_json(const up_profile *a, const up_profile *b)
     size_t i, c = 0, m = 0;
     for (i = 0; i < a->ncpaths; i++) {
         const up_cpath *cp = &a->cpaths[i];
-        json_t *o = json_pack("{s:I,s:o,s:s,s:I,s:b,s:I,s:f,s:f,s:o,s:I}", "id", (json_int_t)i,
+        json_t *o = json_pack("{s:I,s:o,s:o,s:I,s:b,s:I,s:f,s:f,s:o,s:I}", "id", (json_int_t)i,
                               "parent", cp->parent == UP_CP_ROOT ? json_null() : json_integer(cp->parent),
-                              "name", cp->name, "depth", (json_int_t)cp->depth, "mpi", cp->mpi,
+                              "name", up_report_json_name(cp->name), "depth", (json_int_t)cp->depth, "mpi", cp->mpi,
                               "visits", (json_int_t)cp->visits, "inclusive_s",
                               up_profile_s(a, cp->incl), "exclusive_s", up_profile_s(a, cp->excl),
                               "wait_s", waits_json(a, cp->wait), "locations", (json_int_t)cp->nlocs);
@@ -400,9 +402,9 @@ up_status up_report_json(const char *path, const up_html_input *in, up_err *err)
     for (k = 0; k < UP_WS_COUNT; k++)
         for (i = 0; i < a->nlocs; i++) {
             const up_profile_loc *l = &a->locs[i];
-            json_t *o = json_pack("{s:s,s:s,s:I,s:o,s:s,s:f}", "pattern", up_pattern_name(k),
+            json_t *o = json_pack("{s:s,s:s,s:I,s:o,s:o,s:f}", "pattern", up_pattern_name(k),
                                   "title", up_pattern_title(k), "location", (json_int_t)l->id,
-                                  "rank", rank_json(l->rank), "name", l->name ? l->name : "",
+                                  "rank", rank_json(l->rank), "name", up_report_json_name(l->name),
                                   "measured_s", up_profile_s(a, l->wait[k]));
             if (b)
                 json_object_set_new(o, "compensated_s",

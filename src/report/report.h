@@ -35,6 +35,16 @@ void up_report_repairs_text(FILE *f, const up_replay_result *r);
 /* A rank column's cell: the rank, or "-" for a location of no MPI rank;
  * returns buf. */
 const char *up_report_rank_text(long rank, char *buf, size_t cap);
+
+/* Names from traces and other text from outside in the reports' outputs
+ * (names.c; the forms of up_text_form, docs/cli.md "Names in outputs"):
+ * a name as a JSON string (a long one cut, with its marker); other text
+ * (paths, labels) whole as a JSON string, NULL as null; either as HTML or
+ * SVG text (UP_TEXT_SHOWN, then <>&"' as entities; how may add
+ * UP_TEXT_WHOLE).  The JSON ones return NULL only when out of memory. */
+struct json_t *up_report_json_name(const char *s);
+struct json_t *up_report_json_text(const char *s);
+void up_report_xml(FILE *f, const char *s, unsigned how);
 /* The short human summary of `unperturb compensate`. */
 void up_report_compensate_text(FILE *f, const up_comp_report *r);
 /* The same as JSON (keys documented in docs/cli.md), written to `path`. */

@@ -86,15 +86,16 @@ void up_report_estimate_text(FILE *f, const up_estimate_report *r, bool per_loc)
             r->replay ? "   replay end s" : "");
     for (i = 0; i < shown; i++) {
         const up_estimate_loc *l = &e->locs[i];
-        char rep[32] = "";
+        char rep[32] = "", nm[21];
         if (r->replay && i < r->replay->nlocs) {
             const up_replay_result *x = r->replay;
             snprintf(rep, sizeof rep, " %14.9f",
                      x->locs[i].end_a > x->start_a
                          ? (double)(x->locs[i].end_a - x->start_a) / (double)x->resolution : 0.0);
         }
-        fprintf(f, "  %-12llu %5s  %-20.20s %14.9f %10llu %14.9f %14.9f %14.9f%s%s\n",
-                (unsigned long long)l->id, up_report_rank_text(l->rank, rk, sizeof rk), l->name,
+        fprintf(f, "  %-12llu %5s  %-20s %14.9f %10llu %14.9f %14.9f %14.9f%s%s\n",
+                (unsigned long long)l->id, up_report_rank_text(l->rank, rk, sizeof rk),
+                up_text_escape(nm, sizeof nm, l->name ? l->name : "", 0),
                 l->measured_s, (unsigned long long)l->records, l->dp_s, l->seq_event_end_s,
                 l->conc_event_end_s, rep, l->counts_for_end ? "" : "  (does not end the window)");
     }

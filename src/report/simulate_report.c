@@ -52,41 +52,34 @@ static up_status mem_write(membuf *mb, const char *dir, const char *name, bool o
     return st;
 }
 
+/* Text from outside (a path) in CSV: UTF-8 (up_text_form), quoted when it
+ * holds a comma, a quote or a line break (RFC 4180) */
 static void csv_str(FILE *f, const char *s)
 {
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
+    char *t = up_text_dup(s, UP_TEXT_UTF8 | UP_TEXT_WHOLE), *p;
+    if (!t) {
+        fputs("(out of memory)", f);
         return;
     }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
+    if (!strpbrk(t, ",\"\n\r")) {
+        fputs(t, f);
+    } else {
+        fputc('"', f);
+        for (p = t; *p; p++) {
+            if (*p == '"')
+                fputc('"', f);
+            fputc(*p, f);
+        }
+        fputc('"', f);
     }
-    fputc('"', f);
+    up_free(t);
 }
 
 /* A number for JSON: null unless finite (json_real refuses NaN). */
 static json_t *jnum(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
-/* A trace's string for JSON: bytes that are not UTF-8 become '?'. */
-static json_t *jstr(const char *s)
-{
-    json_t *v;
-    char *c;
-    size_t i;
-    if (!s)
-        return json_null();
-    if ((v = json_string(s)) || !(c = strdup(s)))
-        return v;
-    for (i = 0; c[i]; i++)
-        if ((unsigned char)c[i] >= 0x80 || (unsigned char)c[i] < 0x20)
-            c[i] = '?';
-    v = json_string(c);
-    free(c);
-    return v;
-}
+/* Text from outside (a path, a --set) for JSON, whole; NULL is null. */
+static json_t *jstr(const char *s) { return up_report_json_text(s); }
 
 /* A file's path resolved if it exists, else as given. */
 static json_t *jreal(const char *path)
@@ -264,10 +257,10 @@ void up_simreport_single(FILE *f, const up_experiment *ex, const up_sim_summary 
             "predicted end s");
     for (i = 0; i < shown; i++) {
         const up_loc_result *l = &r->locs[i];
-        char rank[24];
-        fprintf(f, "  %-12llu %5s  %-20.20s %16.9f %16.9f\n", (unsigned long long)l->id,
+        char rank[24], name[21];
+        fprintf(f, "  %-12llu %5s  %-20s %16.9f %16.9f\n", (unsigned long long)l->id,
                 up_report_rank_text(l->rank, rank, sizeof rank),
-                l->name ? l->name : "", rel_s(r, l->end_m, r->start_m), rel_s(r, l->end_a, r->start_a));
+                up_text_escape(name, sizeof name, l->name ? l->name : "", 0), rel_s(r, l->end_m, r->start_m), rel_s(r, l->end_a, r->start_a));
     }
     if (shown < r->nlocs)
         fprintf(f, "  ... %zu more locations (all of them in --json)\n", r->nlocs - shown);
@@ -302,7 +295,7 @@ up_status up_simreport_single_json(const char *path, const up_experiment *ex, co
         json_t *x = json_object();
         json_object_set_new(x, "location", json_integer((json_int_t)l->id));
         json_object_set_new(x, "rank", l->rank == UP_NO_RANK ? json_null() : json_integer(l->rank));
-        json_object_set_new(x, "name", jstr(l->name ? l->name : ""));
+        json_object_set_new(x, "name", up_report_json_name(l->name));
         json_object_set_new(x, "records", json_integer((json_int_t)l->records));
         json_object_set_new(x, "measured_end_s", jnum(rel_s(r, l->end_m, r->start_m)));
         json_object_set_new(x, "predicted_end_s", jnum(rel_s(r, l->end_a, r->start_a)));

@@ -52,14 +52,14 @@ json_t *up_report_damage_json(const up_trace *t)
             json_decref(a);
             return NULL;
         }
-        json_object_set_new(o, "file", json_string(dm->file));
+        json_object_set_new(o, "file", up_report_json_text(dm->file));
         json_object_set_new(o, "kind", json_string(dm->kind == UP_DAMAGE_FILE    ? "damaged"
                                                    : dm->kind == UP_DAMAGE_COUNT ? "record_count"
                                                                                  : "timestamps"));
         json_object_set_new(o, "location", dm->loc < 0 ? json_null()
                                                        : json_integer((json_int_t)d->locs[dm->loc].id));
         json_object_set_new(o, "offset", json_integer((json_int_t)dm->offset));
-        json_object_set_new(o, "problem", json_string(dm->what));
+        json_object_set_new(o, "problem", up_report_json_text(dm->what));
         if (dm->events || dm->loc < 0)
             json_object_set_new(o, "records_kept", json_integer((json_int_t)dm->kept));
         if (dm->events) {
@@ -182,9 +182,10 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
             "measured end s", "approx. end s", "removed s");
     for (i = 0; i < shown; i++) {
         const up_loc_result *l = &r->locs[i];
-        char rank[24];
-        fprintf(f, "  %-12llu %5s  %-20.20s %16.9f %16.9f %14.9f\n", (unsigned long long)l->id,
-                up_report_rank_text(l->rank, rank, sizeof rank), l->name,
+        char rank[24], name[21];
+        fprintf(f, "  %-12llu %5s  %-20s %16.9f %16.9f %14.9f\n", (unsigned long long)l->id,
+                up_report_rank_text(l->rank, rank, sizeof rank),
+                up_text_escape(name, sizeof name, l->name ? l->name : "", 0),
                 rel_s(r, l->end_m, r->start_m), rel_s(r, l->end_a, r->start_a),
                 up_ticks_s(r, rp->removed[i]));
     }
@@ -241,8 +242,8 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
         goto nomem;
     put(root, "tool", json_string("unperturb compensate"));
     put(root, "version", json_string(UP_VERSION));
-    put(root, "input", json_string(rp->input));
-    put(root, "output", json_string(rp->output));
+    put(root, "input", up_report_json_text(rp->input));
+    put(root, "output", up_report_json_text(rp->output));
     put(root, "mode", json_string(up_mode_name(p->mode)));
     put(root, "collective", json_string(up_collective_name(p->collective)));
     put(root, "measured_time_s", json_real(up_ticks_s(r, r->end_m - r->start_m)));
@@ -286,7 +287,7 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     put(par, "eager_limit_bytes", json_real(p->eager_limit));
     put(par, "test_ns", json_real(p->test_ns));
     put(par, "spin_gap_ns", json_real(p->spin_gap_ns));
-    put(par, "source", json_string(rp->params_source));
+    put(par, "source", up_report_json_text(rp->params_source));
     {
         json_t *bl = child(par, "overhead_by_location_ns", json_object());
         char key[32];
@@ -308,7 +309,7 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
             goto nomem;
         put(o, "location", json_integer((json_int_t)l->id));
         put(o, "rank", l->rank == UP_NO_RANK ? json_null() : json_integer((json_int_t)l->rank));
-        put(o, "name", json_string(l->name));
+        put(o, "name", up_report_json_name(l->name));
         put(o, "records", json_integer((json_int_t)l->records));
         put(o, "measured_end_s", json_real(rel_s(r, l->end_m, r->start_m)));
         put(o, "approximated_end_s", json_real(rel_s(r, l->end_a, r->start_a)));

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/report.h"
 #include "report/timeline.h"
 
 #define WIDTH_MAX 20000u              /* width_px above this is a usage error */
@@ -58,8 +59,8 @@ static void loc_label(const up_defs *d, uint32_t li, char *buf, size_t n)
     const up_loc_def *l = &d->locs[li];
     if (l->rank != UP_NO_RANK)
         snprintf(buf, n, "rank %ld", l->rank);
-    else if (l->name && *l->name)
-        snprintf(buf, n, "%s", l->name);
+    else if (l->name && *l->name) /* escaped: a cut never halves an escape */
+        up_text_escape(buf, n, l->name, 0);
     else
         snprintf(buf, n, "location %llu", (unsigned long long)l->id);
 }
@@ -334,7 +335,7 @@ up_status up_timeline_window(up_trace *t, const up_timeline_opts *o, up_timeline
     uint64_t lo, hi;
     int rule;
     const char *name = "?";
-    char where[64];
+    char where[41], nm[61]; /* escaped (loc_label, up_text_escape): cut whole */
     up_err local_err;
 
     if (!err)
@@ -420,13 +421,15 @@ up_status up_timeline_window(up_trace *t, const up_timeline_opts *o, up_timeline
     w->t1 = g.t1 > g.t0 ? g.t1 : g.t0 + 1;
     set_recs(w, &g);
     if (rule == 1)
-        snprintf(w->how, sizeof w->how, "iteration %llu of %llu (%.60s on %.40s)",
-                 (unsigned long long)g.iter, (unsigned long long)(g.nenter - 1), name, where);
+        snprintf(w->how, sizeof w->how, "iteration %llu of %llu (%s on %s)",
+                 (unsigned long long)g.iter, (unsigned long long)(g.nenter - 1),
+                 up_text_escape(nm, sizeof nm, name, 0), where);
     else if (rule == 2)
-        snprintf(w->how, sizeof w->how, "iteration %llu of %llu (calls of %.60s on %.40s)",
-                 (unsigned long long)g.iter, (unsigned long long)(g.nenter - 1), name, where);
+        snprintf(w->how, sizeof w->how, "iteration %llu of %llu (calls of %s on %s)",
+                 (unsigned long long)g.iter, (unsigned long long)(g.nenter - 1),
+                 up_text_escape(nm, sizeof nm, name, 0), where);
     else
-        snprintf(w->how, sizeof w->how, "the middle 10%% of the run of %.40s (no iterations found)",
+        snprintf(w->how, sizeof w->how, "the middle 10%% of the run of %s (no iterations found)",
                  where);
 done:
     up_trace_close(t2);
@@ -1016,10 +1019,12 @@ static up_status setup_rows(tl_build *B, const up_timeline_opts *o)
         if (b - a == 1) {
             const up_loc_def *l = &d->locs[a];
             uint64_t *v = l->rank != UP_NO_RANK ? up_map_get(&ranks, (uint64_t)l->rank, 0) : NULL;
-            if (v && *v > 1)
-                snprintf(R->label, sizeof R->label, "rank %ld %.40s", l->rank,
-                         l->name ? l->name : "");
-            else
+            if (v && *v > 1) { /* the name escaped, at most 40 bytes of what is left */
+                size_t w = (size_t)snprintf(R->label, sizeof R->label, "rank %ld ", l->rank);
+                if (w < sizeof R->label)
+                    up_text_escape(R->label + w, sizeof R->label - w < 41 ? sizeof R->label - w : 41,
+                                   l->name ? l->name : "", 0);
+            } else
                 loc_label(d, (uint32_t)a, R->label, sizeof R->label);
         } else if (d->locs[a].rank != UP_NO_RANK && d->locs[a].rank == d->locs[b - 1].rank)
             snprintf(R->label, sizeof R->label, "rank %ld (%zu locations)", d->locs[a].rank,
@@ -1235,58 +1240,11 @@ static const char *box_colour(unsigned kind, OTF2_RegionRef r, char *buf, size_t
     return user_colour(r, buf, n);
 }
 
-/* XML text: the five special characters escaped, control characters and
- * bytes that are not UTF-8 replaced by U+FFFD */
-static void xml_text(FILE *f, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    while (p && *p) {
-        unsigned c = *p;
-        size_t n = 0, i;
-        if (c < 0x80) {
-            switch (c) {
-            case '<': fputs("&lt;", f); break;
-            case '>': fputs("&gt;", f); break;
-            case '&': fputs("&amp;", f); break;
-            case '"': fputs("&quot;", f); break;
-            case '\'': fputs("&#39;", f); break;
-            default:
-                if (c < 0x20 && c != '\t' && c != '\n')
-                    fputs("&#xFFFD;", f);
-                else
-                    fputc((int)c, f);
-            }
-            p++;
-            continue;
-        }
-        {
-            unsigned lo = 0x80, hi = 0xBF;
-            if (c >= 0xC2 && c <= 0xDF)
-                n = 2;
-            else if (c >= 0xE0 && c <= 0xEF) {
-                n = 3;
-                lo = c == 0xE0 ? 0xA0 : 0x80;
-                hi = c == 0xED ? 0x9F : 0xBF;
-            } else if (c >= 0xF0 && c <= 0xF4) {
-                n = 4;
-                lo = c == 0xF0 ? 0x90 : 0x80;
-                hi = c == 0xF4 ? 0x8F : 0xBF;
-            }
-            if (n && (p[1] < lo || p[1] > hi))
-                n = 0;
-            for (i = 2; n && i < n; i++)
-                if (p[i] < 0x80 || p[i] > 0xBF)
-                    n = 0;
-        }
-        if (!n) {
-            fputs("&#xFFFD;", f);
-            p++;
-        } else {
-            fwrite(p, 1, n, f);
-            p += n;
-        }
-    }
-}
+/* XML text from outside (labels, titles): whole, in the form terminals show
+ * (up_report_xml); region names go through xml_name: a long one cut with
+ * its marker (docs/cli.md, "Names in outputs") */
+static void xml_text(FILE *f, const char *s) { up_report_xml(f, s, UP_TEXT_WHOLE); }
+static void xml_name(FILE *f, const char *s) { up_report_xml(f, s, 0); }
 
 /* a duration for people: "850 ns", "12.5 µs", "3.2 ms", "1.25 s" */
 static void fmt_dur(char *buf, size_t n, double s)
@@ -1534,7 +1492,7 @@ int up_timeline_svg(FILE *f, const up_timeline *tl, const char *title, uint64_t 
                 fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
                            "fill=\"%s\"><title>",
                         x0, y, x1 - x0, g.rh, box_colour(b->kind, b->region, col, sizeof col));
-                xml_text(f, b->region == OTF2_UNDEFINED_REGION ? "buffer flush"
+                xml_name(f, b->region == OTF2_UNDEFINED_REGION ? "buffer flush"
                                                                : region_name(d, b->region));
                 if (b->mixed)
                     fputs(" and others", f);
@@ -1667,18 +1625,15 @@ int up_timeline_svg(FILE *f, const up_timeline *tl, const char *title, uint64_t 
                 lx += 150;
             }
             for (a = 0; a < nleg && lx < ML + g.dw - 140; a++) {
-                const char *nm = region_name(d, leg[a]);
-                size_t len = strlen(nm);
+                size_t len;
+                /* at most 28 bytes, escaped, a cut marked "..." */
+                up_text_escape(b2, 29, region_name(d, leg[a]), 0);
+                len = strlen(b2);
                 fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"12\" height=\"10\" fill=\"%s\"/>"
                            "<text x=\"%.0f\" y=\"%.1f\">",
                         lx, ly - 5, box_colour(UP_TIMELINE_USER, leg[a], col, sizeof col), lx + 16,
                         ly + 4);
-                if (len > 28) {
-                    snprintf(b2, sizeof b2, "%.26s..", nm);
-                    xml_text(f, b2);
-                    len = 28;
-                } else
-                    xml_text(f, nm);
+                xml_text(f, b2);
                 fputs("</text>", f);
                 lx += 28 + 6.5 * (double)len;
             }

@@ -136,11 +136,7 @@ static void json_counts(json_t *o, const up_run_val *v, const up_run_val_row *r)
         d = json_object(), regs = json_array();
         for (j = 0; j < r->ndiff[k] && j < TOP_JSON; j++) {
             const up_count_diff *x = &r->diff[k][j];
-            json_t *name = json_string(x->name);
-            if (!name) { /* not UTF-8: the bytes escaped as the messages show them */
-                char esc[1024];
-                name = json_string(up_text_escape(esc, sizeof esc, x->name, 0));
-            }
+            json_t *name = up_report_json_name(x->name);
             json_array_append_new(
                 regs, json_pack("{s:o, s:I, s:I, s:o}", "region", name, "reference_count",
                                 (json_int_t)x->ref, "count", (json_int_t)x->n, "relative",
@@ -164,9 +160,9 @@ static json_t *json_table(const up_run_val *v)
     unsigned i;
     int k;
     for (k = 0; v->prog[k]; k++)
-        json_array_append_new(prog, json_string(v->prog[k]));
+        json_array_append_new(prog, up_report_json_text(v->prog[k]));
     for (k = 0; k < v->nlauncher; k++)
-        json_array_append_new(l, json_string(v->launcher[k]));
+        json_array_append_new(l, up_report_json_text(v->launcher[k]));
     json_object_set_new(root, "program", prog);
     json_object_set_new(root, "launcher", l);
     json_object_set_new(root, "repeat", json_integer(v->repeat));
@@ -220,7 +216,7 @@ static json_t *json_table(const up_run_val *v)
         json_object_set_new(o, "runs_T_s", runs_t);
         json_object_set_new(o, "runs_Tm_s", runs_m);
         json_object_set_new(o, "runs_Ta_network_s", runs_n);
-        json_object_set_new(o, "folder", json_string(path));
+        json_object_set_new(o, "folder", up_report_json_text(path));
         json_counts(o, v, r);
         json_array_append_new(arr, o);
     }

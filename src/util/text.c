@@ -1,18 +1,22 @@
 /*
- * text.c - text from outside: bytes escaped for messages, numbers checked
- * against their allowed range, small text files read with limits and handed
- * to inih one line at a time (src/util/util.h).
+ * text.c - text from outside: bytes escaped for messages, names from traces
+ * in the form of each kind of output, numbers checked against their allowed
+ * range, small text files read with limits and handed to inih one line at a
+ * time (src/util/util.h).
  *
  * Place in the data flow: below everything, beside util.c.  The commands
  * parse their options with up_num_parse; the INI readers (calibration.c,
  * machine.c, the experiment files of src/run/experiment.c) read their files with
  * up_text_file_read and their lines with up_lines_read; every message that
- * quotes a key, a value, an option or a file name quotes it escaped.
+ * quotes a key, a value, an option or a file name quotes it escaped; every
+ * JSON, CSV, HTML and SVG writer of src/report (and estimate.c's JSON) writes
+ * names through up_text_form.
  */
 #include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,12 +34,17 @@ static bool hidden_code_point(unsigned long c)
            (c >= 0x2066 && c <= 0x2069);
 }
 
-/* The length of the well-formed UTF-8 sequence at s (n bytes left) if it
- * prints, else 0. */
-static size_t utf8_printable(const unsigned char *s, size_t n)
+/* The length of the well-formed UTF-8 sequence at s (n bytes left, n >= 1)
+ * and its code point in *cp, or 0 (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF, nothing cut short). */
+static size_t utf8_seq(const unsigned char *s, size_t n, unsigned long *cp)
 {
     unsigned long c;
     size_t len, i;
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
     if (s[0] < 0xC2 || s[0] > 0xF4)
         return 0;
     len = s[0] < 0xE0 ? 2 : s[0] < 0xF0 ? 3 : 4;
@@ -48,9 +57,34 @@ static size_t utf8_printable(const unsigned char *s, size_t n)
         c = c << 6 | (s[i] & 0x3Fu);
     }
     if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10FFFF)) ||
-        (c >= 0xD800 && c <= 0xDFFF) || hidden_code_point(c))
+        (c >= 0xD800 && c <= 0xDFFF))
         return 0;
+    *cp = c;
     return len;
+}
+
+size_t up_text_utf8_len(const char *s, size_t n)
+{
+    unsigned long c;
+    return n ? utf8_seq((const unsigned char *)s, n, &c) : 0;
+}
+
+/* What the bytes at p (n left, n >= 1) become: a whole character copied to
+ * unit, or one byte as \xNN (not UTF-8; with `shown` also what does not
+ * print: control characters, DEL, C1 controls, direction changes).  Returns
+ * the bytes of input taken; *w gets the bytes of unit. */
+static size_t text_unit(const unsigned char *p, size_t n, bool shown, char unit[8], size_t *w)
+{
+    unsigned long c = 0;
+    size_t k = utf8_seq(p, n, &c);
+    if (k && (!shown || (k == 1 ? c >= 0x20 && c < 0x7F : !hidden_code_point(c)))) {
+        memcpy(unit, p, k);
+        *w = k;
+        return k;
+    }
+    snprintf(unit, 8, "\\x%02x", p[0]);
+    *w = 4;
+    return 1;
 }
 
 char *up_text_escape(char *dst, size_t cap, const char *s, size_t max)
@@ -62,21 +96,10 @@ char *up_text_escape(char *dst, size_t cap, const char *s, size_t max)
         return dst;
     while (i < shown) {
         char unit[8];
-        size_t k = 1, w;
-        if (p[i] >= 0x20 && p[i] < 0x7F) {
-            unit[0] = (char)p[i];
-            w = 1;
-        } else if ((k = utf8_printable(p + i, n - i)) != 0) {
-            if (i + k > shown) { /* never half a character */
-                cut = true;
-                break;
-            }
-            memcpy(unit, p + i, k);
-            w = k;
-        } else {
-            k = 1;
-            snprintf(unit, sizeof unit, "\\x%02x", p[i]);
-            w = 4;
+        size_t w, k = text_unit(p + i, n - i, true, unit, &w);
+        if (i + k > shown) { /* never half a character */
+            cut = true;
+            break;
         }
         if (o + w > cap - 1) {
             cut = true;
@@ -106,6 +129,59 @@ const char *up_esc(const char *s)
     static _Thread_local unsigned next;
     char *b = ring[next++ % 8];
     return up_text_escape(b, sizeof ring[0], s ? s : "(null)", 200);
+}
+
+/* ---- names from traces in outputs -------------------------------------------- */
+
+/* FNV-1a, 32 bits: the hash in a long name's marker */
+static uint32_t fnv1a(const unsigned char *p, size_t n)
+{
+    uint32_t h = 2166136261u;
+    while (n--)
+        h = (h ^ *p++) * 16777619u;
+    return h;
+}
+
+size_t up_text_form(char *dst, size_t cap, const char *s, unsigned how)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = strlen((const char *)p), shown = n, i = 0, o = 0;
+    bool cut = !(how & UP_TEXT_WHOLE) && n > UP_NAME_MAX;
+    char mark[48];
+    if (cut)
+        shown = UP_NAME_MAX;
+    while (i < shown) {
+        char unit[8];
+        size_t w, k = text_unit(p + i, n - i, how & UP_TEXT_SHOWN, unit, &w);
+        if (i + k > shown) /* never half a character */
+            break;
+        if (o + w < cap)
+            memcpy(dst + o, unit, w);
+        else if (o < cap)
+            cap = o + 1; /* what follows no longer fits: stop writing at o */
+        o += w;
+        i += k;
+    }
+    if (cut) {
+        size_t m = (size_t)snprintf(mark, sizeof mark, "...[%zu bytes, #%08" PRIx32 "]", n, fnv1a(p, n));
+        if (o + m < cap)
+            memcpy(dst + o, mark, m);
+        else if (o < cap)
+            cap = o + 1;
+        o += m;
+    }
+    if (cap)
+        dst[o < cap ? o : cap - 1] = '\0';
+    return o;
+}
+
+char *up_text_dup(const char *s, unsigned how)
+{
+    size_t n = up_text_form(NULL, 0, s, how);
+    char *d = up_malloc(n + 1);
+    if (d)
+        up_text_form(d, n + 1, s, how);
+    return d;
 }
 
 /* ---- numbers in a range ----------------------------------------------------- */

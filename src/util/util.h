@@ -111,6 +111,36 @@ char *up_text_escape(char *dst, size_t cap, const char *s, size_t max);
  * thread-local buffers: for the arguments of one message. */
 const char *up_esc(const char *s);
 
+/* Names from traces (regions, locations, communicators; any string of a
+ * trace) in the outputs that are not OTF2, one form per kind of output
+ * (docs/cli.md, "Names in outputs"); OTF2 outputs keep them byte for byte:
+ *   UP_TEXT_UTF8   JSON and CSV: well-formed UTF-8 as it is, every other
+ *                  byte as the four characters \xNN (the writer adds JSON's
+ *                  or CSV's own escapes)
+ *   UP_TEXT_SHOWN  HTML and SVG, and what up_text_escape gives terminals:
+ *                  also control characters, DEL, C1 controls and direction
+ *                  changes as \xNN
+ * A name of more than UP_NAME_MAX bytes is cut, unless UP_TEXT_WHOLE (paths,
+ * text that is no name): its first whole characters within UP_NAME_MAX
+ * bytes, then "...[N bytes, #hhhhhhhh]", N its length and hhhhhhhh the
+ * FNV-1a hash (32 bits) of all its bytes, so that cut names stay distinct.
+ * A name is then at most UP_NAME_BUF bytes in either form. */
+#define UP_NAME_MAX 1024
+#define UP_NAME_BUF (4 * UP_NAME_MAX + 48)
+#define UP_TEXT_UTF8 0u
+#define UP_TEXT_SHOWN 1u
+#define UP_TEXT_WHOLE 2u
+/* s (NULL: "") in that form into dst (cap bytes, terminated if cap > 0,
+ * never ending in half a character or escape); returns the length of the
+ * whole result, as snprintf does. */
+size_t up_text_form(char *dst, size_t cap, const char *s, unsigned how);
+/* The same, up_malloc'ed (NULL: out of memory). */
+char *up_text_dup(const char *s, unsigned how);
+/* The length of the well-formed UTF-8 sequence at s (n bytes left): 1 for
+ * ASCII, 2-4, 0 if the bytes there are not UTF-8 (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF, nothing cut short). */
+size_t up_text_utf8_len(const char *s, size_t n);
+
 /* The values a number may take: lo..hi (both included) in `unit` ("ns",
  * "bytes", "" for a ratio), whole numbers only if `whole`. */
 typedef struct up_range {
