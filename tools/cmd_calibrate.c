@@ -46,7 +46,6 @@ int cmd_calibrate(int argc, char **argv)
     char *args[64], *lcopy = NULL;
     int c, n = 0, status, rc = 1;
     pid_t pid;
-    FILE *f;
     size_t size = 0;
     up_err err = {0};
     up_outset *os = NULL;
@@ -131,15 +130,11 @@ int cmd_calibrate(int argc, char **argv)
         fprintf(stderr, "unperturb calibrate: the measurement run failed: %s\n", how);
         goto out;
     }
-    if (!(f = fopen(tmp, "r"))) {
-        fprintf(stderr, "unperturb calibrate: no result in '%s'\n", out);
+    if (up_text_file_read(tmp, "calibration", UP_CALIB_READ_MAX, &text, &size, &err) != UP_OK) {
+        fprintf(stderr, "unperturb calibrate: no result: %s\n", err.msg);
         goto out;
     }
-    text = malloc(UP_CALIB_READ_MAX);
-    if (text)
-        size = fread(text, 1, UP_CALIB_READ_MAX, f);
-    fclose(f);
-    if (!text || !size) {
+    if (!size) {
         fprintf(stderr, "unperturb calibrate: empty result\n");
         goto out;
     }
@@ -153,7 +148,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     rc = 0;
 out:
-    free(text);
+    up_free(text);
     free(lcopy);
     up_outset_free(os);
     return rc;

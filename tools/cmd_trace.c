@@ -134,10 +134,11 @@ int cmd_trace(int argc, char **argv)
         return cmd_usage("trace", "no output folder given (-o DIR)%s", "");
     if (optind >= argc)
         return cmd_usage("trace", "no program given (-- LAUNCHER... PROGRAM [ARGS])%s", "");
-    if (filter && access(filter, R_OK) != 0) {
-        const char *why = strerror(errno);
-        fprintf(stderr, "unperturb trace: cannot read the filter file '%s': %s\n", up_esc(filter), why);
-        return 1;
+    if (filter) { /* a regular file of at most 1 MiB, as the tracer reads it */
+        char *text;
+        if (up_text_file_read(filter, "filter file", 1 << 20, &text, NULL, &err) != UP_OK)
+            return cmd_fail("trace", 1, err.msg);
+        up_free(text);
     }
     if (cmd_near_exe("UNPERTURB_TRACE_LIB", "lib/libunperturb-trace.so", lib, sizeof lib) != 0) {
         fprintf(stderr, "unperturb trace: cannot find libunperturb-trace.so (looked at '%s'); "

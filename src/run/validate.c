@@ -114,15 +114,16 @@ void up_run_val_csv_traced(FILE *f, unsigned np, unsigned extra, unsigned rep, d
 
 double up_run_val_read_window(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    char line[256];
+    char *text, *p;
     double v = NAN;
-    if (!f)
+    up_err e = {0};
+    /* the shim's file: a few lines, a regular file (up_text_file_read) */
+    if (up_text_file_read(path, "time file", 65536, &text, NULL, &e) != UP_OK)
         return NAN;
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "window_s=", 9))
-            v = strtod(line + 9, NULL);
-    fclose(f);
+    for (p = text; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (!strncmp(p, "window_s=", 9))
+            v = strtod(p + 9, NULL);
+    up_free(text);
     return v;
 }
 

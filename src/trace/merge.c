@@ -12,6 +12,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -290,14 +291,62 @@ static int add_attr(merger *m, char **f)
     return m->attrs[i].name && m->attrs[i].desc ? 0 : -1;
 }
 
+/* The per-rank files are read only as regular files of a bounded size: a
+ * .defs that is a link to /dev/zero or /dev/urandom would be read without
+ * end, a FIFO blocks fopen (issue 31).  MERGE_DEFS_MAX bounds a rank's
+ * definitions (the tracer's are kilobytes; a million regions would be
+ * about 100 MiB), MERGE_TEXT_MAX the calibration. */
+#define MERGE_DEFS_MAX ((off_t)1 << 30)
+#define MERGE_TEXT_MAX ((off_t)1 << 20)
+
+static const char *file_kind(mode_t m)
+{
+    return S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a FIFO" :
+           S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a folder" : S_ISLNK(m) ? "a symbolic link" :
+           "not a regular file";
+}
+
+/* fopen(path, mode) ("r", "rb" or "r+b") of a regular file of at most max
+ * bytes, never blocking on a FIFO, through no link when nofollow; NULL with
+ * *why set ("a character device, not a regular file", "larger than ...")
+ * or errno's text. */
+static FILE *open_regular(const char *path, const char *mode, off_t max, bool nofollow, char *why,
+                          size_t cap)
+{
+    struct stat st;
+    int fd, flags = (strchr(mode, '+') ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC;
+    FILE *fp;
+    if (nofollow)
+        flags |= O_NOFOLLOW;
+    if ((fd = open(path, flags)) < 0) {
+        snprintf(why, cap, "%s", errno == ELOOP && nofollow ? "a symbolic link, not a regular file"
+                                                            : strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > max) {
+        if (st.st_size > max && S_ISREG(st.st_mode))
+            snprintf(why, cap, "larger than %lld bytes", (long long)max);
+        else
+            snprintf(why, cap, "%s, not a regular file", file_kind(st.st_mode));
+        close(fd);
+        return NULL;
+    }
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(fp = fdopen(fd, mode))) {
+        snprintf(why, cap, "%s", strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    return fp;
+}
+
 static int read_defs(merger *m, int rank, const char *path)
 {
-    FILE *fp = fopen(path, "r");
-    char line[65536], *f[8];
+    char line[65536], *f[8], why[128];
+    FILE *fp = open_regular(path, "r", MERGE_DEFS_MAX, false, why, sizeof why);
     rankdefs *r = &m->R[rank];
     unsigned lineno = 0;
     if (!fp)
-        return fail(m, "%s: %s", path, strerror(errno));
+        return fail(m, "%s: %s", path, why);
     r->found = true;
     while (fgets(line, sizeof line, fp)) {
         size_t len = strlen(line);
@@ -373,12 +422,13 @@ static void fold_stalls(merger *m, int r)
     char path[4096];
     uint64_t e[2];
     double rate = R->rate_end > 0 ? R->rate_end : R->rate_init, ticks = 0;
+    char why[128];
     FILE *fp;
     if (!R->noffs)
         return;
     snprintf(path, sizeof path, "%s/.upt/%d.stalls", m->dir, r);
-    if (!(fp = fopen(path, "rb")))
-        return;
+    if (!(fp = open_regular(path, "rb", (off_t)INT64_MAX, false, why, sizeof why)))
+        return; /* none (or not a file: left alone, the merge does not move it) */
     while (fread(e, sizeof e, 1, fp) == 1)
         ticks += (double)e[1];
     fclose(fp);
@@ -429,14 +479,18 @@ static int find_ranks(merger *m)
         return fail(m, "%s: %s (not a folder written by the unperturb tracer?)", path,
                     strerror(errno));
     while ((e = readdir(d)) && !size) {
-        char p[4096 + 256], line[512];
+        char p[4096 + 256], line[512], why[128];
         FILE *fp;
         size_t len = strlen(e->d_name);
         if (len < 6 || strcmp(e->d_name + len - 5, ".defs"))
             continue;
         snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-        if (!(fp = fopen(p, "r")))
-            continue;
+        if (!(fp = open_regular(p, "r", MERGE_DEFS_MAX, false, why, sizeof why))) {
+            if (errno == ENOENT)
+                continue;
+            closedir(d);
+            return fail(m, "%s: %s", p, why);
+        }
         while (fgets(line, sizeof line, fp))
             if (!strncmp(line, "rank\t", 5)) {
                 char *f[4];
@@ -739,7 +793,8 @@ static OTF2_ErrorCode write_locals(merger *m, OTF2_Archive *ar)
 
 static char *read_text(const char *path)
 {
-    FILE *fp = fopen(path, "r");
+    char why[128];
+    FILE *fp = open_regular(path, "r", MERGE_TEXT_MAX, false, why, sizeof why);
     char *buf;
     long n;
     if (!fp)
@@ -784,7 +839,8 @@ static int rm_tree(const char *path)
  * the number of events in the file; a torn chunk at the end is cut off. */
 static int end_evt_file(const char *path, uint64_t chunk, uint64_t *events)
 {
-    FILE *fp = fopen(path, "r+b");
+    char why[128];
+    FILE *fp = open_regular(path, "r+b", (off_t)INT64_MAX, true, why, sizeof why);
     unsigned char h[18], *tail = NULL;
     long size;
     uint64_t n, first = 0, last = 0;

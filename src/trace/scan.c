@@ -777,7 +777,7 @@ uint64_t up_scan_locate(const up_scan *s, uint64_t no, unsigned char *buf)
     ssize_t got;
     int fd;
 
-    if (s->missing || s->chunk_size == 0 || (fd = open(s->path, O_RDONLY | O_CLOEXEC)) < 0)
+    if (s->missing || s->chunk_size == 0 || (fd = open(s->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
         return 0;
     for (off = 0; off < s->file_size; off += s->chunk_size) {
         if ((got = pread(fd, buf, (size_t)s->chunk_size, (off_t)off)) < HEADER)

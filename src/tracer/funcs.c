@@ -35,6 +35,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -42,6 +43,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define NOINST __attribute__((no_instrument_function))
 
@@ -732,12 +735,23 @@ static NOINST int add_pattern(const char *p, size_t len)
 }
 
 /* One glob per line; '#' to the end of the line is a comment.  Returns 0,
- * or an errno value. */
+ * or an errno value: EINVAL for a file that is not a regular file (a FIFO
+ * must not block the program, /dev/zero not fill its memory), EFBIG for one
+ * of more than 1 MiB (`unperturb trace` checks both first, with a clear
+ * message). */
 static NOINST int load_filter_file(const char *path)
 {
-    FILE *fp = fopen(path, "re");
-    if (!fp)
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *fp;
+    if (fd < 0)
         return errno ? errno : EIO;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20) ||
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(fp = fdopen(fd, "r"))) {
+        int e = S_ISREG(st.st_mode) ? (st.st_size > (1 << 20) ? EFBIG : errno ? errno : EIO) : EINVAL;
+        close(fd);
+        return e;
+    }
     char *buf = NULL;
     size_t cap = 0;
     ssize_t n;

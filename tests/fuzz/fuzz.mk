@@ -7,8 +7,8 @@
 #   make fuzz-valgrind        the OTF2 corpora under valgrind, release build
 #   make fuzz-seeds           rewrites the generated OTF2 seeds (tests/fuzz/*/corpus/tg-*)
 
-FUZZ_TARGETS ?= otf2 analysis stalls calibration machine experiment
-FUZZ_ALL     := otf2 analysis stalls calibration machine experiment
+FUZZ_TARGETS ?= otf2 analysis stalls calibration machine experiment merge
+FUZZ_ALL     := otf2 analysis stalls calibration machine experiment merge
 FUZZ_TIME    ?= 120
 FUZZ_CC      ?= clang
 FUZZ         := $(BUILD)/fuzz
@@ -25,6 +25,7 @@ fuzz_extra_stalls      := tests/tracegen.c
 fuzz_extra_calibration :=
 fuzz_extra_machine     :=
 fuzz_extra_experiment  :=
+fuzz_extra_merge       :=
 
 $(FUZZ)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -18,7 +18,7 @@ for t in "$@"; do
     done
     n=$(wc -l <"$list")
     # file arguments: libFuzzer runs each once and stops at the first failure
-    if ! sort "$list" | xargs "$fz/bin/fuzz-$t" >"$fz/logs/regress-$t.log" 2>&1; then
+    if ! sort "$list" | xargs "$fz/bin/fuzz-$t" -timeout=120 >"$fz/logs/regress-$t.log" 2>&1; then
         tail -40 "$fz/logs/regress-$t.log"
         rm -f "$list"
         echo "regress.sh: $t failed (log: $fz/logs/regress-$t.log)" >&2

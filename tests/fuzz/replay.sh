@@ -17,6 +17,10 @@ for t in "$@"; do
         [ -d "$here/$t/$d" ] && dirs="$dirs $here/$t/$d"
     done
     [ -n "$dirs" ] || { echo "replay.sh: no inputs for $t" >&2; exit 1; }
+    # a hang is a failure too (10 minutes: far beyond any input's seconds)
     # shellcheck disable=SC2086
-    "$bin/up-fuzz-$t" $dirs
+    st=0
+    timeout 600 "$bin/up-fuzz-$t" $dirs || st=$?
+    [ $st -eq 124 ] && echo "replay.sh: up-fuzz-$t did not finish in 600 s: an input hangs" >&2
+    [ $st -eq 0 ] || exit 1
 done
