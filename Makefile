@@ -139,6 +139,7 @@ test:
 	UNPERTURB=$(SAN)/bin/unperturb tests/names/run.sh $(SAN)
 	$(MAKE) --no-print-directory $(SAN)/lib/libunperturb-trace.so
 	UNPERTURB=$(SAN)/bin/unperturb tests/tracer/run.sh $(SAN)
+	$(MAKE) --no-print-directory $(BUILD)/bin/up-fwd-gen && UNPERTURB=$(SAN)/bin/unperturb tests/readers/run.sh $(BUILD)
 	tests/tracer/symbols_test.sh
 	$(MAKE) --no-print-directory $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so $(EXAMPLES_BIN)
 	tests/tracer/valgrind.sh $(BUILD)
@@ -186,6 +187,11 @@ $(SAN)/bin/up-check: tests/check/up_check.c
 $(SAN)/bin/up-check-gen: tests/check/badgen.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CHECK_CFLAGS) $(SAN_CFLAGS) -o $@ $< $(OTF2_LIBS)
+
+# ---- tests/readers: archives whose definitions reference forward (issue 31) ----
+$(BUILD)/bin/up-fwd-gen: $(BUILD)/obj/tests/readers/fwdgen.o $(BUILD)/obj/tests/tracegen.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(OTF2_LIBS)
 
 # ---- demo --------------------------------------------------------------------
 demo: all

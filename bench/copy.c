@@ -7,7 +7,8 @@
  * offsets and mapping tables), then all events through the library's copy
  * callbacks (up_copy_evt_callbacks: each record goes straight from the
  * reader callback to that location's OTF2_EvtWriter) -> empty local
- * definition files -> all global definitions (up_copy_def_callbacks) ->
+ * definition files -> all global definitions (up_copy_def_callbacks, in
+ * reference order as unperturb's writer copies them) ->
  * close.  Locations are copied one after the other.
  *
  * The output archive is created by the library's up_otf2_archive_create,
@@ -237,19 +238,28 @@ static int copy(const char *anchor, const char *out, uint64_t *records)
     /* 6. every global definition, ClockProperties included */
     {
         OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(ar);
-        up_def_copy dc = {gw, NULL, NULL};
+        up_def_copy *dc = NULL;
+        up_err e = {0};
         if (!gw || !(gr = OTF2_Reader_GetGlobalDefReader(rd)) ||
-            !(gcb = OTF2_GlobalDefReaderCallbacks_New())) {
+            !(gcb = OTF2_GlobalDefReaderCallbacks_New()) ||
+            up_def_copy_open(gw, NULL, NULL, &dc, &e) != UP_OK) {
             fprintf(stderr, "%s: cannot copy the global definitions\n", prog);
             goto out;
         }
         up_copy_def_callbacks(gcb);
-        if ((rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, gcb, &dc)) != OTF2_SUCCESS ||
+        if ((rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, gcb, dc)) != OTF2_SUCCESS ||
             (rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n)) != OTF2_SUCCESS ||
             (rc = OTF2_Reader_CloseGlobalDefReader(rd, gr)) != OTF2_SUCCESS) {
+            up_def_copy_free(dc);
             fail("copying the global definitions", rc);
             goto out;
         }
+        if (up_def_copy_finish(dc, &e) != UP_OK) {
+            up_def_copy_free(dc);
+            fprintf(stderr, "%s: %s\n", prog, e.msg);
+            goto out;
+        }
+        up_def_copy_free(dc);
     }
     rc = OTF2_Archive_Close(ar);
     ar = NULL;

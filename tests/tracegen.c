@@ -221,17 +221,166 @@ void tg_send_reply(tg *g, unsigned rank, uint64_t t, unsigned dst, uint32_t tag,
     g->reply = true;
 }
 
+/* Sections of the global definitions: written in this order, or with
+ * TG_FORWARD_REFS in the order of fwd_order (each definition before those
+ * it references).  def_sections writes the definitions of one section
+ * (SEC_ALL: of every section, in the order below); ids are the same
+ * either way. */
+enum {
+    SEC_ALL = -1, SEC_STRING, SEC_ATTR, SEC_PARADIGM, SEC_REGION, SEC_MEMBER, SEC_METRIC,
+    SEC_STN_ROOT, SEC_STN, SEC_LGROUP, SEC_LOCATION, SEC_COMMLOCS, SEC_GROUP, SEC_COMM_ROOT,
+    SEC_COMM, SEC_WIN, SEC_DANGLING_USER, SEC_DANGLING
+};
+static const int fwd_order[] = {
+    SEC_DANGLING_USER, SEC_DANGLING, SEC_WIN, SEC_COMM, SEC_COMM_ROOT, SEC_GROUP,
+    SEC_COMMLOCS, SEC_LOCATION, SEC_LGROUP, SEC_STN, SEC_STN_ROOT, SEC_METRIC,
+    SEC_MEMBER, SEC_REGION, SEC_PARADIGM, SEC_ATTR, SEC_STRING
+};
+
+static void def_sections(tg *g, OTF2_GlobalDefWriter *gw, int want, const uint64_t *members,
+                         const uint64_t *ranks)
+{
+    OTF2_StringRef s = 0;
+    unsigned r;
+    char name[64];
+    OTF2_StringRef s_empty, s_machine, s_node, s_nodeA, s_nodeB, s_master, s_mpi,
+        s_world, s_self, s_region0;
+#define D(sec, call)                          \
+    do {                                      \
+        if (want == SEC_ALL || want == (sec)) \
+            call;                             \
+    } while (0)
+
+    D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s, ""));
+    s_empty = s++;
+    D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s, "machine"));
+    s_machine = s++;
+    D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s, "node"));
+    s_node = s++;
+    D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s, "nodeA"));
+    s_nodeA = s++;
+    D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s, "nodeB"));
+    s_nodeB = s++;
+    D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s, "Master thread"));
+    s_master = s++;
+    D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s, "MPI"));
+    s_mpi = s++;
+    D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s, g->world ? g->world : "MPI_COMM_WORLD"));
+    s_world = s++;
+    D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s, "MPI_COMM_SELF"));
+    s_self = s++;
+    if (g->wildcard) { /* as the unperturb tracer defines it */
+        D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s, "unperturb::wildcard"));
+        D(SEC_ATTR, OTF2_GlobalDefWriter_WriteAttribute(gw, TG_ATTR_WILDCARD, s, s_empty, OTF2_TYPE_UINT8));
+        s++;
+    }
+    if (g->reply) { /* as the unperturb tracer defines it */
+        D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s, "unperturb::reply"));
+        D(SEC_ATTR, OTF2_GlobalDefWriter_WriteAttribute(gw, TG_ATTR_REPLY, s, s_empty, OTF2_TYPE_UINT8));
+        s++;
+    }
+    s_region0 = s;
+    for (r = 0; r < TG_NREGIONS; r++)
+        D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s_region0 + r, g->rname[r] ? g->rname[r] : regions[r].name));
+    s += TG_NREGIONS;
+    D(SEC_PARADIGM, OTF2_GlobalDefWriter_WriteParadigm(gw, OTF2_PARADIGM_MPI, s_mpi,
+                                                       OTF2_PARADIGM_CLASS_PROCESS));
+    for (r = 0; r < TG_NREGIONS; r++)
+        D(SEC_REGION, OTF2_GlobalDefWriter_WriteRegion(gw, r, s_region0 + r, s_region0 + r, s_empty,
+                                                       regions[r].role, regions[r].paradigm,
+                                                       OTF2_REGION_FLAG_NONE, s_empty, 0, 0));
+    if (g->flags & TG_CPU_METRIC) { /* as the unperturb tracer's --cpu-time */
+        D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s, "cpu_time"));
+        D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s + 1, "s"));
+        D(SEC_MEMBER, OTF2_GlobalDefWriter_WriteMetricMember(gw, 0, s, s, OTF2_METRIC_TYPE_OTHER,
+                                                             OTF2_METRIC_ACCUMULATED_START,
+                                                             OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL,
+                                                             -9, s + 1));
+        D(SEC_METRIC, OTF2_GlobalDefWriter_WriteMetricClass(gw, 0, 1, (OTF2_MetricMemberRef[]){0},
+                                                            OTF2_METRIC_SYNCHRONOUS,
+                                                            OTF2_RECORDER_KIND_CPU));
+        s += 2;
+    }
+    D(SEC_STN_ROOT, OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, s_machine, s_machine,
+                                                             OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+    D(SEC_STN, OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 1, s_nodeA, s_node, 0));
+    D(SEC_STN, OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 2, s_nodeB, s_node, 0));
+    for (r = 0; r < g->n; r++) {
+        snprintf(name, sizeof name, "MPI Rank %u", r);
+        D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s, name));
+        D(SEC_LGROUP, OTF2_GlobalDefWriter_WriteLocationGroup(
+                          gw, r, s, OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                          (g->flags & TG_TWO_NODES) && (r & 1) ? 2 : 1, OTF2_UNDEFINED_LOCATION_GROUP));
+        s++;
+    }
+    for (r = 0; r < g->n; r++) {
+        OTF2_StringRef ln = s_master;
+        if (g->lname[r]) {
+            D(SEC_STRING, OTF2_GlobalDefWriter_WriteString(gw, s, g->lname[r]));
+            ln = s++;
+        }
+        D(SEC_LOCATION, OTF2_GlobalDefWriter_WriteLocation(gw, tg_location(g, r), ln,
+                                                           OTF2_LOCATION_TYPE_CPU_THREAD, g->nev[r], r));
+    }
+    D(SEC_COMMLOCS, OTF2_GlobalDefWriter_WriteGroup(gw, 0, s_empty, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                                    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, g->n, members));
+    D(SEC_GROUP, OTF2_GlobalDefWriter_WriteGroup(gw, 1, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                                 OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, g->n, ranks));
+    D(SEC_GROUP, OTF2_GlobalDefWriter_WriteGroup(gw, 2, s_empty, OTF2_GROUP_TYPE_COMM_SELF,
+                                                 OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL));
+    D(SEC_COMM_ROOT, OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_WORLD, s_world, 1, OTF2_UNDEFINED_COMM,
+                                                    OTF2_COMM_FLAG_NONE));
+    D(SEC_COMM_ROOT, OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_SELF, s_self, 2, OTF2_UNDEFINED_COMM,
+                                                    OTF2_COMM_FLAG_NONE));
+    if (g->flags & TG_RMA) { /* window TG_WIN on MPI_COMM_WORLD; groups {0} and {1..n-1} */
+        D(SEC_GROUP, OTF2_GlobalDefWriter_WriteGroup(gw, TG_GROUP_RANK0, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 1, ranks));
+        D(SEC_GROUP, OTF2_GlobalDefWriter_WriteGroup(gw, TG_GROUP_OTHERS, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, g->n - 1, ranks + 1));
+        D(SEC_WIN, OTF2_GlobalDefWriter_WriteRmaWin(gw, TG_WIN, s_world, TG_COMM_WORLD, OTF2_RMA_WIN_FLAG_NONE));
+    }
+    if ((g->flags & TG_SUBCOMMS) && g->n >= 2) {
+        static const uint64_t dup[3] = {0, 0, 1};
+        D(SEC_GROUP, OTF2_GlobalDefWriter_WriteGroup(gw, 7, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 1, ranks));
+        D(SEC_GROUP, OTF2_GlobalDefWriter_WriteGroup(gw, 8, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, ranks));
+        D(SEC_GROUP, OTF2_GlobalDefWriter_WriteGroup(gw, 9, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 3, dup));
+        D(SEC_COMM, OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_ONE, s_empty, 7, TG_COMM_WORLD, OTF2_COMM_FLAG_NONE));
+        D(SEC_COMM, OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_PAIR, s_empty, 8, TG_COMM_WORLD, OTF2_COMM_FLAG_NONE));
+        D(SEC_COMM, OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_DUP, s_empty, 9, TG_COMM_WORLD, OTF2_COMM_FLAG_NONE));
+    }
+    if (g->flags & TG_OMP_TEAM) { /* Score-P's layout of an OpenMP team */
+        D(SEC_COMMLOCS, OTF2_GlobalDefWriter_WriteGroup(gw, 3, s_empty, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                                        OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, g->n, members));
+        D(SEC_GROUP, OTF2_GlobalDefWriter_WriteGroup(gw, 4, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
+                                                     OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, g->n, ranks));
+        D(SEC_COMM_ROOT, OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_TEAM, s_empty, 4, OTF2_UNDEFINED_COMM,
+                                                        OTF2_COMM_FLAG_NONE));
+    }
+    if (g->flags & TG_DANGLING_REF) {
+        /* Callpaths 1 and 2, each the other's parent (a cycle); a Callpath,
+         * then its Region, named by a String never defined */
+        D(SEC_DANGLING_USER, OTF2_GlobalDefWriter_WriteCallpath(gw, 1, 2, TG_MAIN));
+        D(SEC_DANGLING_USER, OTF2_GlobalDefWriter_WriteCallpath(gw, 2, 1, TG_MAIN));
+        D(SEC_DANGLING_USER, OTF2_GlobalDefWriter_WriteCallpath(gw, TG_CALLPATH_DANGLING, OTF2_UNDEFINED_CALLPATH,
+                                                                TG_REGION_DANGLING));
+        D(SEC_DANGLING, OTF2_GlobalDefWriter_WriteRegion(gw, TG_REGION_DANGLING, TG_STRING_MISSING,
+                                                         TG_STRING_MISSING, s_empty, OTF2_REGION_ROLE_FUNCTION,
+                                                         OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, s_empty, 0, 0));
+    }
+#undef D
+}
+
 int tg_close(tg *g)
 {
     OTF2_GlobalDefWriter *gw;
-    OTF2_StringRef s = 0;
     unsigned r;
+    size_t i;
     uint64_t *members = calloc(g->n ? g->n : 1, sizeof *members);
     uint64_t *ranks = calloc(g->n ? g->n : 1, sizeof *ranks);
-    char name[64];
     int rc = 0;
-    OTF2_StringRef s_empty, s_machine, s_node, s_nodeA, s_nodeB, s_master, s_mpi,
-        s_world, s_self, s_region0;
 
     /* the Location definitions declare what was written (tests also write
      * through their own OTF2 calls, which tg_writer does not count) */
@@ -250,97 +399,15 @@ int tg_close(tg *g)
     OTF2_GlobalDefWriter_WriteClockProperties(gw, g->res, g->tmin == UINT64_MAX ? 0 : g->tmin,
                                               g->tmax >= g->tmin ? g->tmax - g->tmin + 1 : 0,
                                               OTF2_UNDEFINED_TIMESTAMP);
-    OTF2_GlobalDefWriter_WriteString(gw, s_empty = s++, "");
-    OTF2_GlobalDefWriter_WriteString(gw, s_machine = s++, "machine");
-    OTF2_GlobalDefWriter_WriteString(gw, s_node = s++, "node");
-    OTF2_GlobalDefWriter_WriteString(gw, s_nodeA = s++, "nodeA");
-    OTF2_GlobalDefWriter_WriteString(gw, s_nodeB = s++, "nodeB");
-    OTF2_GlobalDefWriter_WriteString(gw, s_master = s++, "Master thread");
-    OTF2_GlobalDefWriter_WriteString(gw, s_mpi = s++, "MPI");
-    OTF2_GlobalDefWriter_WriteString(gw, s_world = s++, g->world ? g->world : "MPI_COMM_WORLD");
-    OTF2_GlobalDefWriter_WriteString(gw, s_self = s++, "MPI_COMM_SELF");
-    if (g->wildcard) { /* as the unperturb tracer defines it */
-        OTF2_GlobalDefWriter_WriteString(gw, s, "unperturb::wildcard");
-        OTF2_GlobalDefWriter_WriteAttribute(gw, TG_ATTR_WILDCARD, s, s_empty, OTF2_TYPE_UINT8);
-        s++;
-    }
-    if (g->reply) { /* as the unperturb tracer defines it */
-        OTF2_GlobalDefWriter_WriteString(gw, s, "unperturb::reply");
-        OTF2_GlobalDefWriter_WriteAttribute(gw, TG_ATTR_REPLY, s, s_empty, OTF2_TYPE_UINT8);
-        s++;
-    }
-    s_region0 = s;
-    for (r = 0; r < TG_NREGIONS; r++)
-        OTF2_GlobalDefWriter_WriteString(gw, s++, g->rname[r] ? g->rname[r] : regions[r].name);
-    OTF2_GlobalDefWriter_WriteParadigm(gw, OTF2_PARADIGM_MPI, s_mpi, OTF2_PARADIGM_CLASS_PROCESS);
-    for (r = 0; r < TG_NREGIONS; r++)
-        OTF2_GlobalDefWriter_WriteRegion(gw, r, s_region0 + r, s_region0 + r, s_empty,
-                                         regions[r].role, regions[r].paradigm,
-                                         OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
-    if (g->flags & TG_CPU_METRIC) { /* as the unperturb tracer's --cpu-time */
-        OTF2_GlobalDefWriter_WriteString(gw, s, "cpu_time");
-        OTF2_GlobalDefWriter_WriteString(gw, s + 1, "s");
-        OTF2_GlobalDefWriter_WriteMetricMember(gw, 0, s, s, OTF2_METRIC_TYPE_OTHER,
-                                               OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
-                                               OTF2_BASE_DECIMAL, -9, s + 1);
-        OTF2_GlobalDefWriter_WriteMetricClass(gw, 0, 1, (OTF2_MetricMemberRef[]){0},
-                                              OTF2_METRIC_SYNCHRONOUS, OTF2_RECORDER_KIND_CPU);
-        s += 2;
-    }
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 1, s_nodeA, s_node, 0);
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 2, s_nodeB, s_node, 0);
     for (r = 0; r < g->n; r++) {
-        snprintf(name, sizeof name, "MPI Rank %u", r);
-        OTF2_GlobalDefWriter_WriteString(gw, s, name);
-        OTF2_GlobalDefWriter_WriteLocationGroup(gw, r, s++, OTF2_LOCATION_GROUP_TYPE_PROCESS,
-                                                (g->flags & TG_TWO_NODES) && (r & 1) ? 2 : 1,
-                                                OTF2_UNDEFINED_LOCATION_GROUP);
-    }
-    for (r = 0; r < g->n; r++) {
-        OTF2_StringRef ln = s_master;
-        if (g->lname[r])
-            OTF2_GlobalDefWriter_WriteString(gw, ln = s++, g->lname[r]);
-        OTF2_GlobalDefWriter_WriteLocation(gw, tg_location(g, r), ln,
-                                           OTF2_LOCATION_TYPE_CPU_THREAD, g->nev[r], r);
         members[r] = tg_location(g, r);
         ranks[r] = r;
     }
-    OTF2_GlobalDefWriter_WriteGroup(gw, 0, s_empty, OTF2_GROUP_TYPE_COMM_LOCATIONS,
-                                    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, g->n, members);
-    OTF2_GlobalDefWriter_WriteGroup(gw, 1, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
-                                    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, g->n, ranks);
-    OTF2_GlobalDefWriter_WriteGroup(gw, 2, s_empty, OTF2_GROUP_TYPE_COMM_SELF,
-                                    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, NULL);
-    OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_WORLD, s_world, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
-    OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_SELF, s_self, 2, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
-    if (g->flags & TG_RMA) { /* window TG_WIN on MPI_COMM_WORLD; groups {0} and {1..n-1} */
-        OTF2_GlobalDefWriter_WriteGroup(gw, TG_GROUP_RANK0, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
-                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 1, ranks);
-        OTF2_GlobalDefWriter_WriteGroup(gw, TG_GROUP_OTHERS, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
-                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, g->n - 1, ranks + 1);
-        OTF2_GlobalDefWriter_WriteRmaWin(gw, TG_WIN, s_world, TG_COMM_WORLD, OTF2_RMA_WIN_FLAG_NONE);
-    }
-    if ((g->flags & TG_SUBCOMMS) && g->n >= 2) {
-        static const uint64_t dup[3] = {0, 0, 1};
-        OTF2_GlobalDefWriter_WriteGroup(gw, 7, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
-                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 1, ranks);
-        OTF2_GlobalDefWriter_WriteGroup(gw, 8, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
-                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, ranks);
-        OTF2_GlobalDefWriter_WriteGroup(gw, 9, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
-                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 3, dup);
-        OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_ONE, s_empty, 7, TG_COMM_WORLD, OTF2_COMM_FLAG_NONE);
-        OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_PAIR, s_empty, 8, TG_COMM_WORLD, OTF2_COMM_FLAG_NONE);
-        OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_DUP, s_empty, 9, TG_COMM_WORLD, OTF2_COMM_FLAG_NONE);
-    }
-    if (g->flags & TG_OMP_TEAM) { /* Score-P's layout of an OpenMP team */
-        OTF2_GlobalDefWriter_WriteGroup(gw, 3, s_empty, OTF2_GROUP_TYPE_COMM_LOCATIONS,
-                                        OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, g->n, members);
-        OTF2_GlobalDefWriter_WriteGroup(gw, 4, s_empty, OTF2_GROUP_TYPE_COMM_GROUP,
-                                        OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, g->n, ranks);
-        OTF2_GlobalDefWriter_WriteComm(gw, TG_COMM_TEAM, s_empty, 4, OTF2_UNDEFINED_COMM,
-                                       OTF2_COMM_FLAG_NONE);
-    }
+    if (g->flags & TG_FORWARD_REFS)
+        for (i = 0; i < sizeof fwd_order / sizeof fwd_order[0]; i++)
+            def_sections(g, gw, fwd_order[i], members, ranks);
+    else
+        def_sections(g, gw, SEC_ALL, members, ranks);
     if (OTF2_Archive_Close(g->ar) != OTF2_SUCCESS)
         rc = -1;
     free(members);

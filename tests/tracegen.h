@@ -24,10 +24,22 @@ enum {
     TG_CPU_METRIC = 16,  /* define metric class 0 as the tracer's "cpu_time" (tg_metric) */
     TG_RMA = 8,          /* an RMA window TG_WIN on MPI_COMM_WORLD, and the MPI
                           * groups TG_GROUP_RANK0 = {0}, TG_GROUP_OTHERS = {1..n-1} */
-    TG_SUBCOMMS = 32     /* MPI communicators TG_COMM_ONE = {rank 0}, TG_COMM_PAIR =
+    TG_SUBCOMMS = 32,    /* MPI communicators TG_COMM_ONE = {rank 0}, TG_COMM_PAIR =
                           * {ranks 0, 1} and TG_COMM_DUP = {0, 0, 1} (rank 0 listed
                           * twice: a broken definition); needs 2 ranks or more */
+    TG_FORWARD_REFS = 64, /* the same global definitions, each written before
+                           * those it references (Strings last, Comms before
+                           * their Groups, children before their parents...): an
+                           * archive OTF2's Python reader refuses */
+    TG_DANGLING_REF = 128 /* also, last, Callpaths 1 and 2, each the other's
+                           * parent (a cycle), Callpath TG_CALLPATH_DANGLING,
+                           * then its Region TG_REGION_DANGLING, named by String
+                           * TG_STRING_MISSING, which is not defined */
 };
+
+#define TG_REGION_DANGLING 100
+#define TG_CALLPATH_DANGLING 0
+#define TG_STRING_MISSING 9999
 
 #define TG_WIN 0
 #define TG_GROUP_RANK0 5

@@ -3,7 +3,10 @@
  * MPI ranks, regions (with the window and overhead flags), communicators
  * resolved to location indices.  Place in the data flow: trace reading, before
  * any event is read.  Every other definition kind is counted here and copied
- * verbatim by the writer (records.c, writer.c).
+ * verbatim by the writer (defcopy.c, writer.c).  Names are looked up once all
+ * definitions are read (name_all): a definition may come before the String
+ * that names it (an archive of the unperturb tracer before issue 31, or of
+ * another writer), and OTF2's reader passes definitions on in file order.
  */
 #include <string.h>
 
@@ -28,6 +31,14 @@ typedef struct comm_raw {
     bool inter;
 } comm_raw;
 
+/* what is named after the reading: by index of d->regions / d->locs, the
+ * String ids; attributes of type UINT8 and the candidates for the tracer's
+ * CPU-time metric, in file order */
+typedef struct named {
+    uint64_t self;
+    OTF2_StringRef name;
+} named;
+
 typedef struct reading {
     up_defs *d;
     bool nomem;
@@ -35,7 +46,23 @@ typedef struct reading {
     comm_raw *craw;
     size_t ncraw, craw_cap;
     size_t regions_cap, locs_cap;
+    OTF2_StringRef *region_names, *loc_names;
+    size_t region_names_cap, loc_names_cap;
+    named *attrs8, *members;     /* UINT8 attributes; UINT64 members of exponent -9 */
+    size_t nattrs8, attrs8_cap, nmembers, members_cap;
+    struct { OTF2_MetricRef self; OTF2_MetricMemberRef member; } *classes; /* of one member */
+    size_t nclasses, classes_cap;
 } reading;
+
+/* `item` appended to the array *a of *n (capacity *cap); false: no memory */
+static bool push(void **a, size_t *n, size_t *cap, const void *item, size_t size)
+{
+    if (!up_grow(a, cap, *n + 1, size))
+        return false;
+    memcpy((char *)*a + *n * size, item, size);
+    (*n)++;
+    return true;
+}
 
 static bool dense_table(const up_map *m, uint32_t **table, uint32_t *n);
 
@@ -153,15 +180,12 @@ static OTF2_CallbackCode on_attribute(void *ud, OTF2_AttributeRef self, OTF2_Str
         r->nomem = true;
         return OTF2_CALLBACK_INTERRUPT;
     }
-    if (type == OTF2_TYPE_UINT8 && !strcmp(str_of(d, name), "unperturb::wildcard") &&
-        !d->has_wildcard_attr) {
-        d->has_wildcard_attr = true;
-        d->wildcard_attr = self;
-    }
-    if (type == OTF2_TYPE_UINT8 && !strcmp(str_of(d, name), "unperturb::reply") &&
-        !d->has_reply_attr) {
-        d->has_reply_attr = true;
-        d->reply_attr = self;
+    if (type == OTF2_TYPE_UINT8) { /* unperturb::wildcard or ::reply? (name_all) */
+        named a = {self, name};
+        if (!push((void **)&r->attrs8, &r->nattrs8, &r->attrs8_cap, &a, sizeof a)) {
+            r->nomem = true;
+            return OTF2_CALLBACK_INTERRUPT;
+        }
     }
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -178,15 +202,25 @@ static OTF2_CallbackCode on_region(void *ud, OTF2_RegionRef self,
     (void)canon, (void)desc, (void)rflags, (void)file, (void)b, (void)e;
     d->n_global_defs++;
     if (!up_grow((void **)&d->regions, &r->regions_cap, d->nregions + 1, sizeof *d->regions) ||
+        !up_grow((void **)&r->region_names, &r->region_names_cap, d->nregions + 1,
+                 sizeof *r->region_names) ||
         !up_map_put(&d->region_index, self, 0, d->nregions)) {
         r->nomem = true;
         return OTF2_CALLBACK_INTERRUPT;
     }
+    r->region_names[d->nregions] = name; /* named, and flagged, by name_all */
     rg = &d->regions[d->nregions++];
     memset(rg, 0, sizeof *rg);
-    rg->name = str_of(d, name); /* strings precede regions in OTF2 order */
+    rg->name = "";
     rg->role = role;
     rg->paradigm = paradigm;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The UP_REGION_* flags of a region, from its name and paradigm. */
+static void region_flags(up_region_def *rg)
+{
+    OTF2_Paradigm paradigm = rg->paradigm;
     if (!strcmp(rg->name, "MPI_Init") || !strcmp(rg->name, "MPI_Init_thread"))
         rg->flags |= UP_REGION_MPI_INIT;
     if (!strcmp(rg->name, "MPI_Finalize"))
@@ -217,21 +251,25 @@ static OTF2_CallbackCode on_region(void *ud, OTF2_RegionRef self,
             if (!strcmp(rg->name, nowait[i]))
                 rg->flags |= UP_REGION_NOWAIT;
     }
-    return OTF2_CALLBACK_SUCCESS;
 }
 
 /* The thread CPU-time metric of our tracer's --cpu-time: a metric class
- * whose one member is named "cpu_time" (simulate takes compute from it). */
+ * whose one member is named "cpu_time" (simulate takes compute from it);
+ * found by name_all. */
 static OTF2_CallbackCode on_metric_member(void *ud, OTF2_MetricMemberRef self, OTF2_StringRef name,
                                           OTF2_StringRef desc, OTF2_MetricType type,
                                           OTF2_MetricMode mode, OTF2_Type vtype, OTF2_Base base,
                                           int64_t exp, OTF2_StringRef unit)
 {
-    up_defs *d = ((reading *)ud)->d;
+    reading *r = ud;
+    named m = {self, name};
     (void)desc, (void)type, (void)mode, (void)base, (void)unit;
-    d->n_global_defs++;
-    if (!strcmp(str_of(d, name), "cpu_time") && vtype == OTF2_TYPE_UINT64 && exp == -9)
-        d->cpu_member = self, d->has_cpu_member = true;
+    r->d->n_global_defs++;
+    if (vtype == OTF2_TYPE_UINT64 && exp == -9 &&
+        !push((void **)&r->members, &r->nmembers, &r->members_cap, &m, sizeof m)) {
+        r->nomem = true;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -239,11 +277,17 @@ static OTF2_CallbackCode on_metric_class(void *ud, OTF2_MetricRef self, uint8_t 
                                          const OTF2_MetricMemberRef *members,
                                          OTF2_MetricOccurrence occ, OTF2_RecorderKind kind)
 {
-    up_defs *d = ((reading *)ud)->d;
+    reading *r = ud;
     (void)occ, (void)kind;
-    d->n_global_defs++;
-    if (n == 1 && d->has_cpu_member && members[0] == d->cpu_member)
-        d->cpu_metric = self, d->has_cpu_metric = true;
+    r->d->n_global_defs++;
+    if (n == 1) {
+        if (!up_grow((void **)&r->classes, &r->classes_cap, r->nclasses + 1, sizeof *r->classes)) {
+            r->nomem = true;
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        r->classes[r->nclasses].self = self;
+        r->classes[r->nclasses++].member = members[0];
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -279,14 +323,16 @@ static OTF2_CallbackCode on_location(void *ud, OTF2_LocationRef self,
     if (up_map_get(&d->loc_index, self, 0))
         return OTF2_CALLBACK_SUCCESS; /* duplicate definition: keep the first */
     if (!up_grow((void **)&d->locs, &r->locs_cap, d->nlocs + 1, sizeof *d->locs) ||
+        !up_grow((void **)&r->loc_names, &r->loc_names_cap, d->nlocs + 1, sizeof *r->loc_names) ||
         !up_map_put(&d->loc_index, self, 0, d->nlocs)) {
         r->nomem = true;
         return OTF2_CALLBACK_INTERRUPT;
     }
+    r->loc_names[d->nlocs] = name; /* named by name_all */
     l = &d->locs[d->nlocs++];
     memset(l, 0, sizeof *l);
     l->id = self;
-    l->name = str_of(d, name);
+    l->name = "";
     l->type = type;
     l->nevents = nevents;
     l->group = group;
@@ -356,6 +402,39 @@ static OTF2_CallbackCode on_intercomm(void *ud, OTF2_CommRef self, OTF2_StringRe
     /* Inter-communicators are kept unresolved: their messages are reported
      * as unmatched instead of being guessed (docs/models.md). */
     return add_comm(ud, self, name, OTF2_UNDEFINED_GROUP, true);
+}
+
+/* What the definitions read name, now that every String is known: regions
+ * (and their flags), locations, the tracer's attributes and CPU-time
+ * metric.  Where several match, the same one as when names were looked up
+ * as each definition came: the first attribute, the last member and class. */
+static void name_all(reading *r)
+{
+    up_defs *d = r->d;
+    size_t i;
+    for (i = 0; i < d->nregions; i++) {
+        d->regions[i].name = str_of(d, r->region_names[i]);
+        region_flags(&d->regions[i]);
+    }
+    for (i = 0; i < d->nlocs; i++)
+        d->locs[i].name = str_of(d, r->loc_names[i]);
+    for (i = 0; i < r->nattrs8; i++) {
+        const char *n = str_of(d, r->attrs8[i].name);
+        if (!strcmp(n, "unperturb::wildcard") && !d->has_wildcard_attr) {
+            d->has_wildcard_attr = true;
+            d->wildcard_attr = (OTF2_AttributeRef)r->attrs8[i].self;
+        }
+        if (!strcmp(n, "unperturb::reply") && !d->has_reply_attr) {
+            d->has_reply_attr = true;
+            d->reply_attr = (OTF2_AttributeRef)r->attrs8[i].self;
+        }
+    }
+    for (i = 0; i < r->nmembers; i++)
+        if (!strcmp(str_of(d, r->members[i].name), "cpu_time"))
+            d->cpu_member = (OTF2_MetricMemberRef)r->members[i].self, d->has_cpu_member = true;
+    for (i = 0; i < r->nclasses && d->has_cpu_member; i++)
+        if (r->classes[i].member == d->cpu_member)
+            d->cpu_metric = r->classes[i].self, d->has_cpu_metric = true;
 }
 
 static const group_def *group_of(const up_defs *d, OTF2_GroupRef g)
@@ -549,14 +628,17 @@ up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor, uint64_
                     anchor, up_otf2_last_error()[0] ? up_otf2_last_error() : OTF2_Error_GetDescription(rc));
     else if (d->resolution == 0)
         st = UP_ERR(err, UP_EFORMAT, "'%s' has no clock properties (timer resolution 0)", anchor);
-    else if (!resolve(&r) || !dense_table(&d->region_index, &d->region_by_id, &d->nregion_ids) ||
-             !dense_table(&d->comm_index, &d->comm_by_id, &d->ncomm_ids) ||
-             (d->nregion_ids && !(d->region_flags = up_calloc(d->nregion_ids, 1))))
-        st = UP_ERR(err, UP_ENOMEM, "out of memory resolving the definitions of '%s'", anchor);
-    else
-        for (i = 0; i < d->nregion_ids; i++)
-            if (d->region_by_id[i] != UINT32_MAX)
-                d->region_flags[i] = (uint8_t)d->regions[d->region_by_id[i]].flags;
+    else {
+        name_all(&r);
+        if (!resolve(&r) || !dense_table(&d->region_index, &d->region_by_id, &d->nregion_ids) ||
+            !dense_table(&d->comm_index, &d->comm_by_id, &d->ncomm_ids) ||
+            (d->nregion_ids && !(d->region_flags = up_calloc(d->nregion_ids, 1))))
+            st = UP_ERR(err, UP_ENOMEM, "out of memory resolving the definitions of '%s'", anchor);
+        else
+            for (i = 0; i < d->nregion_ids; i++)
+                if (d->region_by_id[i] != UINT32_MAX)
+                    d->region_flags[i] = (uint8_t)d->regions[d->region_by_id[i]].flags;
+    }
 
     for (i = 0; i < r.lgroups.cap; i++) {
         uint64_t k0, k1, v;
@@ -565,6 +647,11 @@ up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor, uint64_
     }
     up_map_free(&r.lgroups);
     up_free(r.craw);
+    up_free(r.region_names);
+    up_free(r.loc_names);
+    up_free(r.attrs8);
+    up_free(r.members);
+    up_free(r.classes);
     return st;
 }
 

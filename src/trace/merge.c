@@ -8,7 +8,8 @@
  * communicator and ordinal are (tracer.c says why that is enough); a group
  * of RmaGroupSync records when its member list is.  Each rank's local ids go to global ones through OTF2 mapping
  * tables in its local definitions, which OTF2's readers apply, so the event
- * files are moved in unchanged.
+ * files are moved in unchanged.  Each global definition is written after
+ * every definition it references (write_globals).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -621,10 +622,13 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
     } while (0)
     W(OTF2_GlobalDefWriter_WriteClockProperties(gw, (uint64_t)(rate + 0.5), t0, t1 - t0 + 1,
                                                 OTF2_UNDEFINED_TIMESTAMP));
-    W(OTF2_GlobalDefWriter_WriteParadigm(gw, OTF2_PARADIGM_MPI, (uint32_t)s_mpi,
-                                         OTF2_PARADIGM_CLASS_PROCESS));
+    /* every definition after the ones it references (the MPI Paradigm names
+     * a String): OTF2's Python reader refuses a reference to a definition
+     * still to come, and otf2-print shows it as INVALID */
     for (i = 0; i < m->strings.n; i++)
         W(OTF2_GlobalDefWriter_WriteString(gw, (uint32_t)i, m->strings.s[i]));
+    W(OTF2_GlobalDefWriter_WriteParadigm(gw, OTF2_PARADIGM_MPI, (uint32_t)s_mpi,
+                                         OTF2_PARADIGM_CLASS_PROCESS));
     W(OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, (uint32_t)s_linux, (uint32_t)s_machine,
                                                OTF2_UNDEFINED_SYSTEM_TREE_NODE));
     for (i = 0; i < hosts.n; i++)

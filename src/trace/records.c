@@ -1,7 +1,8 @@
 /*
  * records.c - every OTF2 event kind, expanded from the generated field lists
  * of otf2_records.h: the reader callbacks that store a record into a stream
- * slot, the writer dispatch, the plain-copy callbacks and the kind names.
+ * slot, the writer dispatch, the plain-copy callbacks and the kind names
+ * (global definitions are copied by defcopy.c).
  * Place in the data flow: trace reading and writing.  Because all of these
  * come from one list, no record kind can be read but not written (or the
  * reverse), and none is skipped silently by OTF2 for want of a callback.
@@ -197,39 +198,4 @@ void up_copy_evt_callbacks(OTF2_EvtReaderCallbacks *cb)
 #define X(K) OTF2_EvtReaderCallbacks_Set##K##Callback(cb, copy_##K);
     UP_OTF2_EVENTS(X)
 #undef X
-}
-
-/* ---- global definitions: reader callback -> writer --------------------- */
-
-#define X(K)                                                                    \
-    static OTF2_CallbackCode defcopy_##K(void *ud UP_DEFF_##K(P_F, P_A))        \
-    {                                                                           \
-        return OTF2_GlobalDefWriter_Write##K(((up_def_copy *)ud)->gw            \
-                                             UP_DEFF_##K(PASS_F, PASS_A)) ==    \
-                       OTF2_SUCCESS                                             \
-                   ? OTF2_CALLBACK_SUCCESS                                      \
-                   : OTF2_CALLBACK_ERROR;                                       \
-    }
-UP_OTF2_DEFS(X)
-#undef X
-
-/* A Location declares the records written for it, where the caller says:
- * those of a damaged input are fewer than it declared. */
-static OTF2_CallbackCode defcopy_location(void *ud, OTF2_LocationRef self, OTF2_StringRef name,
-                                          OTF2_LocationType type, uint64_t nevents,
-                                          OTF2_LocationGroupRef group)
-{
-    const up_def_copy *c = ud;
-    uint32_t i;
-    if (c->nevents && c->defs && up_defs_loc_index(c->defs, self, &i))
-        nevents = c->nevents[i];
-    return defcopy_Location(ud, self, name, type, nevents, group);
-}
-
-void up_copy_def_callbacks(OTF2_GlobalDefReaderCallbacks *cb)
-{
-#define X(K) OTF2_GlobalDefReaderCallbacks_Set##K##Callback(cb, defcopy_##K);
-    UP_OTF2_DEFS(X)
-#undef X
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, defcopy_location);
 }

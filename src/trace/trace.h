@@ -396,17 +396,26 @@ up_status up_otf2_archive_create(const char *dir, OTF2_Archive **out, up_err *er
 /* ---- plain copy (the benchmark baseline, and the definition copy) -------- */
 
 /* Callbacks that write each record straight to the OTF2_EvtWriter* given as
- * user data, and global definitions to the writer of the up_def_copy given
- * as user data (ClockProperties included). */
+ * user data. */
 void up_copy_evt_callbacks(OTF2_EvtReaderCallbacks *cb);
-typedef struct up_def_copy {
-    OTF2_GlobalDefWriter *gw;
-    /* if set: a Location definition declares nevents[i] records, i its
-     * index in defs (what was written, not what the input declared) */
-    const up_defs *defs;
-    const uint64_t *nevents;
-} up_def_copy;
+
+/* A copy of global definitions into `gw` in reference order (defcopy.c):
+ * each definition is written after every definition it references; an
+ * input already in that order is copied unchanged.  If `defs` and `nevents`
+ * are set, a Location definition declares nevents[i] records, i its index in
+ * defs (what was written, not what the input declared).  Feed it with a
+ * global definition reader whose callbacks up_copy_def_callbacks set (user
+ * data: the up_def_copy; ClockProperties included unless the caller sets its
+ * own callback); then up_def_copy_finish writes the definitions still
+ * waiting for one the input does not have (in input order) and returns the
+ * copy's first failure; up_def_copy_status returns it without writing. */
+typedef struct up_def_copy up_def_copy;
+up_status up_def_copy_open(OTF2_GlobalDefWriter *gw, const up_defs *defs, const uint64_t *nevents,
+                           up_def_copy **out, up_err *err);
 void up_copy_def_callbacks(OTF2_GlobalDefReaderCallbacks *cb);
+up_status up_def_copy_finish(up_def_copy *c, up_err *err);
+up_status up_def_copy_status(const up_def_copy *c, up_err *err);
+void up_def_copy_free(up_def_copy *c);
 
 /* The last message OTF2 reported through its error callback ("" if none). */
 const char *up_otf2_last_error(void);

@@ -1,8 +1,9 @@
 /*
  * writer.c - the output archive: every record of the input with the replay's
- * timestamps, every global definition copied (Locations declaring the records
- * written: fewer than the input declared if it was damaged), fresh
- * ClockProperties, and the attributes the caller added (up_writer_attr).
+ * timestamps, every global definition copied in reference order (defcopy.c;
+ * Locations declaring the records written: fewer than the input declared if
+ * it was damaged), fresh ClockProperties, and the attributes the caller added
+ * (up_writer_attr).
  *
  * Place in the data flow: last stage of compensate/simulate.  Memory is bounded
  * by OTF2 memory callbacks that hand each event buffer at most
@@ -294,35 +295,45 @@ static OTF2_CallbackCode skip_clock(void *ud, uint64_t res, uint64_t off,
 }
 
 /* Copies the input's global definitions, as far as they were found intact
- * when the input was opened (scan.h); Locations declare `nevents`. */
+ * when the input was opened (scan.h), in reference order (defcopy.c);
+ * Locations declare `nevents`. */
 static up_status copy_global_defs(OTF2_GlobalDefWriter *gw, const up_trace *in,
                                   const uint64_t *nevents, up_err *err)
 {
-    up_def_copy dc = {gw, up_trace_defs(in), nevents};
     const char *anchor = up_trace_anchor(in);
-    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    OTF2_Reader *rd;
     OTF2_GlobalDefReader *gr;
     OTF2_GlobalDefReaderCallbacks *cb;
     OTF2_ErrorCode rc = OTF2_ERROR_MEM_FAULT;
+    up_def_copy *dc;
+    up_status st;
     uint64_t n = 0;
-    if (!rd)
+    if ((st = up_def_copy_open(gw, up_trace_defs(in), nevents, &dc, err)) != UP_OK)
+        return st;
+    if (!(rd = OTF2_Reader_Open(anchor))) {
+        up_def_copy_free(dc);
         return UP_ERR(err, UP_EFORMAT, "cannot reopen '%s': %s", anchor, up_otf2_last_error());
+    }
     OTF2_Reader_SetSerialCollectiveCallbacks(rd);
     gr = OTF2_Reader_GetGlobalDefReader(rd);
     cb = OTF2_GlobalDefReaderCallbacks_New();
     if (gr && cb) {
         up_copy_def_callbacks(cb);
         OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, skip_clock);
-        rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cb, &dc);
+        rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cb, dc);
         if (rc == OTF2_SUCCESS)
             rc = OTF2_Reader_ReadGlobalDefinitions(rd, gr, up_trace_defs(in)->gdefs_intact, &n);
     }
     if (cb)
         OTF2_GlobalDefReaderCallbacks_Delete(cb);
     OTF2_Reader_Close(rd);
-    if (rc != OTF2_SUCCESS)
-        return up_otf2_err_(err, rc, "cannot copy the global definitions");
-    return UP_OK;
+    /* the copy's own failure (a write, memory) before the reader's report of it */
+    if ((st = up_def_copy_status(dc, err)) == UP_OK && rc != OTF2_SUCCESS)
+        st = up_otf2_err_(err, rc, "cannot copy the global definitions");
+    if (st == UP_OK)
+        st = up_def_copy_finish(dc, err);
+    up_def_copy_free(dc);
+    return st;
 }
 
 static void copy_anchor_info(OTF2_Archive *ar, const up_trace *in,
