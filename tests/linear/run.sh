@@ -7,7 +7,11 @@
 # simulate each run on pairs of generated traces, the second 4 times the
 # size of the first, and take at most 6 times the CPU (user + sys, the least
 # of 3 runs: a square would take 16 times):
-#   - one record with a list of 512 attributes, and of 2048;
+#   - one record with a list of 512 attributes, and of 2048 (the most a
+#     list may hold, UP_SCAN_MAX_ATTRS: libotf2 reads a list in time of its
+#     square, and this keeps it small);
+#   - one record with 4096 attributes, and with 16384: past the limit, the
+#     record is damage (one warning; the location ends there);
 #   - 20 000 and 80 000 records with 3 attributes each, and 100 and 400
 #     with 512 each (the records of a bench trace, `up-bench-gen -a`).
 # And unperturb's own part of reading (up_stream_slot_, the attributes of
@@ -44,6 +48,8 @@ gen() {
 }
 gen one512 "-b 512" 40 2
 gen one2048 "-b 2048" 40 2
+gen one4096 "-b 4096" 40 2
+gen one16384 "-b 16384" 40 2
 gen few20k "-a 3" 20000 4
 gen few80k "-a 3" 80000 4
 gen long100 "-a 512" 100 2
@@ -95,6 +101,22 @@ pair() {
     done
 }
 
+# ---- the limit: the long list is damage, the one at the limit is read ------------------
+for tr in one2048 one16384; do
+    rm -rf "$T/o" && mkdir -p "$T/o"
+    "$UNPERTURB" compensate "$T/$tr" -o "$T/o/c" --json "$T/o/c.json" --overhead-ns 10 -q > /dev/null 2> "$T/err"
+    st=$?
+    dmg=$(sed -n 's/.*"damaged_files": *\([0-9]*\).*/\1/p' "$T/o/c.json" 2>/dev/null | head -n 1)
+    if [ $tr = one2048 ]; then
+        [ "$st" = 0 ] && [ ! -s "$T/err" ] && [ "$dmg" = 0 ] && ok "$tr: read whole, no warning" ||
+            bad "$tr: read whole, no warning" "exit $st, damaged_files '$dmg': $(cat "$T/err")"
+    else
+        grep -q "warning: '.*/traces/1.evt' at byte [0-9]* (location 1): record 1 has 16384 attributes in chunk 0, more than the 2048" "$T/err" &&
+            [ "$st" = 0 ] && [ "$dmg" = 1 ] && ok "$tr: the list is damage, with a warning naming file, byte, location and record" ||
+            bad "$tr: the list is damage, with a warning naming file, byte, location and record" "exit $st, damaged_files '$dmg': $(cat "$T/err")"
+    fi
+done
+
 # ---- unperturb's own reading, in instructions ------------------------------------
 # slot ATTRS: instructions inside up_stream_slot_ (and what it calls) for
 # export of the trace with one list of ATTRS
@@ -116,6 +138,7 @@ fi
 
 # ---- CPU of every command ------------------------------------------------------------
 pair one512 one2048 "one list of 512 and of 2048 attributes (the limit)"
+pair one4096 one16384 "one list of 4096 and of 16384 attributes (refused)"
 pair few20k few80k "20 000 and 80 000 records of 3 attributes"
 pair long100 long400 "100 and 400 records of 512 attributes"
 
