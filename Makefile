@@ -148,6 +148,7 @@ test:
 	tests/examples/run.sh $(BUILD)
 	tests/features/run.sh $(BUILD)
 	$(MAKE) --no-print-directory $(BUILD)/bin/up-bench-gen $(BUILD)/bin/up-bench-measure
+	tests/linear/run.sh $(BUILD)
 	UNPERTURB=$(SAN)/bin/unperturb tests/corrupt/run.sh $(BUILD)
 	UNPERTURB=$(SAN)/bin/unperturb tests/report/run.sh $(BUILD)
 	UNPERTURB=$(SAN)/bin/unperturb tests/simulate/run.sh $(BUILD)

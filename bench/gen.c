@@ -1,7 +1,10 @@
 /*
- * gen.c - up-bench-gen DIR NEVENTS [NLOCS]: writes a synthetic, causally
- * consistent MPI trace of about NEVENTS records on NLOCS ranks (default 16)
- * for the benchmark (bench/run.sh), through tests/tracegen (OTF2's writer).
+ * gen.c - up-bench-gen [-a K] [-b N] DIR NEVENTS [NLOCS]: writes a
+ * synthetic, causally consistent MPI trace of about NEVENTS records on NLOCS
+ * ranks (default 16) for the benchmark (bench/run.sh), through
+ * tests/tracegen (OTF2's writer).  With -a every record carries an attribute
+ * list of K entries, with -b the first record of the last rank N more
+ * (tg_attrs; tests/linear/run.sh times the commands on such traces).
  *
  * Per rank: Enter(main) Enter/Leave(MPI_Init), then iterations, then
  * Enter/Leave(MPI_Finalize) Leave(main).  One iteration on each rank:
@@ -66,13 +69,22 @@ int main(int argc, char **argv)
 {
     uint64_t nevents, nlocs64 = 16, budget, per_rank, iters, it, total;
     uint64_t T = 1000; /* start of the current lockstep phase, ns */
-    uint64_t *t_send, *t_end;
+    uint64_t *t_send, *t_end, every = 0, once = 0;
     unsigned n, r;
     tg *g;
+    int bad = 0;
 
-    if (argc < 3 || argc > 4 || !parse_u64(argv[2], &nevents) ||
+    while (argc > 2 && (!strcmp(argv[1], "-a") || !strcmp(argv[1], "-b"))) {
+        if (!parse_u64(argv[2], argv[1][1] == 'a' ? &every : &once) || every > 1000000 ||
+            once > 1000000)
+            bad = 1;
+        argc -= 2;
+        argv += 2;
+    }
+    if (bad || argc < 3 || argc > 4 || !parse_u64(argv[2], &nevents) ||
         (argc == 4 && !parse_u64(argv[3], &nlocs64)) || nlocs64 < 2 || nlocs64 > 65536) {
-        fprintf(stderr, "usage: up-bench-gen DIR NEVENTS [NLOCS=16]  (NLOCS in 2..65536)\n");
+        fprintf(stderr, "usage: up-bench-gen [-a K] [-b N] DIR NEVENTS [NLOCS=16]  (NLOCS in 2..65536,\n"
+                        "       K and N attributes on every record and on the last rank's first, at most 1000000)\n");
         return 2;
     }
     n = (unsigned)nlocs64;
@@ -102,10 +114,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "up-bench-gen: cannot create '%s'\n", argv[1]);
         return 1;
     }
+    tg_attrs(g, (unsigned)every, 0);
 
     /* MPI_Init: everyone enters at about the same time, leaves together */
     for (r = 0; r < n; r++) {
         uint64_t e = T + jitter(200);
+        if (r == n - 1) /* -b: the first record of the last rank */
+            tg_attrs(g, (unsigned)every, (unsigned)once);
         tg_enter(g, r, e - 100, TG_MAIN);
         tg_enter(g, r, e, TG_INIT);
         tg_leave(g, r, T + 20000 + jitter(100), TG_INIT);

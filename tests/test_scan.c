@@ -240,6 +240,83 @@ TEST(scan_counts_libotf2_would_trust)
     up_scan_close(&s);
 }
 
+/* An attribute list token of n UINT8 entries (ids 0..n-1, value 7), before
+ * a record: 06, the length (ff and 8 bytes), the count (3 bytes), the
+ * entries (id compressed, type 1, value). */
+static size_t attr_list(unsigned char *p, unsigned n)
+{
+    unsigned char *q = p + 10, *body;
+    unsigned i;
+    p[0] = 6;
+    p[1] = 0xff;
+    body = q;
+    *q++ = 2, *q++ = (unsigned char)n, *q++ = (unsigned char)(n >> 8);
+    for (i = 0; i < n; i++) {
+        if (i == 0)
+            *q++ = 0;
+        else if (i < 256)
+            *q++ = 1, *q++ = (unsigned char)i;
+        else
+            *q++ = 2, *q++ = (unsigned char)i, *q++ = (unsigned char)(i >> 8);
+        *q++ = 1, *q++ = 7;
+    }
+    {
+        uint64_t len = (uint64_t)(q - body);
+        memcpy(p + 2, &len, 8); /* little endian host */
+    }
+    return (size_t)(q - p);
+}
+
+TEST(scan_attribute_lists_longer_than_the_limit_are_damage)
+{
+    /* chunk of 64 KiB: record 1, then a list of n entries before record 2 */
+    const size_t cs = 65536;
+    unsigned char *f = calloc(1, cs), *scratch = malloc(cs);
+    unsigned k, n;
+    CHECK(f && scratch);
+    if (!f || !scratch)
+        return;
+    for (k = 0; k < 2; k++) {
+        bytes h = {{0}, 0};
+        up_scan s;
+        up_err err = {0};
+        size_t at, len;
+        char path[4200];
+        int fd;
+        n = UP_SCAN_MAX_ATTRS + k;
+        header(&h, 1, 2);
+        ts(&h, 100), enter(&h, 1);
+        ts(&h, 200);
+        memcpy(f, h.b, h.n);
+        at = h.n; /* 39: the list's first byte */
+        len = at + attr_list(f + at, n);
+        f[len++] = 12, f[len++] = 1, f[len++] = 2; /* Enter(2) */
+        f[len++] = 2;                               /* end of file */
+        snprintf(path, sizeof path, "%s/f", t_dir(k ? "long" : "limit"));
+        mkdir(t_dir(k ? "long" : "limit"), 0755);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        CHECK(fd >= 0 && write(fd, f, len) == (ssize_t)len);
+        close(fd);
+        CHECK(up_scan_open(&s, path, UP_FILE_EVENTS, cs, &err) == UP_OK);
+        up_scan_all(&s, scratch);
+        if (!k) { /* at the limit: both records */
+            CHECK_EQ(s.records, 2);
+            CHECK(!s.damaged);
+        } else { /* one more: record 1 only, the damage at the list */
+            char want[120];
+            snprintf(want, sizeof want, "record 2 has %u attributes in chunk 0, more than the %u", n,
+                     (unsigned)UP_SCAN_MAX_ATTRS);
+            CHECK_EQ(s.records, 1);
+            CHECK(s.damaged);
+            CHECK_EQ(s.damage_off, 39);
+            CHECK(strstr(s.damage, want) != NULL);
+        }
+        up_scan_close(&s);
+    }
+    free(f);
+    free(scratch);
+}
+
 TEST(scan_missing_empty_and_odd_files)
 {
     up_scan s;

@@ -20,6 +20,9 @@ struct tg {
     const char *rname[TG_NREGIONS]; /* tg_name_region (NULL: regions[].name) */
     const char **lname;             /* tg_name_location, per rank (NULL: "Master thread") */
     const char *world;              /* tg_name_world (NULL: "MPI_COMM_WORLD") */
+    unsigned attrs_every, attrs_once; /* tg_attrs */
+    uint64_t nlists;                  /* attribute lists written */
+    OTF2_AttributeList *al;
 };
 
 static const struct {
@@ -110,6 +113,37 @@ OTF2_Archive *tg_archive(tg *g) { return g->ar; }
 void tg_name_region(tg *g, tg_region_t r, const char *name) { g->rname[r] = name; }
 void tg_name_location(tg *g, unsigned rank, const char *name) { g->lname[rank] = name; }
 void tg_name_world(tg *g, const char *name) { g->world = name; }
+void tg_attrs(tg *g, unsigned every, unsigned once)
+{
+    g->attrs_every = every;
+    g->attrs_once = once;
+    if (!g->al && (every || once) && !(g->al = OTF2_AttributeList_New())) {
+        fprintf(stderr, "tracegen: out of memory\n");
+        exit(99);
+    }
+}
+
+/* The attribute list of the next record (tg_attrs), or NULL.  OTF2's
+ * writer empties it once the record is written. */
+static OTF2_AttributeList *attrs(tg *g)
+{
+    unsigned n = g->attrs_every + g->attrs_once, i;
+    uint64_t v = g->nlists;
+    if (!n)
+        return NULL;
+    g->attrs_once = 0;
+    g->nlists++;
+    for (i = 0; i < n; i++) {
+        OTF2_AttributeRef id = TG_ATTR_LIST + i;
+        switch (i % 4) {
+        case 0: OTF2_AttributeList_AddUint8(g->al, id, (uint8_t)(v + i)); break;
+        case 1: OTF2_AttributeList_AddUint32(g->al, id, (uint32_t)(v * 7 + i)); break;
+        case 2: OTF2_AttributeList_AddUint64(g->al, id, v << 20 | i); break;
+        default: OTF2_AttributeList_AddDouble(g->al, id, (double)v + 0.5); break;
+        }
+    }
+    return g->al;
+}
 
 static OTF2_EvtWriter *rec(tg *g, unsigned rank, uint64_t t)
 {
@@ -122,49 +156,49 @@ static OTF2_EvtWriter *rec(tg *g, unsigned rank, uint64_t t)
 
 void tg_enter(tg *g, unsigned rank, uint64_t t, tg_region_t r)
 {
-    OTF2_EvtWriter_Enter(rec(g, rank, t), NULL, t, (OTF2_RegionRef)r);
+    OTF2_EvtWriter_Enter(rec(g, rank, t), attrs(g), t, (OTF2_RegionRef)r);
 }
 
 void tg_leave(tg *g, unsigned rank, uint64_t t, tg_region_t r)
 {
-    OTF2_EvtWriter_Leave(rec(g, rank, t), NULL, t, (OTF2_RegionRef)r);
+    OTF2_EvtWriter_Leave(rec(g, rank, t), attrs(g), t, (OTF2_RegionRef)r);
 }
 
 void tg_send(tg *g, unsigned rank, uint64_t t, unsigned dst, uint32_t tag, uint64_t bytes)
 {
-    OTF2_EvtWriter_MpiSend(rec(g, rank, t), NULL, t, dst, TG_COMM_WORLD, tag, bytes);
+    OTF2_EvtWriter_MpiSend(rec(g, rank, t), attrs(g), t, dst, TG_COMM_WORLD, tag, bytes);
 }
 
 void tg_recv(tg *g, unsigned rank, uint64_t t, unsigned src, uint32_t tag, uint64_t bytes)
 {
-    OTF2_EvtWriter_MpiRecv(rec(g, rank, t), NULL, t, src, TG_COMM_WORLD, tag, bytes);
+    OTF2_EvtWriter_MpiRecv(rec(g, rank, t), attrs(g), t, src, TG_COMM_WORLD, tag, bytes);
 }
 
 void tg_coll_begin(tg *g, unsigned rank, uint64_t t)
 {
-    OTF2_EvtWriter_MpiCollectiveBegin(rec(g, rank, t), NULL, t);
+    OTF2_EvtWriter_MpiCollectiveBegin(rec(g, rank, t), attrs(g), t);
 }
 
 void tg_coll_end(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, uint32_t root,
                  uint64_t sent, uint64_t received)
 {
-    OTF2_EvtWriter_MpiCollectiveEnd(rec(g, rank, t), NULL, t, op, TG_COMM_WORLD, root, sent, received);
+    OTF2_EvtWriter_MpiCollectiveEnd(rec(g, rank, t), attrs(g), t, op, TG_COMM_WORLD, root, sent, received);
 }
 
 void tg_coll_end_comm(tg *g, unsigned rank, uint64_t t, OTF2_CollectiveOp op, OTF2_CommRef comm,
                       uint32_t root, uint64_t sent, uint64_t received)
 {
-    OTF2_EvtWriter_MpiCollectiveEnd(rec(g, rank, t), NULL, t, op, comm, root, sent, received);
+    OTF2_EvtWriter_MpiCollectiveEnd(rec(g, rank, t), attrs(g), t, op, comm, root, sent, received);
 }
 
 void tg_flush(tg *g, unsigned rank, uint64_t t, uint64_t stop)
 {
-    OTF2_EvtWriter_BufferFlush(rec(g, rank, t), NULL, t, stop);
+    OTF2_EvtWriter_BufferFlush(rec(g, rank, t), attrs(g), t, stop);
 }
 
 void tg_request_test(tg *g, unsigned rank, uint64_t t, uint64_t req)
 {
-    OTF2_EvtWriter_MpiRequestTest(rec(g, rank, t), NULL, t, req);
+    OTF2_EvtWriter_MpiRequestTest(rec(g, rank, t), attrs(g), t, req);
 }
 
 void tg_metric(tg *g, unsigned rank, uint64_t t, uint64_t value)
@@ -172,7 +206,7 @@ void tg_metric(tg *g, unsigned rank, uint64_t t, uint64_t value)
     OTF2_Type type = OTF2_TYPE_UINT64;
     OTF2_MetricValue v;
     v.unsigned_int = value;
-    OTF2_EvtWriter_Metric(rec(g, rank, t), NULL, t, 0, 1, &type, &v);
+    OTF2_EvtWriter_Metric(rec(g, rank, t), attrs(g), t, 0, 1, &type, &v);
 }
 
 void tg_mpi_send(tg *g, unsigned rank, uint64_t t_enter, uint64_t t_send, uint64_t t_leave,
@@ -415,6 +449,8 @@ int tg_close(tg *g)
     free(g->w);
     free(g->nev);
     free(g->lname);
+    if (g->al)
+        OTF2_AttributeList_Delete(g->al);
     free(g);
     return rc;
 }

@@ -97,6 +97,15 @@ void tg_recv_wild(tg *g, unsigned rank, uint64_t t, unsigned src, uint32_t tag, 
 #define TG_ATTR_REPLY 1
 void tg_send_reply(tg *g, unsigned rank, uint64_t t, unsigned dst, uint32_t tag, uint64_t bytes,
                    uint8_t mark);
+/* Attribute lists on the records written through tg_enter .. tg_metric
+ * (and the tg_mpi_* helpers): from now on each carries `every` attributes,
+ * and the next one written also `once` more (a long list: 0 for none).
+ * The attributes are TG_ATTR_LIST + i, of UINT8, UINT32, UINT64 and DOUBLE
+ * in turn, left undefined (otf2-print shows them as INVALID); their values
+ * change from record to record.  OTF2's writer takes time in the square of
+ * a list's length. */
+#define TG_ATTR_LIST 16
+void tg_attrs(tg *g, unsigned every, unsigned once);
 void tg_flush(tg *g, unsigned rank, uint64_t t, uint64_t stop);
 /* An MpiRequestTest (a failed MPI_Test of request `req`). */
 void tg_request_test(tg *g, unsigned rank, uint64_t t, uint64_t req);

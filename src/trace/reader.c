@@ -86,11 +86,16 @@ up_event *up_stream_slot_(void *ud, unsigned kind, uint64_t t,
     e->rflags = 0; /* the slot may hold an earlier record's (set_rflags) */
     e->time = t;
     e->t_out = t;
-    e->nattrs = na;
     e->attrs = na ? (up_attr *)(void *)e->xbuf : NULL;
+    /* taken from the front: libotf2's list is linked, and fetching entry i
+     * by index walks i links (a record's list would cost its square).  The
+     * list is libotf2's scratch for this record only: it empties it after
+     * the callback anyway. */
     for (i = 0; i < na; i++)
-        OTF2_AttributeList_GetAttributeByIndex(al, i, &e->attrs[i].id,
-                                               &e->attrs[i].type, &e->attrs[i].value);
+        if (OTF2_AttributeList_PopAttribute(al, &e->attrs[i].id, &e->attrs[i].type,
+                                            &e->attrs[i].value) != OTF2_SUCCESS)
+            break;
+    e->nattrs = i;
     *xp = abytes ? e->xbuf + abytes : e->xbuf; /* (no arithmetic on a NULL xbuf) */
     s->count++;
     return e;

@@ -27,7 +27,9 @@
  * Metric and ProgramBegin events, Group, MetricClass, CartTopology,
  * CartCoordinate and IoParadigm definitions, and the MappingTable and
  * ClockOffset of the local definitions.  Anything else libotf2 reads from
- * an intact record stays inside the chunk it allocated.
+ * an intact record stays inside the chunk it allocated.  An attribute list
+ * is also refused for its length alone (UP_SCAN_MAX_ATTRS, scan.h): libotf2
+ * reads one in time of the square of its entries.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -507,12 +509,13 @@ static bool record_ok(const up_scan *s, unsigned kind, const unsigned char *p, u
     }
 }
 
-/* An attribute list: a count, then (id, type, value) entries, filling the
- * record exactly as OTF2 writes it. */
-static bool attrs_ok(const up_scan *s, const unsigned char *p, uint64_t len)
+/* An attribute list: a count (*count), then (id, type, value) entries,
+ * filling the record exactly as OTF2 writes it. */
+static bool attrs_ok(const up_scan *s, const unsigned char *p, uint64_t len, uint64_t *count)
 {
     cur c = {p, p + len, s->big_endian, false};
     uint64_t n = rd_comp(&c, 4), i;
+    *count = n;
     if (c.bad || n == 0 || n > len)
         return false;
     for (i = 0; i < n && !c.bad; i++) {
@@ -723,8 +726,18 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
         if (rlen >= (uint64_t)(end - q) + cut_ok) /* the record and a token after it */
             goto cut;
         if (kind == T_ATTRIBUTES && s->kind == UP_FILE_EVENTS) {
-            if (!attrs_ok(s, q, rlen))
+            uint64_t na;
+            if (!attrs_ok(s, q, rlen, &na))
                 return stop(s, n, at, "a damaged attribute list");
+            if (na > UP_SCAN_MAX_ATTRS) { /* libotf2 would take time in its square */
+                bool kept = stop(s, n, at, "");
+                snprintf(s->damage, sizeof s->damage,
+                         "record %llu has %llu attributes in chunk %llu, more than the %d an "
+                         "attribute list may hold (libotf2 reads a list in time of its square)",
+                         (unsigned long long)(s->records + 1), (unsigned long long)na,
+                         (unsigned long long)s->chunk, UP_SCAN_MAX_ATTRS);
+                return kept;
+            }
         } else {
             if (checked[kind] && !record_ok(s, kind, q, rlen))
                 goto bad_record;

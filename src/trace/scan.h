@@ -38,6 +38,17 @@ typedef enum up_file_kind {
     UP_FILE_EVENTS       /* traces/<location>.evt */
 } up_file_kind;
 
+/* The most entries an event's attribute list may hold; a longer list is
+ * damage (docs/cli.md, "Damaged traces").  libotf2 reads a list of n
+ * entries in time of n^2 (it adds each after a search of those before it:
+ * about 2.55 n^2 instructions), and it knows no limit.  At 2048 a list
+ * costs it 10.7 M instructions, as much as 256 KiB of ordinary records (the
+ * smallest chunk OTF2 writes; about 40 instructions a byte), and a file of
+ * nothing but such lists (5 bytes an entry) reads at most about 30 times
+ * slower a byte than one of ordinary records: time stays linear in the
+ * file's size.  Real traces carry a few attributes a record. */
+#define UP_SCAN_MAX_ATTRS 2048
+
 /* A range of event numbers (1-based, as OTF2 counts them) whose timestamp
  * token jumps ahead of the tokens around it. */
 typedef struct up_spike {

@@ -150,6 +150,20 @@ def hexbytes(s):
     return bytes.fromhex(s)
 
 
+def compressed(v, big):
+    """An OTF2 compressed number: its byte count, then its bytes (0: none)."""
+    n = (v.bit_length() + 7) // 8
+    return bytes([n]) + v.to_bytes(n, "big" if big else "little")
+
+
+def attr_list(n, big):
+    """An attribute-list token of n UINT8 entries (ids 0..n-1, values i & 0xff),
+    as OTF2 writes it: 06, the length (ff and 8 bytes), the count, then
+    (id, type 1, value) per entry."""
+    body = compressed(n, big) + b"".join(compressed(i, big) + bytes([1, i & 0xff]) for i in range(n))
+    return b"\x06\xff" + struct.pack(">Q" if big else "<Q", len(body)) + body
+
+
 def materialise(case, bases, dest):
     """Copies the base to dest and applies the case's operations."""
     base = bases[case.base]
@@ -179,6 +193,21 @@ def materialise(case, bases, dest):
                 raise CaseError("%s: splice moves the chunks of %s" % (case.name, args[0]))
             b = open(f(args[0]), "rb").read()
             open(f(args[0]), "wb").write(b[:at] + val + b[at + n:])
+        elif verb == "attrs":  # attrs FILE AT N: an attribute list of N entries inserted at AT
+            at, n = resolve(base, args[0], args[1]), int(args[2])
+            w, _ = base.walk_of(args[0])
+            if len(w.chunks) != 1:
+                raise CaseError("%s: attrs moves the chunks of %s" % (case.name, args[0]))
+            b = open(f(args[0]), "rb").read()
+            big = b[1:2] == b"\x23"
+            for a in w.attr_lists:  # a record has one list at most
+                ln = b[a + 1] if b[a + 1] != 0xff else struct.unpack(">Q" if big else "<Q", b[a + 2:a + 10])[0]
+                if at == a or at == a + (2 if b[a + 1] != 0xff else 10) + ln:
+                    raise CaseError("%s: the record at %s has an attribute list" % (case.name, args[1]))
+            lst = attr_list(n, big)
+            if len(b) + len(lst) > base.anchor.chunk_evt:
+                raise CaseError("%s: %d attributes do not fit the chunk" % (case.name, n))
+            open(f(args[0]), "wb").write(b[:at] + lst + b[at:])
         elif verb == "settime":  # settime FILE ts:N ts:M[+D]: token N takes token M's time (+D ticks)
             w, _ = base.walk_of(args[0])
             big = "<" if not open(w.path, "rb").read(2)[1:] == b"\x23" else ">"

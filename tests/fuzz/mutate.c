@@ -8,7 +8,9 @@
  * reader's scan then refuses early.  So most mutations here work on one
  * member, or on one token of an OTF2 chunk (a record, a timestamp, an
  * attribute list) with its length and the chunk header's record numbers
- * kept right; the rest are libFuzzer's own, on the whole input.
+ * kept right, or give a record an attribute list (a few entries, or about
+ * as many as a list may hold, UP_SCAN_MAX_ATTRS, or more); the rest are
+ * libFuzzer's own, on the whole input.
  * libFuzzer's LLVMFuzzerMutate does the byte work (with the dictionary and
  * the comparison operands it saw).
  */
@@ -16,6 +18,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+#include <otf2/OTF2_GeneralDefinitions.h>
+
+#include "trace/scan.h"
 
 typedef struct rng {
     uint64_t s;
@@ -89,6 +95,53 @@ static void put64(uint8_t *p, uint64_t v, bool big)
         p[big ? 7 - i : i] = (uint8_t)(v >> (8 * i));
 }
 
+/* An OTF2 compressed number of at most `max` bytes: its byte count, then
+ * its bytes (in the chunk's byte order). */
+static size_t put_comp(uint8_t *p, uint64_t v, unsigned max, bool big)
+{
+    unsigned n = 0, i;
+    while (n < max && (v >> (8 * n)))
+        n++;
+    p[0] = (uint8_t)n;
+    for (i = 0; i < n; i++)
+        p[1 + (big ? n - 1 - i : i)] = (uint8_t)(v >> (8 * i));
+    return 1 + n;
+}
+
+/* An attribute-list token of n entries at p (room for 10 + 5 + 15 n bytes):
+ * ids 0..n-1 (now and then one twice, which libotf2 refuses), types of
+ * every size, values from the rng.  Returns its length. */
+static size_t attr_list(uint8_t *p, unsigned n, rng *r, bool big)
+{
+    static const uint8_t types[] = {OTF2_TYPE_UINT8, OTF2_TYPE_INT16, OTF2_TYPE_UINT32,
+                                    OTF2_TYPE_INT64, OTF2_TYPE_FLOAT, OTF2_TYPE_DOUBLE,
+                                    OTF2_TYPE_STRING, OTF2_TYPE_LOCATION, OTF2_TYPE_REGION};
+    uint8_t *q = p + 10;
+    size_t len;
+    unsigned i, j;
+    p[0] = 0x06; /* the length is always the long form: ff, then 8 bytes */
+    p[1] = 0xff;
+    q += put_comp(q, n, 4, big);
+    for (i = 0; i < n; i++) {
+        uint8_t t = types[rnd(r, sizeof types)];
+        uint64_t v = (uint64_t)rnd(r, ~0u) << 32 | rnd(r, ~0u);
+        q += put_comp(q, rnd(r, 64) ? i : rnd(r, n), 4, big);
+        *q++ = t;
+        switch (t) {
+        case OTF2_TYPE_UINT8: *q++ = (uint8_t)v; break;
+        case OTF2_TYPE_INT16: *q++ = (uint8_t)v, *q++ = (uint8_t)(v >> 8); break;
+        case OTF2_TYPE_FLOAT: for (j = 0; j < 4; j++) *q++ = (uint8_t)(v >> (8 * j)); break;
+        case OTF2_TYPE_DOUBLE: for (j = 0; j < 8; j++) *q++ = (uint8_t)(v >> (8 * j)); break;
+        case OTF2_TYPE_INT64: case OTF2_TYPE_LOCATION: q += put_comp(q, v, 8, big); break;
+        default: q += put_comp(q, v & 0xffffffffu, 4, big); break;
+        }
+    }
+    len = (size_t)(q - p - 10);
+    for (j = 0; j < 8; j++)
+        p[2 + (big ? 7 - j : j)] = (uint8_t)((uint64_t)len >> (8 * j));
+    return (size_t)(q - p);
+}
+
 static uint64_t get64(const uint8_t *p, bool big)
 {
     uint64_t v = 0;
@@ -123,8 +176,23 @@ static bool mutate_token(work *w, rng *r, size_t max)
         return false;
     k = 1 + rnd(r, (unsigned)(nt - 1)); /* a token after the header */
     cut_from = cut_to = t[k].off;
-    op = rnd(r, 7);
+    op = rnd(r, events ? 8 : 7);
     switch (op) {
+    case 7: { /* an attribute list for a record that has none: a few entries,
+               * or about as many as a list may hold (UP_SCAN_MAX_ATTRS), or
+               * more */
+        static const unsigned near[] = {UP_SCAN_MAX_ATTRS - 1, UP_SCAN_MAX_ATTRS, UP_SCAN_MAX_ATTRS + 1};
+        unsigned how = rnd(r, 4), n;
+        if (t[k].kind != FZ_TOK_RECORD || t[k - 1].kind == FZ_TOK_ATTRS)
+            return false;
+        n = how == 0 ? 1 + rnd(r, 8) : how == 1 ? near[rnd(r, 3)]
+            : how == 2 ? 1 + rnd(r, 300) : 1 + rnd(r, 3 * UP_SCAN_MAX_ATTRS);
+        if (!(out = pool_take(w, 15 + 15 * (size_t)n)))
+            return false;
+        ins = out;
+        ins_len = attr_list(out, n, r, big);
+        break;
+    }
     case 0: /* delete it */
         cut_to = t[k].off + t[k].len;
         break;

@@ -29,6 +29,7 @@
 
 #include "../tracegen.h"
 #include "fuzz.h"
+#include "trace/scan.h"
 
 static uint8_t *slurp(const char *path, size_t *n)
 {
@@ -439,6 +440,46 @@ static void gen_misc(tg *g)
     OTF2_AttributeList_Delete(al);
 }
 
+/* attribute lists: a few entries of each type on point-to-point records,
+ * and lists of UP_SCAN_MAX_ATTRS - 1 and UP_SCAN_MAX_ATTRS entries (the
+ * most a list may hold; libotf2 reads one in time of its square) */
+static void gen_attrs(tg *g)
+{
+    unsigned k;
+    tg_attrs(g, 0, UP_SCAN_MAX_ATTRS);
+    tg_enter(g, 0, 10, TG_MAIN);
+    tg_attrs(g, 0, UP_SCAN_MAX_ATTRS - 1);
+    tg_enter(g, 1, 10, TG_MAIN);
+    for (k = 1; k <= 4; k++) {
+        tg_attrs(g, k, 0);
+        tg_mpi_send(g, 0, 10 + 10 * k, 12 + 10 * k, 14 + 10 * k, 1, k, 8 * k);
+        tg_mpi_recv(g, 1, 11 + 10 * k, 15 + 10 * k, 16 + 10 * k, 0, k, 8 * k);
+    }
+    tg_attrs(g, 0, 0);
+    tg_leave(g, 0, 70, TG_MAIN);
+    tg_leave(g, 1, 70, TG_MAIN);
+}
+
+/* a list of one entry more than UP_SCAN_MAX_ATTRS on location 1's third
+ * record: damage, the location ends there */
+static void gen_attrs_long(tg *g)
+{
+    unsigned r;
+    for (r = 0; r < 2; r++) {
+        tg_attrs(g, 2, 0);
+        tg_enter(g, r, 10, TG_MAIN);
+        tg_enter(g, r, 11, TG_INIT);
+        if (r == 1)
+            tg_attrs(g, 0, UP_SCAN_MAX_ATTRS + 1);
+        tg_leave(g, r, 15, TG_INIT);
+        tg_attrs(g, 1, 0);
+    }
+    tg_mpi_send(g, 0, 20, 21, 22, 1, 3, 64);
+    tg_mpi_recv(g, 1, 20, 23, 24, 0, 3, 64);
+    tg_attrs(g, 0, 0);
+    unframe(g, 2, 30);
+}
+
 /* as the unperturb tracer leaves it: a calibration property, stalls lists */
 static void gen_tracer(tg *g)
 {
@@ -464,6 +505,8 @@ static const scenario scenarios[] = {
     {"threads", 2, TG_OMP_TEAM, 1000000000, gen_threads},
     {"misc", 2, TG_CPU_METRIC, 1000000000, gen_misc},
     {"tracer", 2, 0, 1000000000, gen_tracer},
+    {"attrs", 2, 0, 1000000000, gen_attrs},
+    {"attrs-long", 2, 0, 1000000000, gen_attrs_long},
 };
 
 /* stalls lists for the tracer scenario: (start, length) pairs */
