@@ -337,7 +337,9 @@ TEST(outset_commit_and_abort)
     CHECK_EQ(up_outset_commit(s, &err), UP_OK);
     up_outset_free(s);
     CHECK(!strcmp(listing(d), "out s.json"));
-    CHECK(!strcmp(listing(dir), "second"));
+    CHECK(!strcmp(listing(dir), ".unperturb-output second"));
+    snprintf(p, sizeof p, "%s/.unperturb-output", dir);
+    CHECK(file_is(p, "unperturb output folder 1\ncommand unperturb\nf second\n"));
     CHECK(file_is(file, "second"));
 }
 
@@ -353,6 +355,8 @@ TEST(outset_commit_is_all_or_none)
     mkdir(dir, 0755);
     snprintf(p, sizeof p, "%s/old", dir);
     put_file(p, "old");
+    snprintf(p, sizeof p, "%s/.unperturb-output", dir); /* an earlier output */
+    put_file(p, "unperturb output folder 1\ncommand test\nf old\n");
     /* the folder replaces an old one, then the file's rename fails because
      * a file of its name appeared meanwhile: the old folder comes back */
     CHECK_EQ(up_outset_new(&s, true, &err), UP_OK);
@@ -367,7 +371,7 @@ TEST(outset_commit_is_all_or_none)
     CHECK(strstr(err.msg, "s.json") && strstr(err.msg, "appeared"));
     up_outset_free(s);
     CHECK(!strcmp(listing(d), "out s.json"));
-    CHECK(!strcmp(listing(dir), "old"));
+    CHECK(!strcmp(listing(dir), ".unperturb-output old"));
     CHECK(file_is(file, "intruder"));
 }
 
@@ -547,4 +551,62 @@ TEST(signals_remove_temporaries)
     killed_by(SIGTERM);
     killed_by(SIGHUP);
     killed_by(SIGPIPE);
+}
+
+/* --force replaces a folder only when its .unperturb-output lists exactly
+ * what it holds (or it is empty); "-" is standard output; a scratch folder
+ * is made and removed */
+TEST(outset_force_only_over_outputs)
+{
+    char d[PATH_MAX], dir[PATH_MAX + 64], p[PATH_MAX + 128], scratch[PATH_MAX];
+    up_outset *s = NULL;
+    up_err err = {0};
+    size_t i = 9;
+    struct stat st;
+    snprintf(d, sizeof d, "%s", t_dir("forceonly"));
+    mkdir(d, 0755);
+    snprintf(dir, sizeof dir, "%s/out", d);
+    mkdir(dir, 0755);
+    snprintf(p, sizeof p, "%s/notes.txt", dir);
+    put_file(p, "mine");
+    CHECK_EQ(up_outset_new(&s, true, &err), UP_OK);
+    CHECK_EQ(up_outset_add(s, dir, UP_OUT_DIR, "-o", NULL, &err), UP_OK);
+    CHECK_EQ(up_outset_begin(s, &err), UP_EEXIST);
+    CHECK(strstr(err.msg, "notes.txt'") && strstr(err.msg, "no .unperturb-output"));
+    up_outset_free(s);
+    CHECK(file_is(p, "mine"));
+    /* listed, but the folder holds one more */
+    snprintf(p, sizeof p, "%s/.unperturb-output", dir);
+    put_file(p, "unperturb output folder 1\ncommand test\nf notes.txt\n");
+    snprintf(p, sizeof p, "%s/sub", dir);
+    mkdir(p, 0755);
+    CHECK_EQ(up_outset_new(&s, true, &err), UP_OK);
+    CHECK_EQ(up_outset_add(s, dir, UP_OUT_DIR, "-o", NULL, &err), UP_OK);
+    CHECK_EQ(up_outset_begin(s, &err), UP_EEXIST);
+    CHECK(strstr(err.msg, "out/sub' is not listed") != NULL);
+    up_outset_free(s);
+    /* listed exactly: replaced */
+    snprintf(p, sizeof p, "%s/.unperturb-output", dir);
+    put_file(p, "unperturb output folder 1\ncommand test\nd sub\nf notes.txt\n");
+    CHECK_EQ(up_outset_new(&s, true, &err), UP_OK);
+    CHECK_EQ(up_outset_add(s, dir, UP_OUT_DIR, "-o", NULL, &err), UP_OK);
+    CHECK_EQ(up_outset_begin(s, &err), UP_OK);
+    CHECK_EQ(up_outset_commit(s, &err), UP_OK);
+    up_outset_free(s);
+    CHECK(!strcmp(listing(dir), ".unperturb-output"));
+    /* "-": standard output, at most one; a folder cannot be */
+    CHECK_EQ(up_outset_new(&s, false, &err), UP_OK);
+    CHECK_EQ(up_outset_add(s, "-", UP_OUT_FILE, "--json", NULL, &err), UP_OK);
+    CHECK_EQ(up_outset_add(s, "-", UP_OUT_FILE, "-o", NULL, &err), UP_EUSAGE);
+    CHECK_EQ(up_outset_add(s, "-", UP_OUT_DIR, "-o", NULL, &err), UP_EUSAGE);
+    CHECK_EQ(up_outset_scratch(s, &i, &err), UP_OK);
+    CHECK_EQ(i, 1);
+    CHECK_EQ(up_outset_begin(s, &err), UP_OK);
+    CHECK(up_outset_stdout(s));
+    CHECK(!strcmp(up_outset_tmp(s, 0), UP_OUTPUT_STDOUT));
+    snprintf(scratch, sizeof scratch, "%s", up_outset_tmp(s, 1));
+    CHECK(stat(scratch, &st) == 0 && S_ISDIR(st.st_mode));
+    CHECK_EQ(up_outset_commit(s, &err), UP_OK);
+    up_outset_free(s);
+    CHECK(stat(scratch, &st) != 0); /* removed, although committed */
 }

@@ -71,9 +71,9 @@ int cmd_calibrate(int argc, char **argv)
         return cmd_usage("calibrate", "no output file given (-o FILE)%s", "");
     if (optind != argc)
         return cmd_usage("calibrate", "unexpected argument '%s'", up_esc(argv[optind]));
-    if (cmd_near_exe(NULL, "libexec/unperturb-calibrate", prog, sizeof prog) != 0 ||
+    if (cmd_near_exe("UNPERTURB_CALIBRATE_PROG", "libexec/unperturb-calibrate", prog, sizeof prog) != 0 ||
         access(prog, X_OK) != 0) {
-        fprintf(stderr, "unperturb calibrate: cannot find '%s'\n", prog);
+        fprintf(stderr, "unperturb calibrate: cannot find '%s' (set UNPERTURB_CALIBRATE_PROG)\n", prog);
         return 1;
     }
     /* the measurement program writes FILE's temporary (or, for -o -, a
