@@ -115,7 +115,8 @@ TEST(experiment_errors_name_file_and_line)
         {"[experiment]\ninput = /a\nfoo = 1\n",
          "/e/x.ini:3: unknown key 'foo' in [experiment] (expected input, sweep, output, json, calibration, "
          "created, created_by)", UP_EFORMAT},
-        {"[experiment]\ninput\n", "/e/x.ini:2: expected 'key = value' in [experiment]", UP_EFORMAT},
+        {"[experiment]\ninput\n",
+         "/e/x.ini:2: not an INI line (expected 'key = value', a [section] or a comment)", UP_EFORMAT},
         {"[experiment]\n\ninput =  \n", "/e/x.ini:3: 'input' has no value", UP_EFORMAT},
         {"[experiment]\noutput = a\noutput = b\n", "/e/x.ini:3: 'output' given twice", UP_EFORMAT},
         {"[experiment]\nsweep = a\nsweep = b\nsweep = c\n", "/e/x.ini:4: a third sweep (at most two)",

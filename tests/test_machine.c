@@ -376,9 +376,9 @@ TEST(machine_errors)
     CHECK_ERR("[network]\nns_per_byte = 1\nbandwidth_gbs = 2\n",
               "m.ini:3: bandwidth_gbs and ns_per_byte (line 2) set the same parameter");
     /* not INI, and the earliest error wins */
-    CHECK_ERR("[network]\nlatency_ns 5\n", "m.ini:2: expected 'key = value'");
-    CHECK_ERR("[network\n", "m.ini:1: expected 'key = value'");
-    CHECK_ERR("[network]\nlatency_ns 5\nfoo = 1\n", "m.ini:2: expected");
+    CHECK_ERR("[network]\nlatency_ns 5\n", "m.ini:2: not an INI line (expected 'key = value'");
+    CHECK_ERR("[network\n", "m.ini:1: not an INI line (expected 'key = value'");
+    CHECK_ERR("[network]\nlatency_ns 5\nfoo = 1\n", "m.ini:2: not an INI line (expected");
     CHECK_ERR("[network]\nfoo = 1\nlatency_ns 5\n", "m.ini:2: unknown key 'foo'");
     /* a line too long for inih's buffer */
     {
