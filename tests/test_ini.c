@@ -6,12 +6,15 @@
  * calibration files, machine files, experiment files and the calibration an
  * archive stores (the error names the archive); unknown keys and keys set
  * twice are errors in every section of a calibration; what the tracer and
- * the merge write still reads.
+ * the merge write still reads.  And the numbers of item 8: sweeps (on the
+ * command line and in experiment files) and the timing shim's window are
+ * decimal, finite and in range, through up_num_parse.
  *
  * Place in the data flow: the readers of src/model (calibration.c,
- * machine.c) and src/run (experiment.c), which read their lines through
- * src/util/text.c's up_lines_read.
+ * machine.c) and src/run (experiment.c, sweep.c, validate.c), which read
+ * their lines through src/util/text.c's up_lines_read.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,7 @@
 #include "tracegen.h"
 #include "model/model.h"
 #include "model/machine.h"
+#include "run/pipeline.h"
 #include "run/simrun.h"
 
 static void want_msg(const char *file, int line, const char *kind, up_status st, const up_err *err,
@@ -269,4 +273,110 @@ TEST(ini_stored_calibration_names_the_archive)
              &err, "(stored)", want);
     CHECK(strstr(err.msg, dir) != NULL);
     up_trace_close(t);
+}
+
+/* ---- numbers (item 8) ---------------------------------------------------------- */
+
+static void sweep_err_at(const char *file, int line, const char *arg, const char *want)
+{
+    static up_sweep s;
+    up_machine m;
+    up_err err = {0};
+    up_status st;
+    up_machine_init(&m);
+    st = up_sweep_parse(arg, &m, &s, &err);
+    if (st != UP_EUSAGE)
+        t_fail(file, line, "sweep %s: status %d (%zu values), want UP_EUSAGE", arg, (int)st, s.n);
+    else if (strcmp(err.msg, want))
+        t_fail(file, line, "sweep %s: message '%s', wanted '%s'", arg, err.msg, want);
+}
+#define SWEEP_ERR(arg, want) sweep_err_at(__FILE__, __LINE__, arg, want)
+
+/* A sweep's numbers are up_num_parse's: decimal, finite, in the key's range
+ * (STEP up to the range's width); `0:1000:0x10` ran 63 values. */
+TEST(ini_sweep_numbers_are_decimal_and_bounded)
+{
+    SWEEP_ERR("latency_ns=0:1000:0x10",
+              "--sweep 'latency_ns=0:1000:0x10': STEP 0x10: not a number (must be between 0 and 1e9 ns)");
+    SWEEP_ERR("latency_ns=0x0:1000:10",
+              "--sweep 'latency_ns=0x0:1000:10': latency_ns = 0x0: not a number (must be between 0 and 1e9 ns)");
+    SWEEP_ERR("latency_ns=0:0X3E8:10",
+              "--sweep 'latency_ns=0:0X3E8:10': latency_ns = 0X3E8: not a number (must be between 0 and 1e9 ns)");
+    SWEEP_ERR("latency_ns=0:1000:1e308", "--sweep 'latency_ns=0:1000:1e308': STEP 1e308: must be between 0 and 1e9 ns");
+    SWEEP_ERR("latency_ns=0:1000:1e999", "--sweep 'latency_ns=0:1000:1e999': STEP 1e999: must be between 0 and 1e9 ns");
+    SWEEP_ERR("cpu_ratio=1:1:5000", "--sweep 'cpu_ratio=1:1:5000': STEP 5000: must be between 0 and 999.999");
+    SWEEP_ERR("latency_ns=0:1e300:1e297",
+              "--sweep 'latency_ns=0:1e300:1e297': latency_ns = 1e300: must be between 0 and 1e9 ns");
+    SWEEP_ERR("latency_ns=-1e308:1e308:1e306",
+              "--sweep 'latency_ns=-1e308:1e308:1e306': latency_ns = -1e308: must be between 0 and 1e9 ns");
+    SWEEP_ERR("latency_ns=0:1000:nan", "--sweep 'latency_ns=0:1000:nan': STEP nan: not a number (must be between 0 and 1e9 ns)");
+    SWEEP_ERR("latency_ns= 0:1000:10", "--sweep 'latency_ns= 0:1000:10': latency_ns =  0: not a number (must be between 0 and 1e9 ns)");
+    SWEEP_ERR("eager_limit=0:100:1.5",
+              "--sweep 'eager_limit=0:100:1.5': STEP 1.5: must be a whole number between 0 and 2^53 bytes");
+    SWEEP_ERR("latency_ns=0:1e9:1e-300", "--sweep 'latency_ns=0:1e9:1e-300': more than 1000 values");
+    /* the ends of the ranges still sweep */
+    {
+        static up_sweep s;
+        up_machine m;
+        up_err err = {0};
+        up_machine_init(&m);
+        CHECK_EQ(up_sweep_parse("latency_ns=0:1e9:1e9", &m, &s, &err), UP_OK);
+        CHECK_EQ(s.n, 2);
+        CHECK_EQ(up_sweep_parse("cpu_ratio=0.001:1000:999.999", &m, &s, &err), UP_OK);
+        CHECK_EQ(s.n, 2);
+        CHECK_EQ(up_sweep_parse("latency_ns=5:5:1e9", &m, &s, &err), UP_OK);
+        CHECK_EQ(s.n, 1);
+    }
+}
+
+/* In an experiment file too: the error names the file and the sweep's line. */
+TEST(ini_experiment_sweep_numbers)
+{
+    up_experiment *ex = malloc(sizeof *ex);
+    up_err err = {0};
+    if (!ex)
+        return;
+    up_experiment_init(ex);
+    CHECK_EQ(up_experiment_parse(ex, "[experiment]\ninput = /a\nsweep = latency_ns=0:1000:0x10\noutput = /o\n",
+                                 "/e/x.ini", &err), UP_OK);
+    ex->file = "/e/x.ini";
+    CHECK_EQ(up_experiment_prepare(ex, &err), UP_EFORMAT);
+    if (strcmp(err.msg, "/e/x.ini:3: --sweep 'latency_ns=0:1000:0x10': STEP 0x10: not a number (must be "
+                        "between 0 and 1e9 ns)"))
+        t_fail(__FILE__, __LINE__, "message '%s'", err.msg);
+    up_experiment_free(ex);
+    free(ex);
+}
+
+/* validate's window from the timing shim's file: a decimal number, else
+ * none (NAN: "was not timed") */
+TEST(ini_validate_window_is_a_decimal_number)
+{
+    const char *path = t_dir("ini_window");
+    static const struct {
+        const char *text;
+        double want; /* NAN: none */
+    } cases[] = {
+        {"ranks=2\nwindow_s=0.25\n", 0.25},
+        {"window_s=0x10\n", NAN},
+        {"window_s=inf\n", NAN},
+        {"window_s=nan\n", NAN},
+        {"window_s=1e999\n", NAN},
+        {"window_s=2.5s\n", NAN},
+        {"window_s=\n", NAN},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = fopen(path, "w");
+        double got;
+        if (!f) {
+            t_fail(__FILE__, __LINE__, "cannot write %s", path);
+            return;
+        }
+        fputs(cases[i].text, f);
+        fclose(f);
+        got = up_run_val_read_window(path);
+        if (isnan(cases[i].want) ? !isnan(got) : got != cases[i].want)
+            t_fail(__FILE__, __LINE__, "'%s': %g, wanted %g", cases[i].text, got, cases[i].want);
+    }
 }

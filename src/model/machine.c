@@ -708,11 +708,11 @@ up_status up_machine_check(const up_machine *m, up_err *err)
     return UP_OK;
 }
 
-bool up_machine_is_numeric(const char *key)
+const up_range *up_machine_range(const char *key)
 {
     char why[512];
     const mkey *k = lookup(key, strlen(key), why, sizeof why);
-    return k && is_numeric_type(k->type);
+    return k && is_numeric_type(k->type) ? k->range : NULL;
 }
 
 double up_machine_get_num(const up_machine *m, const char *key)

@@ -112,14 +112,20 @@ void up_run_val_csv_traced(FILE *f, unsigned np, unsigned extra, unsigned rep, d
 
 double up_run_val_read_window(const char *path)
 {
+    /* seconds as the shim writes them (S.SSSSSSSSS, negative only if its
+     * clocks went wrong): a decimal number, like every number read */
+    static const up_range R_WINDOW = {-1e9, 1e9, false, "s"};
     FILE *f = fopen(path, "r");
-    char line[256];
+    char line[256], why[128];
     double v = NAN;
     if (!f)
         return NAN;
     while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "window_s=", 9))
-            v = strtod(line + 9, NULL);
+        if (!strncmp(line, "window_s=", 9)) {
+            line[strcspn(line, "\n")] = '\0';
+            if (!up_num_parse(line + 9, &R_WINDOW, &v, why, sizeof why))
+                v = NAN;
+        }
     fclose(f);
     return v;
 }
