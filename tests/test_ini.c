@@ -88,6 +88,14 @@ TEST(ini_key_on_a_section_line)
     EXPERIMENT_ERR("[experiment] input = /a\n", "/e/x.ini:1: " AFTER("input = /a", "experiment"));
     EXPERIMENT_ERR("[experiment]\ninput = /a\n[network] latency_ns = 5\n",
                    "/e/x.ini:3: " AFTER("latency_ns = 5", "network"));
+    /* a long one is cut in the message */
+    {
+        char text[128], want[256];
+        snprintf(text, sizeof text, "[network] %070d\n", 0);
+        snprintf(want, sizeof want, "m.ini:1: '%060d...' after [network]: a section header ends the line "
+                 "(a key goes on a line of its own)", 0);
+        MACHINE_ERR(text, want);
+    }
     /* what may follow: blanks and a ';' comment */
     {
         up_machine m;

@@ -348,12 +348,12 @@ static const char *find_or_comment(const char *p, const char *e, const char *cha
     return e;
 }
 
-/* n bytes of s, escaped (at most 60 shown). */
-static const char *esc_span(const char *s, size_t n)
+/* n bytes of s, escaped into dst (at most 60 shown, a cut ends in "..."). */
+static const char *esc_span(char *dst, size_t cap, const char *s, size_t n)
 {
-    char tmp[64];
+    char tmp[128];
     snprintf(tmp, sizeof tmp, "%.*s", (int)(n < sizeof tmp - 1 ? n : sizeof tmp - 1), s);
-    return up_esc(tmp);
+    return up_text_escape(dst, cap, tmp, 60);
 }
 
 /* The line b (n bytes, as inih gets it) against the one INI syntax
@@ -385,8 +385,10 @@ static void check_line(up_lines *l, const char *b, size_t n, bool lone_cr)
         for (r = q + 1; r < e && ini_space(*r); r++)
             ;
         if (r < e && *r != ';') { /* inih drops it: a key there would be lost */
+            char text[256], name[256];
             snprintf(l->why, sizeof l->why, "'%s' after [%s]: a section header ends the line (a key "
-                     "goes on a line of its own)", esc_span(r, (size_t)(e - r)), esc_span(l->sec, l->seclen));
+                     "goes on a line of its own)", esc_span(text, sizeof text, r, (size_t)(e - r)),
+                     esc_span(name, sizeof name, l->sec, l->seclen));
             goto bad;
         }
         return;
