@@ -278,6 +278,44 @@ grep -q "$T/a\\\\x1bb" "$T/stderr" && ! LC_ALL=C grep -q "$(printf '\033')" "$T/
     ok "file name that does not print: escaped" || bad "file name that does not print: escaped" "$(od -c "$T/stderr" | head)"
 [ ! -e "$T/x" ] && ok "refused values and files create nothing" || bad "refused values and files create nothing"
 
+# ---- one INI syntax, one number parser (issue 31, items 7 and 8) --------------------
+# a key on a section's line, a lone CR, a key set twice: exit 1 with file:line
+# (these ran with exit 0 and the key ignored, or the last one kept)
+printf '[network] latency_ns = 5\n' >"$T/onsec.ini"
+expect 1 "machine: key on the section line" -- "$UP" simulate "$PP" --machine "$T/onsec.ini"
+same_err "machine: key on the section line: file and line" "unperturb simulate: $T/onsec.ini:1: 'latency_ns = 5' after [network]: a section header ends the line (a key goes on a line of its own)\n"
+printf '[network]\rlatency_ns = 5\r' >"$T/cr.ini"
+expect 1 "machine: CR line ends" -- "$UP" simulate "$PP" --machine "$T/cr.ini"
+same_err "machine: CR line ends: file and line" "unperturb simulate: $T/cr.ini:1: a carriage return (CR) inside the line: lines end in LF or CR LF, and a lone CR is not a line end\n"
+printf '[overhead] all = 500\n' >"$T/onsecc.ini"
+expect 1 "calibration: key on the section line" -- "$UP" compensate "$PP" -o "$T/x" --calibration "$T/onsecc.ini"
+same_err "calibration: key on the section line: file and line" "unperturb compensate: $T/onsecc.ini:1: 'all = 500' after [overhead]: a section header ends the line (a key goes on a line of its own)\n"
+printf '[overhead]\nall = 500\nsend = 9\nall = 600\n' >"$T/twice.ini"
+for c in compensate estimate report; do
+    case $c in compensate) extra="-o $T/x" ;; *) extra= ;; esac
+    expect 1 "$c: calibration key set twice" -- "$UP" $c "$PP" $extra --calibration "$T/twice.ini"
+    same_err "$c: calibration key set twice: file and line" "unperturb $c: $T/twice.ini:4: [overhead] all is set twice (first at line 2)\n"
+done
+printf '[info]\nhost = a\nall = 500\n' >"$T/info.ini"
+expect 1 "calibration: unknown key in [info]" -- "$UP" compensate "$PP" -o "$T/x" --calibration "$T/info.ini"
+same_err "calibration: unknown key in [info]: names it" "unperturb compensate: $T/info.ini:3: [info] unknown key 'all' (expected host, date, mode, ranks or extra_ns)\n"
+printf '[experiment]\ninput = %s\n[network] latency_ns = 5\n' "$PP" >"$T/onsec-exp.ini"
+expect 1 "experiment: key on a section line" -- "$UP" simulate --experiment "$T/onsec-exp.ini"
+same_err "experiment: key on a section line: file and line" "unperturb simulate: $T/onsec-exp.ini:3: 'latency_ns = 5' after [network]: a section header ends the line (a key goes on a line of its own)\n"
+# sweeps: decimal, finite, in range (0x10 ran 63 values; a step of 1e308 one)
+range_msg="--sweep 'latency_ns=0:1000:0x10': STEP 0x10: not a number (must be between 0 and 1e9 ns)"
+rng "simulate --sweep with a hex step" simulate "$PP" --sweep latency_ns=0:1000:0x10 -o "$T/x"
+range_msg="--sweep 'latency_ns=0:1000:1e308': STEP 1e308: must be between 0 and 1e9 ns"
+rng "simulate --sweep with a step past the range" simulate "$PP" --sweep latency_ns=0:1000:1e308 -o "$T/x"
+range_msg="--sweep 'latency_ns=0:1e9:1e-300': more than 1000 values"
+rng "simulate --sweep of too many values" simulate "$PP" --sweep latency_ns=0:1e9:1e-300 -o "$T/x"
+printf '[experiment]\ninput = %s\nsweep = latency_ns=0:1000:0x10\noutput = %s\n' "$PP" "$T/x" >"$T/hex-exp.ini"
+expect 1 "experiment: a hex sweep step" -- "$UP" simulate --experiment "$T/hex-exp.ini"
+same_err "experiment: a hex sweep step: file and line" "unperturb simulate: $T/hex-exp.ini:3: --sweep 'latency_ns=0:1000:0x10': STEP 0x10: not a number (must be between 0 and 1e9 ns)\n"
+expect 2 "export --locations past 2^64 - 1" -- "$UP" export "$PP" --perfetto "$T/x.json" --locations 18446744073709551616
+grep_err "export --locations past 2^64 - 1: names it" "locations '18446744073709551616' is not a list"
+[ ! -e "$T/x" ] && [ ! -e "$T/x.json" ] && ok "refused INI files and numbers create nothing" || bad "refused INI files and numbers create nothing"
+
 echo "$pass passed, $fail failed"
 if [ "$fail" -eq 0 ]; then rm -rf "$T"; else echo "test files kept in $T"; fi
 [ "$fail" -eq 0 ]

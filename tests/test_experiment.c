@@ -115,7 +115,8 @@ TEST(experiment_errors_name_file_and_line)
         {"[experiment]\ninput = /a\nfoo = 1\n",
          "/e/x.ini:3: unknown key 'foo' in [experiment] (expected input, sweep, output, json, calibration, "
          "created, created_by)", UP_EFORMAT},
-        {"[experiment]\ninput\n", "/e/x.ini:2: expected 'key = value' in [experiment]", UP_EFORMAT},
+        {"[experiment]\ninput\n",
+         "/e/x.ini:2: not an INI line (expected 'key = value', a [section] or a comment)", UP_EFORMAT},
         {"[experiment]\n\ninput =  \n", "/e/x.ini:3: 'input' has no value", UP_EFORMAT},
         {"[experiment]\noutput = a\noutput = b\n", "/e/x.ini:3: 'output' given twice", UP_EFORMAT},
         {"[experiment]\nsweep = a\nsweep = b\nsweep = c\n", "/e/x.ini:4: a third sweep (at most two)",
@@ -310,7 +311,7 @@ TEST(sweep_errors)
     } bad[] = {
         {"latency_ns=1:2", "--sweep 'latency_ns=1:2': expected KEY=FROM:TO:STEP (three numbers separated by ':')"},
         {"latency_ns", "--sweep 'latency_ns': expected KEY=FROM:TO:STEP, e.g. latency_ns=1000:10000:1000"},
-        {"latency_ns=1:x:1", "--sweep 'latency_ns=1:x:1': FROM, TO and STEP must be finite numbers"},
+        {"latency_ns=1:x:1", "--sweep 'latency_ns=1:x:1': latency_ns = x: not a number (must be between 0 and 1e9 ns)"},
         {"latency_ns=2:1:1", "--sweep 'latency_ns=2:1:1': FROM is greater than TO"},
         {"latency_ns=1:2:0", "--sweep 'latency_ns=1:2:0': STEP must be greater than 0"},
         {"topology=1:2:1", "--sweep 'topology=1:2:1': 'topology' is not a numeric machine parameter "

@@ -376,9 +376,9 @@ TEST(machine_errors)
     CHECK_ERR("[network]\nns_per_byte = 1\nbandwidth_gbs = 2\n",
               "m.ini:3: bandwidth_gbs and ns_per_byte (line 2) set the same parameter");
     /* not INI, and the earliest error wins */
-    CHECK_ERR("[network]\nlatency_ns 5\n", "m.ini:2: expected 'key = value'");
-    CHECK_ERR("[network\n", "m.ini:1: expected 'key = value'");
-    CHECK_ERR("[network]\nlatency_ns 5\nfoo = 1\n", "m.ini:2: expected");
+    CHECK_ERR("[network]\nlatency_ns 5\n", "m.ini:2: not an INI line (expected 'key = value'");
+    CHECK_ERR("[network\n", "m.ini:1: not an INI line (expected 'key = value'");
+    CHECK_ERR("[network]\nlatency_ns 5\nfoo = 1\n", "m.ini:2: not an INI line (expected");
     CHECK_ERR("[network]\nfoo = 1\nlatency_ns 5\n", "m.ini:2: unknown key 'foo'");
     /* a line too long for inih's buffer */
     {
@@ -588,19 +588,20 @@ TEST(machine_numeric)
     up_machine_init(&m);
     for (i = 0; i < sizeof numeric / sizeof numeric[0]; i++) {
         double v = i + 3;
-        if (!up_machine_is_numeric(numeric[i]))
+        if (!up_machine_range(numeric[i]))
             t_fail(__FILE__, __LINE__, "%s is not numeric", numeric[i]);
         if (up_machine_set_num(&m, numeric[i], v, &err) != UP_OK)
             t_fail(__FILE__, __LINE__, "set_num %s: %s", numeric[i], err.msg);
         CHECK_NEAR(up_machine_get_num(&m, numeric[i]), v, 1e-12);
     }
     for (i = 0; i < sizeof other / sizeof other[0]; i++) {
-        if (up_machine_is_numeric(other[i]))
+        if (up_machine_range(other[i]))
             t_fail(__FILE__, __LINE__, "%s is numeric", other[i]);
         CHECK(isnan(up_machine_get_num(&m, other[i])));
         CHECK(up_machine_set_num(&m, other[i], 1, &err) == UP_EUSAGE);
     }
-    CHECK(up_machine_is_numeric("network.latency_ns"));
+    CHECK(up_machine_range("network.latency_ns") == &UP_RANGE_NS);
+    CHECK(up_machine_range("cpu_ratio") && up_machine_range("cpu_ratio")->lo == 0.001);
     CHECK_EQ(up_machine_set_num(&m, "network.latency_ns", 42, &err), UP_OK);
     CHECK_NEAR(up_machine_get_num(&m, "network.latency_ns"), 42, 0);
     CHECK_EQ(up_machine_set_num(&m, "topology", 1, &err), UP_EUSAGE);

@@ -231,10 +231,15 @@ TEST(calibration_overhead_by_location)
     up_err err = {0};
     /* what the tracer's --extra-ns spins took beyond the calibration, per
      * location id; a later source's list replaces it, an [overhead] without
-     * one drops it, and so does an O given for all kinds */
+     * one drops it, and so does an O given for all kinds; a location named
+     * twice is an error (the last one won before issue 31) */
     up_comp_params_init(&p);
     CHECK_EQ(up_calibration_parse("[overhead]\nall = 100\n[overhead_by_location]\n0 = 5\n"
-                                  "4294967301 = 2.5\n0 = 6\n", "calib", &p, &err), UP_OK);
+                                  "4294967301 = 2.5\n0 = 6\n", "calib", &p, &err), UP_EFORMAT);
+    CHECK(!strcmp(err.msg, "calib:6: [overhead_by_location] location 0 is set twice (first at line 4)"));
+    up_comp_params_init(&p);
+    CHECK_EQ(up_calibration_parse("[overhead]\nall = 100\n[overhead_by_location]\n0 = 6\n"
+                                  "4294967301 = 2.5\n", "calib", &p, &err), UP_OK);
     CHECK_EQ(p.nloc_ovh, 2);
     CHECK_EQ(p.loc_ovh_id[0], 0);
     CHECK_NEAR(p.loc_ovh_ns[0], 6, 0);
@@ -265,7 +270,7 @@ TEST(calibration_errors_name_the_problem)
         {"[copy]\nbig = 5\n", "unknown key 'big'"},
         {"[weird]\nx = 1\n", "unknown section"},
         {"[overhead]\nthis line is not ini\n", "not an INI line"},
-        {"[copy]\n64 = 1\n64 = 2\n", "names size 64 twice"},
+        {"[copy]\n64 = 1\n64 = 2\n", "bad5.ini:3: [copy] size 64 is set twice (first at line 2)"},
     };
     unsigned i;
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -3,7 +3,6 @@
  * Score-P or unperturb) as Chrome trace-event JSON for ui.perfetto.dev and
  * chrome://tracing (src/report/perfetto.c does the work).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -69,15 +68,18 @@ static bool parse_window(const char *s, double *a, double *b, char *why, size_t 
     return true;
 }
 
+/* A location id at s, up to the next '-' or ',' (*end): up_uint_parse's
+ * decimal digits, 0 to 2^64 - 1. */
 static bool parse_u64(const char *s, const char **end, uint64_t *v)
 {
-    char *e;
-    if (*s < '0' || *s > '9')
+    char tok[32], why[128];
+    size_t n = strcspn(s, "-,");
+    *end = s + n;
+    if (n >= sizeof tok)
         return false;
-    errno = 0;
-    *v = strtoull(s, &e, 10);
-    *end = e;
-    return !errno;
+    memcpy(tok, s, n);
+    tok[n] = '\0';
+    return up_uint_parse(tok, UINT64_MAX, v, why, sizeof why);
 }
 
 /* 0,2,4-7 */

@@ -5,8 +5,8 @@
  * Written by `unperturb calibrate`, stored in archives by the tracer, read by
  * `unperturb compensate --calibration`.  Parsing uses inih.
  */
-#include <errno.h>
 #include <ini.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -97,7 +97,12 @@ up_status up_comp_params_load(up_comp_params *p, up_trace *t, const char *calib,
     if (cap)
         *source = '\0';
     if ((stored = up_trace_property(t, "UNPERTURB::CALIBRATION")) != NULL) {
-        up_status st = up_calibration_parse(stored, "the calibration stored in the archive", p, err);
+        /* errors name the archive and the line: "the calibration stored in
+         * 'run/traces.otf2':3: ..." (up_calibration_parse escapes it) */
+        char what[PATH_MAX + 64];
+        up_status st;
+        snprintf(what, sizeof what, "the calibration stored in '%s'", up_trace_anchor(t));
+        st = up_calibration_parse(stored, what, p, err);
         up_free(stored);
         if (st != UP_OK)
             return st;
@@ -269,6 +274,35 @@ double up_net_ns(const up_comp_params *p, uint64_t bytes)
 
 /* ---- INI ------------------------------------------------------------------ */
 
+/* The sections; the keys of those with named keys (the others' keys are
+ * sizes or location ids).  Every key the tracer (src/tracer/calib.c) and the
+ * merge (src/trace/merge.c) write is here. */
+enum { S_INFO, S_OVERHEAD, S_LOW, S_HIGH, S_NETWORK, S_BY_LOCATION, S_COPY, S_BY_SIZE, S_COUNT };
+static const char *const sec_names[S_COUNT] = {
+    "info", "overhead", "overhead_low", "overhead_high", "network", "overhead_by_location", "copy",
+    "network_by_size"};
+#define SECTIONS "[overhead], [overhead_low], [overhead_high], [overhead_by_location], [copy], " \
+                 "[network], [network_by_size] or [info]"
+/* [info]: provenance the tracer writes, not used */
+static const char *const info_keys[] = {"host", "date", "mode", "ranks", "extra_ns"};
+#define NINFO (sizeof info_keys / sizeof info_keys[0])
+static const struct {
+    const char *name;
+    const up_range *range;
+    size_t off; /* in up_comp_params; 0: accepted and ignored */
+} net_keys[] = {
+    /* not a network constant: network_set stays as it is */
+    {"test_ns", &UP_RANGE_NS, offsetof(up_comp_params, test_ns)},
+    {"latency_ns", &UP_RANGE_NS, offsetof(up_comp_params, latency_ns)},
+    {"ns_per_byte", &UP_RANGE_NS_PER_BYTE, offsetof(up_comp_params, ns_per_byte)},
+    {"per_hop_ns", &UP_RANGE_NS, offsetof(up_comp_params, per_hop_ns)},
+    {"eager_limit", &UP_RANGE_BYTES, offsetof(up_comp_params, eager_limit)},
+    {"send_overhead_ns", &UP_RANGE_NS, 0}, /* LogGP o: for simulate's machine */
+    {"recv_overhead_ns", &UP_RANGE_NS, 0}, /* files, not compensation */
+};
+#define NNETKEYS (sizeof net_keys / sizeof net_keys[0])
+#define MAX_NAMED (UP_RK_COUNT + 1) /* the most named keys of one section: [overhead] */
+
 typedef struct parse_ctx {
     up_comp_params *p;
     const char *what;
@@ -276,20 +310,24 @@ typedef struct parse_ctx {
     up_lines lines;      /* the text, a line at a time: the line of each key */
     bool failed;
     unsigned fail_line;  /* the line of the first error */
+    unsigned seen[S_COUNT][MAX_NAMED]; /* the line that set each named key (0: none) */
     double all;          /* [overhead] all = N, applied to kinds not named */
     bool all_set;
     bool named[UP_RK_COUNT];
     double onamed[UP_RK_COUNT];
     bool loc_seen;               /* an [overhead_by_location] entry */
+    unsigned loc_line[UP_LOC_OVH_MAX]; /* the line of each of them */
     bool rnamed[2][UP_RK_COUNT]; /* [overhead_low], [overhead_high] */
     double rvalue[2][UP_RK_COUNT];
     size_t ncopy;
     uint64_t cbytes[UP_COPY_POINTS];
     double cnpb[UP_COPY_POINTS];
+    unsigned cline[UP_COPY_POINTS];
     size_t nnet;                 /* [network_by_size] */
     bool sgamma;                 /* [network] latency_ns or ns_per_byte */
     uint64_t nbytes[UP_NET_POINTS];
     double nns[UP_NET_POINTS];
+    unsigned nline[UP_NET_POINTS];
 } parse_ctx;
 
 #if defined(__GNUC__)
@@ -315,16 +353,59 @@ static int fail(parse_ctx *c, const char *section, const char *fmt, ...)
     return 0;
 }
 
+static int find_section(const char *name, size_t len)
+{
+    int i;
+    for (i = 0; i < S_COUNT; i++)
+        if (strlen(sec_names[i]) == len && !strncmp(sec_names[i], name, len))
+            return i;
+    return -1;
+}
+
 /* inih's reader: one line per call, so that c->lines.line is the line of
- * the key inih hands on; a line too long for inih's buffer is an error. */
+ * the key inih hands on; a line too long for inih's buffer, a line that is
+ * not INI (up_lines_read) and an unknown section, even one without keys,
+ * are errors. */
 static char *read_line(char *buf, int size, void *stream)
 {
     parse_ctx *c = stream;
     if (!up_lines_read(buf, size, &c->lines))
         return NULL;
-    if (c->lines.too_long == c->lines.line)
+    if (c->lines.too_long == c->lines.line) {
         fail(c, NULL, "line longer than %zu characters", c->lines.limit);
+    } else if (c->lines.bad == c->lines.line) {
+        fail(c, NULL, "%s", c->lines.why);
+    } else if (c->lines.sec && find_section(c->lines.sec, c->lines.seclen) < 0) {
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)c->lines.seclen, c->lines.sec);
+        fail(c, NULL, "unknown section [%s] (expected " SECTIONS ")", up_esc(name));
+    }
     return buf;
+}
+
+/* Key k of section s is set on this line: false (an error) if it was before. */
+static bool once(parse_ctx *c, int s, size_t k, const char *name)
+{
+    if (c->seen[s][k]) {
+        fail(c, sec_names[s], "%s is set twice (first at line %u)", up_esc(name), c->seen[s][k]);
+        return false;
+    }
+    c->seen[s][k] = c->lines.line;
+    return true;
+}
+
+/* A size of [copy] or [network_by_size] (n points so far, their sizes and
+ * lines): false (an error) if it is one of them. */
+static bool new_size(parse_ctx *c, const char *section, uint64_t b, const uint64_t *bytes,
+                     const unsigned *lines, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (bytes[i] == b) {
+            fail(c, section, "size %llu is set twice (first at line %u)", (unsigned long long)b, lines[i]);
+            return false;
+        }
+    return true;
 }
 
 /* The value of `name` as a number in r, or an error naming both. */
@@ -350,14 +431,23 @@ static int on_kv(void *user, const char *section, const char *name,
 
     if (c->failed)
         return 1; /* the first error is the one reported */
-    if (!strcmp(section, "info") || !strcmp(section, "unperturb"))
-        return 1; /* free-form provenance written by `unperturb calibrate` */
+    if (!strcmp(section, "info")) { /* provenance written by the tracer: text, not used */
+        size_t i;
+        for (i = 0; i < NINFO && strcmp(name, info_keys[i]); i++)
+            ;
+        if (i == NINFO)
+            return fail(c, section, "unknown key '%s' (expected host, date, mode, ranks or extra_ns)",
+                        up_esc(name));
+        return once(c, S_INFO, i, name);
+    }
     if (!strcmp(section, "overhead")) {
         if (strcmp(name, "all") && !up_rk_parse(name, &rk)) {
             char kinds[256];
             up_rk_list(kinds, sizeof kinds);
             return fail(c, section, "unknown key '%s' (expected all, %s)", up_esc(name), kinds);
         }
+        if (!once(c, S_OVERHEAD, strcmp(name, "all") ? (size_t)rk : UP_RK_COUNT, name))
+            return 0;
         if (!value(c, section, name, val, &UP_RANGE_NS, &v))
             return 0;
         if (!strcmp(name, "all")) {
@@ -376,6 +466,8 @@ static int on_kv(void *user, const char *section, const char *name,
             up_rk_list(kinds, sizeof kinds);
             return fail(c, section, "unknown key '%s' (expected %s)", up_esc(name), kinds);
         }
+        if (!once(c, end ? S_HIGH : S_LOW, (size_t)rk, name))
+            return 0;
         if (!value(c, section, name, val, &UP_RANGE_NS, &v))
             return 0;
         c->rnamed[end][rk] = true;
@@ -383,25 +475,27 @@ static int on_kv(void *user, const char *section, const char *name,
         return 1;
     }
     if (!strcmp(section, "overhead_by_location")) {
-        char *end;
-        unsigned long long id;
+        char why[128];
+        uint64_t id;
         size_t i;
-        errno = 0;
-        id = strtoull(name, &end, 10);
-        if (end == name || *end || errno || name[0] < '0' || name[0] > '9')
-            return fail(c, section, "unknown key '%s' (expected a location id)", up_esc(name));
+        if (!up_uint_parse(name, UINT64_MAX, &id, why, sizeof why))
+            return fail(c, section, "unknown key '%s' (expected a location id, a whole number "
+                        "between 0 and 2^64 - 1)", up_esc(name));
         if (!value(c, section, name, val, &UP_RANGE_NS, &v))
             return 0;
         if (!c->loc_seen) /* this source's list replaces an earlier one */
             c->p->nloc_ovh = 0, c->loc_seen = true;
         for (i = 0; i < c->p->nloc_ovh && c->p->loc_ovh_id[i] != id; i++)
             ;
+        if (i < c->p->nloc_ovh)
+            return fail(c, section, "location %llu is set twice (first at line %u)",
+                        (unsigned long long)id, c->loc_line[i]);
         if (i == UP_LOC_OVH_MAX)
             return fail(c, section, "more than %d locations", UP_LOC_OVH_MAX);
         c->p->loc_ovh_id[i] = id;
         c->p->loc_ovh_ns[i] = v;
-        if (i == c->p->nloc_ovh)
-            c->p->nloc_ovh++;
+        c->loc_line[i] = c->lines.line;
+        c->p->nloc_ovh++;
         return 1;
     }
     if (!strcmp(section, "copy")) {
@@ -414,11 +508,15 @@ static int on_kv(void *user, const char *section, const char *name,
                             "%s)", up_esc(name), rt);
             }
         }
+        if (!strcmp(name, "ns_per_byte") ? !once(c, S_COPY, 0, name) /* kept as size 0 */
+                                         : !new_size(c, section, (uint64_t)b, c->cbytes, c->cline, c->ncopy))
+            return 0;
         if (!value(c, section, name, val, &UP_RANGE_NS_PER_BYTE, &v))
             return 0;
         if (c->ncopy == UP_COPY_POINTS)
             return fail(c, section, "too many points (at most %d)", UP_COPY_POINTS);
         c->cbytes[c->ncopy] = (uint64_t)b;
+        c->cline[c->ncopy] = c->lines.line;
         c->cnpb[c->ncopy++] = v;
         return 1;
     }
@@ -429,40 +527,31 @@ static int on_kv(void *user, const char *section, const char *name,
             up_range_text(rt, sizeof rt, &R_NSIZE);
             return fail(c, section, "unknown key '%s' (expected a message size, %s)", up_esc(name), rt);
         }
+        if (!new_size(c, section, (uint64_t)b, c->nbytes, c->nline, c->nnet))
+            return 0;
         if (!value(c, section, name, val, &UP_RANGE_NS, &v))
             return 0;
         if (c->nnet == UP_NET_POINTS)
             return fail(c, section, "too many points (at most %d)", UP_NET_POINTS);
         c->nbytes[c->nnet] = (uint64_t)b;
+        c->nline[c->nnet] = c->lines.line;
         c->nns[c->nnet++] = v;
         return 1;
     }
     if (!strcmp(section, "network")) {
-        static const struct {
-            const char *name;
-            const up_range *range;
-            size_t off; /* in up_comp_params; 0: accepted and ignored */
-        } net[] = {
-            /* not a network constant: network_set stays as it is */
-            {"test_ns", &UP_RANGE_NS, offsetof(up_comp_params, test_ns)},
-            {"latency_ns", &UP_RANGE_NS, offsetof(up_comp_params, latency_ns)},
-            {"ns_per_byte", &UP_RANGE_NS_PER_BYTE, offsetof(up_comp_params, ns_per_byte)},
-            {"per_hop_ns", &UP_RANGE_NS, offsetof(up_comp_params, per_hop_ns)},
-            {"eager_limit", &UP_RANGE_BYTES, offsetof(up_comp_params, eager_limit)},
-            {"send_overhead_ns", &UP_RANGE_NS, 0}, /* LogGP o: for simulate's machine */
-            {"recv_overhead_ns", &UP_RANGE_NS, 0}, /* files, not compensation */
-        };
         size_t i;
-        for (i = 0; i < sizeof net / sizeof net[0] && strcmp(name, net[i].name); i++)
+        for (i = 0; i < NNETKEYS && strcmp(name, net_keys[i].name); i++)
             ;
-        if (i == sizeof net / sizeof net[0])
+        if (i == NNETKEYS)
             return fail(c, section, "unknown key '%s' (expected latency_ns, ns_per_byte, per_hop_ns, "
                         "eager_limit, send_overhead_ns, recv_overhead_ns, test_ns)", up_esc(name));
-        if (!value(c, section, name, val, net[i].range, &v))
+        if (!once(c, S_NETWORK, i, name))
             return 0;
-        if (!net[i].off)
+        if (!value(c, section, name, val, net_keys[i].range, &v))
+            return 0;
+        if (!net_keys[i].off)
             return 1;
-        *(double *)(void *)((char *)c->p + net[i].off) = v;
+        *(double *)(void *)((char *)c->p + net_keys[i].off) = v;
         if (!strcmp(name, "test_ns"))
             return 1;
         if (!strcmp(name, "latency_ns") || !strcmp(name, "ns_per_byte"))
@@ -472,13 +561,12 @@ static int on_kv(void *user, const char *section, const char *name,
         c->p->network_set = true;
         return 1;
     }
-    return fail(c, NULL, "unknown section [%s] (expected [overhead], [overhead_low], [overhead_high], "
-                "[overhead_by_location], [copy], [network], [network_by_size] or [info])", up_esc(section));
+    return fail(c, NULL, "unknown section [%s] (expected " SECTIONS ")", up_esc(section));
 }
 
-/* A table of (size, value) points of [section]: sorted by size (insertion
- * sort: a few dozen points); a size named twice is an error. */
-static up_status sort_points(parse_ctx *c, const char *section, uint64_t *bytes, double *v, size_t n)
+/* A table of (size, value) points: sorted by size (insertion sort: a few
+ * dozen points; on_kv refused a size named twice). */
+static void sort_points(uint64_t *bytes, double *v, size_t n)
 {
     size_t i, j;
     for (i = 1; i < n; i++)
@@ -488,21 +576,14 @@ static up_status sort_points(parse_ctx *c, const char *section, uint64_t *bytes,
             bytes[j] = bytes[j - 1], v[j] = v[j - 1];
             bytes[j - 1] = tb, v[j - 1] = tv;
         }
-    for (i = 1; i < n; i++)
-        if (bytes[i] == bytes[i - 1])
-            return UP_ERR(c->err, UP_EFORMAT, "%s: [%s] names size %llu twice", up_esc(c->what),
-                          section, (unsigned long long)bytes[i]);
-    return UP_OK;
 }
 
 static up_status finish_parse(parse_ctx *c, int rc)
 {
     size_t i;
-    up_status st;
     up_comp_params *p = c->p;
     if (rc > 0 && (!c->failed || (unsigned)rc < c->fail_line))
-        return UP_ERR(c->err, UP_EFORMAT, "%s:%d: not an INI line (expected 'key = value', a "
-                      "[section] or a comment)", up_esc(c->what), rc);
+        return UP_ERR(c->err, UP_EFORMAT, "%s:%d: " UP_NOT_INI, up_esc(c->what), rc);
     if (c->failed)
         return c->err ? c->err->status : UP_EFORMAT;
     if (rc < 0)
@@ -547,16 +628,14 @@ static up_status finish_parse(parse_ctx *c, int rc)
     }
     if (c->ncopy) {
         /* a lone ns_per_byte is a constant; otherwise sort the table by size */
-        if ((st = sort_points(c, "copy", c->cbytes, c->cnpb, c->ncopy)) != UP_OK)
-            return st;
+        sort_points(c->cbytes, c->cnpb, c->ncopy);
         p->ncopy = c->ncopy;
         memcpy(p->copy_bytes, c->cbytes, sizeof c->cbytes);
         memcpy(p->copy_ns_per_byte, c->cnpb, sizeof c->cnpb);
         p->copy_set = true;
     }
     if (c->nnet) {
-        if ((st = sort_points(c, "network_by_size", c->nbytes, c->nns, c->nnet)) != UP_OK)
-            return st;
+        sort_points(c->nbytes, c->nns, c->nnet);
         p->nnet = c->nnet;
         memcpy(p->net_bytes, c->nbytes, sizeof c->nbytes);
         memcpy(p->net_ns, c->nns, sizeof c->nns);

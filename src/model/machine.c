@@ -540,21 +540,21 @@ static void fail(parse_ctx *c, const char *fmt, ...)
 /* inih's reader: one line per call (up_lines_read), so that the line of
  * the key inih hands on is known.  Leading blanks are dropped, so an
  * indented line never continues the previous value (machine files have no
- * multi-line values), and section headers are checked here, because inih
- * does not report empty sections. */
+ * multi-line values); a line that is not INI (up_lines_read's rules) is an
+ * error, and section headers are checked here, because inih does not
+ * report empty sections. */
 static char *read_line(char *buf, int size, void *stream)
 {
     parse_ctx *c = stream;
     if (!up_lines_read(buf, size, &c->lines))
         return NULL;
-    if (c->lines.too_long == c->lines.line) {
+    if (c->lines.too_long == c->lines.line)
         fail(c, "line longer than %zu characters", c->lines.limit);
-    } else if (buf[0] == '[') {
-        char *end = strchr(buf + 1, ']');
-        if (end && find_section(buf + 1, (size_t)(end - buf - 1)) < 0)
-            fail(c, "unknown section [%s] (expected [processor], [network], [barrier] or "
-                    "[collectives])", esc_n(buf + 1, (size_t)(end - buf - 1)));
-    }
+    else if (c->lines.bad == c->lines.line)
+        fail(c, "%s", c->lines.why);
+    else if (c->lines.sec && find_section(c->lines.sec, c->lines.seclen) < 0)
+        fail(c, "unknown section [%s] (expected [processor], [network], [barrier] or "
+                "[collectives])", esc_n(c->lines.sec, c->lines.seclen));
     return buf;
 }
 
@@ -616,8 +616,7 @@ static up_status parse(const char *text, const char *what, up_machine *m, up_err
     up_lines_init(&c.lines, text, true);
     rc = ini_parse_stream(read_line, &c, on_kv, &c);
     if (rc > 0 && (!c.fail_line || (unsigned)rc < c.fail_line))
-        return UP_ERR(err, UP_EFORMAT, "%s:%d: expected 'key = value', a [section] or a comment",
-                      up_esc(what), rc);
+        return UP_ERR(err, UP_EFORMAT, "%s:%d: " UP_NOT_INI, up_esc(what), rc);
     if (c.fail_line)
         return UP_ERR(err, UP_EFORMAT, "%s", c.msg);
     if (rc < 0)
@@ -709,11 +708,11 @@ up_status up_machine_check(const up_machine *m, up_err *err)
     return UP_OK;
 }
 
-bool up_machine_is_numeric(const char *key)
+const up_range *up_machine_range(const char *key)
 {
     char why[512];
     const mkey *k = lookup(key, strlen(key), why, sizeof why);
-    return k && is_numeric_type(k->type);
+    return k && is_numeric_type(k->type) ? k->range : NULL;
 }
 
 double up_machine_get_num(const up_machine *m, const char *key)

@@ -132,8 +132,9 @@ up_status up_machine_set_num(up_machine *m, const char *key, double v, up_err *e
 /* Every numeric parameter in its range (docs/machine.md): for models built
  * by code rather than read; UP_EUSAGE names the first one that is not. */
 up_status up_machine_check(const up_machine *m, up_err *err);
-/* Is `key` a numeric parameter (for --sweep)? */
-bool up_machine_is_numeric(const char *key);
+/* The values a numeric parameter may take (docs/machine.md), for --sweep;
+ * NULL if `key` is unknown or not numeric.  For bandwidth_gbs, its GB/s. */
+const up_range *up_machine_range(const char *key);
 /* Reads a numeric parameter (NAN if unknown or not numeric). */
 double up_machine_get_num(const up_machine *m, const char *key);
 /* One parameter as up_machine_write writes it. */

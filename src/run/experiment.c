@@ -46,13 +46,16 @@ static char *pool_add(up_experiment *ex, char *s)
 
 /* ---- reading ------------------------------------------------------------------- */
 
+/* White space around keys and values, as inih and up_lines_read see it. */
+static bool blank(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
+
 static char *trim(char *s)
 {
     char *e;
-    while (*s == ' ' || *s == '\t' || *s == '\r')
+    while (blank(*s))
         s++;
     e = s + strlen(s);
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+    while (e > s && blank(e[-1]))
         *--e = 0;
     return s;
 }
@@ -71,18 +74,26 @@ static char *exp_path(const char *file, const char *v)
     return s;
 }
 
-/* One line of [experiment] (trimmed, not blank, not a comment). */
+/* One line of [experiment] (trimmed, not blank, not a comment, INI:
+ * up_lines_read checked it); seen[0..1]: the lines of created, created_by. */
 static up_status exp_line(up_experiment *ex, char *s, const char *path, unsigned lineno,
-                          const char **out, const char **json, const char **calib, up_err *err)
+                          const char **out, const char **json, const char **calib, unsigned seen[2],
+                          up_err *err)
 {
     char *eq = strchr(s, '='), *key, *val;
     if (!eq)
-        return UP_ERR(err, UP_EFORMAT, "%s:%u: expected 'key = value' in [experiment]", up_esc(path), lineno);
+        return UP_ERR(err, UP_EFORMAT, "%s:%u: " UP_NOT_INI, up_esc(path), lineno);
     *eq = 0;
     key = trim(s);
     val = trim(eq + 1);
-    if (!strcmp(key, "created") || !strcmp(key, "created_by"))
+    if (!strcmp(key, "created") || !strcmp(key, "created_by")) { /* provenance, not used */
+        unsigned *at = &seen[key[7] == '_'];
+        if (*at)
+            return UP_ERR(err, UP_EFORMAT, "%s:%u: '%s' given twice (first at line %u)", up_esc(path),
+                          lineno, key, *at);
+        *at = lineno;
         return UP_OK;
+    }
     if (!*val)
         return UP_ERR(err, UP_EFORMAT, "%s:%u: '%s' has no value", up_esc(path), lineno, up_esc(key));
     if (!strcmp(key, "input")) {
@@ -114,6 +125,8 @@ up_status up_experiment_parse(up_experiment *ex, const char *text, const char *p
 {
     char *mtext = up_strdup(text), *buf = malloc(strlen(text) + 1);
     const char *out = NULL, *json = NULL, *calib = NULL;
+    unsigned seen[2] = {0, 0}, bad_line = 0; /* the first line outside [experiment] that is not INI */
+    char bad_why[sizeof ((up_lines *)0)->why];
     bool in_exp = false, seen_exp = false;
     up_lines lines;
     up_status st = UP_OK;
@@ -130,24 +143,36 @@ up_status up_experiment_parse(up_experiment *ex, const char *text, const char *p
         if (!up_lines_read(buf, (int)(strlen(text) + 1 > INT_MAX ? INT_MAX : strlen(text) + 1), &lines))
             break;
         len = strcspn(start, "\n");
-        s = trim(buf);
-        if (*s == '[') {
-            char *close = strchr(s, ']');
-            if (close) {
-                *close = 0;
-                in_exp = !strcmp(trim(s + 1), "experiment");
-                seen_exp |= in_exp;
-            } else
-                in_exp = false;
+        if (lines.sec) { /* a [section] (as inih reads it) */
+            in_exp = lines.seclen == 10 && !memcmp(lines.sec, "experiment", 10);
+            seen_exp |= in_exp;
         }
-        if (!in_exp)
+        if (!in_exp) {
+            /* the machine's parser reports it, unless an error of
+             * [experiment] (below) would come first */
+            if (lines.bad && !bad_line)
+                bad_line = lines.bad, snprintf(bad_why, sizeof bad_why, "%s", lines.why);
             continue;
+        }
+        /* the one INI syntax (up_lines_read): a key on the section's line,
+         * a lone CR, a line without '=' are errors here too */
+        if (lines.bad) {
+            st = UP_ERR(err, UP_EFORMAT, "%s:%u: %s", up_esc(path), lines.line, lines.why);
+            break;
+        }
         memset(mtext + (start - text), ' ', len); /* not the machine's: a blank line for inih */
-        if (!*s || *s == '#' || *s == ';' || *s == '[')
+        s = trim(buf);
+        if (!*s || *s == '#' || *s == ';' || lines.sec)
             continue;
-        if ((st = exp_line(ex, s, path, lines.line, &out, &json, &calib, err)) != UP_OK)
-            goto out;
+        if ((st = exp_line(ex, s, path, lines.line, &out, &json, &calib, seen, err)) != UP_OK)
+            break;
     }
+    if (bad_line && st != UP_ENOMEM) { /* before any error that names a later line or none */
+        st = UP_ERR(err, UP_EFORMAT, "%s:%u: %s", up_esc(path), bad_line, bad_why);
+        goto out;
+    }
+    if (st != UP_OK)
+        goto out;
     if (!seen_exp) {
         st = UP_ERR(err, UP_EFORMAT, "%s: no [experiment] section: not an experiment file "
                     "(a machine file goes with --machine)", up_esc(path));

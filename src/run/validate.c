@@ -114,15 +114,25 @@ void up_run_val_csv_traced(FILE *f, unsigned np, unsigned extra, unsigned rep, d
 
 double up_run_val_read_window(const char *path)
 {
-    char *text, *p;
+    /* seconds as the shim writes them (S.SSSSSSSSS, negative only if its
+     * clocks went wrong): a decimal number, like every number read */
+    static const up_range R_WINDOW = {-1e9, 1e9, false, "s"};
+    char *text, *p, why[128];
     double v = NAN;
     up_err e = {0};
     /* the shim's file: a few lines, a regular file (up_text_file_read) */
     if (up_text_file_read(path, "time file", 65536, &text, NULL, &e) != UP_OK)
         return NAN;
     for (p = text; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-        if (!strncmp(p, "window_s=", 9))
-            v = strtod(p + 9, NULL);
+        if (!strncmp(p, "window_s=", 9)) {
+            char *nl = strchr(p, '\n');
+            if (nl)
+                *nl = '\0';
+            if (!up_num_parse(p + 9, &R_WINDOW, &v, why, sizeof why))
+                v = NAN;
+            if (nl)
+                *nl = '\n';
+        }
     up_free(text);
     return v;
 }

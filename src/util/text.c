@@ -1,8 +1,9 @@
 /*
  * text.c - text from outside: bytes escaped for messages, names from traces
  * in the form of each kind of output, numbers checked against their allowed
- * range, small text files read with limits and handed to inih one line at a
- * time (src/util/util.h).
+ * range (the one parser of every option and file), small text files read
+ * with limits and handed to inih one line at a time, each line checked
+ * against the one INI syntax (src/util/util.h).
  *
  * Place in the data flow: below everything, beside util.c.  The commands
  * parse their options with up_num_parse; the INI readers (calibration.c,
@@ -262,6 +263,30 @@ bool up_num_parse(const char *s, const up_range *r, double *v, char *why, size_t
     return true;
 }
 
+bool up_uint_parse(const char *s, uint64_t max, uint64_t *v, char *why, size_t cap)
+{
+    uint64_t x = 0;
+    const char *p;
+    bool over = false;
+    for (p = s; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            over = true;
+        else
+            x = x * 10 + d;
+    }
+    if (p == s || *p) {
+        snprintf(why, cap, "not a whole number (must be between 0 and %llu)", (unsigned long long)max);
+        return false;
+    }
+    if (over || x > max) {
+        snprintf(why, cap, "must be between 0 and %llu", (unsigned long long)max);
+        return false;
+    }
+    *v = x;
+    return true;
+}
+
 /* ---- small text files --------------------------------------------------------- */
 
 static const char *not_regular(mode_t m)
@@ -383,18 +408,99 @@ void up_lines_init(up_lines *l, const char *text, bool drop_indent)
     l->drop_indent = drop_indent;
 }
 
+/* White space as inih's isspace() sees it inside a line. */
+static bool ini_space(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
+
+/* inih's ini_find_chars_or_comment: the first of `chars` in [p, e), or of an
+ * inline comment (';' after white space); e if neither. */
+static const char *find_or_comment(const char *p, const char *e, const char *chars)
+{
+    bool was_space = false;
+    for (; p < e; p++) {
+        if (strchr(chars, *p) || (was_space && *p == ';'))
+            return p;
+        was_space = ini_space(*p);
+    }
+    return e;
+}
+
+/* n bytes of s, escaped into dst (at most 60 shown, a cut ends in "..."). */
+static const char *esc_span(char *dst, size_t cap, const char *s, size_t n)
+{
+    char tmp[128];
+    snprintf(tmp, sizeof tmp, "%.*s", (int)(n < sizeof tmp - 1 ? n : sizeof tmp - 1), s);
+    return up_text_escape(dst, cap, tmp, 60);
+}
+
+/* The line b (n bytes, as inih gets it) against the one INI syntax
+ * (util.h); l->bad is its number if it breaks it. */
+static void check_line(up_lines *l, const char *b, size_t n, bool lone_cr)
+{
+    const char *p = b, *e = b + n, *q, *r;
+    if (lone_cr) {
+        snprintf(l->why, sizeof l->why, "a carriage return (CR) inside the line: lines end in LF or "
+                                        "CR LF, and a lone CR is not a line end");
+        goto bad;
+    }
+    if (l->line == 1 && n >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3)) /* inih skips a BOM */
+        p += 3;
+    while (p < e && ini_space(*p))
+        p++;
+    while (e > p && ini_space(e[-1]))
+        e--;
+    if (p == e || *p == ';' || *p == '#')
+        return;
+    if (*p == '[') {
+        q = find_or_comment(p + 1, e, "]");
+        if (q == e || *q != ']') {
+            snprintf(l->why, sizeof l->why, "%s", UP_NOT_INI);
+            goto bad;
+        }
+        l->sec = p + 1;
+        l->seclen = (size_t)(q - p - 1);
+        for (r = q + 1; r < e && ini_space(*r); r++)
+            ;
+        if (r < e && *r != ';') { /* inih drops it: a key there would be lost */
+            char text[256], name[256];
+            snprintf(l->why, sizeof l->why, "'%s' after [%s]: a section header ends the line (a key "
+                     "goes on a line of its own)", esc_span(text, sizeof text, r, (size_t)(e - r)),
+                     esc_span(name, sizeof name, l->sec, l->seclen));
+            goto bad;
+        }
+        return;
+    }
+    q = find_or_comment(p, e, "=:");
+    if (q == e || *q != '=') {
+        snprintf(l->why, sizeof l->why, "%s", UP_NOT_INI);
+        goto bad;
+    }
+    if (q == p) {
+        snprintf(l->why, sizeof l->why, "not an INI line (a value without a key)");
+        goto bad;
+    }
+    return;
+bad:
+    l->bad = l->line;
+}
+
 char *up_lines_read(char *buf, int size, void *stream)
 {
     up_lines *l = stream;
     const char *p = l->s;
     size_t n = 0, cap = size > 0 ? (size_t)size - 1 : 0;
-    bool indent = l->drop_indent, over = false;
+    bool indent = l->drop_indent, over = false, lone_cr = false;
+    l->sec = NULL;
+    l->seclen = 0;
+    l->bad = 0;
     if (!p || !*p || !size)
         return NULL;
     for (; *p && *p != '\n'; p++) {
-        if (indent && (*p == ' ' || *p == '\t'))
-            continue;
+        if (indent && (*p == ' ' || *p == '\t' || *p == '\v' || *p == '\f'))
+            continue; /* all of inih's white space but CR: inih would take the
+                       * line for the previous value's continuation */
         indent = false;
+        if (*p == '\r' && p[1] && p[1] != '\n')
+            lone_cr = true;
         if (n < cap)
             buf[n++] = *p;
         else if (!(*p == '\r' && (p[1] == '\n' || !p[1]))) /* a CR before the end fits */
@@ -407,11 +513,15 @@ char *up_lines_read(char *buf, int size, void *stream)
     l->limit = cap;
     if (n && buf[n - 1] == '\r')
         n--;
-    if (over) {
+    if (over && !lone_cr) {
         if (!l->too_long)
             l->too_long = l->line;
         n = 0;
     }
     buf[n] = '\0';
+    if (lone_cr || !over)
+        check_line(l, buf, n, lone_cr);
+    if (over && lone_cr)
+        buf[0] = '\0'; /* a lone CR wins over the length: it is why the line is long */
     return buf;
 }

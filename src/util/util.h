@@ -166,8 +166,14 @@ void up_range_text(char *buf, size_t cap, const up_range *r);
 bool up_range_check(const up_range *r, double v, char *why, size_t cap);
 /* Parses s, a decimal number (no hex, inf or nan; no blanks around it),
  * into *v and checks it against r; false with the reason in why ("not a
- * number (must be ...)" or "must be ..."). */
+ * number (must be ...)" or "must be ...").  Every number an option or an
+ * input file gives goes through it, except identifiers (below). */
 bool up_num_parse(const char *s, const up_range *r, double *v, char *why, size_t cap);
+/* The same for a whole number that a double cannot hold (a 64-bit OTF2
+ * location id): decimal digits only (no sign, point, exponent or blanks),
+ * 0 to max; false with the reason in why ("not a whole number (must be
+ * between 0 and N)" or "must be between 0 and N"). */
+bool up_uint_parse(const char *s, uint64_t max, uint64_t *v, char *why, size_t cap);
 
 /* The largest INI file read (calibration, machine, experiment files). */
 #define UP_TEXT_FILE_MAX ((size_t)1 << 20)
@@ -183,7 +189,17 @@ up_status up_text_file_read(const char *path, const char *what, size_t max, char
 /* Text handed to an ini_parse_stream reader one line per call, so that the
  * caller knows the line of every key inih reports.  A line longer than the
  * buffer inih gives is not split: it comes as an empty line, and too_long
- * holds its number (the first such line). */
+ * holds its number (the first such line).
+ *
+ * Each line is also checked against the one INI syntax of every file the
+ * tools read (docs/cli.md, "Values and input files"), which is stricter than
+ * inih: a line is blank, a comment (';' or '#' first), a `[section]` with
+ * nothing after it but an inline comment (';'), or `key = value` with a key
+ * before the '=' (inih would also take `key: value`, and ignores what
+ * follows a section's ']').  A carriage return ends a line only before a
+ * line feed (or at the end of the text): a lone CR is an error, not a line
+ * end.  After each line, bad is its number if it breaks these rules (why
+ * the reason, for the reader to report as "FILE:LINE: <why>"), else 0. */
 typedef struct up_lines {
     const char *s;     /* the rest of the text */
     unsigned line;     /* the line handed out last (1: the first) */
@@ -191,7 +207,15 @@ typedef struct up_lines {
     size_t limit;      /* the characters a line may have (the buffer less 1) */
     bool drop_indent;  /* leading blanks dropped: an indented line never
                         * continues the previous value */
+    unsigned bad;      /* the line handed out last if it is not INI, else 0 */
+    char why[480];     /* why it is not */
+    const char *sec;   /* the line handed out last is a [section]: its name,
+                        * seclen bytes inside the caller's buffer; else NULL */
+    size_t seclen;
 } up_lines;
+
+/* The message of a line that is none of the four kinds. */
+#define UP_NOT_INI "not an INI line (expected 'key = value', a [section] or a comment)"
 
 void up_lines_init(up_lines *l, const char *text, bool drop_indent);
 /* An ini_reader: char *(*)(char *buf, int size, void *stream). */

@@ -92,7 +92,7 @@ static void check_machine(const up_machine *m)
     for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char key[64];
         double v;
-        if (sscanf(line, "%63[a-z_0-9] =", key) != 1 || !up_machine_is_numeric(key))
+        if (sscanf(line, "%63[a-z_0-9] =", key) != 1 || !up_machine_range(key))
             continue;
         v = up_machine_get_num(m, key);
         FZ_CHECK(isfinite(v) && v >= 0, "%s = %g", key, v);

@@ -76,7 +76,7 @@ usage "bad --set value" "latency_ns=abc" "$CASITA" --set latency_ns=abc
 usage "unknown --set key" "nokey" "$CASITA" --set nokey=1
 usage "--set without =" "latency_ns" "$CASITA" --set latency_ns
 usage "--sweep without STEP" "KEY=FROM:TO:STEP" "$CASITA" --sweep latency_ns=1:2 -o "$T/x"
-usage "--sweep with a word" "finite numbers" "$CASITA" --sweep latency_ns=1:ten:1 -o "$T/x"
+usage "--sweep with a word" "latency_ns = ten: not a number (must be between 0 and 1e9 ns)" "$CASITA" --sweep latency_ns=1:ten:1 -o "$T/x"
 usage "--sweep FROM > TO" "FROM is greater than TO" "$CASITA" --sweep latency_ns=10:1:1 -o "$T/x"
 usage "--sweep STEP 0" "STEP must be greater than 0" "$CASITA" --sweep latency_ns=1:10:0 -o "$T/x"
 usage "--sweep of 10^9 values" "more than 1000 values" "$CASITA" --sweep latency_ns=0:1e9:1 -o "$T/x"
