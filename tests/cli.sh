@@ -316,6 +316,47 @@ expect 2 "export --locations past 2^64 - 1" -- "$UP" export "$PP" --perfetto "$T
 grep_err "export --locations past 2^64 - 1: names it" "locations '18446744073709551616' is not a list"
 [ ! -e "$T/x" ] && [ ! -e "$T/x.json" ] && ok "refused INI files and numbers create nothing" || bad "refused INI files and numbers create nothing"
 
+# ---- issue 31, item 10: smaller holes ----------------------------------------
+# a Location defined twice: warned, counted, the copy left out of the output
+# (it was copied, and otf2-print warned of a duplicate Location in it)
+cp -r "$DATA/pipit-ping-pong" "$T/dup"
+python3 - "$T/dup/traces.def" <<'PY'
+import sys
+p = sys.argv[1]
+d = bytearray(open(p, "rb").read())
+loc = bytes.fromhex("0e090101010c01013c0101")  # LOCATION 1 "Master thread", 60 events, group 1
+at = d.index(loc) + len(loc)
+d[at:at] = loc
+open(p, "wb").write(d)
+PY
+expect 0 "a Location defined twice: compensated" -- "$UP" compensate "$T/dup" -o "$T/dup-c" --overhead-ns 1 -q --json "$T/dup.json"
+grep_err "a Location defined twice: warned" "traces.def': 1 definition of an id defined before (the first: Location 1); each id keeps its first definition"
+[ "$(jq '.repairs.duplicate_definitions' "$T/dup.json")" = 1 ] && ok "a Location defined twice: counted" ||
+    bad "a Location defined twice: counted" "$(jq -c .repairs "$T/dup.json")"
+otf2-print -G "$T/dup-c/traces.otf2" > "$T/dup.defs" 2> "$T/dup.err"
+[ "$(grep -c '^LOCATION ' "$T/dup.defs")" = 2 ] && ! grep -q duplicate "$T/dup.err" &&
+    ok "a Location defined twice: once in the output" || bad "a Location defined twice: once in the output" "$(cat "$T/dup.err")"
+# an anchor that declares no global definitions (it gave no warning)
+cp -r "$DATA/pipit-ping-pong" "$T/zero"
+python3 -c "
+import sys
+p = sys.argv[1]
+d = bytearray(open(p, 'rb').read())
+d[38:46] = bytes(8)  # the anchor's number of global definitions (OTF2 3.0)
+open(p, 'wb').write(d)" "$T/zero/traces.otf2"
+expect 0 "an anchor declaring 0 definitions: read" -- "$UP" estimate "$T/zero" --overhead-ns 1 -q
+grep_err "an anchor declaring 0 definitions: warned" "533 definition records where the anchor declares 0"
+# report's window when rank 0 has no records (it failed: no window)
+cp -r "$DATA/pipit-ping-pong" "$T/norank0"
+rm "$T/norank0/traces/0.evt"
+expect 0 "report with no records on rank 0" -- "$UP" report "$T/norank0" -o "$T/norank0.html" -q
+grep -q '</html>' "$T/norank0.html" && ok "report with no records on rank 0: the page" || bad "report with no records on rank 0: the page"
+# -f is taken by every writing command (trace, validate and calibrate refused it)
+expect 1 "trace -f: taken" -- "$UP" trace -f -q -o "$T/tf" -- /nonexistent/program
+grep_err "trace -f: the program's failure, not the option" "could not be run"
+expect 1 "validate -f: taken" -- "$UP" validate -f -q -o "$T/vf" -- /nonexistent/program
+expect 1 "calibrate -f: taken" -- "$UP" calibrate -f -o "$T/cf.ini" --launcher /nonexistent/mpirun
+
 echo "$pass passed, $fail failed"
 if [ "$fail" -eq 0 ]; then rm -rf "$T"; else echo "test files kept in $T"; fi
 [ "$fail" -eq 0 ]

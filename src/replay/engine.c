@@ -3475,6 +3475,7 @@ static void finish(engine *E, up_replay_result *res)
         const up_damage *dm = up_trace_damage(E->in, i);
         E->repairs[UP_REPAIR_damaged_files] += dm->kind == UP_DAMAGE_FILE;
         E->repairs[UP_REPAIR_event_count] += dm->kind == UP_DAMAGE_COUNT;
+        E->repairs[UP_REPAIR_duplicate_definitions] += dm->kind == UP_DAMAGE_DUPLICATE ? dm->kept : 0;
     }
     res->start_m = res->start_a = UINT64_MAX;
     res->end_m = res->end_a = 0;

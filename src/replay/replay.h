@@ -39,6 +39,7 @@
     X(time_spike, "input timestamps ahead of the records before and after them", 1)          \
     X(damaged_files, "damaged input files, read up to their damage (docs/cli.md)", 1)         \
     X(event_count, "event files holding another number of records than their location declares", 1) \
+    X(duplicate_definitions, "global definitions of an id defined before (the first kept, the others left out)", 1) \
     X(sync_unposted, "synchronous sends completed without their receive being posted", 1)      \
     X(thread_unpaired, "thread team begins or joins released without their partners", 1)       \
     X(rma_unpaired, "RMA post/start/complete/wait synchronisations released without their partners", 1) \

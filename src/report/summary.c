@@ -53,9 +53,10 @@ json_t *up_report_damage_json(const up_trace *t)
             return NULL;
         }
         json_object_set_new(o, "file", up_report_json_text(dm->file));
-        json_object_set_new(o, "kind", json_string(dm->kind == UP_DAMAGE_FILE    ? "damaged"
-                                                   : dm->kind == UP_DAMAGE_COUNT ? "record_count"
-                                                                                 : "timestamps"));
+        json_object_set_new(o, "kind", json_string(dm->kind == UP_DAMAGE_FILE        ? "damaged"
+                                                   : dm->kind == UP_DAMAGE_COUNT     ? "record_count"
+                                                   : dm->kind == UP_DAMAGE_DUPLICATE ? "duplicate_definitions"
+                                                                                     : "timestamps"));
         json_object_set_new(o, "location", dm->loc < 0 ? json_null()
                                                        : json_integer((json_int_t)d->locs[dm->loc].id));
         json_object_set_new(o, "offset", json_integer((json_int_t)dm->offset));

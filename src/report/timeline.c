@@ -109,7 +109,12 @@ static bool is_collective(const up_region_def *rg)
 
 /* The location that delimits the window: the lowest MPI rank (its first
  * location), preferring locations that declare records. */
-static uint32_t pick_loc(const up_defs *d)
+/* The location a window is chosen on: rank 0's, or the lowest rank's, among
+ * those that declare records; those that do not, and locations without a
+ * rank, after them.  `skip` (may be NULL): locations already tried and found
+ * empty (a damaged or missing event file), passed over; UINT32_MAX when
+ * every location is. */
+static uint32_t pick_loc(const up_defs *d, const bool *skip)
 {
     int pass;
     size_t i, best;
@@ -117,6 +122,8 @@ static uint32_t pick_loc(const up_defs *d)
         best = SIZE_MAX;
         for (i = 0; i < d->nlocs; i++) {
             const up_loc_def *l = &d->locs[i];
+            if (skip && skip[i])
+                continue;
             if ((pass == 0 || pass == 2) && l->nevents == 0)
                 continue;
             if (pass < 2 && l->rank == UP_NO_RANK)
@@ -128,7 +135,7 @@ static uint32_t pick_loc(const up_defs *d)
         if (best != SIZE_MAX)
             return (uint32_t)best;
     }
-    return 0;
+    return skip ? UINT32_MAX : 0;
 }
 
 enum { FIND_FIXED, FIND_ITER };
@@ -336,6 +343,7 @@ up_status up_timeline_window(up_trace *t, const up_timeline_opts *o, up_timeline
     int rule;
     const char *name = "?";
     char where[41], nm[61]; /* escaped (loc_label, up_text_escape): cut whole */
+    bool *tried = NULL;
     up_err local_err;
 
     if (!err)
@@ -345,10 +353,9 @@ up_status up_timeline_window(up_trace *t, const up_timeline_opts *o, up_timeline
     w->resolution = d->resolution ? d->resolution : 1;
     if (!d->nlocs)
         return UP_ERR(err, UP_EFORMAT, "'%s' has no locations to draw", up_trace_anchor(t));
-    w->loc = pick_loc(d);
+    w->loc = pick_loc(d, NULL);
     if (o->window_set)
         return window_given(t, o, w, err);
-    loc_label(d, w->loc, where, sizeof where);
 
     /* pass 1: counts, first and last record */
     memset(&f, 0, sizeof f);
@@ -364,13 +371,25 @@ up_status up_timeline_window(up_trace *t, const up_timeline_opts *o, up_timeline
         st = UP_ERR(err, UP_ENOMEM, "out of memory");
         goto done;
     }
-    if ((st = find_run(t, w->loc, &f, err)) != UP_OK)
-        goto done;
-    if (!f.started) {
-        st = UP_ERR(err, UP_EFORMAT, "'%s' has no records on %s to choose a window from",
-                    up_trace_anchor(t), where);
+    /* the preferred location, or, when its records are gone (a damaged or
+     * missing event file), the next one that has some */
+    if (!(tried = up_calloc(d->nlocs, sizeof *tried))) {
+        st = UP_ERR(err, UP_ENOMEM, "out of memory");
         goto done;
     }
+    for (;;) {
+        if ((st = find_run(t, w->loc, &f, err)) != UP_OK)
+            goto done;
+        if (f.started)
+            break;
+        tried[w->loc] = true;
+        if ((w->loc = pick_loc(d, tried)) == UINT32_MAX) {
+            st = UP_ERR(err, UP_EFORMAT, "'%s' has no records on any location to choose a window from",
+                        up_trace_anchor(t));
+            goto done;
+        }
+    }
+    loc_label(d, w->loc, where, sizeof where);
 
     /* pass 2, on a second reader of the same archive */
     if ((st = up_trace_open(up_trace_anchor(t), &t2, err)) != UP_OK)
@@ -433,6 +452,7 @@ up_status up_timeline_window(up_trace *t, const up_timeline_opts *o, up_timeline
                  where);
 done:
     up_trace_close(t2);
+    up_free(tried);
     up_free(f.coll);
     up_free(f.nested);
     up_free(f.cspan);

@@ -370,6 +370,7 @@ struct up_def_copy {
     size_t nready, cap_ready;
     bool nomem;
     OTF2_ErrorCode rc;            /* the first write that failed */
+    uint64_t duplicates;          /* definitions of an id written before, left out */
 };
 
 static bool is_written(const up_def_copy *c, key k)
@@ -477,13 +478,23 @@ static void release(up_def_copy *c, key k)
     }
 }
 
-/* Writes `r` and marks what it defines as written. */
+/* Writes `r` and marks what it defines as written; a definition of an id
+ * written before is left out (the reader keeps the first, defs.c: an
+ * output must not define one id twice). */
 static void emit(up_def_copy *c, const rec *r)
 {
     const kind_refs *kr = &refs[r->kind];
-    OTF2_ErrorCode rc = put(c->gw, r);
+    OTF2_ErrorCode rc;
     key self[2];
     size_t n = 0, i;
+    if (kr->self.ns != NS_NONE) {
+        key k = field_key(r, kr->self);
+        if (idset_has(&c->written[k.ns], k.id)) {
+            c->duplicates++;
+            return;
+        }
+    }
+    rc = put(c->gw, r);
     if (rc != OTF2_SUCCESS) {
         if (c->rc == OTF2_SUCCESS)
             c->rc = rc;

@@ -93,6 +93,14 @@ static OTF2_CallbackCode on_unknown(void *ud)
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* A definition of an id already defined: counted, the first one kept. */
+static OTF2_CallbackCode duplicate(up_defs *d, const char *kind, uint64_t id)
+{
+    if (!d->n_dup_defs++)
+        snprintf(d->dup_first, sizeof d->dup_first, "%s %llu", kind, (unsigned long long)id);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode on_clock(void *ud, uint64_t res, uint64_t off,
                                   uint64_t len, uint64_t real)
 {
@@ -113,7 +121,7 @@ static OTF2_CallbackCode on_string(void *ud, OTF2_StringRef self, const char *s)
     if (!r->d->has_strings || self > r->d->max_string)
         r->d->max_string = self, r->d->has_strings = true;
     if (up_map_get(&r->d->strings, self, 0))
-        return OTF2_CALLBACK_SUCCESS; /* duplicate definition: keep the first (names point to it) */
+        return duplicate(r->d, "String", self); /* keep the first (names point to it) */
     if (!(c = up_strdup(s))) {
         r->nomem = true;
         return OTF2_CALLBACK_INTERRUPT;
@@ -132,7 +140,9 @@ static OTF2_CallbackCode on_rmawin(void *ud, OTF2_RmaWinRef self, OTF2_StringRef
     reading *r = ud;
     (void)name, (void)flags;
     r->d->n_global_defs++;
-    if (!up_map_get(&r->d->wins, self, 0) && !up_map_put(&r->d->wins, self, 0, comm)) {
+    if (up_map_get(&r->d->wins, self, 0))
+        return duplicate(r->d, "RmaWin", self);
+    if (!up_map_put(&r->d->wins, self, 0, comm)) {
         r->nomem = true;
         return OTF2_CALLBACK_INTERRUPT;
     }
@@ -175,8 +185,9 @@ static OTF2_CallbackCode on_attribute(void *ud, OTF2_AttributeRef self, OTF2_Str
     if (!d->has_attrs || self > d->max_attr)
         d->max_attr = self, d->has_attrs = true;
     /* the name's ref, not its text: a String may come after its user */
-    if (!up_map_get(&d->attrs, self, 0) &&
-        !up_map_put(&d->attrs, self, 0, (uint64_t)name << 8 | (uint8_t)type)) {
+    if (up_map_get(&d->attrs, self, 0))
+        return duplicate(d, "Attribute", self);
+    if (!up_map_put(&d->attrs, self, 0, (uint64_t)name << 8 | (uint8_t)type)) {
         r->nomem = true;
         return OTF2_CALLBACK_INTERRUPT;
     }
@@ -201,6 +212,8 @@ static OTF2_CallbackCode on_region(void *ud, OTF2_RegionRef self,
     up_region_def *rg;
     (void)canon, (void)desc, (void)rflags, (void)file, (void)b, (void)e;
     d->n_global_defs++;
+    if (up_map_get(&d->region_index, self, 0))
+        return duplicate(d, "Region", self); /* keep the first */
     if (!up_grow((void **)&d->regions, &r->regions_cap, d->nregions + 1, sizeof *d->regions) ||
         !up_grow((void **)&r->region_names, &r->region_names_cap, d->nregions + 1,
                  sizeof *r->region_names) ||
@@ -301,7 +314,7 @@ static OTF2_CallbackCode on_lgroup(void *ud, OTF2_LocationGroupRef self,
     (void)name, (void)type, (void)creator;
     r->d->n_global_defs++;
     if (up_map_get(&r->lgroups, self, 0))
-        return OTF2_CALLBACK_SUCCESS; /* duplicate definition: keep the first */
+        return duplicate(r->d, "LocationGroup", self); /* keep the first */
     g = up_calloc(1, sizeof *g);
     if (!g || !up_map_put(&r->lgroups, self, 0, (uint64_t)(uintptr_t)g)) {
         up_free(g);
@@ -321,7 +334,7 @@ static OTF2_CallbackCode on_location(void *ud, OTF2_LocationRef self,
     up_loc_def *l;
     d->n_global_defs++;
     if (up_map_get(&d->loc_index, self, 0))
-        return OTF2_CALLBACK_SUCCESS; /* duplicate definition: keep the first */
+        return duplicate(d, "Location", self); /* keep the first */
     if (!up_grow((void **)&d->locs, &r->locs_cap, d->nlocs + 1, sizeof *d->locs) ||
         !up_grow((void **)&r->loc_names, &r->loc_names_cap, d->nlocs + 1, sizeof *r->loc_names) ||
         !up_map_put(&d->loc_index, self, 0, d->nlocs)) {
@@ -351,7 +364,7 @@ static OTF2_CallbackCode on_group(void *ud, OTF2_GroupRef self, OTF2_StringRef n
     (void)name;
     r->d->n_global_defs++;
     if (up_map_get(&r->d->groups, self, 0))
-        return OTF2_CALLBACK_SUCCESS; /* duplicate definition: keep the first */
+        return duplicate(r->d, "Group", self); /* keep the first */
     g = up_calloc(1, sizeof *g);
     if (!g || (n && !(g->members = up_calloc(n, sizeof *members))) ||
         !up_map_put(&r->d->groups, self, 0, (uint64_t)(uintptr_t)g)) {
@@ -533,6 +546,11 @@ static bool resolve(reading *r)
         size_t k;
         c->id = r->craw[i].self;
         c->name = str_of(d, r->craw[i].name);
+        if (up_map_get(&d->comm_index, c->id, 0)) { /* keep the first */
+            duplicate(d, "Comm", c->id);
+            memset(c, 0, sizeof *c);
+            continue;
+        }
         if (!up_map_put(&d->comm_index, c->id, 0, d->ncomms))
             return false;
         d->ncomms++;

@@ -183,7 +183,7 @@ void up_damage_line(const up_trace *t, const up_damage *d, char *buf, size_t cap
                      where, d->what);
     if (n < 0 || (size_t)n >= cap)
         return;
-    if (d->loc < 0) {
+    if (d->loc < 0 && d->kind == UP_DAMAGE_FILE) {
         snprintf(buf + n, cap - (size_t)n, "; the %llu definitions before it are used",
                  (unsigned long long)d->kept);
         return;
@@ -528,7 +528,8 @@ static up_status read_global_defs(up_trace *t, up_err *err)
         up_scan_all(&sc, buf);
         /* a damaged record length the walk survives (it lands on bytes that
          * read as records) shows as another number than the anchor's */
-        if (!sc.damaged && sc.records && t->ai.ngdefs && sc.records != t->ai.ngdefs) {
+        /* (an anchor declaring none is damaged too: OTF2 writes the number) */
+        if (!sc.damaged && sc.records && sc.records != t->ai.ngdefs) {
             sc.damaged = true;
             sc.damage_off = sc.file_size;
             snprintf(sc.damage, sizeof sc.damage,
@@ -553,6 +554,14 @@ static up_status read_global_defs(up_trace *t, up_err *err)
             st = UP_ERR(err, UP_EFORMAT, "cannot read '%s' at byte %llu: %s; no location is defined before it",
                         path, (unsigned long long)sc.damage_off, sc.damage);
         else if (!add_damage(t, UP_DAMAGE_FILE, -1, path, sc.damage_off, sc.damage, false, sc.records, 0, 0))
+            st = UP_ERR(err, UP_ENOMEM, "out of memory");
+    }
+    if (st == UP_OK && t->defs.n_dup_defs) { /* repaired: each id keeps its first */
+        char what[256];
+        snprintf(what, sizeof what, "%llu definition%s of an id defined before (the first: %s); each id keeps "
+                 "its first definition, the others are left out of the outputs",
+                 (unsigned long long)t->defs.n_dup_defs, t->defs.n_dup_defs == 1 ? "" : "s", t->defs.dup_first);
+        if (!add_damage(t, UP_DAMAGE_DUPLICATE, -1, path, 0, what, false, t->defs.n_dup_defs, 0, 0))
             st = UP_ERR(err, UP_ENOMEM, "out of memory");
     }
     up_free(path);

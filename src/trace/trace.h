@@ -148,6 +148,12 @@ typedef struct up_defs {
     OTF2_MetricRef cpu_metric;
     /* what was read, for the report (nothing is dropped silently) */
     uint64_t n_global_defs, n_unknown_global_defs;
+    /* definitions of an id already defined (String, Attribute, Region,
+     * LocationGroup, Location, Group, Comm, RmaWin): each id keeps its
+     * first, and the copies are left out of every output; dup_first names
+     * the first such ("Location 1") */
+    uint64_t n_dup_defs;
+    char dup_first[48];
     uint64_t gdefs_intact;   /* global definition records found intact (scan.h) */
     uint64_t n_local_defs, n_clock_offsets, n_mapping_tables;
     uint32_t n_snapshots, n_thumbnails; /* auxiliary files, not copied */
@@ -298,8 +304,10 @@ typedef struct up_damage {
     enum {
         UP_DAMAGE_FILE,     /* the file is damaged from `offset` on */
         UP_DAMAGE_COUNT,    /* intact, but holds another number of records than declared */
-        UP_DAMAGE_TIMES     /* timestamps repaired (what says how many; reported once
+        UP_DAMAGE_TIMES,    /* timestamps repaired (what says how many; reported once
                              * the location's stream is released) */
+        UP_DAMAGE_DUPLICATE /* global definitions of ids defined before (kept: how
+                             * many): each id keeps its first */
     } kind;
 } up_damage;
 size_t up_trace_ndamage(const up_trace *t);
