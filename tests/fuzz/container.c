@@ -174,6 +174,18 @@ static int write_members(const char *root, const fz_member *m, size_t n, bool tr
         off_t at;
         int fd;
         file_path(p, sizeof p, root, kind, loc);
+        if (lstat(p, &st) == 0 && !S_ISREG(st.st_mode))
+            continue; /* a link or a FIFO stays one */
+        if (!m[i].len && (m[i].tag & FZ_SPECIAL)) { /* the file becomes a link or a FIFO */
+            static const char *const to[] = {"/dev/zero", "/dev/urandom", NULL, "traces.otf2.gone"};
+            unsigned v = fz_special(m[i].tag);
+            unlink(p);
+            if (to[v] ? symlink(to[v], p) : mkfifo(p, 0644))
+                return -1;
+            if (track)
+                written[kind][loc / 8] |= (uint8_t)(1u << (loc % 8));
+            continue;
+        }
         if ((fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
             return -1;
         if (track)

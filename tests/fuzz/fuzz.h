@@ -16,7 +16,10 @@
  * 2 traces/<loc>.def, 3 traces/<loc>.evt, 4 traces/<loc>.stalls.  Members
  * of one file are appended in order; with bit 0x80 set, a member starts the
  * file's next chunk (the file is first extended, with a hole, to a multiple
- * of its chunk size from the anchor).  The loc bytes of the anchor and
+ * of its chunk size from the anchor).  A member of no bytes whose tag has
+ * bit 0x40 (FZ_SPECIAL) replaces its file with a symbolic link to /dev/zero,
+ * to /dev/urandom or to nothing, or with a FIFO (fz_special), and the
+ * file's later members are ignored.  The loc bytes of the anchor and
  * traces.def members pick the options of a run (mode, analysis) instead.  A length past the
  * end of the input is cut to it, so every input is a valid container.
  */
@@ -54,6 +57,7 @@ void fz_fail(const char *file, int line, const char *cond, const char *fmt, ...)
 
 enum { FZ_ANCHOR, FZ_GDEFS, FZ_LDEFS, FZ_EVENTS, FZ_STALLS, FZ_KINDS };
 #define FZ_CONT 0x80u
+#define FZ_SPECIAL 0x40u
 #define FZ_HEAD 6                /* tag, loc, len:4 */
 #define FZ_MAX_MEMBERS 64
 
@@ -65,6 +69,9 @@ typedef struct fz_member {
 } fz_member;
 
 static inline unsigned fz_kind(unsigned tag) { return (tag & 0x7fu) % FZ_KINDS; }
+/* what a special member makes of its file: 0 a link to /dev/zero, 1 to
+ * /dev/urandom, 2 a FIFO, 3 a link to a file that does not exist */
+static inline unsigned fz_special(unsigned tag) { return (tag & 0x7fu) / FZ_KINDS % 4; }
 
 /* Splits an input into at most `cap` members; returns how many. */
 size_t fz_parse(const uint8_t *d, size_t n, fz_member *m, size_t cap);
