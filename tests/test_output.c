@@ -594,6 +594,15 @@ TEST(outset_force_only_over_outputs)
     CHECK_EQ(up_outset_commit(s, &err), UP_OK);
     up_outset_free(s);
     CHECK(!strcmp(listing(dir), ".unperturb-output"));
+    /* changed in place (trace --recover): the marker written anew lists it */
+    snprintf(p, sizeof p, "%s/merged", dir);
+    put_file(p, "x");
+    CHECK_EQ(up_output_remark(dir, &err), UP_OK);
+    snprintf(p, sizeof p, "%s/.unperturb-output", dir);
+    CHECK(file_is(p, "unperturb output folder 1\ncommand unperturb\nf merged\n"));
+    CHECK(!strcmp(listing(dir), ".unperturb-output merged"));
+    CHECK_EQ(up_output_remark(d, &err), UP_OK); /* no marker: left so */
+    CHECK(!strcmp(listing(d), "out"));
     /* "-": standard output, at most one; a folder cannot be */
     CHECK_EQ(up_outset_new(&s, false, &err), UP_OK);
     CHECK_EQ(up_outset_add(s, "-", UP_OUT_FILE, "--json", NULL, &err), UP_OK);

@@ -122,4 +122,10 @@ void tg_mpi_coll(tg *g, unsigned rank, tg_region_t region, uint64_t t_enter, uin
                  uint64_t t_end, uint64_t t_leave, OTF2_CollectiveOp op, uint32_t root,
                  uint64_t sent, uint64_t received);
 
+/* A small MPI trace in `dir` (3 ranks: MPI_Init, an MPI_Ssend 0 -> 1
+ * received with MPI_ANY_SOURCE, a buffer flush on rank 2, a barrier, CPU-time
+ * metrics with TG_CPU_METRIC, MPI_Finalize), written with the tg_open flags
+ * `flags`; 0, or -1. */
+int tg_small_mpi(const char *dir, unsigned flags);
+
 #endif

@@ -49,8 +49,13 @@ static int recover(const char *dir, bool quiet)
 {
     char err[1024];
     up_merge_info info;
+    up_err e = {0};
     if (up_merge(dir, &info, err, sizeof err) != 0)
         return cmd_fail("trace", 1, err);
+    /* an earlier output of `trace` (its per-rank files kept for a retry):
+     * its .unperturb-output lists what it holds now */
+    if (up_output_remark(dir, &e) != UP_OK)
+        return cmd_fail("trace", 1, e.msg);
     if (!quiet)
         printf("unperturb trace: recovered %s: %d of %d ranks left records, %d closed "
                "their trace (%llu records counted)\n",

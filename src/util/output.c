@@ -790,8 +790,8 @@ static int walk_at(walk *w, int fd, int depth)
         size_t n = strlen(de->d_name), keep = w->len;
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
             continue;
-        if (!depth && !strcmp(de->d_name, UP_OUTPUT_MARKER))
-            continue;
+        if (!depth && !strncmp(de->d_name, UP_OUTPUT_MARKER, sizeof UP_OUTPUT_MARKER - 1))
+            continue; /* the marker (and the one being written, up_output_remark) */
         if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
             w->err = errno;
             r = -1;
@@ -907,30 +907,59 @@ static up_status check_fsize(const out_out *o, up_err *err)
 }
 
 /* Writes the marker of the output folder `top` (its temporary) last. */
-static up_status mark_write(const out_out *o, up_err *err)
+static up_status mark_write_as(const char *dir, const char *name, const char *given, up_err *err)
 {
     char path[PATH_MAX + 32];
     walk *w;
     FILE *f;
     int r, e;
-    snprintf(path, sizeof path, "%s/%s", o->tmp, UP_OUTPUT_MARKER);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     if (!(w = up_calloc(1, sizeof *w)))
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     if (!(f = fopen(path, "wbx"))) {
         e = errno;
         up_free(w);
-        return UP_ERR(err, UP_EIO, "cannot write '%s': %s", o->given, strerror(e));
+        return UP_ERR(err, UP_EIO, "cannot write '%s': %s", given, strerror(e));
     }
     fprintf(f, "%scommand %s\n", MARK_HEAD, command_name);
     w->fn = mark_write_entry;
     w->ctx = f;
-    r = walk_tree(w, o->tmp);
+    r = walk_tree(w, dir);
     e = r ? (w->err ? w->err : errno ? errno : EIO) : 0;
     if (fclose(f) != 0 && !e)
         e = errno ? errno : EIO;
     up_free(w);
-    if (e)
-        return UP_ERR(err, UP_EIO, "cannot write '%s': %s", o->given, strerror(e));
+    if (e) {
+        unlink(path);
+        return UP_ERR(err, UP_EIO, "cannot write '%s': %s", given, strerror(e));
+    }
+    return UP_OK;
+}
+
+static up_status mark_write(const out_out *o, up_err *err)
+{
+    return mark_write_as(o->tmp, UP_OUTPUT_MARKER, o->given, err);
+}
+
+up_status up_output_remark(const char *dir, up_err *err)
+{
+    char path[PATH_MAX + 64], tmp[PATH_MAX + 64], name[64];
+    struct stat st;
+    up_status s;
+    snprintf(path, sizeof path, "%s/%s", dir, UP_OUTPUT_MARKER);
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return UP_OK; /* not an output of ours: left so */
+    snprintf(name, sizeof name, "%s.new-%ld", UP_OUTPUT_MARKER, (long)getpid());
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    unlink(path);
+    if ((s = mark_write_as(dir, name, dir, err)) != UP_OK)
+        return s;
+    snprintf(tmp, sizeof tmp, "%s/%s", dir, UP_OUTPUT_MARKER);
+    if (rename(path, tmp) != 0) {
+        int e = errno;
+        unlink(path);
+        return UP_ERR(err, UP_EIO, "cannot write '%s': %s", dir, strerror(e));
+    }
     return UP_OK;
 }
 
@@ -1042,7 +1071,7 @@ static bool folder_empty(const char *path)
  * the working directory, a folder above it, / or $HOME. */
 static up_status check_folder(const out_out *o, up_err *err)
 {
-    char cwd[PATH_MAX], home[PATH_MAX], why[4 * PATH_MAX + 128];
+    char cwd[PATH_MAX] = "", home[PATH_MAX], why[4 * PATH_MAX + 128];
     const char *h = getenv("HOME");
     mark_set m;
     walk *w;

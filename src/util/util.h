@@ -326,6 +326,10 @@ void up_output_remove(const char *path);
  * above it, / or $HOME.  An existing file output is replaced only when it
  * is a regular file (not a device, FIFO, socket or link). */
 #define UP_OUTPUT_MARKER ".unperturb-output"
+/* The marker of the existing folder `dir` written anew, for what a command
+ * changed in place (`trace --recover`); nothing when it holds none (not an
+ * output of ours). */
+up_status up_output_remark(const char *dir, up_err *err);
 /* the command named in the markers ("compensate"); "unperturb" unset */
 void up_output_command(const char *name);
 /* A command's signals: SIGXFSZ ignored (a write past the file-size limit
