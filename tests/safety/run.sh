@@ -212,10 +212,9 @@ for n in $nodes; do
         bad "estimate --json $n -f: still a $kind" "$(ls -l "$F/devt")"
 done
 [ "$(cat "$F/regular")" = keep ] && ok "a link's target is untouched" || bad "a link's target is untouched"
-if [ "$(id -u)" = 0 ]; then
-    expect 1 "estimate --json /dev/null -f (as root): refused" UP estimate "$PP" -q --overhead-ns 1 --json /dev/null -f
-    [ -c /dev/null ] && ok "/dev/null is still a character device" || bad "/dev/null is still a character device"
-fi
+# (the machine's own /dev/null is not tried: run against a build without the
+# fix, that test replaced it with a file; the private node above is the same
+# case, as root too)
 echo mine > "$F/work/mine.txt"
 (cd "$F/work/sub" && "$UNPERTURB" compensate "$PP" -o . -f -q --overhead-ns 1) > "$T/out" 2> "$T/err"
 [ $? -eq 2 ] && ok "compensate -o . -f: refused (exit 2)" || bad "compensate -o . -f: refused (exit 2)" "$(cat "$T/err")"
