@@ -326,6 +326,17 @@ $UNPERTURB calibrate -o "$T/cal-none.ini" --launcher /nonexistent/mpirun > /dev/
 grep -q 'the measurement run failed: exit status 127' "$T/cal-none.err" || fail "calibrate --launcher /nonexistent: $(cat "$T/cal-none.err")"
 [ ! -e "$T/cal-none.ini" ] && [ -z "$(ls "$T" | grep 'cal-none.ini.tmp')" ] || fail "calibrate --launcher /nonexistent: files left"
 ok "calibrate with a launcher that cannot run: exit 1, nothing written"
+# calibrate -o -: the calibration on stdout, nothing else written (its
+# measurement writes into a scratch folder, removed); it reads back
+mkdir "$T/scratch"
+(cd "$T" && TMPDIR=$T/scratch $UNPERTURB calibrate -o - > "$T/cal-stdout.ini" 2> "$T/cal-stdout.err") ||
+    fail "calibrate -o -: $(cat "$T/cal-stdout.err")"
+head -1 "$T/cal-stdout.ini" | grep -q '^; unperturb calibration' && grep -q '^\[overhead\]' "$T/cal-stdout.ini" ||
+    fail "calibrate -o -: no calibration on stdout"
+[ ! -e "$T/-" ] || fail "calibrate -o -: a file named -"
+[ -z "$(ls -A "$T/scratch")" ] || fail "calibrate -o -: its scratch folder is left: $(ls -A "$T/scratch")"
+$UNPERTURB compensate "$T/c2" -o "$T/c2-cal" --calibration "$T/cal-stdout.ini" -q || fail "calibrate -o -: it does not read back"
+ok "calibrate -o -: the calibration on stdout, nothing left, and it reads back"
 
 # wait_for WHAT PID COMMAND...: polls COMMAND until it succeeds; fails if
 # process PID (the traced run) ended first, or after 600 s: the time a hung
