@@ -329,8 +329,11 @@ ok "calibrate with a launcher that cannot run: exit 1, nothing written"
 # calibrate -o -: the calibration on stdout, nothing else written (its
 # measurement writes into a scratch folder, removed); it reads back
 mkdir "$T/scratch"
-(cd "$T" && TMPDIR=$T/scratch $UNPERTURB calibrate -o - > "$T/cal-stdout.ini" 2> "$T/cal-stdout.err") ||
-    fail "calibrate -o -: $(cat "$T/cal-stdout.err")"
+abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+calprog=${UNPERTURB_CALIBRATE_PROG:+$(abs "$UNPERTURB_CALIBRATE_PROG")}
+up=$(abs "$UNPERTURB")
+(cd "$T" && UNPERTURB_CALIBRATE_PROG=$calprog TMPDIR=$T/scratch "$up" calibrate -o - \
+    > "$T/cal-stdout.ini" 2> "$T/cal-stdout.err") || fail "calibrate -o -: $(cat "$T/cal-stdout.err")"
 head -1 "$T/cal-stdout.ini" | grep -q '^; unperturb calibration' && grep -q '^\[overhead\]' "$T/cal-stdout.ini" ||
     fail "calibrate -o -: no calibration on stdout"
 [ ! -e "$T/-" ] || fail "calibrate -o -: a file named -"
