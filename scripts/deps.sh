@@ -10,7 +10,8 @@
 #   demo   + otf2-print (the demo's closing hint)
 #   test   + otf2-print, jq, mpif90 (gfortran), valgrind, headless chromium
 #            and a font for report.html, python3, OTF2's Python bindings
-#            (python3-otf2: tests/readers), pkill (procps)
+#            (python3-otf2: tests/readers; it imports six but does not
+#            depend on python3-six), pkill (procps)
 #   bench  + otf2-print, jq, SimGrid's smpirun, python3
 set -eu
 [ $# -gt 0 ] || set -- build
@@ -18,7 +19,7 @@ need="gcc make pkg-config libopen-trace-format2-dev libjansson-dev libinih-dev l
 for target in "$@"; do
     case $target in
         build) ;;
-        test) need="$need otf2-tools jq gfortran valgrind chromium fonts-dejavu-core python3 python3-otf2 procps" ;;
+        test) need="$need otf2-tools jq gfortran valgrind chromium fonts-dejavu-core python3 python3-otf2 python3-six procps" ;;
         demo) need="$need otf2-tools" ;;
         bench) need="$need otf2-tools jq libsimgrid-dev python3" ;;
         *) echo "scripts/deps.sh: unknown target '$target' (build, test, demo, bench)" >&2; exit 2 ;;
