@@ -46,8 +46,4 @@ int cmd_bad_option(const char *cmd, int c, char **argv, const struct option *opt
  * usage error "<opt> <arg>: must be between 0 and 1e9 ns" (2). */
 int cmd_opt_num(const char *cmd, const char *opt, const char *arg, const up_range *r, double *v);
 
-/* A child's wait status in words: "exit status 3", "killed by signal 11
- * (SIGSEGV)". */
-void cmd_status_text(int status, char *out, size_t cap);
-
 #endif

@@ -126,7 +126,7 @@ int cmd_calibrate(int argc, char **argv)
         }
     if (!WIFEXITED(status) || WEXITSTATUS(status)) {
         char how[96];
-        cmd_status_text(status, how, sizeof how);
+        up_wait_text(status, how, sizeof how);
         fprintf(stderr, "unperturb calibrate: the measurement run failed: %s\n", how);
         goto out;
     }

@@ -218,7 +218,7 @@ int cmd_trace(int argc, char **argv)
         }
         {
             char how[96];
-            cmd_status_text(status, how, sizeof how);
+            up_wait_text(status, how, sizeof how);
             fprintf(stderr, "unperturb trace: warning: the program ended before MPI_Finalize: %s; "
                             "recovering what it recorded\n", how);
         }
@@ -241,7 +241,7 @@ int cmd_trace(int argc, char **argv)
         rc = 0;
     else {
         char how[96];
-        cmd_status_text(status, how, sizeof how);
+        up_wait_text(status, how, sizeof how);
         fprintf(stderr, "unperturb trace: the program failed: %s; its trace is kept in %s\n", how, out);
         rc = 1;
     }

@@ -5,15 +5,12 @@
  */
 #include <getopt.h>
 #include <libgen.h>
-#include <signal.h>
-#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 
 #include "cmd.h"
 #include "trace/trace.h"
@@ -163,18 +160,6 @@ static void warn_damage(void *ctx, const up_trace *t, const up_damage *d)
     if (nwarned < MAX_WARNED)
         hashes[nwarned++] = h;
     fprintf(stderr, "unperturb %s: warning: %s\n", warn_cmd, line);
-}
-
-void cmd_status_text(int status, char *out, size_t cap)
-{
-    if (WIFEXITED(status))
-        snprintf(out, cap, "exit status %d", WEXITSTATUS(status));
-    else if (WIFSIGNALED(status)) {
-        const char *abbrev = sigabbrev_np(WTERMSIG(status));
-        snprintf(out, cap, "killed by signal %d (%s%s)", WTERMSIG(status), abbrev ? "SIG" : "",
-                 abbrev ? abbrev : "unknown");
-    } else
-        snprintf(out, cap, "wait status %#x", (unsigned)status);
 }
 
 int main(int argc, char **argv)

@@ -253,15 +253,13 @@ static void log_end(logcap *c, FILE *log)
 }
 
 /* Run argv in its own process group with `env` (NAME=VALUE, NULL-ended) added,
- * its output through a pipe into the log (log_take); returns the exit
- * status, RUN_SIGNAL - N when signal N ended it, -1 if it could not be
- * started, -2 on timeout. */
-#define RUN_SIGNAL (-1000)
+ * its output through a pipe into the log (log_take); returns its wait status
+ * (0: it exited with 0), -1 if it could not be started, -2 on timeout. */
 static int run(up_run_val *v, char *const *argv, char *const *env)
 {
     pid_t pid;
-    int status = 0, pfd[2], rc;
-    bool exited = false, eof = false;
+    int status = 0, pfd[2];
+    bool exited = false, eof = false, late = false;
     struct timespec t0, now, done_at = {0, 0};
     logcap cap = {0, NULL, 0};
     char buf[16384];
@@ -313,11 +311,8 @@ static int run(up_run_val *v, char *const *argv, char *const *env)
             } else if (now.tv_sec - t0.tv_sec > (time_t)v->timeout) {
                 kill(-pid, SIGKILL);
                 waitpid(pid, &status, 0);
-                running = 0;
-                log_end(&cap, v->log);
-                free(cap.ring);
-                close(pfd[0]);
-                return -2;
+                late = true;
+                break;
             }
         } else if (now.tv_sec - done_at.tv_sec > 2)
             break;
@@ -326,11 +321,7 @@ static int run(up_run_val *v, char *const *argv, char *const *env)
     log_end(&cap, v->log);
     free(cap.ring);
     close(pfd[0]);
-    if (WIFSIGNALED(status))
-        rc = RUN_SIGNAL - WTERMSIG(status);
-    else
-        rc = WEXITSTATUS(status);
-    return rc;
+    return late ? -2 : status;
 }
 
 /* the last bytes of the log (the failed run's output) into v->tail: the
@@ -354,18 +345,20 @@ static void log_tail(up_run_val *v)
     fclose(f);
 }
 
+/* A run that failed: rc as run() returned it. */
 static up_status run_failed(up_run_val *v, const char *what, int rc, up_err *err)
 {
+    char how[96];
     if (rc == -2)
         UP_ERR(err, UP_EIO, "%s: no end after %u s (--timeout)", what, v->timeout);
-    else if (rc == 127 || rc == -1)
+    else if (rc == -1 || (WIFEXITED(rc) && WEXITSTATUS(rc) == 127))
         UP_ERR(err, UP_EIO, "%s could not be started", what);
-    else if (rc <= RUN_SIGNAL) {
-        const char *abbrev = sigabbrev_np(RUN_SIGNAL - rc);
-        UP_ERR(err, UP_EIO, "%s failed: killed by signal %d (SIG%s)", what, RUN_SIGNAL - rc,
-               abbrev ? abbrev : "?");
-    } else
-        UP_ERR(err, UP_EIO, "%s failed with exit status %d", what, rc);
+    else if (WIFEXITED(rc))
+        UP_ERR(err, UP_EIO, "%s failed with exit status %d", what, WEXITSTATUS(rc));
+    else {
+        up_wait_text(rc, how, sizeof how);
+        UP_ERR(err, UP_EIO, "%s failed: %s", what, how);
+    }
     log_tail(v);
     return UP_EIO;
 }

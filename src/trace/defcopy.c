@@ -370,7 +370,6 @@ struct up_def_copy {
     size_t nready, cap_ready;
     bool nomem;
     OTF2_ErrorCode rc;            /* the first write that failed */
-    uint64_t duplicates;          /* definitions of an id written before, left out */
 };
 
 static bool is_written(const up_def_copy *c, key k)
@@ -489,10 +488,8 @@ static void emit(up_def_copy *c, const rec *r)
     size_t n = 0, i;
     if (kr->self.ns != NS_NONE) {
         key k = field_key(r, kr->self);
-        if (idset_has(&c->written[k.ns], k.id)) {
-            c->duplicates++;
-            return;
-        }
+        if (idset_has(&c->written[k.ns], k.id))
+            return; /* counted by the reader (defs.c: duplicate_definitions) */
     }
     rc = put(c->gw, r);
     if (rc != OTF2_SUCCESS) {
@@ -506,7 +503,7 @@ static void emit(up_def_copy *c, const rec *r)
         self[n++] = (key){NS_COMMLOCS, r->u.Group.paradigm};
     for (i = 0; i < n; i++) {
         if (self[i].ns == NS_NONE || idset_has(&c->written[self[i].ns], self[i].id))
-            continue; /* a duplicate: the first one was written */
+            continue; /* a paradigm's second COMM_LOCATIONS Group: the first one counts */
         if (!idset_add(&c->written[self[i].ns], self[i].id)) {
             c->nomem = true;
             return;

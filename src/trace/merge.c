@@ -300,6 +300,7 @@ static int add_attr(merger *m, char **f)
 #define MERGE_DEFS_MAX ((off_t)1 << 30)
 #define MERGE_TEXT_MAX ((off_t)1 << 20)
 
+/* (up_mode_text's twin: merge.c is linked into the tracer, without util) */
 static const char *file_kind(mode_t m)
 {
     return S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a FIFO" :
@@ -310,7 +311,7 @@ static const char *file_kind(mode_t m)
 /* fopen(path, mode) ("r", "rb" or "r+b") of a regular file of at most max
  * bytes, never blocking on a FIFO, through no link when nofollow; NULL with
  * *why set ("a character device, not a regular file", "larger than ...")
- * or errno's text. */
+ * or errno's text, and errno EINVAL for a file that is there but refused. */
 static FILE *open_regular(const char *path, const char *mode, off_t max, bool nofollow, char *why,
                           size_t cap)
 {
@@ -324,12 +325,18 @@ static FILE *open_regular(const char *path, const char *mode, off_t max, bool no
                                                             : strerror(errno));
         return NULL;
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > max) {
-        if (st.st_size > max && S_ISREG(st.st_mode))
+    if (fstat(fd, &st) != 0) {
+        snprintf(why, cap, "%s", strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size > max) {
+        if (S_ISREG(st.st_mode))
             snprintf(why, cap, "larger than %lld bytes", (long long)max);
         else
             snprintf(why, cap, "%s, not a regular file", file_kind(st.st_mode));
         close(fd);
+        errno = EINVAL; /* (not a missing file: find_ranks) */
         return NULL;
     }
     if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(fp = fdopen(fd, mode))) {

@@ -255,21 +255,9 @@ const char *up_output_name(const char *path)
 up_status up_write_file(const char *path, const void *data, size_t len, up_err *err)
 {
     const char *p = data;
-    int fd, e;
-    if (!strcmp(path, UP_OUTPUT_STDOUT)) { /* an output "-" (up_outset_add) */
-        while (len) {
-            ssize_t n = write(1, p, len);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                return UP_ERR(err, UP_EIO, "cannot write to standard output: %s",
-                              n < 0 ? strerror(errno) : "nothing was written");
-            p += n;
-            len -= (size_t)n;
-        }
-        return UP_OK;
-    }
-    if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0)
+    bool out = !strcmp(path, UP_OUTPUT_STDOUT); /* an output "-" (up_outset_add) */
+    int fd = 1, e;
+    if (!out && (fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0)
         return UP_ERR(err, UP_EIO, "cannot write '%s': %s", up_output_name(path), strerror(errno));
     while (len) {
         ssize_t n = write(fd, p, len);
@@ -277,18 +265,21 @@ up_status up_write_file(const char *path, const void *data, size_t len, up_err *
             continue;
         if (n <= 0) {
             e = n < 0 ? errno : EIO;
-            close(fd);
+            if (!out)
+                close(fd);
             goto fail;
         }
         p += n;
         len -= (size_t)n;
     }
-    if (close(fd) != 0) {
+    if (!out && close(fd) != 0) {
         e = errno;
         goto fail;
     }
     return UP_OK;
 fail:
+    if (out)
+        return UP_ERR(err, UP_EIO, "cannot write to standard output: %s", strerror(e));
     unlink(path);
     return UP_ERR(err, UP_EIO, "cannot write '%s': %s", up_output_name(path), strerror(e));
 }
@@ -857,12 +848,35 @@ static void mark_line(char *out, size_t cap, char type, const char *path)
     out[o] = 0;
 }
 
+/* The marker's walk: one line per entry; it stops (2) at a file as large as
+ * the file-size limit (ulimit -f), which was cut short there: with SIGXFSZ
+ * ignored the write fails with EFBIG, and libotf2 does not pass that
+ * failure on. */
+typedef struct mark_out {
+    FILE *f;
+    rlim_t limit; /* RLIM_INFINITY: none */
+} mark_out;
+
 static int mark_write_entry(walk *w, char type, const struct stat *st)
 {
-    (void)st;
+    mark_out *mo = w->ctx;
     char line[4 * PATH_MAX + 8];
+    if (S_ISREG(st->st_mode) && mo->limit != RLIM_INFINITY && (rlim_t)st->st_size >= mo->limit)
+        return 2;
     mark_line(line, sizeof line, type, w->path);
-    return fprintf((FILE *)w->ctx, "%s\n", line) < 0 ? -1 : 0;
+    return fprintf(mo->f, "%s\n", line) < 0 ? -1 : 0;
+}
+
+static rlim_t fsize_limit(void)
+{
+    struct rlimit rl;
+    return getrlimit(RLIMIT_FSIZE, &rl) == 0 ? rl.rlim_cur : RLIM_INFINITY;
+}
+
+static up_status too_large(const char *given, rlim_t limit, up_err *err)
+{
+    return UP_ERR(err, UP_EIO, "cannot write '%s': %s (a file reached the file-size limit of %llu bytes, "
+                  "ulimit -f)", given, strerror(EFBIG), (unsigned long long)limit);
 }
 
 static const char *command_name = "unperturb";
@@ -873,66 +887,36 @@ void up_output_command(const char *name)
         command_name = name;
 }
 
-/* A file as large as the file-size limit (ulimit -f) was cut short there:
- * with SIGXFSZ ignored the write fails with EFBIG, and libotf2 does not
- * pass that failure on.  *limit: RLIM_INFINITY when there is none. */
-static int fsize_entry(walk *w, char type, const struct stat *st)
-{
-    (void)type;
-    return S_ISREG(st->st_mode) && (rlim_t)st->st_size >= *(rlim_t *)w->ctx;
-}
-
-static up_status check_fsize(const out_out *o, up_err *err)
-{
-    struct rlimit rl;
-    struct stat st;
-    walk *w;
-    int r;
-    if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-        return UP_OK;
-    if (o->kind == UP_OUT_FILE) {
-        r = stat(o->tmp, &st) == 0 && (rlim_t)st.st_size >= rl.rlim_cur;
-    } else {
-        if (!(w = up_calloc(1, sizeof *w)))
-            return UP_ERR(err, UP_ENOMEM, "out of memory");
-        w->fn = fsize_entry;
-        w->ctx = &rl.rlim_cur;
-        r = walk_tree(w, o->tmp) > 0;
-        up_free(w);
-    }
-    if (r)
-        return UP_ERR(err, UP_EIO, "cannot write '%s': %s (a file reached the file-size limit of %llu bytes, "
-                      "ulimit -f)", o->given, strerror(EFBIG), (unsigned long long)rl.rlim_cur);
-    return UP_OK;
-}
-
-/* Writes the marker of the output folder `top` (its temporary) last. */
+/* Writes the marker `name` of the folder `dir` (an output's temporary),
+ * last: a file cut at the file-size limit found on the way fails it. */
 static up_status mark_write_as(const char *dir, const char *name, const char *given, up_err *err)
 {
     char path[PATH_MAX + 32];
+    mark_out mo = {NULL, fsize_limit()};
     walk *w;
-    FILE *f;
     int r, e;
     snprintf(path, sizeof path, "%s/%s", dir, name);
     if (!(w = up_calloc(1, sizeof *w)))
         return UP_ERR(err, UP_ENOMEM, "out of memory");
-    if (!(f = fopen(path, "wbx"))) {
+    if (!(mo.f = fopen(path, "wbx"))) {
         e = errno;
         up_free(w);
         return UP_ERR(err, UP_EIO, "cannot write '%s': %s", given, strerror(e));
     }
-    fprintf(f, "%scommand %s\n", MARK_HEAD, command_name);
+    fprintf(mo.f, "%scommand %s\n", MARK_HEAD, command_name);
     w->fn = mark_write_entry;
-    w->ctx = f;
+    w->ctx = &mo;
     r = walk_tree(w, dir);
-    e = r ? (w->err ? w->err : errno ? errno : EIO) : 0;
-    if (fclose(f) != 0 && !e)
+    e = r < 0 ? (w->err ? w->err : errno ? errno : EIO) : 0;
+    if (fclose(mo.f) != 0 && !e)
         e = errno ? errno : EIO;
     up_free(w);
-    if (e) {
+    if (r > 0 || e)
         unlink(path);
+    if (r > 0)
+        return too_large(given, mo.limit, err);
+    if (e)
         return UP_ERR(err, UP_EIO, "cannot write '%s': %s", given, strerror(e));
-    }
     return UP_OK;
 }
 
@@ -999,29 +983,17 @@ static bool mark_read(const out_out *o, mark_set *m, char **text, char *why, siz
     struct stat st;
     size_t len = 0, i, n = 0;
     char *p, *q;
-    int fd;
-    ssize_t got;
+    up_err e = {0};
     snprintf(path, sizeof path, "%s/%s", o->place, UP_OUTPUT_MARKER);
     if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(why, cap, "no %s says that unperturb wrote it", UP_OUTPUT_MARKER);
         return false;
     }
-    if ((size_t)st.st_size > MARK_MAX_BYTES) {
-        snprintf(why, cap, "its %s is larger than %zu MiB", UP_OUTPUT_MARKER, MARK_MAX_BYTES >> 20);
+    if (up_text_file_read(path, "marker", MARK_MAX_BYTES, text, &len, &e) != UP_OK) {
+        snprintf(why, cap, "its %s cannot be read (%s)", UP_OUTPUT_MARKER, e.msg);
         return false;
     }
-    if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0 ||
-        !(*text = up_malloc((size_t)st.st_size + 1))) {
-        if (fd >= 0)
-            close(fd);
-        snprintf(why, cap, "its %s cannot be read: %s", UP_OUTPUT_MARKER, strerror(errno ? errno : ENOMEM));
-        return false;
-    }
-    while (len < (size_t)st.st_size && (got = read(fd, *text + len, (size_t)st.st_size - len)) > 0)
-        len += (size_t)got;
-    close(fd);
-    (*text)[len] = 0;
-    if (len < sizeof MARK_HEAD - 1 || memcmp(*text, MARK_HEAD, sizeof MARK_HEAD - 1) || memchr(*text, 0, len)) {
+    if (len < sizeof MARK_HEAD - 1 || memcmp(*text, MARK_HEAD, sizeof MARK_HEAD - 1)) {
         snprintf(why, cap, "its %s is not one that unperturb wrote", UP_OUTPUT_MARKER);
         return false;
     }
@@ -1071,20 +1043,23 @@ static bool folder_empty(const char *path)
  * the working directory, a folder above it, / or $HOME. */
 static up_status check_folder(const out_out *o, up_err *err)
 {
-    char cwd[PATH_MAX] = "", home[PATH_MAX], why[4 * PATH_MAX + 128];
-    const char *h = getenv("HOME");
+    char cwd[PATH_MAX], home[PATH_MAX], why[4 * PATH_MAX + 128];
+    const char *h = getenv("HOME"), *never = NULL;
     mark_set m;
     walk *w;
     char *text = NULL;
     size_t i;
     int r;
     up_status st = UP_OK;
-    if (!strcmp(o->real, "/") || (getcwd(cwd, sizeof cwd) && up_path_inside(cwd, o->real)) ||
-        (h && *h && realpath(h, home) && !strcmp(home, o->real)))
+    if (!strcmp(o->real, "/"))
+        never = "the root folder";
+    else if (h && *h && realpath(h, home) && !strcmp(home, o->real))
+        never = "your home folder";
+    else if (getcwd(cwd, sizeof cwd) && up_path_inside(cwd, o->real))
+        never = strcmp(cwd, o->real) ? "a folder above the working directory" : "the working directory";
+    if (never)
         return UP_ERR(err, UP_EUSAGE, "refusing to replace '%s' (%s): it is %s (also with --force)", o->given,
-                      o->what, !strcmp(o->real, "/") ? "the root folder" :
-                      (h && *h && realpath(h, home) && !strcmp(home, o->real)) ? "your home folder" :
-                      !strcmp(cwd, o->real) ? "the working directory" : "a folder above the working directory");
+                      o->what, never);
     if (folder_empty(o->place))
         return UP_OK;
     memset(&m, 0, sizeof m);
@@ -1126,12 +1101,6 @@ out:
     return st;
 }
 
-static const char *file_kind(mode_t m)
-{
-    return S_ISLNK(m) ? "a symbolic link" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" :
-           S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a folder" : "not a regular file";
-}
-
 /* Exists?  Then only with force, and of the same kind: a regular file, or
  * a folder that unperturb wrote (check_folder). */
 static up_status check_existing(up_outset *s, out_out *o, up_err *err)
@@ -1146,8 +1115,8 @@ static up_status check_existing(up_outset *s, out_out *o, up_err *err)
         return UP_ERR(err, UP_EEXIST, "cannot write the folder '%s' (%s): a file of that name exists",
                       o->given, o->what);
     if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-        return UP_ERR(err, UP_EEXIST, "refusing to replace '%s' (%s): it is %s (--force replaces only a regular "
-                      "file, or a folder that unperturb wrote)", o->given, o->what, file_kind(st.st_mode));
+        return UP_ERR(err, UP_EEXIST, "refusing to replace '%s' (%s): it is %s; --force replaces only a regular "
+                      "file, or a folder that unperturb wrote", o->given, o->what, up_mode_text(st.st_mode));
     if (!s->force)
         return UP_ERR(err, UP_EEXIST, "'%s' exists (use --force to replace it)", o->given);
     return o->kind == UP_OUT_DIR ? check_folder(o, err) : UP_OK;
@@ -1344,11 +1313,19 @@ up_status up_outset_commit(up_outset *s, up_err *err)
     up_status st;
     if (!s->begun || s->committed)
         return UP_ERR(err, UP_EINTERNAL, "up_outset_commit without up_outset_begin");
-    for (i = 0; i < s->nout; i++) /* complete?  Then the marker of each folder, last */
-        if (!s->out[i].stream && !s->out[i].scratch &&
-            ((st = check_fsize(&s->out[i], err)) != UP_OK ||
-             (s->out[i].kind == UP_OUT_DIR && (st = mark_write(&s->out[i], err)) != UP_OK)))
-            return st;
+    for (i = 0; i < s->nout; i++) { /* complete?  Then the marker of each folder, last */
+        out_out *o = &s->out[i];
+        struct stat sb;
+        rlim_t limit;
+        if (o->stream || o->scratch)
+            continue;
+        if (o->kind == UP_OUT_DIR) {
+            if ((st = mark_write(o, err)) != UP_OK)
+                return st;
+        } else if ((limit = fsize_limit()) != RLIM_INFINITY && stat(o->tmp, &sb) == 0 &&
+                   (rlim_t)sb.st_size >= limit)
+            return too_large(o->given, limit, err); /* cut short there (mark_write_entry) */
+    }
     block_sigs(&old); /* all renamed, or none: a signal waits until then */
     for (i = 0; i < s->nout; i++)
         if (!s->out[i].stream && !s->out[i].scratch && put(&s->out[i]) != 0) {

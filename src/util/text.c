@@ -289,19 +289,11 @@ bool up_uint_parse(const char *s, uint64_t max, uint64_t *v, char *why, size_t c
 
 /* ---- small text files --------------------------------------------------------- */
 
-static const char *not_regular(mode_t m)
+const char *up_mode_text(mode_t m)
 {
-    if (S_ISDIR(m))
-        return "it is a directory, not a file";
-    if (S_ISCHR(m))
-        return "it is a character device, not a regular file";
-    if (S_ISBLK(m))
-        return "it is a block device, not a regular file";
-    if (S_ISFIFO(m))
-        return "it is a FIFO (named pipe), not a regular file";
-    if (S_ISSOCK(m))
-        return "it is a socket, not a regular file";
-    return "not a regular file";
+    return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" :
+           S_ISFIFO(m) ? "a FIFO (named pipe)" : S_ISSOCK(m) ? "a socket" : S_ISLNK(m) ? "a symbolic link" :
+           S_ISREG(m) ? "a regular file" : "a special file";
 }
 
 static void size_text(char *buf, size_t cap, size_t n)
@@ -350,8 +342,8 @@ up_status up_text_file_read(const char *path, const char *what, size_t max, char
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return UP_ERR(err, UP_EIO, "cannot read the %s '%s': %s", what, up_esc(path),
-                      not_regular(st.st_mode));
+        return UP_ERR(err, UP_EIO, "cannot read the %s '%s': it is %s, not a %sfile", what, up_esc(path),
+                      up_mode_text(st.st_mode), S_ISDIR(st.st_mode) ? "" : "regular ");
     }
     if (st.st_size < 0 || (unsigned long long)st.st_size > max) {
         close(fd);

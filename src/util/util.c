@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 static const char *const status_msgs[] = {
     [UP_OK] = "success",
@@ -261,4 +262,16 @@ bool up_map_at(const up_map *m, size_t i, uint64_t *k0, uint64_t *k1, uint64_t *
     *k1 = m->slots[i].k1;
     *v = m->slots[i].v;
     return true;
+}
+
+void up_wait_text(int status, char *out, size_t cap)
+{
+    if (WIFEXITED(status))
+        snprintf(out, cap, "exit status %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status)) {
+        const char *abbrev = sigabbrev_np(WTERMSIG(status));
+        snprintf(out, cap, "killed by signal %d (%s%s)", WTERMSIG(status), abbrev ? "SIG" : "",
+                 abbrev ? abbrev : "unknown");
+    } else
+        snprintf(out, cap, "wait status %#x", (unsigned)status);
 }

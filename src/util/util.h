@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <stdbool.h>
 
 #define UP_VERSION "0.1.0"
@@ -178,6 +179,10 @@ bool up_uint_parse(const char *s, uint64_t max, uint64_t *v, char *why, size_t c
 /* The largest INI file read (calibration, machine, experiment files). */
 #define UP_TEXT_FILE_MAX ((size_t)1 << 20)
 
+/* What a file of mode `m` is, for messages: "a character device", "a FIFO
+ * (named pipe)", "a symbolic link", "a directory", ... */
+const char *up_mode_text(mode_t m);
+
 /* Reads the regular file `path` (at most `max` bytes, NUL-terminated into
  * *text, up_free it) for a message that calls it `what` ("machine file").
  * A directory, device, FIFO or socket is refused at once (the file is
@@ -338,6 +343,9 @@ void up_output_command(const char *name);
  * exec, gives the program it runs the disposition we found. */
 void up_signals_init(void);
 void up_signals_child(void);
+/* A child's wait status in words: "exit status 3", "killed by signal 11
+ * (SIGSEGV)". */
+void up_wait_text(int status, char *out, size_t cap);
 
 /* The name the user gave for a temporary path of an output set (or for a
  * path inside a temporary folder), for messages; else `path` itself.  The
