@@ -2,7 +2,7 @@
 # (docs/examples.md).  Included from the top-level Makefile, which defines
 # CC, BUILD, BASE_CFLAGS, CFLAGS, WARN, MPI_CFLAGS and MPI_LIBS.
 #
-#   $(BUILD)/examples/{montecarlo,barrier,transpose,transpose-any,ring,halo,poll,farm}
+#   $(BUILD)/examples/{montecarlo,barrier,transpose,transpose-any,ring,halo,poll,farm,cg}
 #   $(BUILD)/examples/montecarlo-finst   montecarlo with -finstrument-functions
 #   $(BUILD)/examples/features           one of each MPI feature the tracer records
 #                                        (tests/features/run.sh; not a paper's program)
@@ -10,7 +10,7 @@
 #
 # `make examples` builds them; `make` (all) does too.
 
-EXAMPLES       := montecarlo barrier transpose ring halo poll farm features
+EXAMPLES       := montecarlo barrier transpose ring halo poll farm cg features
 EXAMPLES_PROGS := $(EXAMPLES:%=$(BUILD)/examples/%) $(BUILD)/examples/transpose-any \
                   $(BUILD)/examples/montecarlo-finst
 TIMESHIM       := $(BUILD)/lib/libunperturb-time.so

@@ -817,6 +817,101 @@ TEST(send_above_the_eager_limit_completed_before_the_post_was_eager)
     up_replay_result_free(&res);
 }
 
+/* Progress (docs/models.md, "Progress"): rank 1 posts an MPI_Irecv (its
+ * request at 20), works outside MPI in two user regions whose records are
+ * the tracer's time, and enters MPI_Wait at 310; rank 0's MPI_Send of 8192
+ * bytes (above the eager limit) began at 60 and returned at 390, once rank
+ * 1 was inside MPI (in = 310 + O = 320).  O = 10, lower, no copy time.
+ *   Rank 1: 0; Irecv 10, 20, 30 -> 0; work 40 -> 0, 100 -> 50, 110 -> 50,
+ *   300 -> 230; Enter(Wait) 310 -> 230 = P_a; MpiIrecv 400: its transfer
+ *   could only move once the Wait was entered, so the receiver did not
+ *   wait for the sender, (m.2) lower: max(send_a 40 + 2C 0, ready_a 230 +
+ *   C 0) = 230; Leave 410 -> 230; Leave(main) 500 -> 310.
+ *   Rank 0: 0; Enter(Send) 50 -> 40; MpiSend 60 -> 40; Leave 390: the
+ *   receiver's entry after the post and the send, so
+ *   max(40, P_a + (390 - in - O_s(in))) = 230 + 70 = 300 (with --progress
+ *   async the call is a local record: 40 + 330 - 10 = 360); Leave(main)
+ *   500 -> 300 + 110 - 10 = 400 (async 460).
+ * When rank 1 is already inside MPI (its Wait entered at 50, before the
+ * send at 60), nothing waited for it: the local time, 360, in both. */
+static void progress_case(bool async, bool in_mpi, const uint64_t want0[5],
+                          const uint64_t want1[11], uint64_t waited)
+{
+    char in[4096];
+    tg *g;
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    OTF2_EvtWriter *w;
+    unsigned k;
+    p.async_progress = async;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, 0);
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_mpi_send(g, 0, 50, 60, 390, 1, 3, 8192);
+    tg_leave(g, 0, 500, TG_MAIN);
+    w = tg_writer(g, 1);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_enter(g, 1, 10, TG_IRECV);
+    CHECK(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, 20, 1) == OTF2_SUCCESS);
+    tg_leave(g, 1, 30, TG_IRECV);
+    if (in_mpi) { /* the whole wait inside MPI_Wait */
+        tg_enter(g, 1, 40, TG_WAIT);
+        tg_enter(g, 1, 50, TG_WORK); /* (a callback's region) */
+        tg_leave(g, 1, 100, TG_WORK);
+        tg_enter(g, 1, 110, TG_WORK);
+        tg_leave(g, 1, 290, TG_WORK);
+        tg_leave(g, 1, 300, TG_WAIT);
+        tg_enter(g, 1, 310, TG_WAIT);
+    } else {
+        tg_enter(g, 1, 40, TG_WORK);
+        tg_leave(g, 1, 100, TG_WORK);
+        tg_enter(g, 1, 110, TG_WORK);
+        tg_leave(g, 1, 300, TG_WORK);
+        tg_enter(g, 1, 310, TG_WAIT);
+    }
+    CHECK(OTF2_EvtWriter_MpiIrecv(w, NULL, 400, 0, TG_COMM_WORLD, 3, 8192, 1) == OTF2_SUCCESS);
+    tg_leave(g, 1, 410, TG_WAIT);
+    tg_leave(g, 1, 500, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (comp_load(in, "out", &p, &res, &out, NULL) != 0) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    CHECK_TIMES(&out, 0, want0, 5);
+    CHECK_TIMES(&out, 1, want1, in_mpi ? 14 : 12);
+    CHECK_EQ(res.repairs[UP_REPAIR_progress_waited], waited);
+    for (k = 0; k < UP_REPAIR_COUNT; k++)
+        if (k != UP_REPAIR_progress_waited)
+            CHECK_EQ(res.repairs[k], 0);
+    tr_free(&out);
+    up_replay_result_free(&res);
+}
+
+TEST(rendezvous_send_waits_for_the_receivers_entry_into_mpi)
+{
+    static const uint64_t r0[] = {0, 40, 40, 300, 400};
+    static const uint64_t r0_async[] = {0, 40, 40, 360, 460};
+    /* async keeps (m.1) for the receive, exit.send 390 >= enter 310:
+     * send_a 40 + (400 - 60 - O_path 10 - O_r(60) 40) = 330 */
+    static const uint64_t r1[] = {0, 0, 0, 0, 0, 50, 50, 230, 230, 230, 230, 310};
+    static const uint64_t r1_async[] = {0, 0, 0, 0, 0, 50, 50, 230, 230, 330, 330, 410};
+    progress_case(false, false, r0, r1, 1);
+    progress_case(true, false, r0_async, r1_async, 0);
+}
+
+TEST(rendezvous_send_to_a_receiver_inside_mpi_is_local)
+{
+    /* Rank 1: 0; Irecv -> 0; Enter(Wait) 40 -> 0; work 50 -> 0, 100 -> 40,
+     * 110 -> 40, 290 -> 210; Leave(Wait) 300, Enter(Wait) 310 -> 210; its
+     * Wait was open at the send (60): the sender waited for nobody, local
+     * 360.  MpiIrecv 400, (m.1) as before: 40 + (400 - 60 - 10 - O_r(60)
+     * 50) = 320; Leave 410 -> 320; Leave(main) 500 -> 400. */
+    static const uint64_t r0[] = {0, 40, 40, 360, 460};
+    static const uint64_t r1[] = {0, 0, 0, 0, 0, 0, 40, 40, 210, 210, 210, 320, 320, 400};
+    progress_case(false, true, r0, r1, 0);
+}
+
 /* The completion of a synchronous MPI_Isend inside an MPI_Waitall that
  * also completes a receive.  Rank 1 posts the receive late (MPI_Recv at
  * 480, after work) and then sends rank 0 an eager message (MpiSend 520).

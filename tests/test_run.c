@@ -273,6 +273,38 @@ TEST(run_validate_spread)
     CHECK(s[0] == 0.5 && s[1] == 0.5 && s[2] == 0.5);
 }
 
+TEST(run_validate_order_and_paired)
+{
+    /* every round a permutation of the 4 kinds; the same seed the same
+     * orders; over 200 rounds each kind comes first in some round and last
+     * in some round (a fixed order would not); another seed, other orders */
+    unsigned char o[5], o2[5];
+    unsigned seen_first[4] = {0}, seen_last[4] = {0}, k, j, differ = 0;
+    up_run_val_row r;
+    double d[3];
+    for (k = 0; k < 200; k++) {
+        unsigned mask = 0;
+        up_run_val_order(1, 0, k, 4, o);
+        up_run_val_order(1, 0, k, 4, o2);
+        CHECK(!memcmp(o, o2, 4));
+        for (j = 0; j < 4; j++)
+            mask |= 1u << o[j];
+        CHECK_EQ(mask, 15);
+        seen_first[o[0]]++, seen_last[o[3]]++;
+        up_run_val_order(2, 0, k, 4, o2);
+        differ += memcmp(o, o2, 4) != 0;
+    }
+    for (j = 0; j < 4; j++)
+        CHECK(seen_first[j] > 20 && seen_last[j] > 20);
+    CHECK(differ > 100);
+    /* the paired dilation, worked by hand: rounds (T, Tm) = (1, 1.1),
+     * (2, 1.8), (1, 1.05): +10%, -10%, +5% -> min -10%, median +5%, max +10% */
+    memset(&r, 0, sizeof r);
+    r.T[0] = 1, r.Tm[0] = 1.1, r.T[1] = 2, r.Tm[1] = 1.8, r.T[2] = 1, r.Tm[2] = 1.05;
+    up_run_val_paired(&r, 3, d);
+    CHECK(fabs(d[0] + 0.1) < 1e-12 && fabs(d[1] - 0.05) < 1e-12 && fabs(d[2] - 0.1) < 1e-12);
+}
+
 TEST(run_validate_inside)
 {
     up_run_val_row r;

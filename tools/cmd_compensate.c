@@ -42,6 +42,10 @@ static const char usage_text[] =
     "      --replies RULE         replies to re-matched wildcard receives: follow\n"
     "                             (to the re-matched sender, the task's work moves\n"
     "                             with them; default) | measured\n"
+    "      --progress RULE        when a rendezvous transfer moves: mpi (only while\n"
+    "                             its receiver is inside an MPI call, as in Open\n"
+    "                             MPI without a progress thread; default) | async\n"
+    "                             (as soon as the receive is posted)\n"
     "      --polls RULE           failed MPI_Test/Iprobe calls: model (spins collapse,\n"
     "                             completions move to the first poll after their\n"
     "                             message, default) | local (every poll is work)\n"
@@ -81,6 +85,7 @@ int cmd_compensate(int argc, char **argv)
         {"wildcard", required_argument, NULL, 'W'},
         {"polls", required_argument, NULL, 'P'},
         {"replies", required_argument, NULL, 'Y'},
+        {"progress", required_argument, NULL, 'R'},
         {"test-ns", required_argument, NULL, 'T'},
         {"spin-gap-ns", required_argument, NULL, 'g'},
         {"json", required_argument, NULL, 'j'},
@@ -183,6 +188,12 @@ int cmd_compensate(int argc, char **argv)
                 return usage_fail("--wildcard '%s' is not one of auto, preserve, fifo, lifo",
                                   up_esc(optarg));
             o.cli.wildcard_set = true;
+            break;
+        case 'R':
+            if (strcmp(optarg, "mpi") && strcmp(optarg, "async"))
+                return usage_fail("--progress '%s' is not one of mpi, async", up_esc(optarg));
+            o.cli.async_progress = !strcmp(optarg, "async");
+            o.cli.progress_set = true;
             break;
         case 'Y':
             if (!up_replies_parse(optarg, &o.cli.replies))

@@ -28,6 +28,8 @@ static void usage(FILE *f)
           "  -o, --output DIR       results (written as DIR.tmp-HOST-PID, then renamed)\n"
           "      --np LIST          rank counts, e.g. 2,4 (default 2)\n"
           "      --repeat N         runs of each kind per configuration (default 5)\n"
+          "      --seed N           the order of the kinds of run within each round is\n"
+          "                         shuffled from N (default 1; docs/validate.md)\n"
           "      --extra-ns LIST    extra tracer cost per record, ns, e.g. 0,2000 (default 0)\n"
           "      --launcher CMD     how to start MPI programs (default \"mpirun\"; -np N is\n"
           "                         added, and --oversubscribe / --allow-run-as-root for\n"
@@ -43,6 +45,7 @@ static void usage(FILE *f)
 
 static const up_range R_NP = {1, 100000, true, "ranks"};
 static const up_range R_EXTRA = {0, 1e9, true, "ns"}; /* as `unperturb trace --extra-ns` */
+static const up_range R_SEED = {0, 4294967295.0, true, ""};
 static const up_range R_REPEAT = {1, UP_VAL_MAXREP, true, "runs"};
 static const up_range R_TIMEOUT = {1, 604800, true, "s"}; /* a week */
 
@@ -96,7 +99,7 @@ int cmd_validate(int argc, char **argv)
         {"launcher", required_argument, 0, 'l'}, {"functions", no_argument, 0, 'F'},
         {"timeout", required_argument, 0, 't'}, {"json", required_argument, 0, 'j'},
         {"force", no_argument, 0, 'f'}, {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"seed", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     static char exe[PATH_MAX], shim[PATH_MAX];
     up_run_val_opts o;
     up_run_val v;
@@ -130,6 +133,11 @@ int cmd_validate(int argc, char **argv)
             if ((rc = cmd_opt_num("validate", "--timeout", optarg, &R_TIMEOUT, &n)))
                 return rc;
             o.timeout = (unsigned)n;
+            break;
+        case 's':
+            if ((rc = cmd_opt_num("validate", "--seed", optarg, &R_SEED, &n)))
+                return rc;
+            o.seed = (uint64_t)n;
             break;
         case 'l': o.launcher = optarg; break;
         case 'F': o.functions = true; break;

@@ -191,6 +191,8 @@ void up_comp_params_apply_cli(up_comp_params *p, const up_comp_cli *c, char *sou
         p->polls = c->polls;
     if (c->replies_set)
         p->replies = c->replies;
+    if (c->progress_set)
+        p->async_progress = c->async_progress;
     if (c->test_ns >= 0)
         p->test_ns = c->test_ns;
     if (c->spin_gap_ns >= 0)

@@ -614,7 +614,12 @@ static void c_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
     }
     bytes = ev->kind == UP_EV_MpiRecv ? ev->u.MpiRecv.msgLength : ev->u.MpiIrecv.msgLength;
     consume_pending(M, c, ls, ev);
-    ev->t_out = p2p(M, c, msg->send_m, msg->send_a, msg->exit_m, msg->ovh_path, bytes,
+    /* a rendezvous that moved only once this call was entered (progress):
+     * the receiver did not wait for the sender, (m.2), whatever the send
+     * call's end (it waited for this receiver) */
+    ev->t_out = p2p(M, c, msg->send_m, msg->send_a,
+                    msg->at_entry ? min2(msg->exit_m, sub0(ls->enter_m, 1)) : msg->exit_m,
+                    msg->ovh_path, bytes,
                     ev->time, ls->enter_m, ls->prev_m, ls->prev_a, hops(M, msg->src, loc), !msg->rematched);
     account(M, c, ev);
 }
@@ -797,17 +802,51 @@ static uint64_t c_eager_limit(void *mp)
  * completion is a local record (eq. 1).  Either way it comes no earlier
  * than post_a plus the modelled minimum transfer time of the message (2C,
  * and C_a in network mode). */
+/* Progress (docs/models.md, "Progress"): with no asynchronous progress a
+ * rendezvous transfer moves only while the receiver is inside an MPI call.
+ * The engine found the receiver's last MPI call before this completion, P,
+ * and that it came after the send and the post with the receiver outside
+ * MPI in between.  The receiver reached the library at P_in = P_m + O(P)
+ * (its records at the call's start were the tracer's).  When that lies
+ * after the send and the post (t0), before the completion, and the sender
+ * wrote no record since, the sender was waiting for the receiver: the time
+ * from P_in to the completion is reused as in (m.1), less the sender's own
+ * overhead since P_in (lower and network; upper keeps it):
+ *     exit_a = max(ready_a, P_a + (exit_m - P_in - O_s(P_in)))
+ * The receiver's lateness itself, which held the tracer's time, is not
+ * reused: P_a is where the approximated receiver enters MPI. */
+static bool prog_waited(up_comp *M, cloc *c, const up_loc_state *ls, const up_event *ev,
+                        const up_sync *s, uint64_t *t, uint64_t *in_m)
+{
+    const cloc *r = &M->L[s->dst];
+    uint64_t t0 = max2(s->send_m, s->post_m), in, wait;
+    in = s->prog_m + up_ovh_of_region(&M->ovh, s->prog_kind, s->prog_rflags) + r->extra_o;
+    if (M->p.async_progress || in <= t0 || in >= ev->time || in <= ls->prev_m)
+        return false;
+    consume_pending(M, c, ls, ev); /* first: a stall in the gap joins the sums */
+    wait = ev->time - in;
+    if (M->p.mode != UP_MODE_UPPER)
+        wait = sub0(wait, ovh_since(M, c, in));
+    *t = max2(ls->prev_a, s->prog_a + wait);
+    *in_m = in;
+    return true;
+}
+
 static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
                        const up_sync *s)
 {
     up_comp *M = mp;
     cloc *c = &M->L[loc];
-    uint64_t t;
+    uint64_t t, base_m, base_a;
     if (!ls->started || !s) {
         c_local(mp, loc, ls, ev);
         return;
     }
-    if (s->post_m > s->send_m && s->post_m > ls->prev_m) { /* waiting for a late receiver */
+    base_m = s->post_m, base_a = s->post_a; /* where the transfer can start */
+    if (s->has_prog && prog_waited(M, c, ls, ev, s, &t, &base_m)) {
+        M->repairs[UP_REPAIR_progress_waited]++;
+        base_a = s->prog_a;
+    } else if (s->post_m > s->send_m && s->post_m > ls->prev_m) { /* waiting for a late receiver */
         uint64_t wait = sub0(ev->time, s->post_m);
         consume_pending(M, c, ls, ev); /* first: a stall in the gap joins the sums */
         if (M->p.mode != UP_MODE_UPPER)
@@ -819,15 +858,19 @@ static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
     if (s->bytes) { /* a message (RMA sync points have none) */
         uint64_t cp = ns_ticks(M, up_copy_ns(&M->p, s->bytes));
         uint64_t tmin = xfer_ticks(M, s->bytes, hops(M, s->src, s->dst), cp);
-        if (M->p.mode == UP_MODE_NETWORK && ev->time > s->post_m) /* no longer than measured */
-            tmin = xfer_capped(M, tmin, ev->time - s->post_m, cp);
-        t = max2(t, s->post_a + tmin);
+        if (base_m != s->post_m) /* from the receiver's entry into MPI: that
+                                  * measured interval held the whole transfer */
+            tmin = min2(tmin, ev->time - base_m);
+        else if (M->p.mode == UP_MODE_NETWORK && ev->time > base_m) /* no longer than measured */
+            tmin = xfer_capped(M, tmin, ev->time - base_m, cp);
+        t = max2(t, base_a + tmin);
     }
     ev->t_out = t;
     account(M, c, ev);
 }
 
 static up_wildcard c_wildcard(void *mp) { return ((up_comp *)mp)->p.wildcard; }
+static bool c_sync_progress(void *mp) { return !((up_comp *)mp)->p.async_progress; }
 static up_replies c_replies(void *mp) { return ((up_comp *)mp)->p.replies; }
 
 static void c_progress(void *mp, uint64_t records)
@@ -849,7 +892,7 @@ void up_comp_set_progress(up_comp *c, up_progress_fn fn, void *ctx)
 static const up_model_ops comp_ops = {
     "compensate", c_record_ovh, c_local, c_send, c_recv, c_coll_end, c_repairs,
     c_eager_limit, c_sync_end, c_max_shift, c_wildcard, c_progress, false, c_region, true,
-    c_spin_gap, c_poll_recv, c_replies, NULL,
+    c_spin_gap, c_poll_recv, c_replies, NULL, c_sync_progress,
 };
 
 const up_model_ops *up_comp_ops(void) { return &comp_ops; }

@@ -131,7 +131,23 @@ typedef struct rloc {
     int body;            /* BODY_*: the work after a moved task's receive */
     int64_t body_d;      /* ... program time still to add (< 0: to take away) */
     uint64_t body_povh;  /* ... the overhead of the record before */
+    /* progress (docs/models.md, "Progress"): its MPI calls that make the
+     * library progress, oldest first, in a ring (pr_find, pr_prune) */
+    struct pres *pr;
+    uint32_t prcap, prn, prpos;
+    bool pr_forgot;      /* calls were dropped that a lookup might need */
+    bool pr_send;        /* in a call that only progresses once its MpiSend
+                          * (a blocking send) comes */
 } rloc;
+
+/* One MPI call of a location that made the library progress: where it
+ * reached the library (its Enter, or the MpiSend of a blocking send: the
+ * record's measured and approximated time, kind, region flags) and its
+ * Leave's measured time (UINT64_MAX while open). */
+typedef struct pres {
+    uint64_t m, a, leave_m;
+    uint8_t kind, rflags;
+} pres;
 
 enum { BODY_NONE, BODY_ARMED, BODY_ON }; /* armed: until the receive call's Leave */
 
@@ -204,6 +220,7 @@ typedef struct engine {
     up_map locks;     /* RMA: (location, window) -> its lock requests; (target
                        * location | 1 << 32, window) -> the target's last releases */
     uint64_t eager;   /* bytes above which a send is synchronous */
+    bool prog;        /* ops->sync_progress: the progress rule is on */
     uint64_t max_shift; /* largest output_clamped raise */
     uint64_t spin_gap;  /* polling: most program time between two polls of a
                          * spin on average, ticks (0: every poll is a local record) */
@@ -567,9 +584,159 @@ static void msg_key(uint32_t src, uint32_t dst, OTF2_CommRef comm, uint32_t tag,
 
 /* ---- synchronous sends ------------------------------------------------------ */
 
+/* ---- progress: where a receiver was inside MPI (docs/models.md, "Progress") --
+ * Open MPI without an asynchronous progress thread moves a rendezvous
+ * transfer only while its receiver is inside an MPI call that progresses
+ * the library.  Each location keeps those calls in a ring, in measured
+ * order; a synchronous send's completion looks up its receiver's last one
+ * before it (pr_find).  The ring keeps every call that a send not yet
+ * completed may still look up: those from the earliest replay position of
+ * any location on, and the one before (pr_prune). */
+
+#define PR_MIN 16u
+#define PR_MAX (1u << 20)
+
+static pres *pr_at(const rloc *L, uint32_t i) /* i-th oldest */
+{
+    return &L->pr[(L->prpos + i) & (L->prcap - 1)];
+}
+
+/* The earliest measured time from which a location may still complete a
+ * synchronous send: its replay position, or an open send's time. */
+static uint64_t pr_horizon(const engine *E)
+{
+    uint64_t h = UINT64_MAX;
+    size_t j, k;
+    for (j = 0; j < E->n; j++) {
+        const rloc *J = &E->L[j];
+        if (J->state == S_DONE)
+            continue;
+        if (J->ls.prev_m < h)
+            h = J->ls.prev_m;
+        for (k = 0; k < J->nsync; k++)
+            if (J->syncs[k]->send_m < h)
+                h = J->syncs[k]->send_m;
+    }
+    return h;
+}
+
+/* A full ring: drop what no lookup can reach, else grow, else (out of
+ * memory, or PR_MAX) forget the oldest. */
+__attribute__((noinline, cold)) static void pr_full(engine *E, rloc *L)
+{
+    uint64_t h = pr_horizon(E);
+    uint32_t drop = 0, ncap, i;
+    pres *n;
+    while (drop + 1 < L->prn && pr_at(L, drop + 1)->m < h)
+        drop++;
+    if (drop) {
+        L->prpos = (L->prpos + drop) & (L->prcap - 1);
+        L->prn -= drop;
+        return;
+    }
+    ncap = L->prcap ? 2 * L->prcap : PR_MIN;
+    if (ncap > PR_MAX || !(n = up_malloc(ncap * sizeof *n))) {
+        if (L->prcap) { /* forget the oldest */
+            L->prpos = (L->prpos + 1) & (L->prcap - 1);
+            L->prn--;
+        }
+        L->pr_forgot = true;
+        return;
+    }
+    for (i = 0; i < L->prn; i++)
+        n[i] = *pr_at(L, i);
+    up_free(L->pr);
+    L->pr = n;
+    L->prcap = ncap;
+    L->prpos = 0;
+}
+
+static void pr_push(engine *E, rloc *L, uint64_t m, uint64_t a, unsigned kind, unsigned rflags)
+{
+    pres *p;
+    if (L->prn == L->prcap) {
+        pr_full(E, L);
+        if (L->prn == L->prcap)
+            return; /* no memory at all: nothing is known */
+    }
+    p = pr_at(L, L->prn++);
+    p->m = m;
+    p->a = a;
+    p->leave_m = UINT64_MAX;
+    p->kind = (uint8_t)kind;
+    p->rflags = (uint8_t)rflags;
+}
+
+/* What every record updates: an MPI call that waits progresses from its
+ * Enter; a blocking send (its region never waits for a message) from its
+ * MpiSend; other calls that never wait (MPI_Irecv, MPI_Isend, MPI_Comm_rank)
+ * not at all. */
+static inline void pr_note(engine *E, rloc *L, unsigned kind, uint64_t t_m, uint64_t t_a,
+                           unsigned rflags)
+{
+    if (kind == UP_EV_Enter) {
+        if (!(rflags & UP_REGION_MPI))
+            return;
+        if (!(rflags & UP_REGION_NOWAIT))
+            pr_push(E, L, t_m, t_a, kind, rflags);
+        else
+            L->pr_send = true;
+    } else if (kind == UP_EV_Leave) {
+        if (!(rflags & UP_REGION_MPI))
+            return;
+        L->pr_send = false;
+        if (L->prn && pr_at(L, L->prn - 1)->leave_m == UINT64_MAX)
+            pr_at(L, L->prn - 1)->leave_m = t_m;
+    } else if (kind == UP_EV_MpiSend && L->pr_send) {
+        L->pr_send = false;
+        pr_push(E, L, t_m, t_a, kind, 0);
+    }
+}
+
+/* Receiver R has timed every record before measured time t */
+static bool pr_ready(const engine *E, rloc *R, uint64_t t)
+{
+    up_event *ev;
+    if (R->state == S_DONE || R->ls.prev_m >= t)
+        return true;
+    return up_stream_buffered(R->s) && up_stream_peek(R->s, 0, &ev, E->err) == UP_OK && ev &&
+           ev->time >= t;
+}
+
+/* Fills s->has_prog and s->prog_* from receiver R's last progressing call
+ * that reached the library before measured time t (the completion), if it
+ * came after both the send and the post and R's call before it had left by
+ * then.  false when R's calls that far back were forgotten. */
+static bool pr_find(rloc *R, up_sync *s, uint64_t t)
+{
+    uint64_t t0 = s->send_m > s->post_m ? s->send_m : s->post_m;
+    uint32_t i = R->prn;
+    const pres *p, *q;
+    s->has_prog = false;
+    while (i > 0 && pr_at(R, i - 1)->m >= t)
+        i--;
+    if (i == 0) /* none before t: R's calls all came later, or were forgotten */
+        return !R->pr_forgot;
+    p = pr_at(R, i - 1);
+    if (p->m <= t0)
+        return true; /* R was in MPI since before the send and the post */
+    if (i == 1) {
+        if (R->pr_forgot)
+            return false; /* the call before it was forgotten */
+    } else if ((q = pr_at(R, i - 2))->leave_m > t0) {
+        return true; /* the call before was still open then: it progressed */
+    }
+    s->has_prog = true;
+    s->prog_m = p->m;
+    s->prog_a = p->a;
+    s->prog_kind = p->kind;
+    s->prog_rflags = p->rflags;
+    return true;
+}
+
 /* Message m's receive was posted at (post_m, post_a): a synchronous sender
  * waiting for it may go on. */
-static int msg_posted(engine *E, up_msg *m, uint64_t post_m, uint64_t post_a)
+static int msg_posted(engine *E, up_msg *m, uint64_t post_m, uint64_t post_a, bool by_request)
 {
     up_sync *s = m->sync;
     rloc *S;
@@ -577,6 +744,7 @@ static int msg_posted(engine *E, up_msg *m, uint64_t post_m, uint64_t post_a)
     if (!s || s->posted)
         return 0;
     s->posted = true;
+    s->by_request = by_request;
     s->post_m = post_m;
     s->post_a = post_a;
     S = &E->L[s->src];
@@ -594,7 +762,7 @@ static int post_recv(engine *E, msgq *q, uint64_t post_m, uint64_t post_a)
     post *p;
     for (m = q->head; m; m = m->next)
         if (!m->posted)
-            return msg_posted(E, m, post_m, post_a);
+            return msg_posted(E, m, post_m, post_a, true);
     if (!(p = up_malloc(sizeof *p)))
         return -1;
     p->m = post_m;
@@ -1395,7 +1563,7 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
         q->skip--;
         E->repairs[UP_REPAIR_late_send]++;
         if (m->sync) /* no receive will post it: its sender is released */
-            msg_posted(E, m, m->send_m, m->send_a);
+            msg_posted(E, m, m->send_m, m->send_a, false);
         msg_free(E, m);
         return STEP_OK;
     }
@@ -1403,7 +1571,7 @@ static int do_send(engine *E, uint32_t li, up_event **evp, bool direct)
         post *p = q->posts;
         if (!(q->posts = p->next))
             q->posts_tail = NULL;
-        msg_posted(E, m, p->m, p->a);
+        msg_posted(E, m, p->m, p->a, true);
         up_free(p);
     }
     if (direct) {
@@ -1491,14 +1659,32 @@ static bool same_channel(const up_event *a, const up_event *b)
     return ra == rb && ca == cb && ta == tb;
 }
 
+/* Progress: did rendezvous m move only once receiver L entered its current
+ * call (its previous progressing call had left before the send and the
+ * post, and this one came after both)? */
+static bool at_entry(const rloc *L, const up_msg *m)
+{
+    const up_sync *s = m->sync;
+    uint64_t t0;
+    const pres *cur;
+    if (!s || !s->by_request || !L->prn)
+        return false;
+    t0 = s->send_m > s->post_m ? s->send_m : s->post_m;
+    cur = pr_at(L, L->prn - 1);
+    if (cur->m != L->ls.enter_m || cur->leave_m != UINT64_MAX || cur->m <= t0)
+        return false;
+    return L->prn == 1 ? !L->pr_forgot : pr_at(L, L->prn - 2)->leave_m <= t0;
+}
+
 /* Receive ev takes message m. */
 static int recv_done(engine *E, uint32_t li, up_event *ev, up_msg *m)
 {
     rloc *L = &E->L[li];
+    m->at_entry = E->prog && at_entry(L, m);
     if (ev->kind == UP_EV_MpiIrecv)
         up_map_del(&E->iposted, li, ev->u.MpiIrecv.requestID);
     if (!m->posted) /* not posted at an MpiIrecvRequest: when its call began */
-        msg_posted(E, m, L->ls.enter_m, L->ls.enter_a);
+        msg_posted(E, m, L->ls.enter_m, L->ls.enter_a, false);
     if (L->spin_last) { /* the completion that ends a spin (docs/models.md, "Polling") */
         L->ls.spin = true;
         E->ops->recv(E->model, li, &L->ls, ev, m);
@@ -2144,6 +2330,35 @@ static void sync_drop(rloc *L, size_t i)
     L->nsync--;
 }
 
+/* The approximated time a synchronous send's completion depends on: the
+ * post, or its receiver's entry into MPI after it */
+static uint64_t sync_dep_a(const up_sync *s)
+{
+    return s->has_prog && s->prog_a > s->post_a ? s->prog_a : s->post_a;
+}
+
+/* Progress (docs/models.md, "Progress"): the completion at measured time t
+ * of L's synchronous send s depends on the MPI calls its receiver made up
+ * to t.  Waits (STEP_YIELD) until the receiver has timed them; a receiver
+ * that waits itself while nothing earlier can run is not waited for (the
+ * send is timed from its post, counted as progress_unknown). */
+static int prog_wait(engine *E, uint32_t li, up_sync *s, uint64_t t)
+{
+    rloc *R = &E->L[s->dst];
+    (void)li;
+    if (!pr_ready(E, R, t)) {
+        bool earlier = E->hn && E->heap[0].key < t;
+        if (R->state == S_RUN ? !R->deferring && !R->claiming : earlier)
+            return STEP_YIELD;
+        s->has_prog = false;
+        E->repairs[UP_REPAIR_progress_unknown]++;
+        return STEP_OK;
+    }
+    if (!pr_find(R, s, t))
+        E->repairs[UP_REPAIR_progress_unknown]++;
+    return STEP_OK;
+}
+
 /* The record completing synchronous sends waits until their receives were
  * posted (the late-receiver wait of Sarukkai and Malony, Section 3.3); the
  * model times it from the latest post.  Returns STEP_DECLINED when the
@@ -2183,7 +2398,12 @@ static int do_sync_end(engine *E, uint32_t li, up_event *ev)
             continue; /* the call completed before its receive was posted:
                        * the library buffered the message (eager, whatever
                        * its size), so the completion waited for nothing */
-        if (!last || s->post_a > last->post_a)
+        if (E->prog && s->by_request && s->bytes && s->dst != li) {
+            int r = prog_wait(E, li, s, ev->time);
+            if (r != STEP_OK)
+                return r;
+        }
+        if (!last || sync_dep_a(s) > sync_dep_a(last))
             last = s;
     }
     if (!any)
@@ -2368,6 +2588,8 @@ UP_HOT_INLINE uint64_t finish_times(engine *E, rloc *L, unsigned kind, uint64_t 
         t_a = L->ls.prev_a;
         E->repairs[UP_REPAIR_output_clamped]++;
     }
+    if (E->prog)
+        pr_note(E, L, kind, t_m, t_a, rflags);
     if (kind == UP_EV_Enter) {
         L->ls.enter_m = t_m;
         L->ls.enter_a = t_a;
@@ -3581,6 +3803,7 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
         E.wild = E.d->has_wildcard_attr ? UP_WILDCARD_FIFO : UP_WILDCARD_PRESERVE;
     E.follow = ops->replies && ops->replies(model) == UP_REPLIES_FOLLOW;
     E.eager = ops->eager_limit ? ops->eager_limit(model) : UINT64_MAX;
+    E.prog = ops->sync_progress && ops->sync_progress(model);
     E.spin_gap = ops->spin_gap ? ops->spin_gap(model) : 0;
     E.spin_pause = up_ticks_round(SPIN_PAUSE_NS * (double)E.d->resolution / 1e9);
     if (E.spin_pause < E.spin_gap)
@@ -3626,6 +3849,7 @@ done:
             up_free(E.L[i].syncs);
             up_free(E.L[i].pend);
             up_free(E.L[i].held);
+            up_free(E.L[i].pr);
         }
     up_map_free(&E.msgq);
     up_map_free(&E.colls);

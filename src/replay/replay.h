@@ -47,7 +47,9 @@
     X(overhead_clamped, "gaps shorter than the overhead to remove from them", 0)               \
     X(output_clamped, "output timestamps raised to keep a location monotonic", 0)              \
     X(transfer_capped, "modelled transfers longer than measured, cut to the measurement (network constants slower than these messages)", 0) \
-    X(overhead_history, "overhead sums reaching past the 4096 records remembered per location (bounded, docs/models.md)", 0)
+    X(overhead_history, "overhead sums reaching past the 4096 records remembered per location (bounded, docs/models.md)", 0) \
+    X(progress_waited, "rendezvous sends timed from their receiver's entry into MPI after its post (no asynchronous progress, docs/models.md)", 0) \
+    X(progress_unknown, "rendezvous sends whose receiver's MPI calls were not known, timed from the post", 0)
 
 typedef enum up_repair {
 #define UP_X_(name, text, fix) UP_REPAIR_##name,
@@ -84,6 +86,17 @@ typedef struct up_sync {
     uint64_t bytes;             /* the message's length */
     uint32_t src, dst;          /* the sender's and receiver's locations */
     bool posted, blocking;
+    bool by_request;            /* posted by an MpiIrecvRequest: the receiver
+                                 * may be outside MPI after its post */
+    /* progress (docs/models.md, "Progress"): when by_request and the
+     * receiver was outside MPI from max(send, post) until it entered an MPI
+     * call that was its last before the completion, has_prog is set with
+     * the record at which that call reached the library (its Enter, or the
+     * MpiSend of a blocking send) and the record's kind and region flags
+     * (the model adds that record's overhead) */
+    bool has_prog;
+    uint8_t prog_kind, prog_rflags;
+    uint64_t prog_m, prog_a;
     int refs;                   /* the message and the sender hold it */
 } up_sync;
 
@@ -97,6 +110,9 @@ typedef struct up_msg {
     uint32_t src, dst;          /* location indices */
     bool posted;                /* its receive was posted */
     bool rematched;             /* taken by another receive than measured */
+    bool at_entry;              /* a rendezvous that could only move once the
+                                 * receiver entered the call that completes it
+                                 * (docs/models.md, "Progress"): (m.2) */
     up_sync *sync;              /* NULL for an eager send */
     uint64_t mdata[2];          /* the model's own, set by its send() */
     struct up_msg *next;
@@ -267,6 +283,10 @@ typedef struct up_model_ops {
      * that might still take one earlier.  Pure: no state changes. */
     uint64_t (*claim)(void *m, uint32_t loc, const up_loc_state *ls, const up_event *ev,
                       uint32_t peer, const up_msg *msg, const up_coll *c);
+    /* a rendezvous transfer moves only while its receiver is inside an MPI
+     * call (no asynchronous progress): sync_end gets up_sync.has_prog.  May
+     * be NULL (false) */
+    bool (*sync_progress)(void *m);
 } up_model_ops;
 
 /* Test hook: the records a location runs before it may yield (0: the

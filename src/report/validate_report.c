@@ -79,6 +79,30 @@ static void print_differences(FILE *f, const up_run_val *v)
     }
 }
 
+/* The order of the runs is a bias of its own (docs/validate.md): per rank
+ * count, the dilation of the traced runs at the smallest extra cost
+ * against the uninstrumented run of the same round */
+static void print_paired(FILE *f, const up_run_val *v)
+{
+    unsigned i, e;
+    fprintf(f, "\nPaired: (Tm - T)/T of each round's traced run at the smallest extra cost against the\n"
+               "same round's uninstrumented run; the kinds ran in a shuffled order per round (seed %llu).\n",
+            (unsigned long long)v->seed);
+    for (i = 0; i < v->nnp; i++) {
+        const up_run_val_row *r = &v->rows[i * v->nx], *best = r;
+        double d[3], t[3];
+        for (e = 1; e < v->nx; e++)
+            if (r[e].extra < best->extra)
+                best = &r[e];
+        up_run_val_paired(best, v->repeat, d);
+        up_run_val_spread(best->T, v->repeat, t);
+        fprintf(f, "np %u, extra %u ns: paired dilation %+.1f%% median (min %+.1f%%, max %+.1f%%) "
+                   "over %u rounds; noise %.1f%%\n",
+                best->np, best->extra, 100 * d[1], 100 * d[0], 100 * d[2], v->repeat,
+                100 * (t[1] - t[0]) / t[0]);
+    }
+}
+
 void up_report_validate_table(FILE *f, const up_run_val *v)
 {
     unsigned i;
@@ -116,6 +140,7 @@ void up_report_validate_table(FILE *f, const up_run_val *v)
                 r->np > v->cores ? "  (oversubscribed)" : "",
                 different ? "  (different execution)" : "");
     }
+    print_paired(f, v);
     print_differences(f, v);
 }
 
@@ -154,6 +179,19 @@ static void json_counts(json_t *o, const up_run_val *v, const up_run_val_row *r)
     json_object_set_new(o, "count_differences", diffs);
 }
 
+/* Per round, where this row's traced run came in its round (0: first) */
+static json_t *json_order(const up_run_val *v, const up_run_val_row *r)
+{
+    json_t *a = json_array();
+    unsigned i = (unsigned)(r - v->rows) / v->nx, e = (unsigned)(r - v->rows) % v->nx, k, j;
+    for (k = 0; k < v->repeat; k++) {
+        for (j = 0; j <= v->nx && v->order[i][k][j] != e + 1; j++)
+            ;
+        json_array_append_new(a, json_integer(j));
+    }
+    return a;
+}
+
 static json_t *json_table(const up_run_val *v)
 {
     json_t *root = json_object(), *arr = json_array(), *prog = json_array(), *l = json_array();
@@ -166,6 +204,7 @@ static json_t *json_table(const up_run_val *v)
     json_object_set_new(root, "program", prog);
     json_object_set_new(root, "launcher", l);
     json_object_set_new(root, "repeat", json_integer(v->repeat));
+    json_object_set_new(root, "seed", json_integer((json_int_t)v->seed));
     json_object_set_new(root, "cores", json_integer(v->cores));
     json_object_set_new(root, "functions", json_boolean(v->functions));
     json_object_set_new(root, "count_rule",
@@ -177,7 +216,7 @@ static json_t *json_table(const up_run_val *v)
         const up_run_val_row *r = &v->rows[i];
         json_t *o = json_object(), *runs_t = json_array(), *runs_m = json_array(),
                *runs_n = json_array();
-        double t[3], m[3], n[3];
+        double t[3], m[3], n[3], d[3];
         unsigned k2;
         char path[64];
         up_run_val_spread(r->T, v->repeat, t);
@@ -210,6 +249,11 @@ static json_t *json_table(const up_run_val *v)
         json_object_set_new(o, "delta_a_network", json_real(fabs(r->Ta[2] - t[0]) / t[0]));
         json_object_set_new(o, "T_in_bounds", json_boolean(r->Ta[0] <= t[0] && t[0] <= r->Ta[1]));
         json_object_set_new(o, "T_noise", json_real((t[1] - t[0]) / t[0]));
+        up_run_val_paired(r, v->repeat, d);
+        json_object_set_new(o, "paired_delta_m_median", json_real(d[1]));
+        json_object_set_new(o, "paired_delta_m_min", json_real(d[0]));
+        json_object_set_new(o, "paired_delta_m_max", json_real(d[2]));
+        json_object_set_new(o, "runs_order", json_order(v, r));
         json_object_set_new(o, "T_spread_s", json_real(t[2] - t[0]));
         json_object_set_new(o, "T_inside", json_boolean(up_run_val_inside(r, t)));
         json_object_set_new(o, "bounds_width", json_real((r->Ta[1] - r->Ta[0]) / t[1]));

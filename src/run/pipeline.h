@@ -156,6 +156,7 @@ typedef struct up_run_val_opts {
     unsigned np[UP_VAL_MAXV], nnp;       /* --np */
     unsigned extra[UP_VAL_MAXV], nx;     /* --extra-ns */
     unsigned repeat, timeout;            /* --repeat, --timeout (s) */
+    uint64_t seed;           /* --seed: the order of the kinds of run in each round */
     const char *launcher;    /* --launcher: words separated by blanks */
     char **prog;             /* PROGRAM ARGS, NULL-terminated */
     bool functions, force;
@@ -194,6 +195,10 @@ typedef struct up_run_val {
     int nlauncher;
     unsigned repeat, cores;
     bool functions;
+    uint64_t seed;
+    /* per rank count and round, the kinds of run in the order they ran:
+     * 0 uninstrumented, e + 1 traced at extra[e] */
+    unsigned char order[UP_VAL_MAXV][UP_VAL_MAXREP][UP_VAL_MAXV + 1];
     unsigned np[UP_VAL_MAXV], nnp, extra[UP_VAL_MAXV], nx;
     up_run_val_row *rows;          /* np-major: row i * nx + e */
     unsigned nrows;
@@ -227,6 +232,11 @@ void up_run_val_free(up_run_val *v);
 /* Its parts, for tests. */
 /* min, median, max of n values (n >= 1) */
 void up_run_val_spread(const double *x, unsigned n, double out[3]);
+/* min, median, max over the rounds of the paired dilation (Tm - T) / T of
+ * each round's traced run against the same round's uninstrumented run */
+void up_run_val_paired(const up_run_val_row *r, unsigned n, double out[3]);
+/* round k's order of the n kinds of run of rank count i (validate.c) */
+void up_run_val_order(uint64_t seed, unsigned i, unsigned k, unsigned n, unsigned char *order);
 /* The words that launch the program on np ranks: the launcher's, then for
  * mpirun (mpiexec, orterun) --allow-run-as-root as root and --oversubscribe
  * past `cores`, then -np N (N written to npbuf) and the program's words;

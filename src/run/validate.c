@@ -41,7 +41,7 @@ void up_run_val_opts_init(up_run_val_opts *o)
     memset(o, 0, sizeof *o);
     o->np[0] = 2, o->nnp = 1;
     o->extra[0] = 0, o->nx = 1;
-    o->repeat = 5, o->timeout = 600;
+    o->repeat = 5, o->timeout = 600, o->seed = 1;
     o->launcher = "mpirun";
     o->cores = 1;
 }
@@ -62,6 +62,15 @@ void up_run_val_spread(const double *x, unsigned n, double out[3])
     out[0] = s[0];
     out[1] = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
     out[2] = s[n - 1];
+}
+
+void up_run_val_paired(const up_run_val_row *r, unsigned n, double out[3])
+{
+    double d[UP_VAL_MAXREP];
+    unsigned k;
+    for (k = 0; k < n; k++)
+        d[k] = (r->Tm[k] - r->T[k]) / r->T[k];
+    up_run_val_spread(d, n, out);
 }
 
 int up_run_val_launch_argv(char *const *launcher, int nlauncher, char *const *prog, unsigned np,
@@ -522,7 +531,7 @@ static up_status begin(const up_run_val_opts *o, up_run_val *v, up_err *err)
     unsigned i, e;
     up_status st;
     v->prog = o->prog;
-    v->repeat = o->repeat, v->cores = o->cores, v->functions = o->functions;
+    v->repeat = o->repeat, v->cores = o->cores, v->functions = o->functions, v->seed = o->seed;
     v->timeout = o->timeout, v->exe = o->exe, v->shim = o->shim;
     memcpy(v->np, o->np, sizeof v->np), v->nnp = o->nnp;
     memcpy(v->extra, o->extra, sizeof v->extra), v->nx = o->nx;
@@ -580,10 +589,39 @@ static up_status begin(const up_run_val_opts *o, up_run_val *v, up_err *err)
     return UP_OK;
 }
 
-/* alternate: per repetition, uninstrumented then traced at each extra cost */
+/* splitmix64 (Steele, Lea and Flood): the rounds' orders from the seed */
+static uint64_t mix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* The order of round k of rank count i: the n kinds (0 uninstrumented, e + 1
+ * traced at extra[e]) shuffled by Fisher-Yates with splitmix64 seeded by
+ * (seed, i, k) (docs/validate.md, "The order of the runs") */
+void up_run_val_order(uint64_t seed, unsigned i, unsigned k, unsigned n, unsigned char *order)
+{
+    uint64_t x = seed ^ ((uint64_t)i << 48) ^ ((uint64_t)k << 32);
+    unsigned j;
+    for (j = 0; j < n; j++)
+        order[j] = (unsigned char)j;
+    mix64(&x);
+    for (j = n; j > 1; j--) {
+        unsigned r = (unsigned)(mix64(&x) % j);
+        unsigned char t = order[j - 1];
+        order[j - 1] = order[r];
+        order[r] = t;
+    }
+}
+
+/* Per round, the uninstrumented run and the traced run at each extra cost in
+ * the round's order (up_run_val_order); the file system's dirty pages (the
+ * last trace) are written back before every timed run (sync) */
 static up_status runs(const up_run_val_opts *o, up_run_val *v, up_err *err)
 {
-    unsigned i, e, k, nx = o->nx, eref = 0;
+    unsigned i, e, j, k, nx = o->nx, eref = 0;
     up_status st = UP_OK;
     for (e = 1; e < nx; e++) /* the reference of the record counts */
         if (o->extra[e] < o->extra[eref])
@@ -591,16 +629,26 @@ static up_status runs(const up_run_val_opts *o, up_run_val *v, up_err *err)
     for (i = 0; i < o->nnp; i++) {
         up_run_val_row *first = &v->rows[i * nx];
         for (k = 0; k < o->repeat; k++) {
-            double T = NAN;
-            if (interrupted || (st = untraced(v, o, o->np[i], k, &T, err)) != UP_OK)
-                goto stop;
-            for (e = 0; e < nx; e++)
-                first[e].T[k] = T;
-            for (e = 0; e < nx; e++) {
-                if (interrupted || (st = traced(v, o, &first[e], k, err)) != UP_OK)
+            unsigned char *ord = v->order[i][k];
+            up_run_val_order(o->seed, i, k, nx + 1, ord);
+            for (j = 0; j <= nx; j++) {
+                double T = NAN;
+                sync();
+                if (interrupted)
                     goto stop;
-                say(o, "np %u, run %u/%u: T %.4f s, extra %u ns: Tm %.4f s", o->np[i], k + 1,
-                    o->repeat, T, o->extra[e], first[e].Tm[k]);
+                if (ord[j] == 0) {
+                    if ((st = untraced(v, o, o->np[i], k, &T, err)) != UP_OK)
+                        goto stop;
+                    for (e = 0; e < nx; e++)
+                        first[e].T[k] = T;
+                    say(o, "np %u, run %u/%u: T %.4f s", o->np[i], k + 1, o->repeat, T);
+                    continue;
+                }
+                e = ord[j] - 1u;
+                if ((st = traced(v, o, &first[e], k, err)) != UP_OK)
+                    goto stop;
+                say(o, "np %u, run %u/%u: extra %u ns: Tm %.4f s", o->np[i], k + 1, o->repeat,
+                    o->extra[e], first[e].Tm[k]);
             }
             fflush(v->csv);
             if ((st = up_run_val_compare_counts(first, nx, eref, k, &v->compared, err)) != UP_OK)

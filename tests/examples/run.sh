@@ -24,7 +24,7 @@ pass=0
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { pass=$((pass + 1)); echo "ok   $*"; }
 
-for p in montecarlo montecarlo-finst barrier transpose transpose-any ring halo poll farm; do
+for p in montecarlo montecarlo-finst barrier transpose transpose-any ring halo poll farm cg; do
     [ -x "$EX/$p" ] || fail "$EX/$p is missing: run make first"
 done
 [ -f "$SHIM" ] || fail "$SHIM is missing: run make first"
@@ -154,6 +154,28 @@ predict_farm() {
 }
 
 # |a - b| <= tol * |b|
+# cg W ROWS NP ITERATIONS -> "rr checksum": serial CG on the W x (ROWS * NP)
+# grid, restarted every 50 iterations (sums in another order than the ranks')
+predict_cg() {
+    awk -v w="$1" -v h="$(($2 * $3))" -v it="$4" 'BEGIN {
+        n = w * h
+        for (k = 0; k < it; k++) {
+            if (k % 50 == 0) { rr = 0; for (i = 0; i < n; i++) { x[i] = 0; r[i] = 1; p[i] = 1; rr += 1 } }
+            pq = 0
+            for (i = 0; i < h; i++) for (j = 0; j < w; j++) {
+                c = i * w + j; v = 4 * p[c]
+                if (j > 0) v -= p[c - 1]; if (j < w - 1) v -= p[c + 1]
+                if (i > 0) v -= p[c - w]; if (i < h - 1) v -= p[c + w]
+                q[c] = v; pq += p[c] * v }
+            a = rr / pq; rn = 0
+            for (i = 0; i < n; i++) { x[i] += a * p[i]; r[i] -= a * q[i]; rn += r[i] * r[i] }
+            b = rn / rr; rr = rn
+            for (i = 0; i < n; i++) p[i] = r[i] + b * p[i]
+        }
+        s = 0; for (i = 0; i < n; i++) s += x[i]
+        printf "%.9e %.12e\n", rr, s }'
+}
+
 close_to() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= t * m) }'; }
 
 # ---- the examples -----------------------------------------------------------------
@@ -215,6 +237,12 @@ for np in 2 3 4; do
     [ "$(field "$line" checksum)" = "$e" ] && [ "$(field "$line" done)" = 200 ] ||
         fail "farm np=$np: '$line', expected checksum=$e done=200"
     ok "farm np=$np: $line"
+
+    line=$(run cg $np "$EX/cg" 30 3 60)
+    set -- $(predict_cg 30 3 $np 60)
+    close_to "$(field "$line" rr)" "$1" 1e-6 || fail "cg np=$np: '$line', expected rr=$1"
+    close_to "$(field "$line" checksum)" "$2" 1e-9 || fail "cg np=$np: '$line', expected checksum=$2"
+    ok "cg np=$np: $line"
 
     line=$(run halo $np "$EX/halo" $HALO_ARGS)
     set -- $exp_halo
