@@ -24,7 +24,7 @@ set -eu
 BUILD=${1:-build}
 OUT=${2:-accuracy}
 REPEAT=${REPEAT:-5}
-EXAMPLES=${EXAMPLES-"montecarlo barrier transpose transpose-any ring halo farm"}
+EXAMPLES=${EXAMPLES-"montecarlo barrier transpose transpose-any ring halo farm cg"}
 REAL=${REAL-"poll-spin poll-work hpcc netpipe lammps"}
 [ -n "$EXAMPLES" ] || FINST_NP=${FINST_NP-""}
 UP=$BUILD/bin/unperturb
