@@ -844,7 +844,7 @@ static void progress_case(bool async, bool in_mpi, const uint64_t want0[5],
     tr_trace out;
     OTF2_EvtWriter *w;
     unsigned k;
-    p.async_progress = async;
+    p.progress = async ? UP_RDV_ASYNC : UP_RDV_MPI;
     snprintf(in, sizeof in, "%s", t_dir("in"));
     g = tg_open(in, 2, NS, 0);
     tg_enter(g, 0, 0, TG_MAIN);

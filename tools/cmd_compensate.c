@@ -190,9 +190,8 @@ int cmd_compensate(int argc, char **argv)
             o.cli.wildcard_set = true;
             break;
         case 'R':
-            if (strcmp(optarg, "mpi") && strcmp(optarg, "async"))
+            if (!up_rdv_progress_parse(optarg, &o.cli.progress))
                 return usage_fail("--progress '%s' is not one of mpi, async", up_esc(optarg));
-            o.cli.async_progress = !strcmp(optarg, "async");
             o.cli.progress_set = true;
             break;
         case 'Y':

@@ -192,7 +192,7 @@ void up_comp_params_apply_cli(up_comp_params *p, const up_comp_cli *c, char *sou
     if (c->replies_set)
         p->replies = c->replies;
     if (c->progress_set)
-        p->async_progress = c->async_progress;
+        p->progress = c->progress;
     if (c->test_ns >= 0)
         p->test_ns = c->test_ns;
     if (c->spin_gap_ns >= 0)

@@ -784,24 +784,6 @@ static uint64_t c_eager_limit(void *mp)
     return e < 0 ? 0 : e >= 1.8e19 ? UINT64_MAX : (uint64_t)e;
 }
 
-/* The record completing a synchronous send (the Leave of MPI_Ssend, or the
- * MpiIsendComplete of an MPI_Issend or of a send above the eager limit):
- * blocked synchronous communication, Sarukkai and Malony Section 3.3.
- * The sender cannot finish before the receive was posted (post).  When the
- * receiver posted after the send in the measured run (a late receiver) and
- * the sender wrote no record since the post, the sender was waiting: the
- * time from the post to the completion is reused like Comm_m of (m.1), less
- * the sender's own overhead since the post (lower and network; upper keeps
- * it):
- *     exit_a = max(ready_a, post_a + (exit_m - post_m - O_s(post_m)))
- * A record the sender wrote after the post (the completion of a receive in
- * the same MPI_Waitall: the tracer writes them all once the call returned)
- * shows that the wait was over by then; the interval from the post also
- * holds the wait for that receive's message, which its own record already
- * accounts for.  Then, and when the receive was waiting already, the
- * completion is a local record (eq. 1).  Either way it comes no earlier
- * than post_a plus the modelled minimum transfer time of the message (2C,
- * and C_a in network mode). */
 /* Progress (docs/models.md, "Progress"): with no asynchronous progress a
  * rendezvous transfer moves only while the receiver is inside an MPI call.
  * The engine found the receiver's last MPI call before this completion, P,
@@ -821,7 +803,7 @@ static bool prog_waited(up_comp *M, cloc *c, const up_loc_state *ls, const up_ev
     const cloc *r = &M->L[s->dst];
     uint64_t t0 = max2(s->send_m, s->post_m), in, wait;
     in = s->prog_m + up_ovh_of_region(&M->ovh, s->prog_kind, s->prog_rflags) + r->extra_o;
-    if (M->p.async_progress || in <= t0 || in >= ev->time || in <= ls->prev_m)
+    if (M->p.progress == UP_RDV_ASYNC || in <= t0 || in >= ev->time || in <= ls->prev_m)
         return false;
     consume_pending(M, c, ls, ev); /* first: a stall in the gap joins the sums */
     wait = ev->time - in;
@@ -832,6 +814,24 @@ static bool prog_waited(up_comp *M, cloc *c, const up_loc_state *ls, const up_ev
     return true;
 }
 
+/* The record completing a synchronous send (the Leave of MPI_Ssend, or the
+ * MpiIsendComplete of an MPI_Issend or of a send above the eager limit):
+ * blocked synchronous communication, Sarukkai and Malony Section 3.3.
+ * The sender cannot finish before the receive was posted (post).  When the
+ * receiver posted after the send in the measured run (a late receiver) and
+ * the sender wrote no record since the post, the sender was waiting: the
+ * time from the post to the completion is reused like Comm_m of (m.1), less
+ * the sender's own overhead since the post (lower and network; upper keeps
+ * it):
+ *     exit_a = max(ready_a, post_a + (exit_m - post_m - O_s(post_m)))
+ * A record the sender wrote after the post (the completion of a receive in
+ * the same MPI_Waitall: the tracer writes them all once the call returned)
+ * shows that the wait was over by then; the interval from the post also
+ * holds the wait for that receive's message, which its own record already
+ * accounts for.  Then, and when the receive was waiting already, the
+ * completion is a local record (eq. 1).  Either way it comes no earlier
+ * than post_a plus the modelled minimum transfer time of the message (2C,
+ * and C_a in network mode). */
 static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
                        const up_sync *s)
 {
@@ -870,7 +870,7 @@ static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
 }
 
 static up_wildcard c_wildcard(void *mp) { return ((up_comp *)mp)->p.wildcard; }
-static bool c_sync_progress(void *mp) { return !((up_comp *)mp)->p.async_progress; }
+static bool c_sync_progress(void *mp) { return ((up_comp *)mp)->p.progress == UP_RDV_MPI; }
 static up_replies c_replies(void *mp) { return ((up_comp *)mp)->p.replies; }
 
 static void c_progress(void *mp, uint64_t records)

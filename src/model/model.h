@@ -86,10 +86,7 @@ typedef struct up_comp_params {
     bool eager_set;
     up_wildcard wildcard;    /* matching of wildcard receives (replay.h) */
     up_replies replies;      /* ... and where replies to them go */
-    /* rendezvous transfers move while the receiver is outside MPI (an MPI
-     * with asynchronous progress); false: only inside its MPI calls
-     * (docs/models.md, "Progress") */
-    bool async_progress;
+    up_rdv_progress progress; /* when a rendezvous transfer moves (replay.h) */
     /* polling (docs/models.md, "Polling") */
     up_polls polls;          /* UP_POLLS_MODEL (default) or UP_POLLS_LOCAL */
     double test_ns;          /* one failed MPI_Test without the tracer ([network]
@@ -137,12 +134,12 @@ typedef struct up_comp_cli {
     double copy_ns_per_byte, latency_ns, ns_per_byte, per_hop_ns, eager_limit;
     double test_ns, spin_gap_ns;
     bool mode_set, collective_set, wildcard_set, polls_set, replies_set, progress_set;
-    bool async_progress;
     up_mode mode;
     up_collective collective;
     up_wildcard wildcard;
     up_polls polls;
     up_replies replies;
+    up_rdv_progress progress;
 } up_comp_cli;
 
 void up_comp_cli_init(up_comp_cli *c);

@@ -132,7 +132,7 @@ typedef struct rloc {
     int64_t body_d;      /* ... program time still to add (< 0: to take away) */
     uint64_t body_povh;  /* ... the overhead of the record before */
     /* progress (docs/models.md, "Progress"): its MPI calls that make the
-     * library progress, oldest first, in a ring (pr_find, pr_prune) */
+     * library progress, oldest first, in a ring (pr_push, pr_full) */
     struct pres *pr;
     uint32_t prcap, prn, prpos;
     bool pr_forgot;      /* calls were dropped that a lookup might need */
@@ -271,6 +271,19 @@ bool up_polls_parse(const char *s, up_polls *out)
 }
 
 const char *up_replies_name(up_replies r) { return r == UP_REPLIES_MEASURED ? "measured" : "follow"; }
+
+const char *up_rdv_progress_name(up_rdv_progress p) { return p == UP_RDV_ASYNC ? "async" : "mpi"; }
+
+bool up_rdv_progress_parse(const char *s, up_rdv_progress *out)
+{
+    if (!strcmp(s, "mpi"))
+        *out = UP_RDV_MPI;
+    else if (!strcmp(s, "async"))
+        *out = UP_RDV_ASYNC;
+    else
+        return false;
+    return true;
+}
 
 bool up_replies_parse(const char *s, up_replies *out)
 {
@@ -594,6 +607,7 @@ static void msg_key(uint32_t src, uint32_t dst, OTF2_CommRef comm, uint32_t tag,
  * any location on, and the one before (pr_prune). */
 
 #define PR_MIN 16u
+#define PR_GROW 256u /* up to this (8 KiB) a full ring grows: no scan per 8 calls */
 #define PR_MAX (1u << 20)
 
 static pres *pr_at(const rloc *L, uint32_t i) /* i-th oldest */
@@ -620,38 +634,39 @@ static uint64_t pr_horizon(const engine *E)
     return h;
 }
 
-/* A full ring: drop what no lookup can reach, else grow, else (out of
- * memory, or PR_MAX) forget the oldest. */
+/* A full ring: drop what no lookup can reach; past PR_GROW entries, when
+ * that frees half of it, keep the ring (so the O(locations) horizon is
+ * found once per half a ring of calls), else grow; out of memory, or at
+ * PR_MAX, drop what it can or forget the oldest. */
 __attribute__((noinline, cold)) static void pr_full(engine *E, rloc *L)
 {
     uint64_t h = pr_horizon(E);
-    uint32_t drop = 0, ncap, i;
-    pres *n;
+    uint32_t drop = 0, ncap = L->prcap ? 2 * L->prcap : PR_MIN, i;
+    pres *n = NULL;
     while (drop + 1 < L->prn && pr_at(L, drop + 1)->m < h)
         drop++;
-    if (drop) {
-        L->prpos = (L->prpos + drop) & (L->prcap - 1);
+    if ((ncap <= PR_GROW || drop < L->prn / 2) && ncap <= PR_MAX &&
+        (n = up_malloc(ncap * sizeof *n))) {
+        for (i = drop; i < L->prn; i++)
+            n[i - drop] = *pr_at(L, i);
+        up_free(L->pr);
+        L->pr = n;
+        L->prcap = ncap;
+        L->prpos = 0;
         L->prn -= drop;
         return;
     }
-    ncap = L->prcap ? 2 * L->prcap : PR_MIN;
-    if (ncap > PR_MAX || !(n = up_malloc(ncap * sizeof *n))) {
-        if (L->prcap) { /* forget the oldest */
-            L->prpos = (L->prpos + 1) & (L->prcap - 1);
-            L->prn--;
-        }
+    if (!drop && L->prcap) { /* out of memory or at PR_MAX: forget the oldest */
+        drop = 1;
         L->pr_forgot = true;
-        return;
+    } else if (!L->prcap) {
+        L->pr_forgot = true; /* not even the first: nothing is known */
     }
-    for (i = 0; i < L->prn; i++)
-        n[i] = *pr_at(L, i);
-    up_free(L->pr);
-    L->pr = n;
-    L->prcap = ncap;
-    L->prpos = 0;
+    L->prpos = (L->prpos + drop) & (L->prcap - 1);
+    L->prn -= drop;
 }
 
-static void pr_push(engine *E, rloc *L, uint64_t m, uint64_t a, unsigned kind, unsigned rflags)
+UP_HOT_INLINE void pr_push(engine *E, rloc *L, uint64_t m, uint64_t a, unsigned kind, unsigned rflags)
 {
     pres *p;
     if (L->prn == L->prcap) {
@@ -667,30 +682,23 @@ static void pr_push(engine *E, rloc *L, uint64_t m, uint64_t a, unsigned kind, u
     p->rflags = (uint8_t)rflags;
 }
 
-/* What every record updates: an MPI call that waits progresses from its
- * Enter; a blocking send (its region never waits for a message) from its
- * MpiSend; other calls that never wait (MPI_Irecv, MPI_Isend, MPI_Comm_rank)
- * not at all. */
-static inline void pr_note(engine *E, rloc *L, unsigned kind, uint64_t t_m, uint64_t t_a,
-                           unsigned rflags)
+/* What the Enter and Leave of an MPI call update (finish_times): a call
+ * that may wait progresses from its Enter; a blocking send (its region
+ * never waits for a message) from its MpiSend (pr_send); other calls that
+ * never wait (MPI_Irecv, MPI_Isend, MPI_Comm_rank) not at all. */
+static inline void pr_enter(engine *E, rloc *L, uint64_t t_m, uint64_t t_a, unsigned rflags)
 {
-    if (kind == UP_EV_Enter) {
-        if (!(rflags & UP_REGION_MPI))
-            return;
-        if (!(rflags & UP_REGION_NOWAIT))
-            pr_push(E, L, t_m, t_a, kind, rflags);
-        else
-            L->pr_send = true;
-    } else if (kind == UP_EV_Leave) {
-        if (!(rflags & UP_REGION_MPI))
-            return;
-        L->pr_send = false;
-        if (L->prn && pr_at(L, L->prn - 1)->leave_m == UINT64_MAX)
-            pr_at(L, L->prn - 1)->leave_m = t_m;
-    } else if (kind == UP_EV_MpiSend && L->pr_send) {
-        L->pr_send = false;
-        pr_push(E, L, t_m, t_a, kind, 0);
-    }
+    if (!(rflags & UP_REGION_NOWAIT))
+        pr_push(E, L, t_m, t_a, UP_EV_Enter, rflags);
+    else
+        L->pr_send = true;
+}
+
+static inline void pr_leave(rloc *L, uint64_t t_m)
+{
+    L->pr_send = false;
+    if (L->prn && pr_at(L, L->prn - 1)->leave_m == UINT64_MAX)
+        pr_at(L, L->prn - 1)->leave_m = t_m;
 }
 
 /* Receiver R has timed every record before measured time t */
@@ -703,29 +711,41 @@ static bool pr_ready(const engine *E, rloc *R, uint64_t t)
            ev->time >= t;
 }
 
+/* Where synchronous send s could first move: after its send and its post */
+static uint64_t sync_t0(const up_sync *s)
+{
+    return s->send_m > s->post_m ? s->send_m : s->post_m;
+}
+
+/* Did R's i-th oldest progressing call come after t0 with R outside MPI
+ * since t0 (the call before it, if any, had left by then)?  1 yes, 0 no,
+ * -1 unknown (the call before it was forgotten). */
+static int pr_first_after(const rloc *R, uint32_t i, uint64_t t0)
+{
+    if (pr_at(R, i)->m <= t0)
+        return 0; /* R was in MPI since before t0 */
+    if (i == 0)
+        return R->pr_forgot ? -1 : 1;
+    return pr_at(R, i - 1)->leave_m <= t0; /* the call before still open: it progressed */
+}
+
 /* Fills s->has_prog and s->prog_* from receiver R's last progressing call
  * that reached the library before measured time t (the completion), if it
- * came after both the send and the post and R's call before it had left by
- * then.  false when R's calls that far back were forgotten. */
+ * came after both the send and the post with R outside MPI in between
+ * (pr_first_after).  false when R's calls that far back were forgotten. */
 static bool pr_find(rloc *R, up_sync *s, uint64_t t)
 {
-    uint64_t t0 = s->send_m > s->post_m ? s->send_m : s->post_m;
     uint32_t i = R->prn;
-    const pres *p, *q;
+    const pres *p;
+    int first;
     s->has_prog = false;
     while (i > 0 && pr_at(R, i - 1)->m >= t)
         i--;
     if (i == 0) /* none before t: R's calls all came later, or were forgotten */
         return !R->pr_forgot;
+    if ((first = pr_first_after(R, i - 1, sync_t0(s))) <= 0)
+        return first == 0;
     p = pr_at(R, i - 1);
-    if (p->m <= t0)
-        return true; /* R was in MPI since before the send and the post */
-    if (i == 1) {
-        if (R->pr_forgot)
-            return false; /* the call before it was forgotten */
-    } else if ((q = pr_at(R, i - 2))->leave_m > t0) {
-        return true; /* the call before was still open then: it progressed */
-    }
     s->has_prog = true;
     s->prog_m = p->m;
     s->prog_a = p->a;
@@ -1664,16 +1684,12 @@ static bool same_channel(const up_event *a, const up_event *b)
  * post, and this one came after both)? */
 static bool at_entry(const rloc *L, const up_msg *m)
 {
-    const up_sync *s = m->sync;
-    uint64_t t0;
     const pres *cur;
-    if (!s || !s->by_request || !L->prn)
+    if (!m->sync || !m->sync->by_request || !L->prn)
         return false;
-    t0 = s->send_m > s->post_m ? s->send_m : s->post_m;
     cur = pr_at(L, L->prn - 1);
-    if (cur->m != L->ls.enter_m || cur->leave_m != UINT64_MAX || cur->m <= t0)
-        return false;
-    return L->prn == 1 ? !L->pr_forgot : pr_at(L, L->prn - 2)->leave_m <= t0;
+    return cur->m == L->ls.enter_m && cur->leave_m == UINT64_MAX &&
+           pr_first_after(L, L->prn - 1, sync_t0(m->sync)) == 1;
 }
 
 /* Receive ev takes message m. */
@@ -2342,10 +2358,9 @@ static uint64_t sync_dep_a(const up_sync *s)
  * to t.  Waits (STEP_YIELD) until the receiver has timed them; a receiver
  * that waits itself while nothing earlier can run is not waited for (the
  * send is timed from its post, counted as progress_unknown). */
-static int prog_wait(engine *E, uint32_t li, up_sync *s, uint64_t t)
+static int prog_wait(engine *E, up_sync *s, uint64_t t)
 {
     rloc *R = &E->L[s->dst];
-    (void)li;
     if (!pr_ready(E, R, t)) {
         bool earlier = E->hn && E->heap[0].key < t;
         if (R->state == S_RUN ? !R->deferring && !R->claiming : earlier)
@@ -2399,7 +2414,7 @@ static int do_sync_end(engine *E, uint32_t li, up_event *ev)
                        * the library buffered the message (eager, whatever
                        * its size), so the completion waited for nothing */
         if (E->prog && s->by_request && s->bytes && s->dst != li) {
-            int r = prog_wait(E, li, s, ev->time);
+            int r = prog_wait(E, s, ev->time);
             if (r != STEP_OK)
                 return r;
         }
@@ -2588,8 +2603,6 @@ UP_HOT_INLINE uint64_t finish_times(engine *E, rloc *L, unsigned kind, uint64_t 
         t_a = L->ls.prev_a;
         E->repairs[UP_REPAIR_output_clamped]++;
     }
-    if (E->prog)
-        pr_note(E, L, kind, t_m, t_a, rflags);
     if (kind == UP_EV_Enter) {
         L->ls.enter_m = t_m;
         L->ls.enter_a = t_a;
@@ -2600,6 +2613,8 @@ UP_HOT_INLINE uint64_t finish_times(engine *E, rloc *L, unsigned kind, uint64_t 
             L->fin_m = t_m;
             L->fin_a = t_a;
         }
+        if ((rflags & UP_REGION_MPI) && E->prog)
+            pr_enter(E, L, t_m, t_a, rflags);
     } else if (kind == UP_EV_Leave) {
         while (L->npend) /* exit.send_m of the sends in the call this Leave ends */
             L->pend[--L->npend]->exit_m = t_m, L->pend[L->npend]->exit_known = true;
@@ -2608,6 +2623,11 @@ UP_HOT_INLINE uint64_t finish_times(engine *E, rloc *L, unsigned kind, uint64_t 
             L->init_m = t_m;
             L->init_a = t_a;
         }
+        if ((rflags & UP_REGION_MPI) && E->prog)
+            pr_leave(L, t_m);
+    } else if (kind == UP_EV_MpiSend && L->pr_send) { /* a blocking send reaches the library */
+        L->pr_send = false;
+        pr_push(E, L, t_m, t_a, kind, 0);
     }
     if (!L->ls.started) {
         /* before the first Enter, enter.recv is the first record */

@@ -172,6 +172,18 @@ typedef enum up_replies {
 const char *up_replies_name(up_replies r);     /* "follow", "measured" */
 bool up_replies_parse(const char *s, up_replies *out);
 
+/* When a transfer above the eager limit moves (docs/models.md, "Progress"):
+ * MPI only while its receiver is inside an MPI call after its post (Open
+ * MPI without a progress thread); ASYNC as soon as the receive is posted
+ * (an MPI with asynchronous progress, the rule before issue 32). */
+typedef enum up_rdv_progress {
+    UP_RDV_MPI,
+    UP_RDV_ASYNC
+} up_rdv_progress;
+
+const char *up_rdv_progress_name(up_rdv_progress p); /* "mpi", "async" */
+bool up_rdv_progress_parse(const char *s, up_rdv_progress *out);
+
 typedef enum up_coll_class {
     UP_COLL_N_TO_N,  /* barrier, allreduce, allgather(v), alltoall(v/w), ... */
     UP_COLL_ONE_TO_N,/* bcast, scatter(v) */

@@ -221,7 +221,7 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     put(root, "moved_records", json_integer((json_int_t)r->moved));
     put(root, "wildcard", json_string(up_wildcard_name(r->wildcard)));
     put(root, "replies", json_string(up_replies_name(p->replies)));
-    put(root, "progress", json_string(p->async_progress ? "async" : "mpi"));
+    put(root, "progress", json_string(up_rdv_progress_name(p->progress)));
     put(root, "wildcard_receives", json_integer((json_int_t)r->wildcard_recvs));
     put(root, "rematched_receives", json_integer((json_int_t)r->rematched));
     put(root, "replies_marked", json_integer((json_int_t)r->replies_marked));

@@ -589,13 +589,10 @@ static up_status begin(const up_run_val_opts *o, up_run_val *v, up_err *err)
     return UP_OK;
 }
 
-/* splitmix64 (Steele, Lea and Flood): the rounds' orders from the seed */
+/* one splitmix64 step: the rounds' orders from the seed */
 static uint64_t mix64(uint64_t *x)
 {
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return up_mix64(*x += 0x9E3779B97F4A7C15ull);
 }
 
 /* The order of round k of rank count i: the n kinds (0 uninstrumented, e + 1

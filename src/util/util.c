@@ -154,13 +154,7 @@ struct up_map_slot {
 static uint64_t mix(uint64_t k0, uint64_t k1)
 {
     /* splitmix64 finaliser over both words */
-    uint64_t x = k0 * 0x9E3779B97F4A7C15ull ^ (k1 + 0x632BE59BD9B4E019ull);
-    x ^= x >> 30;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 27;
-    x *= 0x94D049BB133111EBull;
-    x ^= x >> 31;
-    return x;
+    return up_mix64(k0 * 0x9E3779B97F4A7C15ull ^ (k1 + 0x632BE59BD9B4E019ull));
 }
 
 void up_map_init(up_map *m) { memset(m, 0, sizeof *m); }

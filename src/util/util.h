@@ -87,6 +87,18 @@ bool up_grow(void **buf, size_t *cap, size_t need, size_t elem);
  * model that meets it reports that its result does not fit the clock. */
 #define UP_TICKS_MAX ((uint64_t)1 << 62)
 
+/* The finaliser of splitmix64 (Steele, Lea and Flood): a bijection that
+ * spreads every input bit over the output (the map's hash, validate's
+ * orders: x += 0x9E3779B97F4A7C15, then this, is one splitmix64 step). */
+static inline uint64_t up_mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
 /* t rounded to whole ticks: 0 for t <= 0 or NaN, UP_TICKS_MAX from there. */
 static inline uint64_t up_ticks_round(double t)
 {
