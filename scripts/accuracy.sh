@@ -7,7 +7,9 @@
 # (oversubscribed), REPEAT runs of each kind.  Then montecarlo built with
 # -finstrument-functions, traced with --functions and no extra cost.  Last,
 # the real programs of REAL, Debian packages (docs/accuracy.md, "Real
-# programs"): each is installed if missing (as root; otherwise the script
+# programs") or built from Debian's source packages by scripts/build-real.sh
+# into OUT/real (petsc-cg, hypre-amg, fftw-mpi): each is installed if missing
+# (as root; otherwise the script
 # says what to install and skips it), run in its own working folder
 # OUT/work-NAME, probed (two uninstrumented runs, two traced at the
 # tracer's own cost, one at a trial extra cost) and validated on 2 ranks at
@@ -25,7 +27,7 @@ BUILD=${1:-build}
 OUT=${2:-accuracy}
 REPEAT=${REPEAT:-5}
 EXAMPLES=${EXAMPLES-"montecarlo barrier transpose transpose-any ring halo farm cg"}
-REAL=${REAL-"poll-spin poll-work hpcc netpipe lammps"}
+REAL=${REAL-"poll-spin poll-work hpcc netpipe lammps petsc-cg hypre-amg fftw-mpi"}
 [ -n "$EXAMPLES" ] || FINST_NP=${FINST_NP-""}
 UP=$BUILD/bin/unperturb
 mkdir -p "$OUT"
@@ -65,17 +67,19 @@ for np in ${FINST_NP-2 4}; do
 done
 
 # ---- the real programs ------------------------------------------------------
-# real_info NAME: sets PKG (Debian package), BIN (its program) and POLLS (what
-# it polls with, empty when it does not poll)
+# real_info NAME: sets PKG (Debian package), BIN (its program), SRC (1 when
+# scripts/build-real.sh builds it from source) and POLLS (what it polls with,
+# empty when it does not poll)
 real_info() {
-    POLLS=""
+    POLLS="" SRC=0
     case $1 in
+    petsc-cg | hypre-amg | fftw-mpi) PKG="" SRC=1 BIN=$ABS_OUT/real/bin/$1 ;;
     hpcc) PKG=hpcc BIN=hpcc POLLS="MPI_Testany, MPI_Test, MPI_Iprobe" ;;
     poll-spin | poll-work) # the bundled poll example, probed like the real programs
         PKG="" BIN=$ABS_BUILD/examples/poll POLLS="MPI_Testany" ;;
     netpipe) PKG=netpipe-openmpi BIN=NPopenmpi ;;
     lammps) PKG=lammps BIN=lmp ;;
-    *) echo "accuracy.sh: unknown real program '$1' (poll-spin, poll-work, hpcc, netpipe, lammps)" >&2; exit 2 ;;
+    *) echo "accuracy.sh: unknown real program '$1' (poll-spin, poll-work, hpcc, netpipe, lammps, petsc-cg, hypre-amg, fftw-mpi)" >&2; exit 2 ;;
     esac
 }
 
@@ -113,6 +117,14 @@ thermo          100
 run             1000
 EOF
         ARGS="-in in.melt -log none" ;;
+    petsc-cg) # 200 CG iterations on a 7000 x 60 grid cut in two along its
+        # length: halos of 7000 doubles (56 000 B), 600 reductions
+        ARGS="-da_grid_x 7000 -da_grid_y 60 -da_processors_x 1 -da_processors_y 2 -ksp_type cg -pc_type jacobi -ksp_max_it 200 -ksp_rtol 1e-30" ;;
+    hypre-amg) # BoomerAMG on a 600 x 600 grid (8 V-cycles)
+        ARGS="-n 600 -solver 0" ;;
+    fftw-mpi) # 30 in-place complex 96^3 FFTs, planned by estimate (the
+        # same plan every run), one transform per timing (-t 1e-9)
+        ARGS="-oestimate -t 1e-9 -r 30 -s ic96x96x96" ;;
     esac
 }
 
@@ -170,7 +182,10 @@ SHIM=$(cd "$BUILD/lib" && pwd)/libunperturb-time.so
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 # one thread per rank
 for name in $REAL; do
     real_info "$name"
-    if ! command -v "$BIN" > /dev/null; then
+    if [ "$SRC" = 1 ]; then
+        "$(dirname "$0")/build-real.sh" "$ABS_OUT/real" "$name" ||
+            { echo "$name: not built (scripts/build-real.sh); skipped" >&2; continue; }
+    elif ! command -v "$BIN" > /dev/null; then
         if [ "$(id -u)" = 0 ]; then
             apt-get install -y --no-install-recommends "$PKG" > "$OUT/apt-$name.log" 2>&1 ||
                 { apt-get update > /dev/null && apt-get install -y --no-install-recommends "$PKG" > "$OUT/apt-$name.log" 2>&1; } ||

@@ -178,6 +178,80 @@ TEST(sim_rendezvous)
     tr_free(&o);
 }
 
+/* Rendezvous progress (docs/machine.md): rank 0's MPI_Send of 10000 B
+ * (Enter 1000, MpiSend 1010, Leave 20000); rank 1 posts an MPI_Irecv (100,
+ * request 110, 120), works outside MPI (130-4990) and enters MPI_Wait at
+ * 5000 (its MpiIrecv 21000).  Rank 1: 0; Irecv 100, 100, 100 (the call's
+ * rest takes no time); work 110, 4970; Enter(Wait) 4980.  Rank 0: MpiSend
+ * 1000, its request reaches rank 1 at 1000 + o_s 100 + L 1000 = 2100 = x.
+ *   mpi: rank 1 was outside MPI from t0 = max(send 1010, post 110) until
+ *   its Wait (entered at 4980): the answer leaves then, is back at 5980;
+ *   Leave(Send) 5980 + 10000 B = 15980, Leave(main) 16080; the data
+ *   arrives at 5980 + 1000 + 10000 = 16980, MpiIrecv + o_r = 17180, main
+ *   17280.
+ *   interrupt (300 ns): answered at x + 300 = 2400, back 3400: Leave 13400;
+ *   the data arrives 14400, MpiIrecv 14600.
+ *   polling (a poll every 1000 ns, free): at the next poll, x + 1000 = 3100
+ *   at most: back 4100, Leave 14100; MpiIrecv 4100 + 11000 + 200 = 15300.
+ * Rank 1 already inside MPI_Wait at the send (entered at 500, before
+ * 1010): answered at x under mpi, back 3100, Leave 13100, MpiIrecv 14300. */
+static void progress_sim(bool in_mpi, up_progress_policy pol, uint64_t leave0, uint64_t recv1,
+                         uint64_t waited)
+{
+    const char *dir = t_dir("sim_progress");
+    tg *g = tg_open(dir, 2, NS, 0);
+    up_machine m = hand_machine();
+    OTF2_EvtWriter *w;
+    up_sim_summary s;
+    tr_trace o;
+    m.progress = pol;
+    m.interrupt_ns = 300;
+    m.poll_chunk_ns = 1000;
+    m.poll_ns = 0;
+    tg_enter(g, 0, 0, TG_MAIN);
+    tg_mpi_send(g, 0, 1000, 1010, 20000, 1, 0, 10000);
+    tg_leave(g, 0, 20100, TG_MAIN);
+    w = tg_writer(g, 1);
+    tg_enter(g, 1, 0, TG_MAIN);
+    tg_enter(g, 1, 100, TG_IRECV);
+    CHECK(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, 110, 1) == OTF2_SUCCESS);
+    tg_leave(g, 1, 120, TG_IRECV);
+    if (in_mpi) {
+        tg_enter(g, 1, 500, TG_WAIT);
+    } else {
+        tg_enter(g, 1, 130, TG_WORK);
+        tg_leave(g, 1, 4990, TG_WORK);
+        tg_enter(g, 1, 5000, TG_WAIT);
+    }
+    CHECK(OTF2_EvtWriter_MpiIrecv(w, NULL, 21000, 0, TG_COMM_WORLD, 0, 10000, 1) == OTF2_SUCCESS);
+    tg_leave(g, 1, 21010, TG_WAIT);
+    tg_leave(g, 1, 21110, TG_MAIN);
+    CHECK(tg_close(g) == 0);
+    if (simulate(dir, &m, &o, &s) != 0)
+        return;
+    CHECK_EQ(EV(o, 0, 2), 1000);
+    CHECK_EQ(EV(o, 0, 3), leave0);
+    CHECK_EQ(EV(o, 0, 4), leave0 + 100);
+    if (!in_mpi) {
+        CHECK_EQ(EV(o, 1, 2), 100);
+        CHECK_EQ(EV(o, 1, 5), 4970);
+        CHECK_EQ(EV(o, 1, 6), 4980);
+    }
+    CHECK_EQ(EV(o, 1, in_mpi ? 5 : 7), recv1);
+    CHECK_EQ(s.res.repairs[UP_REPAIR_progress_waited], waited);
+    CHECK_EQ(s.res.repairs[UP_REPAIR_progress_unknown], 0);
+    up_sim_summary_free(&s);
+    tr_free(&o);
+}
+
+TEST(sim_rendezvous_waits_for_the_receivers_entry_into_mpi)
+{
+    progress_sim(false, UP_PROGRESS_MPI, 15980, 17180, 1);
+    progress_sim(false, UP_PROGRESS_INTERRUPT, 13400, 14600, 0);
+    progress_sim(false, UP_PROGRESS_POLLING, 14100, 15300, 1);
+    progress_sim(true, UP_PROGRESS_MPI, 13100, 14300, 0);
+}
+
 /* cpu_ratio = 2: a twice as fast processor halves every compute interval:
  * 0, 100, 1100, 1200 -> 0, 50, 550, 600. */
 TEST(sim_cpu_ratio_halves_compute)

@@ -20,7 +20,9 @@
  *                     eager: arrives at depart + wire(bytes), depart = send + o_s
  *                     rendezvous (above eager_limit, or MPI_Ssend): the request
  *                     reaches the receiver after one latency, it answers once
- *                     its receive is posted, the data leaves one latency later
+ *                     its receive is posted and, under progress = mpi, once
+ *                     it is inside an MPI call (rdv_answer); the data leaves
+ *                     one latency later
  *               recv  max(clock, arrival) + o_r
  *               collective  exit times by the algorithm (collalgo.c)
  *             A call without one (MPI_Comm_rank, MPI_Test, MPI_Init, ...)
@@ -58,6 +60,12 @@ typedef struct sloc {
     bool call_cpu;        /* the open call began after a CPU metric ... */
     uint64_t call_v, call_ovh, call_a; /* ... read v (CPU), overhead since, Enter */
     uint64_t poll_carry;  /* polling: compute since the last poll, ticks */
+    /* progress = mpi: the MPI calls that progress the library (rdv_answer),
+     * the last PC_MAX in measured order; pc_send: the open call is a
+     * blocking send, which progresses from its MpiSend */
+    struct pcall { uint64_t enter_m, leave_m, enter_a; } *pc;
+    uint32_t pcn, pccap, pcpos;
+    bool pc_dropped, pc_send;
     inmsg *in;            /* eager messages on their way here (policies) */
     size_t nin, incap;
     uint64_t extra_o; /* added to every record's O here ([overhead_by_location]) */
@@ -214,13 +222,96 @@ static uint64_t wire(up_sim *S, uint32_t a, uint32_t b, uint64_t bytes, uint64_t
     return rx + ser;
 }
 
+/* ---- progress (docs/machine.md, "Rendezvous progress") ---------------------
+ * Under progress = mpi a rendezvous request is answered only while its
+ * receiver is inside an MPI call that progresses the library (an MPI
+ * without a progress thread, as Open MPI 4.1 here; compensate's rule,
+ * docs/models.md "Progress").  Each location keeps its last PC_MAX such
+ * calls in measured order: the calls that may wait, from their Enter, and
+ * blocking sends from their MpiSend (the engine's ring, engine.c). */
+#define PC_MIN 16u
+#define PC_MAX 4096u
+
+static struct pcall *pc_at(const sloc *l, uint32_t i) /* i-th oldest */
+{
+    return &l->pc[(l->pcpos + i) & (l->pccap - 1)];
+}
+
+static void pc_push(up_sim *S, sloc *l, uint64_t m, uint64_t a)
+{
+    struct pcall *p;
+    if (l->pcn == l->pccap) {
+        if (l->pccap < PC_MAX) {
+            uint32_t ncap = l->pccap ? 2 * l->pccap : PC_MIN, i;
+            struct pcall *n = up_malloc(ncap * sizeof *n);
+            if (!n) {
+                S->nomem = true;
+                return;
+            }
+            for (i = 0; i < l->pcn; i++)
+                n[i] = *pc_at(l, i);
+            up_free(l->pc);
+            l->pc = n;
+            l->pccap = ncap;
+            l->pcpos = 0;
+        } else { /* forget the oldest */
+            l->pcpos = (l->pcpos + 1) & (l->pccap - 1);
+            l->pcn--;
+            l->pc_dropped = true;
+        }
+    }
+    p = pc_at(l, l->pcn++);
+    p->enter_m = m;
+    p->leave_m = UINT64_MAX;
+    p->enter_a = a;
+}
+
+enum { ANS_AT_ONCE, ANS_WAITED, ANS_UNKNOWN };
+
+/* When receiver dst answers the request of rendezvous s that reached it at
+ * req, judged at measured time t (the record that needs it: the engine has
+ * replayed the receiver's records before t, prog_wait).  x = max(req,
+ * post_a).  mpi: the receiver's progressing call that was open at t0 =
+ * max(send_m, post_m), or else the first it entered after t0 and before t,
+ * is where the transfer moved, as in the measured run: max(x, its entry);
+ * no such call known: x.  interrupt: x + interrupt_ns.  polling: that
+ * call's entry or the next poll, at most poll_chunk_ns after x.  *how says
+ * which (ANS_*). */
+static uint64_t rdv_answer(up_sim *S, uint32_t dst, uint64_t req, const up_sync *s,
+                           uint64_t post_m, uint64_t post_a, uint64_t t, int *how)
+{
+    const sloc *r = &S->L[dst];
+    uint64_t x = max2(req, post_a), t0 = max2(s->send_m, post_m), a;
+    const struct pcall *c = NULL;
+    uint32_t i;
+    *how = ANS_AT_ONCE;
+    if (S->m.progress == UP_PROGRESS_INTERRUPT)
+        return x + S->intr;
+    for (i = r->pcn; i > 0 && pc_at(r, i - 1)->leave_m > t0; i--)
+        c = pc_at(r, i - 1);
+    if (!c || c->enter_m <= t0 || c->enter_m >= t || c->enter_a <= x)
+        return x; /* in MPI at t0, or no call before t, or entered in time */
+    if (i == 0 && r->pc_dropped) {
+        *how = ANS_UNKNOWN; /* an older call may have been open */
+        return x;
+    }
+    a = c->enter_a;
+    if (S->m.progress == UP_PROGRESS_POLLING && S->poll_chunk && a - x > S->poll_chunk)
+        a = x + S->poll_chunk;
+    *how = ANS_WAITED;
+    return a;
+}
+
 /* Rendezvous: when the data leaves the sender.  The request leaves at
- * send + o_s and takes one latency; the receiver answers when its receive is
- * posted (post_a), the answer takes one latency back. */
-static uint64_t rdv_depart(up_sim *S, uint32_t src, uint32_t dst, uint64_t send_a, uint64_t post_a)
+ * send + o_s and takes one latency; the receiver answers once its receive is
+ * posted (post_a) and it progresses (rdv_answer); the answer takes one
+ * latency back. */
+static uint64_t rdv_depart(up_sim *S, uint32_t src, uint32_t dst, uint64_t send_a,
+                           const up_sync *s, uint64_t post_m, uint64_t post_a, uint64_t t,
+                           int *how)
 {
     uint64_t req = send_a + S->o_s + hop_lat(S, src, dst);
-    return max2(req, post_a) + hop_lat(S, dst, src);
+    return rdv_answer(S, dst, req, s, post_m, post_a, t, how) + hop_lat(S, dst, src);
 }
 
 /* ---- records ------------------------------------------------------------------- */
@@ -250,13 +341,22 @@ static void account(up_sim *S, sloc *l, up_event *ev)
             l->modelled = false;
             l->busy = ev->t_out;
             l->call_a = ev->t_out;
+            if (ev->rflags & UP_REGION_NOWAIT)
+                l->pc_send = true; /* a blocking send: from its MpiSend */
+            else
+                pc_push(S, l, ev->time, ev->t_out);
         }
     } else if (ev->kind == UP_EV_Leave) {
         if (ev->rflags & UP_REGION_OVERHEAD && l->ovh_depth)
             l->ovh_depth--;
-        if (ev->rflags & UP_REGION_MPI && l->mpi && --l->mpi == 0 && l->seg_open) {
-            l->seg_m = ev->time; /* compute begins */
-            l->seg_a = ev->t_out;
+        if (ev->rflags & UP_REGION_MPI && l->mpi && --l->mpi == 0) {
+            l->pc_send = false;
+            if (l->pcn && pc_at(l, l->pcn - 1)->leave_m == UINT64_MAX)
+                pc_at(l, l->pcn - 1)->leave_m = ev->time;
+            if (l->seg_open) {
+                l->seg_m = ev->time; /* compute begins */
+                l->seg_a = ev->t_out;
+            }
         }
     }
 }
@@ -388,6 +488,10 @@ static void s_send(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
     uint64_t t = call_clock(l, ls, ev);
     ev->t_out = t;
     l->busy = t + S->o_s;
+    if (l->pc_send && ev->kind == UP_EV_MpiSend) { /* the send reached the library */
+        l->pc_send = false;
+        pc_push(S, l, ev->time, t);
+    }
     /* mdata[0]: arrival of an eager message; a rendezvous one is timed when
      * its receive is posted (the engine's sync) */
     if (msg->bytes <= S->eager && msg->dst < S->n) {
@@ -401,11 +505,15 @@ static void s_send(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
 /* When the message of receive ev is there; *o_r: what handling it costs
  * the receive, o_r unless a poll or an interrupt during computation handled
  * it already (progress = interrupt or polling). */
-static uint64_t arrival(up_sim *S, uint32_t loc, const up_msg *msg, uint64_t *o_r)
+static uint64_t arrival(up_sim *S, uint32_t loc, const up_event *ev, const up_msg *msg,
+                        uint64_t *o_r)
 {
     *o_r = S->o_r;
     if (msg->sync) { /* rendezvous: the data left after the answer */
-        uint64_t dep = rdv_depart(S, msg->src, loc, msg->send_a, msg->sync->post_a);
+        int how;
+        const up_sync *s = msg->sync;
+        uint64_t dep = rdv_depart(S, msg->src, loc, msg->send_a, s, s->post_m, s->post_a,
+                                  ev->time, &how);
         return wire(S, msg->src, loc, msg->bytes, dep);
     }
     if (S->m.progress != UP_PROGRESS_MPI && pop_in(&S->L[loc], msg))
@@ -421,7 +529,7 @@ static void spin_recv(up_sim *S, uint32_t loc, const up_loc_state *ls, up_event 
                       const up_msg *msg)
 {
     sloc *l = &S->L[loc];
-    uint64_t o_r, arr = arrival(S, loc, msg, &o_r), p = S->poll_cost ? S->poll_cost : 1, k = 0;
+    uint64_t o_r, arr = arrival(S, loc, ev, msg, &o_r), p = S->poll_cost ? S->poll_cost : 1, k = 0;
     (void)call_clock(l, ls, ev);
     if (arr > ls->spin_a)
         k = (arr - ls->spin_a + p - 1) / p;
@@ -443,7 +551,7 @@ static uint64_t s_poll_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_e
         s_local(mp, loc, ls, ev);
         return 0;
     }
-    arr = arrival(S, loc, msg, &o_r);
+    arr = arrival(S, loc, ev, msg, &o_r);
     ev->t_out = call_clock(l, ls, ev) + o_r;
     l->busy = ev->t_out;
     account(S, l, ev);
@@ -467,7 +575,7 @@ static void s_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
         return;
     }
     t = call_clock(l, ls, ev);
-    arr = arrival(S, loc, msg, &o_r);
+    arr = arrival(S, loc, ev, msg, &o_r);
     ev->t_out = max2(t, arr) + o_r;
     l->busy = ev->t_out;
     account(S, l, ev);
@@ -490,11 +598,17 @@ static void s_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
     t = call_clock(l, ls, ev);
     if ((ev->kind == UP_EV_Leave || ev->kind == UP_EV_MpiIsendComplete) && s->src == loc &&
         s->dst < S->n) {
-        uint64_t dep = rdv_depart(S, loc, s->dst, s->send_a, s->post_a);
+        int how;
+        uint64_t dep = rdv_depart(S, loc, s->dst, s->send_a, s, s->post_m, s->post_a, ev->time,
+                                  &how);
         uint64_t ser = S->L[loc].node == S->L[s->dst].node
                            ? tk(S, (double)s->bytes * S->ng)
                            : tk(S, (double)s->bytes * S->g);
         t = max2(t, dep + ser);
+        if (how == ANS_WAITED)
+            S->repairs[UP_REPAIR_progress_waited]++;
+        else if (how == ANS_UNKNOWN)
+            S->repairs[UP_REPAIR_progress_unknown]++;
     } else {
         t = max2(t, s->post_a + S->lat);
     }
@@ -623,7 +737,9 @@ static uint64_t s_claim(void *mp, uint32_t loc, const up_loc_state *ls, const up
         const up_sync *s = msg->sync;
         if (!s || msg->src >= S->n || S->L[msg->src].node == S->L[loc].node)
             return UINT64_MAX;
-        return rdv_depart(S, msg->src, loc, msg->send_a, s->posted ? s->post_a : ls->enter_a);
+        int how;
+        return rdv_depart(S, msg->src, loc, msg->send_a, s, s->posted ? s->post_m : ev->time,
+                          s->posted ? s->post_a : ls->enter_a, ev->time, &how);
     }
     uint64_t bytes = ev->kind == UP_EV_MpiSend ? ev->u.MpiSend.msgLength : ev->u.MpiIsend.msgLength;
     if (bytes > S->eager || peer >= S->n || S->L[peer].node == S->L[loc].node)
@@ -654,6 +770,13 @@ static up_wildcard s_wildcard(void *mp)
     return UP_WILDCARD_AUTO;
 }
 
+/* the engine makes a rendezvous's completion wait until its receiver's
+ * calls before it were replayed (rdv_answer) */
+static bool s_sync_progress(void *mp)
+{
+    return ((up_sim *)mp)->m.progress != UP_PROGRESS_INTERRUPT;
+}
+
 static up_replies s_replies(void *mp)
 {
     (void)mp;
@@ -678,6 +801,7 @@ static const up_model_ops sim_ops = {
     .poll_recv = s_poll_recv,
     .replies = s_replies,
     .claim = s_claim,
+    .sync_progress = s_sync_progress,
 };
 
 const up_model_ops *up_sim_ops(void) { return &sim_ops; }
@@ -777,8 +901,10 @@ void up_sim_free(up_sim *S)
     size_t i;
     if (!S)
         return;
-    for (i = 0; i < S->n; i++)
+    for (i = 0; i < S->n; i++) {
         up_free(S->L[i].in);
+        up_free(S->L[i].pc);
+    }
     for (i = 0; i < CCACHE; i++)
         up_free(S->cc[i].exit);
     up_free(S->tmp_enter);
