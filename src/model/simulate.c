@@ -230,7 +230,7 @@ static uint64_t wire(up_sim *S, uint32_t a, uint32_t b, uint64_t bytes, uint64_t
  * calls in measured order: the calls that may wait, from their Enter, and
  * blocking sends from their MpiSend (the engine's ring, engine.c). */
 #define PC_MIN 16u
-#define PC_MAX 4096u
+#define PC_MAX 256u  /* 6 KiB a location: memory stays bounded on many ranks */
 
 static struct pcall *pc_at(const sloc *l, uint32_t i) /* i-th oldest */
 {
