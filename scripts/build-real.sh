@@ -22,6 +22,7 @@ shift
 mkdir -p "$DIR/bin" "$DIR/src"
 DIR=$(cd "$DIR" && pwd)
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# shellcheck disable=SC1091 # the machine's own file
 SUITE=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
 
 need() { # need PKG...: installs the missing Debian packages, or names them
