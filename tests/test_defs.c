@@ -147,3 +147,102 @@ TEST(defs_a_string_defined_again_keeps_the_first)
     CHECK(up_trace_defs(t)->nlocs == 1 && !strcmp(up_trace_defs(t)->locs[0].name, "Master thread"));
     up_trace_close(t);
 }
+
+/* Location kinds (issue 33, item 4).  Written here: location groups 0 and
+ * 1 processes, 2 an accelerator created by process 1, 3 an accelerator
+ * with no creator; locations
+ *   0 CPU thread in 0            -> CPU, process group, process 0
+ *   1 CPU thread in 1            -> CPU, process group, process 1
+ *   2 accelerator stream in 2    -> accelerator, accelerator group, process 1
+ *   3 metric location in 0       -> metric, process group, process 0
+ *   4 CPU thread in 3            -> CPU, accelerator group, its own: process 2
+ *   5 unknown type in group 9    -> other, no group, no process
+ * (processes numbered in the order of their first location). */
+static void write_kinds(const char *dir)
+{
+    OTF2_Archive *ar = enter_leave_archive(dir, 6);
+    OTF2_GlobalDefWriter *gw;
+    static const OTF2_LocationType type[6] = {
+        OTF2_LOCATION_TYPE_CPU_THREAD, OTF2_LOCATION_TYPE_CPU_THREAD,
+        OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, OTF2_LOCATION_TYPE_METRIC,
+        OTF2_LOCATION_TYPE_CPU_THREAD, OTF2_LOCATION_TYPE_UNKNOWN};
+    static const OTF2_LocationGroupRef group[6] = {0, 1, 2, 0, 3, 9};
+    unsigned l;
+    if (!ar)
+        return;
+    gw = OTF2_Archive_GetGlobalDefWriter(ar);
+    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, 10, 11, OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteString(gw, 0, "");
+    OTF2_GlobalDefWriter_WriteString(gw, 1, "main");
+    OTF2_GlobalDefWriter_WriteRegion(gw, 0, 1, 1, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
+                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, 0, 0, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 1, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 2, 0, OTF2_LOCATION_GROUP_TYPE_ACCELERATOR, 0, 1);
+    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 3, 0, OTF2_LOCATION_GROUP_TYPE_ACCELERATOR, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    for (l = 0; l < 6; l++)
+        OTF2_GlobalDefWriter_WriteLocation(gw, l, 0, type[l], 2, group[l]);
+    CHECK(OTF2_Archive_Close(ar) == OTF2_SUCCESS);
+}
+
+TEST(defs_location_kinds_and_processes)
+{
+    static const up_loc_kind kind[6] = {UP_LOC_CPU, UP_LOC_CPU, UP_LOC_ACCELERATOR,
+                                        UP_LOC_METRIC, UP_LOC_CPU, UP_LOC_OTHER};
+    static const up_group_kind gkind[6] = {UP_GROUP_PROCESS, UP_GROUP_PROCESS,
+                                           UP_GROUP_ACCELERATOR, UP_GROUP_PROCESS,
+                                           UP_GROUP_ACCELERATOR, UP_GROUP_NONE};
+    static const uint32_t process[6] = {0, 1, 1, 0, 2, UP_NO_PROCESS};
+    char dir[4096];
+    up_trace *t = NULL;
+    up_err err = {0};
+    const up_defs *d;
+    unsigned l;
+    snprintf(dir, sizeof dir, "%s", t_dir("kinds"));
+    write_kinds(dir);
+    CHECK_EQ(up_trace_open(dir, &t, &err), UP_OK);
+    if (!t)
+        return;
+    d = up_trace_defs(t);
+    CHECK_EQ(d->nlocs, 6);
+    CHECK_EQ(d->nprocs, 3);
+    for (l = 0; l < 6 && l < d->nlocs; l++) {
+        CHECK_EQ(d->locs[l].kind, kind[l]);
+        CHECK_EQ(d->locs[l].gkind, gkind[l]);
+        CHECK_EQ(d->locs[l].process, process[l]);
+    }
+    up_trace_close(t);
+}
+
+/* A real Score-P trace (otf2-print -G): 2 processes "MPI Rank 0" and "MPI
+ * Rank 1", each a master thread, three OpenMP threads and a CUDA stream
+ * ("CUDA[0:2]", ACCELERATOR_STREAM) in the process's own group.  The
+ * stream belongs to its process, and keeps the rank it had. */
+TEST(defs_location_kinds_of_a_hybrid_score_p_trace)
+{
+    up_trace *t = NULL;
+    up_err err = {0};
+    const up_defs *d;
+    size_t i, accel = 0;
+    CHECK_EQ(up_trace_open(t_src("tests/data/casita-2_jacobi_blame_cpu_015"), &t, &err), UP_OK);
+    if (!t)
+        return;
+    d = up_trace_defs(t);
+    CHECK_EQ(d->nlocs, 10);
+    CHECK_EQ(d->nprocs, 2);
+    for (i = 0; i < d->nlocs; i++) {
+        const up_loc_def *l = &d->locs[i];
+        bool cuda = strncmp(l->name, "CUDA[", 5) == 0;
+        CHECK_EQ(l->kind, cuda ? UP_LOC_ACCELERATOR : UP_LOC_CPU);
+        CHECK_EQ(l->gkind, UP_GROUP_PROCESS);
+        CHECK_EQ(l->process, (uint32_t)(l->id & 1)); /* ids: thread << 32 | rank */
+        CHECK_EQ(l->rank, (long)(l->id & 1));
+        accel += cuda;
+    }
+    CHECK_EQ(accel, 2);
+    up_trace_close(t);
+}

@@ -421,6 +421,8 @@ up_status up_estimate_run(up_trace *t, const up_comp_params *p, up_estimate *e, 
         up_estimate_loc *l = &e->locs[i];
         l->id = d->locs[i].id;
         l->rank = d->locs[i].rank;
+        l->kind = d->locs[i].kind;
+        l->process = d->locs[i].process;
         l->name = d->locs[i].name;
         l->started = L->started;
         if (!L->started)

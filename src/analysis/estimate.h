@@ -67,6 +67,8 @@ typedef struct up_estimate_value {
 typedef struct up_estimate_loc {
     OTF2_LocationRef id;
     long rank;               /* UP_NO_RANK if none */
+    up_loc_kind kind;        /* what it is (up_loc_def.kind) */
+    uint32_t process;        /* its process, UP_NO_PROCESS if none */
     const char *name;        /* points into the definitions */
     uint64_t records_total;  /* every record of the location */
     bool started;            /* has records */

@@ -507,6 +507,8 @@ up_status up_profile_run(up_trace *t, up_progress_fn progress, void *pctx, up_pr
         ploc *l = &M.L[i];
         pl->id = d->locs[i].id;
         pl->rank = d->locs[i].rank;
+        pl->kind = d->locs[i].kind;
+        pl->process = d->locs[i].process;
         pl->name = d->locs[i].name;
         pl->records = res.locs[i].records;
         if (!l->started)

@@ -83,6 +83,8 @@ typedef struct up_comm {
 typedef struct up_profile_loc {
     OTF2_LocationRef id;
     long rank;                /* UP_NO_RANK if none */
+    up_loc_kind kind;         /* what it is (up_loc_def.kind) */
+    uint32_t process;         /* its process, UP_NO_PROCESS if none */
     const char *name;
     uint64_t start, end;      /* its part of the run-time window, ticks */
     uint64_t time;            /* end - start */

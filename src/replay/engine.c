@@ -3734,6 +3734,8 @@ static void finish(engine *E, up_replay_result *res)
         uint64_t s_m, s_a;
         lr->id = E->d->locs[i].id;
         lr->rank = E->d->locs[i].rank;
+        lr->kind = E->d->locs[i].kind;
+        lr->process = E->d->locs[i].process;
         lr->name = E->d->locs[i].name;
         lr->records = up_stream_records(L->s);
         if (!L->ls.started)

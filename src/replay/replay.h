@@ -312,6 +312,8 @@ void up_replay_set_schedule(size_t slice, bool reverse);
 typedef struct up_loc_result {
     OTF2_LocationRef id;
     long rank;                 /* UP_NO_RANK if none */
+    up_loc_kind kind;          /* what it is (up_loc_def.kind) */
+    uint32_t process;          /* its process, UP_NO_PROCESS if none */
     const char *name;          /* points into the definitions */
     uint64_t records;
     uint64_t end_m, end_a;     /* ticks: end of this location in the window */

@@ -22,6 +22,9 @@ typedef struct group_def {
 
 typedef struct lgroup_def {
     OTF2_SystemTreeNodeRef parent;
+    OTF2_LocationGroupType type;
+    OTF2_LocationGroupRef creator;  /* an accelerator's process */
+    uint32_t process;               /* dense, UP_NO_PROCESS until numbered */
 } lgroup_def;
 
 typedef struct comm_raw {
@@ -311,7 +314,7 @@ static OTF2_CallbackCode on_lgroup(void *ud, OTF2_LocationGroupRef self,
 {
     reading *r = ud;
     lgroup_def *g;
-    (void)name, (void)type, (void)creator;
+    (void)name;
     r->d->n_global_defs++;
     if (up_map_get(&r->lgroups, self, 0))
         return duplicate(r->d, "LocationGroup", self); /* keep the first */
@@ -322,7 +325,59 @@ static OTF2_CallbackCode on_lgroup(void *ud, OTF2_LocationGroupRef self,
         return OTF2_CALLBACK_INTERRUPT;
     }
     g->parent = parent;
+    g->type = type;
+    g->creator = creator;
+    g->process = UP_NO_PROCESS;
     return OTF2_CALLBACK_SUCCESS;
+}
+
+static const lgroup_def *lgroup_of(const reading *r, OTF2_LocationGroupRef ref)
+{
+    uint64_t *v = up_map_get(&r->lgroups, ref, 0);
+    return v ? (const lgroup_def *)(uintptr_t)*v : NULL;
+}
+
+static up_loc_kind loc_kind(OTF2_LocationType t)
+{
+    switch (t) {
+    case OTF2_LOCATION_TYPE_CPU_THREAD:
+        return UP_LOC_CPU;
+    case OTF2_LOCATION_TYPE_ACCELERATOR_STREAM: /* = the deprecated GPU */
+        return UP_LOC_ACCELERATOR;
+    case OTF2_LOCATION_TYPE_METRIC:
+        return UP_LOC_METRIC;
+    default:
+        return UP_LOC_OTHER;
+    }
+}
+
+/* Every location's kind, its group's kind and its process: the group for
+ * a process, the creator for an accelerator created by a process (else the
+ * accelerator's own group), numbered in the order of their first location. */
+static void kinds(reading *r)
+{
+    up_defs *d = r->d;
+    size_t i;
+    for (i = 0; i < d->nlocs; i++) {
+        up_loc_def *l = &d->locs[i];
+        lgroup_def *g = (lgroup_def *)lgroup_of(r, l->group), *p = g;
+        l->kind = loc_kind(l->type);
+        l->process = UP_NO_PROCESS;
+        if (!g) {
+            l->gkind = UP_GROUP_NONE;
+            continue;
+        }
+        l->gkind = g->type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR ? UP_GROUP_ACCELERATOR
+                                                                    : UP_GROUP_PROCESS;
+        if (l->gkind == UP_GROUP_ACCELERATOR) {
+            lgroup_def *c = (lgroup_def *)lgroup_of(r, g->creator);
+            if (c && c->type != OTF2_LOCATION_GROUP_TYPE_ACCELERATOR)
+                p = c;
+        }
+        if (p->process == UP_NO_PROCESS)
+            p->process = d->nprocs++;
+        l->process = p->process;
+    }
 }
 
 static OTF2_CallbackCode on_location(void *ud, OTF2_LocationRef self,
@@ -517,6 +572,7 @@ static bool resolve(reading *r)
         }
     }
 
+    kinds(r);
     /* system-tree node of every location (for the hop count) */
     for (i = 0; i < d->nlocs; i++) {
         uint64_t *v = up_map_get(&r->lgroups, d->locs[i].group, 0);

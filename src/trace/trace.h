@@ -104,6 +104,24 @@ typedef struct up_region_def {
 
 #define UP_NO_RANK (-1)
 
+/* What a location is, from its OTF2 location type (read once, in defs.c) */
+typedef enum up_loc_kind {
+    UP_LOC_CPU,              /* a CPU thread */
+    UP_LOC_ACCELERATOR,      /* an accelerator stream (and OTF2's deprecated GPU) */
+    UP_LOC_METRIC,           /* a metric location */
+    UP_LOC_OTHER             /* unknown */
+} up_loc_kind;
+
+/* What its location group is, from the OTF2 location-group type */
+typedef enum up_group_kind {
+    UP_GROUP_PROCESS,        /* a process (and OTF2's "unknown", which older
+                              * writers give their processes) */
+    UP_GROUP_ACCELERATOR,    /* an accelerator, created by a process */
+    UP_GROUP_NONE            /* its group is not defined */
+} up_group_kind;
+
+#define UP_NO_PROCESS UINT32_MAX
+
 typedef struct up_loc_def {
     OTF2_LocationRef id;     /* sparse 64-bit OTF2 id */
     const char *name;
@@ -112,6 +130,12 @@ typedef struct up_loc_def {
     uint64_t nevents;        /* as declared by the Location definition */
     long rank;               /* MPI rank of its process, or UP_NO_RANK */
     uint32_t node;           /* system-tree node of its process (hop model) */
+    up_loc_kind kind;
+    up_group_kind gkind;
+    uint32_t process;        /* dense index of the process it belongs to (an
+                              * accelerator's: its creator's), numbered in
+                              * the order of their first location;
+                              * UP_NO_PROCESS when its group is not defined */
 } up_loc_def;
 
 typedef struct up_comm_def {
@@ -131,6 +155,7 @@ typedef struct up_defs {
     uint64_t global_offset, trace_length, realtime;
     size_t nlocs;
     up_loc_def *locs;        /* dense location index 0..nlocs-1 */
+    uint32_t nprocs;         /* processes: up_loc_def.process < nprocs */
     up_map loc_index;        /* OTF2 location id -> index */
     size_t nregions, ncomms;
     up_region_def *regions;  /* indexed through region_index */
