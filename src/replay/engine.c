@@ -9,233 +9,8 @@
  */
 #include <string.h>
 
-#include "replay/replay.h"
+#include "replay/engine_int.h"
 
-#define SLICE_MIN 512     /* records a location runs before it may yield */
-#define SWEEP_MIN 4096    /* message queues kept before empty ones are swept */
-
-enum { S_RUN, S_WAIT, S_DONE };
-enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA };
-
-static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
-
-/* One parallel region of a thread team (the k-th ThreadTeamBegin of its
- * members on the team's communicator); member 0 is the master. */
-typedef struct team {
-    OTF2_CommRef comm;
-    uint64_t key, seq;    /* its key in E->teams: the comm, with the location
-                           * for a team of MPI_COMM_SELF (team_key) */
-    uint32_t n, begun, ended;
-    bool root_begun;
-    uint64_t root_m, root_a; /* the master's ThreadFork (else its ThreadTeamBegin) */
-    uint64_t max_end_a;   /* the latest ThreadTeamEnd, approximated */
-} team;
-/* STEP_YIELD: the record waits for locations behind it in measured time to
- * catch up (a wildcard receive chooses among the messages sent so far) */
-/* STEP_DEFER: the same, for the locations that may still send an earlier
- * message in approximated time (lagging()): it goes back into the heap
- * behind them (L->defer_key) */
-/* STEP_PARK: with the model's claims, it waits out of the schedule (E->cw)
- * until no running location is behind it in approximated time (cw_wake) */
-enum { STEP_OK, STEP_BLOCKED, STEP_END, STEP_ERROR, STEP_DECLINED, STEP_YIELD, STEP_DEFER,
-       STEP_PARK };
-
-/* A receive posted (MpiIrecvRequest) before the send it will match. */
-typedef struct post {
-    uint64_t m, a;
-    struct post *next;
-} post;
-
-typedef struct msgq {
-    up_msg *head, *tail;
-    post *posts, *posts_tail; /* posted receives not yet paired with a send */
-    uint32_t skip;   /* receives released without this key's next sends */
-    bool waiting;    /* the receiver waits on this key */
-    /* re-matching (up_wildcard): this key's messages taken by receives
-     * recorded on other keys, less the receives recorded on this key that
-     * took other keys' messages */
-    int64_t lent;
-} msgq;
-
-/* Re-matching: the messages in flight to one receiver on one communicator,
- * in the order the replay sent them (per sender, its send order). */
-typedef struct mgroup {
-    up_msg *head, *tail;
-    bool waiting;    /* its receiver waits for any message of the group */
-} mgroup;
-
-typedef struct rloc {
-    up_stream *s;
-    up_loc_state ls;
-    int state;
-    bool force;      /* release the waiting record without its dependency */
-    int wait;
-    uint64_t wk0, wk1;
-    up_coll *cur;    /* open collective (between its begin and its end) */
-    bool cur_local;  /* ... or one timed as a local record (counted at its begin) */
-    up_coll *wcoll;  /* the collective it waits for (W_COLL), as member wmember */
-    uint32_t wmember;
-    up_msg **pend;   /* its messages still waiting for the Leave ending their send call */
-    size_t npend, pendcap;
-    /* the queues its last send and receive used (loops reuse peer and tag),
-     * valid while qgen equals the engine's */
-    uint64_t qgen, qs0, qs1, qr0, qr1;
-    msgq *qs, *qr;
-    uint32_t cur_member;
-    OTF2_CommRef mcomm; /* the last communicator it was found a member of */
-    bool mcomm_ok;
-    /* its synchronous sends whose call has not completed yet */
-    up_sync **syncs;
-    size_t nsync, synccap;
-    up_sync *wsync;  /* the one it waits for (W_SYNC) */
-    uint8_t enter_rflags; /* region flags of its most recent Enter */
-    OTF2_RegionRef enter_region; /* ... and its region */
-    team *wteam;     /* the team it waits for (W_TEAM) */
-    team *join_team; /* the team it ended as master: its ThreadJoin waits for it */
-    bool forked;     /* a ThreadFork since its last ThreadTeamBegin as master */
-    uint64_t fork_m, fork_a;
-    uint64_t first_m, first_a;  /* its first record (the last is ls.prev_*) */
-    uint64_t init_m, init_a, fin_m, fin_a;
-    bool has_init, has_fin;
-    /* polling (docs/models.md, "Polling") */
-    bool in_poll;        /* inside a poll call (its Enter seen, no Leave since) */
-    bool polling;        /* in_poll, spin_on or held completions: every record
-                          * takes the slow path (set by step(), the only path
-                          * that changes them) */
-    bool spin_on;        /* a spin runs past the lookahead: its next poll call continues it */
-    bool spin_last;      /* the spin's last call is open: its first completion ends the spin */
-    uint32_t spin_left;  /* records of the spin still to collapse (they take no time) */
-    uint64_t plain_until;/* a run of polls found to be no spin ends at this measured
-                          * time: its calls are not read ahead again (a run is
-                          * scanned once, not once per call) */
-    uint64_t spin_poll_m;/* shortest measured poll call of the spin */
-    bool hold_now;       /* the record just timed completes later: hold it */
-    uint64_t hold_t;     /* ... its message is there at this approximated time */
-    struct held *held;   /* completions moved to a later poll, by due time */
-    size_t nheld, heldcap;
-    /* task farms (docs/models.md, "Task farms") */
-    uint64_t defer_key;  /* STEP_DEFER: its key in the heap */
-    const struct up_coll *park_coll; /* STEP_PARK at a collective's claim: its
-                          * members are not waited for */
-    bool deferring;      /* ... it waits for lagging members (lagging() does
-                          * not wait for it: two such would wait forever) */
-    bool claiming;       /* ... it waits to take a shared resource (the
-                          * model's claim): claim_lagging() */
-    uint64_t defer_at;   /* ... at this approximated time (the message's send
-                          * time, or the claim's): none of its records comes earlier */
-    uint32_t unanswered; /* its MPI_ANY_SOURCE receives since its last reply */
-    bool reply_open;     /* its last receive named MPI_ANY_SOURCE and nothing
-                          * since could have chosen another destination */
-    uint32_t reply_src, reply_to; /* ... its measured and its re-matched sender */
-    OTF2_CommRef reply_comm;
-    int body;            /* BODY_*: the work after a moved task's receive */
-    int64_t body_d;      /* ... program time still to add (< 0: to take away) */
-    uint64_t body_povh;  /* ... the overhead of the record before */
-    /* progress (docs/models.md, "Progress"): its MPI calls that make the
-     * library progress, oldest first, in a ring (pr_push, pr_full) */
-    struct pres *pr;
-    uint32_t prcap, prn, prpos;
-    bool pr_forgot;      /* calls were dropped that a lookup might need */
-    bool pr_send;        /* in a call that only progresses once its MpiSend
-                          * (a blocking send) comes */
-} rloc;
-
-/* One MPI call of a location that made the library progress: where it
- * reached the library (its Enter, or the MpiSend of a blocking send: the
- * record's measured and approximated time, kind, region flags) and its
- * Leave's measured time (UINT64_MAX while open). */
-typedef struct pres {
-    uint64_t m, a, leave_m;
-    uint8_t kind, rflags;
-} pres;
-
-enum { BODY_NONE, BODY_ARMED, BODY_ON }; /* armed: until the receive call's Leave */
-
-/* A completion of an interleaved poll loop whose message came after the poll
- * that measured it: written inside the first later poll call that ends at or
- * after `due`, or before the location's next call that may wait. */
-#define HELD_MAX 64
-#define HELD_ATTRS 8
-typedef struct held {
-    up_event ev;
-    up_attr attrs[HELD_ATTRS];
-    uint64_t due;
-} held;
-
-typedef struct hent {
-    uint64_t key;
-    uint32_t loc;
-} hent;
-
-/* A min-heap of hent in ascending key, then location (the claims' heaps;
- * the schedule's heap orders its ties otherwise, hbefore) */
-typedef struct kheap {
-    hent *a;
-    size_t n, cap;
-} kheap;
-
-typedef struct engine {
-    uint64_t done;              /* records finished (for ops->progress) */
-    up_trace *in;
-    up_writer *out;
-    const up_defs *d;
-    const up_model_ops *ops;
-    void *model;
-    size_t n;
-    rloc *L;
-    hent *heap;
-    kheap ch;         /* with ops->claim: lower bounds of the running
-                       * locations' clocks (key: clock), claim_lagging() */
-    kheap cw;         /* locations parked at a claim (key: its time), cw_wake() */
-    bool ch_off;      /* ... given up (out of memory): scans instead */
-    size_t hn;
-    up_map msgq, colls, collseq;
-    up_map rankof;    /* (comm, location) -> its rank; (comm, UINT64_MAX) -> 0
-                       * once indexed, 1 when the comm is unusable */
-    uint64_t self_seq; /* instances of self-like communicators (coll_join) */
-    size_t ndrained;  /* instances whose members that came are all done, while
-                       * one that has not may still come (coll_done) */
-    up_map nbc;       /* (location, request id) -> its nonblocking collective */
-    up_map nbpend;    /* (location, request id) -> coll_arrival of a request
-                       * whose completion was out of reach */
-    up_map iposted;   /* (location, request id) of Irecvs posted at their request */
-    up_map teams;     /* (team comm, k) -> team */
-    up_map teamseq;   /* (location, team comm) -> its ThreadTeamBegins so far */
-    up_map groups;    /* (receiver, comm) -> mgroup, when re-matching */
-    up_wildcard wild; /* matching of wildcard receives */
-    bool follow;      /* replies follow re-matched receives (up_replies) */
-    uint32_t *seen;   /* per location: last candidate scan that saw it */
-    uint32_t scan;
-    uint64_t wild_recvs, rematched;
-    /* task farms: per key (sender, receiver, comm, tag) as the records name
-     * it, its sends and receives so far (chans: key -> index + 1 in chan);
-     * bodies: (chan, seq) -> 1 + the work after that receive, kept for the
-     * receive that takes its message later (0: taken already) */
-    up_map chans, bodies;
-    struct chan *chan;
-    size_t nchan, chancap;
-    uint64_t replies_marked, replies_inferred, retargeted, bodies_moved, bodies_lost;
-    up_map toks;      /* RMA: (from, to), (window, kind) -> tokq of sync points */
-    up_map epochs;    /* RMA: (origin, window) -> the posts its access epoch waits for */
-    up_map locks;     /* RMA: (location, window) -> its lock requests; (target
-                       * location | 1 << 32, window) -> the target's last releases */
-    uint64_t eager;   /* bytes above which a send is synchronous */
-    bool prog;        /* ops->sync_progress: the progress rule is on */
-    uint64_t max_shift; /* largest output_clamped raise */
-    uint64_t spin_gap;  /* polling: most program time between two polls of a
-                         * spin on average, ticks (0: every poll is a local record) */
-    uint64_t spin_pause;/* ... and between any two of its polls (SPIN_PAUSE_NS) */
-    unsigned poll_flag; /* UP_REGION_POLL when the rules are on, else 0 */
-    uint64_t spins, polls_collapsed, completions_moved;
-    bool has_poll_attr; /* the output marks collapsed polls and moved completions */
-    OTF2_AttributeRef poll_attr;
-    up_msg *free_msgs;
-    size_t sweep_at;  /* sweep empty message queues when the map grows past it */
-    uint64_t qgen;    /* bumped by each sweep: per-location queue caches expire */
-    size_t nwait;
-    uint64_t repairs[UP_REPAIR_COUNT];
-    up_err *err;
-} engine;
 
 /* ---- names ------------------------------------------------------------- */
 
@@ -535,6 +310,14 @@ static void *map_obj(up_map *m, uint64_t k0, uint64_t k1, size_t size, bool crea
         return NULL;
     }
     return o;
+}
+
+/* for engine_rma.c (engine_int.h); the engine's own calls stay static and
+ * inlined */
+int up_eng_make_runnable(engine *E, uint32_t li) { return make_runnable(E, li); }
+void *up_eng_map_obj(up_map *m, uint64_t k0, uint64_t k1, size_t size, bool create)
+{
+    return map_obj(m, k0, k1, size, create);
 }
 
 static msgq *queue_get(engine *E, uint64_t k0, uint64_t k1, bool create)
@@ -1465,7 +1248,7 @@ static int rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank)
  * message on a group it is not in has no partner: timed as a local record,
  * counted as an unresolved peer); -1 out of memory.  The communicator li
  * was last found a member of is remembered: loops send on one. */
-static int peer_loc(engine *E, rloc *L, uint32_t li, OTF2_CommRef comm, uint32_t rank,
+UP_HOT_INLINE int peer_loc(engine *E, rloc *L, uint32_t li, OTF2_CommRef comm, uint32_t rank,
                     uint32_t *loc)
 {
     if (!L->mcomm_ok || L->mcomm != comm) {
@@ -2655,311 +2438,6 @@ UP_HOT_INLINE int finish_record(engine *E, uint32_t li, up_event *ev, bool direc
     return STEP_OK;
 }
 
-/* ---- RMA: synchronisation of one-sided communication ------------------------ */
-
-/* MPI_Win_fence is a collective (do_coll_begin).  General active target
- * synchronisation (MPI_Win_post/start/complete/wait) and passive target
- * locks are dependencies between single records, timed like the end of a
- * late receiver's wait (ops->sync_end): the record depends on a sync point
- * (dep_m, dep_a) of another location; if it was measured waiting for it
- * (its call began before dep_m) the measured time from dep_m is reused, else
- * it is a local record no earlier than dep_a.  Puts, gets and their
- * completions are local records: they keep their place. */
-
-enum { TOK_POST, TOK_COMPLETE };
-
-typedef struct tok {
-    uint64_t m, a;
-    struct tok *next;
-} tok;
-
-typedef struct tokq {
-    tok *head, *tail;
-} tokq;
-
-/* what an RmaGroupSync stands for: the MPI call around it */
-enum { GS_NONE, GS_POST, GS_START, GS_COMPLETE, GS_WAIT };
-
-static int group_sync_role(const engine *E, const rloc *L, const up_event *ev)
-{
-    const up_region_def *rg = up_defs_region(E->d, L->enter_region);
-    const char *n = rg ? rg->name : "";
-    if (ev->u.RmaGroupSync.syncLevel == OTF2_RMA_SYNC_LEVEL_NONE)
-        return GS_NONE; /* MPI_Win_test that found the epoch still open */
-    if (!strcmp(n, "MPI_Win_post"))
-        return GS_POST;
-    if (!strcmp(n, "MPI_Win_start"))
-        return GS_START;
-    if (!strcmp(n, "MPI_Win_complete"))
-        return GS_COMPLETE;
-    if (!strcmp(n, "MPI_Win_wait") || !strcmp(n, "MPI_Win_test"))
-        return GS_WAIT;
-    return GS_NONE;
-}
-
-static tokq *tokq_get(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win, int kind,
-                      bool create)
-{
-    return map_obj(&E->toks, (uint64_t)from << 32 | to, (uint64_t)win << 1 | (uint64_t)kind,
-                   sizeof(tokq), create);
-}
-
-/* A sync point of `from` that `to` will wait for. */
-static int tok_push(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win, int kind,
-                    uint64_t m, uint64_t a)
-{
-    tokq *q = tokq_get(E, from, to, win, kind, true);
-    tok *t = q ? up_malloc(sizeof *t) : NULL;
-    if (!t)
-        return -1;
-    t->m = m, t->a = a, t->next = NULL;
-    if (q->tail)
-        q->tail->next = t;
-    else
-        q->head = t;
-    q->tail = t;
-    if (E->L[to].state == S_WAIT && E->L[to].wait == W_RMA)
-        return make_runnable(E, to);
-    return 0;
-}
-
-/* Times ev after the dependency (dep_m, dep_a), or locally if there is none
- * (dep_m 0).  `ref_m`: when the record's own wait began (its call's Enter,
- * or its lock request). */
-static void time_after(engine *E, uint32_t li, up_event *ev, uint64_t ref_m, uint64_t dep_m,
-                       uint64_t dep_a)
-{
-    rloc *L = &E->L[li];
-    up_sync s;
-    if ((!dep_m && !dep_a) || !E->ops->sync_end) {
-        E->ops->local(E->model, li, &L->ls, ev);
-        return;
-    }
-    memset(&s, 0, sizeof s);
-    s.send_m = ref_m;
-    s.post_m = dep_m;
-    s.post_a = dep_a;
-    s.posted = true;
-    E->ops->sync_end(E->model, li, &L->ls, ev, &s);
-}
-
-#define RMA_GROUP_MAX 4096
-
-/* An RmaGroupSync:
- *   post (target):      local; a POST token to every origin of its group
- *   start (origin):     takes a POST token from every target; it depends
- *                       on them only if it ended after them (MPI_Win_start
- *                       may return before the targets posted), but its
- *                       epoch does: the complete depends on them
- *   complete (origin):  after the posts; a COMPLETE token to every target
- *   wait/test (target): after a COMPLETE token of every origin */
-static int do_group_sync(engine *E, uint32_t li, up_event *ev)
-{
-    rloc *L = &E->L[li];
-    OTF2_RmaWinRef win = ev->u.RmaGroupSync.win;
-    int role = group_sync_role(E, L, ev);
-    uint32_t members[RMA_GROUP_MAX];
-    long n, k;
-    uint64_t dep_m = 0, dep_a = 0, *v;
-
-    if (role == GS_NONE) {
-        E->ops->local(E->model, li, &L->ls, ev);
-        return STEP_OK;
-    }
-    n = up_defs_group_locs(E->d, ev->u.RmaGroupSync.group, members, RMA_GROUP_MAX);
-    if (n < 0 || n > RMA_GROUP_MAX) {
-        E->repairs[UP_REPAIR_unresolved_peer]++;
-        E->ops->local(E->model, li, &L->ls, ev);
-        return STEP_OK;
-    }
-    if (role == GS_START || role == GS_WAIT) {
-        int kind = role == GS_START ? TOK_POST : TOK_COMPLETE;
-        bool missing = false;
-        for (k = 0; k < n; k++) {
-            tokq *q = members[k] == li ? NULL : tokq_get(E, members[k], li, win, kind, false);
-            if (members[k] != li && (!q || !q->head))
-                missing = true;
-        }
-        if (missing && !L->force) {
-            L->wait = W_RMA;
-            return STEP_BLOCKED;
-        }
-        if (missing) {
-            L->force = false;
-            E->repairs[UP_REPAIR_rma_unpaired]++;
-        }
-        for (k = 0; k < n; k++) {
-            tokq *q = members[k] == li ? NULL : tokq_get(E, members[k], li, win, kind, false);
-            tok *t = q ? q->head : NULL;
-            if (!t)
-                continue;
-            dep_m = t->m > dep_m ? t->m : dep_m;
-            dep_a = t->a > dep_a ? t->a : dep_a;
-            if (!(q->head = t->next))
-                q->tail = NULL;
-            up_free(t);
-        }
-    }
-    switch (role) {
-    case GS_POST:
-        E->ops->local(E->model, li, &L->ls, ev);
-        for (k = 0; k < n; k++)
-            if (members[k] != li && tok_push(E, li, members[k], win, TOK_POST, ev->time, ev->t_out) != 0)
-                goto nomem;
-        break;
-    case GS_START:
-        /* the epoch's dependency, for its complete */
-        if (!up_map_put(&E->epochs, li, win, dep_m) ||
-            !up_map_put(&E->epochs, li | (uint64_t)1 << 32, win, dep_a))
-            goto nomem;
-        if (dep_m && dep_m <= ev->time)
-            time_after(E, li, ev, L->ls.enter_m, dep_m, dep_a);
-        else
-            E->ops->local(E->model, li, &L->ls, ev);
-        break;
-    case GS_COMPLETE:
-        if ((v = up_map_get(&E->epochs, li, win))) { /* the posts of its epoch */
-            uint64_t *va = up_map_get(&E->epochs, li | (uint64_t)1 << 32, win);
-            dep_m = *v;
-            dep_a = va ? *va : 0;
-            up_map_del(&E->epochs, li, win);
-        }
-        time_after(E, li, ev, L->ls.enter_m, dep_m, dep_a);
-        for (k = 0; k < n; k++)
-            if (members[k] != li &&
-                tok_push(E, li, members[k], win, TOK_COMPLETE, ev->time, ev->t_out) != 0)
-                goto nomem;
-        break;
-    default: /* GS_WAIT */
-        time_after(E, li, ev, L->ls.enter_m, dep_m, dep_a);
-    }
-    return STEP_OK;
-nomem:
-    UP_ERR(E->err, UP_ENOMEM, "out of memory for an RMA synchronisation");
-    return STEP_ERROR;
-}
-
-/* Passive target: a lock request remembers when and how (exclusive or
- * shared) a location asked for a target's window; its RmaReleaseLock ends
- * the epoch.  Epochs on one target that exclude each other (one of them
- * exclusive) follow in their measured order: a release depends on the
- * latest earlier release it excludes, (m, a) kept per target and window. */
-typedef struct lockreq {
-    uint64_t m;
-    bool exclusive;
-    bool open;       /* requested, not released yet */
-} lockreq;
-
-typedef struct lockstate {
-    uint64_t any_m, any_a;      /* the latest release of any epoch */
-    uint64_t excl_m, excl_a;    /* of an exclusive epoch */
-} lockstate;
-
-static int do_lock(engine *E, uint32_t li, up_event *ev)
-{
-    rloc *L = &E->L[li];
-    OTF2_RmaWinRef win;
-    uint32_t remote;
-    lockreq *rq;
-    E->ops->local(E->model, li, &L->ls, ev);
-    if (ev->kind == UP_EV_RmaRequestLock)
-        win = ev->u.RmaRequestLock.win, remote = ev->u.RmaRequestLock.remote;
-    else if (ev->kind == UP_EV_RmaAcquireLock)
-        win = ev->u.RmaAcquireLock.win, remote = ev->u.RmaAcquireLock.remote;
-    else
-        win = ev->u.RmaTryLock.win, remote = ev->u.RmaTryLock.remote;
-    if (!(rq = map_obj(&E->locks, li, (uint64_t)win << 32 | remote, sizeof(lockreq), true))) {
-        UP_ERR(E->err, UP_ENOMEM, "out of memory for an RMA lock");
-        return STEP_ERROR;
-    }
-    if (rq->open && ev->kind != UP_EV_RmaRequestLock)
-        return STEP_OK; /* acquired what it requested: the request's time stays */
-    rq->open = true;
-    rq->m = ev->time;
-    rq->exclusive = (ev->kind == UP_EV_RmaRequestLock ? ev->u.RmaRequestLock.lockType
-                     : ev->kind == UP_EV_RmaAcquireLock ? ev->u.RmaAcquireLock.lockType
-                                                         : ev->u.RmaTryLock.lockType) ==
-                    OTF2_LOCK_EXCLUSIVE;
-    return STEP_OK;
-}
-
-static lockstate *lockstate_get(engine *E, uint32_t target, OTF2_RmaWinRef win)
-{
-    return map_obj(&E->locks, (uint64_t)target | (uint64_t)1 << 32, win, sizeof(lockstate), true);
-}
-
-static int do_unlock(engine *E, uint32_t li, up_event *ev)
-{
-    rloc *L = &E->L[li];
-    OTF2_RmaWinRef win = ev->u.RmaReleaseLock.win;
-    uint32_t remote = ev->u.RmaReleaseLock.remote, r, first, last, t;
-    lockreq *rq = map_obj(&E->locks, li, (uint64_t)win << 32 | remote, sizeof(lockreq), false);
-    uint64_t dep_m = 0, dep_a = 0;
-    OTF2_CommRef comm;
-    const up_comm_def *cd;
-
-    if (!rq || !rq->open || !up_defs_win_comm(E->d, win, &comm) || !(cd = up_defs_comm(E->d, comm)) ||
-        !cd->resolved) {
-        E->ops->local(E->model, li, &L->ls, ev);
-        return STEP_OK;
-    }
-    if (E->hn && E->heap[0].key < ev->time)
-        return STEP_YIELD; /* releases earlier in measured time go first */
-    /* one target, or all of them (MPI_Win_unlock_all) */
-    first = remote == OTF2_UNDEFINED_UINT32 ? 0 : remote;
-    last = remote == OTF2_UNDEFINED_UINT32 ? (cd->self ? 1 : cd->size) : remote + 1;
-    for (r = first; r < last; r++) {
-        lockstate *s;
-        if (!up_defs_rank_loc(E->d, comm, r, li, &t) || !(s = lockstate_get(E, t, win)))
-            continue;
-        if (rq->exclusive && s->any_m && s->any_m < ev->time) {
-            dep_m = s->any_m > dep_m ? s->any_m : dep_m;
-            dep_a = s->any_a > dep_a ? s->any_a : dep_a;
-        } else if (!rq->exclusive && s->excl_m && s->excl_m < ev->time) {
-            dep_m = s->excl_m > dep_m ? s->excl_m : dep_m;
-            dep_a = s->excl_a > dep_a ? s->excl_a : dep_a;
-        }
-    }
-    time_after(E, li, ev, rq->m, dep_m, dep_a);
-    rq->open = false;
-    for (r = first; r < last; r++) {
-        lockstate *s;
-        if (!up_defs_rank_loc(E->d, comm, r, li, &t))
-            continue;
-        if (!(s = lockstate_get(E, t, win))) {
-            UP_ERR(E->err, UP_ENOMEM, "out of memory for an RMA lock");
-            return STEP_ERROR;
-        }
-        if (ev->time >= s->any_m)
-            s->any_m = ev->time, s->any_a = ev->t_out;
-        if (rq->exclusive && ev->time >= s->excl_m)
-            s->excl_m = ev->time, s->excl_a = ev->t_out;
-    }
-    return STEP_OK;
-}
-
-static void rma_free(engine *E)
-{
-    size_t i;
-    uint64_t k0, k1, v;
-    for (i = 0; i < E->toks.cap; i++)
-        if (up_map_at(&E->toks, i, &k0, &k1, &v)) {
-            tokq *q = (tokq *)(uintptr_t)v;
-            while (q->head) {
-                tok *t = q->head;
-                q->head = t->next;
-                up_free(t);
-            }
-            up_free(q);
-        }
-    for (i = 0; i < E->locks.cap; i++)
-        if (up_map_at(&E->locks, i, &k0, &k1, &v))
-            up_free((void *)(uintptr_t)v);
-    up_map_free(&E->toks);
-    up_map_free(&E->epochs);
-    up_map_free(&E->locks);
-}
-
 /* ---- polling (docs/models.md, "Polling") ------------------------------------ */
 
 /* Records read ahead for the end of a spin; a longer spin is collapsed in
@@ -3361,15 +2839,15 @@ static int step_record(engine *E, uint32_t li)
         r = do_team(E, li, ev);
         break;
     case UP_EV_RmaGroupSync:
-        r = do_group_sync(E, li, ev);
+        r = up_eng_group_sync(E, li, ev);
         break;
     case UP_EV_RmaRequestLock:
     case UP_EV_RmaAcquireLock:
     case UP_EV_RmaTryLock:
-        r = do_lock(E, li, ev);
+        r = up_eng_lock(E, li, ev);
         break;
     case UP_EV_RmaReleaseLock:
-        r = do_unlock(E, li, ev);
+        r = up_eng_unlock(E, li, ev);
         break;
     case UP_EV_ThreadJoin:
         r = do_join(E, li, ev);
@@ -3674,7 +3152,7 @@ static void release_leftovers(engine *E, bool count)
     up_map_free(&E->chans);
     up_map_free(&E->bodies);
     up_free(E->chan);
-    rma_free(E);
+    up_eng_rma_free(E);
     for (i = 0; i < E->colls.cap; i++) {
         if (up_map_at(&E->colls, i, &k0, &k1, &v)) {
             up_coll *c = (up_coll *)(uintptr_t)v;

@@ -1,0 +1,255 @@
+/*
+ * engine_int.h - the replay engine's private header: its state (the engine,
+ * each location's rloc) and the functions its files share.  Only
+ * src/replay/engine*.c include it; everything else sees replay.h.
+ *
+ * The engine's files (docs/design.md, "The engine's files"):
+ *   engine.c      scheduling and the loop, messages, synchronous sends and
+ *                 progress, wildcard receives and task farms, claims,
+ *                 lookahead, the record handlers, threads, polling
+ *   engine_rma.c  RMA: general active target synchronisation and locks
+ */
+#ifndef UP_ENGINE_INT_H
+#define UP_ENGINE_INT_H
+
+#include "replay/replay.h"
+
+#define SLICE_MIN 512     /* records a location runs before it may yield */
+#define SWEEP_MIN 4096    /* message queues kept before empty ones are swept */
+
+enum { S_RUN, S_WAIT, S_DONE };
+enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA };
+
+static inline uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+/* One parallel region of a thread team (the k-th ThreadTeamBegin of its
+ * members on the team's communicator); member 0 is the master. */
+typedef struct team {
+    OTF2_CommRef comm;
+    uint64_t key, seq;    /* its key in E->teams: the comm, with the location
+                           * for a team of MPI_COMM_SELF (team_key) */
+    uint32_t n, begun, ended;
+    bool root_begun;
+    uint64_t root_m, root_a; /* the master's ThreadFork (else its ThreadTeamBegin) */
+    uint64_t max_end_a;   /* the latest ThreadTeamEnd, approximated */
+} team;
+/* STEP_YIELD: the record waits for locations behind it in measured time to
+ * catch up (a wildcard receive chooses among the messages sent so far) */
+/* STEP_DEFER: the same, for the locations that may still send an earlier
+ * message in approximated time (lagging()): it goes back into the heap
+ * behind them (L->defer_key) */
+/* STEP_PARK: with the model's claims, it waits out of the schedule (E->cw)
+ * until no running location is behind it in approximated time (cw_wake) */
+enum { STEP_OK, STEP_BLOCKED, STEP_END, STEP_ERROR, STEP_DECLINED, STEP_YIELD, STEP_DEFER,
+       STEP_PARK };
+
+/* A receive posted (MpiIrecvRequest) before the send it will match. */
+typedef struct post {
+    uint64_t m, a;
+    struct post *next;
+} post;
+
+typedef struct msgq {
+    up_msg *head, *tail;
+    post *posts, *posts_tail; /* posted receives not yet paired with a send */
+    uint32_t skip;   /* receives released without this key's next sends */
+    bool waiting;    /* the receiver waits on this key */
+    /* re-matching (up_wildcard): this key's messages taken by receives
+     * recorded on other keys, less the receives recorded on this key that
+     * took other keys' messages */
+    int64_t lent;
+} msgq;
+
+/* Re-matching: the messages in flight to one receiver on one communicator,
+ * in the order the replay sent them (per sender, its send order). */
+typedef struct mgroup {
+    up_msg *head, *tail;
+    bool waiting;    /* its receiver waits for any message of the group */
+} mgroup;
+
+typedef struct rloc {
+    up_stream *s;
+    up_loc_state ls;
+    int state;
+    bool force;      /* release the waiting record without its dependency */
+    int wait;
+    uint64_t wk0, wk1;
+    up_coll *cur;    /* open collective (between its begin and its end) */
+    bool cur_local;  /* ... or one timed as a local record (counted at its begin) */
+    up_coll *wcoll;  /* the collective it waits for (W_COLL), as member wmember */
+    uint32_t wmember;
+    up_msg **pend;   /* its messages still waiting for the Leave ending their send call */
+    size_t npend, pendcap;
+    /* the queues its last send and receive used (loops reuse peer and tag),
+     * valid while qgen equals the engine's */
+    uint64_t qgen, qs0, qs1, qr0, qr1;
+    msgq *qs, *qr;
+    uint32_t cur_member;
+    OTF2_CommRef mcomm; /* the last communicator it was found a member of */
+    bool mcomm_ok;
+    /* its synchronous sends whose call has not completed yet */
+    up_sync **syncs;
+    size_t nsync, synccap;
+    up_sync *wsync;  /* the one it waits for (W_SYNC) */
+    uint8_t enter_rflags; /* region flags of its most recent Enter */
+    OTF2_RegionRef enter_region; /* ... and its region */
+    team *wteam;     /* the team it waits for (W_TEAM) */
+    team *join_team; /* the team it ended as master: its ThreadJoin waits for it */
+    bool forked;     /* a ThreadFork since its last ThreadTeamBegin as master */
+    uint64_t fork_m, fork_a;
+    uint64_t first_m, first_a;  /* its first record (the last is ls.prev_*) */
+    uint64_t init_m, init_a, fin_m, fin_a;
+    bool has_init, has_fin;
+    /* polling (docs/models.md, "Polling") */
+    bool in_poll;        /* inside a poll call (its Enter seen, no Leave since) */
+    bool polling;        /* in_poll, spin_on or held completions: every record
+                          * takes the slow path (set by step(), the only path
+                          * that changes them) */
+    bool spin_on;        /* a spin runs past the lookahead: its next poll call continues it */
+    bool spin_last;      /* the spin's last call is open: its first completion ends the spin */
+    uint32_t spin_left;  /* records of the spin still to collapse (they take no time) */
+    uint64_t plain_until;/* a run of polls found to be no spin ends at this measured
+                          * time: its calls are not read ahead again (a run is
+                          * scanned once, not once per call) */
+    uint64_t spin_poll_m;/* shortest measured poll call of the spin */
+    bool hold_now;       /* the record just timed completes later: hold it */
+    uint64_t hold_t;     /* ... its message is there at this approximated time */
+    struct held *held;   /* completions moved to a later poll, by due time */
+    size_t nheld, heldcap;
+    /* task farms (docs/models.md, "Task farms") */
+    uint64_t defer_key;  /* STEP_DEFER: its key in the heap */
+    const struct up_coll *park_coll; /* STEP_PARK at a collective's claim: its
+                          * members are not waited for */
+    bool deferring;      /* ... it waits for lagging members (lagging() does
+                          * not wait for it: two such would wait forever) */
+    bool claiming;       /* ... it waits to take a shared resource (the
+                          * model's claim): claim_lagging() */
+    uint64_t defer_at;   /* ... at this approximated time (the message's send
+                          * time, or the claim's): none of its records comes earlier */
+    uint32_t unanswered; /* its MPI_ANY_SOURCE receives since its last reply */
+    bool reply_open;     /* its last receive named MPI_ANY_SOURCE and nothing
+                          * since could have chosen another destination */
+    uint32_t reply_src, reply_to; /* ... its measured and its re-matched sender */
+    OTF2_CommRef reply_comm;
+    int body;            /* BODY_*: the work after a moved task's receive */
+    int64_t body_d;      /* ... program time still to add (< 0: to take away) */
+    uint64_t body_povh;  /* ... the overhead of the record before */
+    /* progress (docs/models.md, "Progress"): its MPI calls that make the
+     * library progress, oldest first, in a ring (pr_push, pr_full) */
+    struct pres *pr;
+    uint32_t prcap, prn, prpos;
+    bool pr_forgot;      /* calls were dropped that a lookup might need */
+    bool pr_send;        /* in a call that only progresses once its MpiSend
+                          * (a blocking send) comes */
+} rloc;
+
+/* One MPI call of a location that made the library progress: where it
+ * reached the library (its Enter, or the MpiSend of a blocking send: the
+ * record's measured and approximated time, kind, region flags) and its
+ * Leave's measured time (UINT64_MAX while open). */
+typedef struct pres {
+    uint64_t m, a, leave_m;
+    uint8_t kind, rflags;
+} pres;
+
+enum { BODY_NONE, BODY_ARMED, BODY_ON }; /* armed: until the receive call's Leave */
+
+/* A completion of an interleaved poll loop whose message came after the poll
+ * that measured it: written inside the first later poll call that ends at or
+ * after `due`, or before the location's next call that may wait. */
+#define HELD_MAX 64
+#define HELD_ATTRS 8
+typedef struct held {
+    up_event ev;
+    up_attr attrs[HELD_ATTRS];
+    uint64_t due;
+} held;
+
+typedef struct hent {
+    uint64_t key;
+    uint32_t loc;
+} hent;
+
+/* A min-heap of hent in ascending key, then location (the claims' heaps;
+ * the schedule's heap orders its ties otherwise, hbefore) */
+typedef struct kheap {
+    hent *a;
+    size_t n, cap;
+} kheap;
+
+typedef struct engine {
+    uint64_t done;              /* records finished (for ops->progress) */
+    up_trace *in;
+    up_writer *out;
+    const up_defs *d;
+    const up_model_ops *ops;
+    void *model;
+    size_t n;
+    rloc *L;
+    hent *heap;
+    kheap ch;         /* with ops->claim: lower bounds of the running
+                       * locations' clocks (key: clock), claim_lagging() */
+    kheap cw;         /* locations parked at a claim (key: its time), cw_wake() */
+    bool ch_off;      /* ... given up (out of memory): scans instead */
+    size_t hn;
+    up_map msgq, colls, collseq;
+    up_map rankof;    /* (comm, location) -> its rank; (comm, UINT64_MAX) -> 0
+                       * once indexed, 1 when the comm is unusable */
+    uint64_t self_seq; /* instances of self-like communicators (coll_join) */
+    size_t ndrained;  /* instances whose members that came are all done, while
+                       * one that has not may still come (coll_done) */
+    up_map nbc;       /* (location, request id) -> its nonblocking collective */
+    up_map nbpend;    /* (location, request id) -> coll_arrival of a request
+                       * whose completion was out of reach */
+    up_map iposted;   /* (location, request id) of Irecvs posted at their request */
+    up_map teams;     /* (team comm, k) -> team */
+    up_map teamseq;   /* (location, team comm) -> its ThreadTeamBegins so far */
+    up_map groups;    /* (receiver, comm) -> mgroup, when re-matching */
+    up_wildcard wild; /* matching of wildcard receives */
+    bool follow;      /* replies follow re-matched receives (up_replies) */
+    uint32_t *seen;   /* per location: last candidate scan that saw it */
+    uint32_t scan;
+    uint64_t wild_recvs, rematched;
+    /* task farms: per key (sender, receiver, comm, tag) as the records name
+     * it, its sends and receives so far (chans: key -> index + 1 in chan);
+     * bodies: (chan, seq) -> 1 + the work after that receive, kept for the
+     * receive that takes its message later (0: taken already) */
+    up_map chans, bodies;
+    struct chan *chan;
+    size_t nchan, chancap;
+    uint64_t replies_marked, replies_inferred, retargeted, bodies_moved, bodies_lost;
+    up_map toks;      /* RMA: (from, to), (window, kind) -> tokq of sync points */
+    up_map epochs;    /* RMA: (origin, window) -> the posts its access epoch waits for */
+    up_map locks;     /* RMA: (location, window) -> its lock requests; (target
+                       * location | 1 << 32, window) -> the target's last releases */
+    uint64_t eager;   /* bytes above which a send is synchronous */
+    bool prog;        /* ops->sync_progress: the progress rule is on */
+    uint64_t max_shift; /* largest output_clamped raise */
+    uint64_t spin_gap;  /* polling: most program time between two polls of a
+                         * spin on average, ticks (0: every poll is a local record) */
+    uint64_t spin_pause;/* ... and between any two of its polls (SPIN_PAUSE_NS) */
+    unsigned poll_flag; /* UP_REGION_POLL when the rules are on, else 0 */
+    uint64_t spins, polls_collapsed, completions_moved;
+    bool has_poll_attr; /* the output marks collapsed polls and moved completions */
+    OTF2_AttributeRef poll_attr;
+    up_msg *free_msgs;
+    size_t sweep_at;  /* sweep empty message queues when the map grows past it */
+    uint64_t qgen;    /* bumped by each sweep: per-location queue caches expire */
+    size_t nwait;
+    uint64_t repairs[UP_REPAIR_COUNT];
+    up_err *err;
+} engine;
+
+/* ---- shared between the engine's files ------------------------------------- */
+
+/* engine.c */
+int up_eng_make_runnable(engine *E, uint32_t li);
+void *up_eng_map_obj(up_map *m, uint64_t k0, uint64_t k1, size_t size, bool create);
+
+/* engine_rma.c */
+int up_eng_group_sync(engine *E, uint32_t li, up_event *ev);
+int up_eng_lock(engine *E, uint32_t li, up_event *ev);
+int up_eng_unlock(engine *E, uint32_t li, up_event *ev);
+void up_eng_rma_free(engine *E);
+
+#endif
