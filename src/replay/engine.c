@@ -1243,6 +1243,11 @@ static int rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank)
     return 1;
 }
 
+int up_eng_rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank)
+{
+    return rank_of(E, comm, li, rank);
+}
+
 /* The location of `rank` in comm, as location li's message names it: 1 with
  * *loc set; 0 when it maps to no location or li is no member of comm (a
  * message on a group it is not in has no partner: timed as a local record,
@@ -2214,157 +2219,6 @@ static int do_sync_end(engine *E, uint32_t li, up_event *ev)
     return STEP_OK;
 }
 
-/* ---- threads ------------------------------------------------------------------ */
-
-/* Threads of a process (OpenMP, pthreads in Score-P traces) keep their place
- * around fork and join: a thread's ThreadTeamBegin is no earlier than its
- * master's ThreadFork (Score-P may write a thread's begin before the
- * master's), and the master's ThreadJoin no earlier than every ThreadTeamEnd
- * of the team.  The model times these records as local ones (eq. 1); the
- * dependency only raises them. */
-static void team_wake(engine *E, team *tm)
-{
-    const up_comm_def *cd = up_defs_comm(E->d, tm->comm);
-    uint32_t r;
-    if (!cd || cd->self) /* a team of one: nobody else waits */
-        return;
-    for (r = 0; r < cd->size; r++) {
-        uint32_t li = cd->members[r];
-        rloc *L;
-        if (li >= E->n)
-            continue;
-        L = &E->L[li];
-        if (L->state == S_WAIT && L->wait == W_TEAM && L->wteam == tm)
-            make_runnable(E, li);
-    }
-}
-
-/* L must wait for tm: true, unless the replay released it (counted) */
-static bool team_wait(engine *E, rloc *L, team *tm)
-{
-    if (!L->force) {
-        L->wait = W_TEAM;
-        L->wteam = tm;
-        return true;
-    }
-    L->force = false;
-    E->repairs[UP_REPAIR_thread_unpaired]++;
-    return false;
-}
-
-static void team_free(engine *E, team *tm)
-{
-    up_map_del(&E->teams, tm->key, tm->seq);
-    up_free(tm);
-}
-
-/* The key of location li's teams on comm in E->teams: on a self-like
- * communicator every location is a team of one of its own (never shared);
- * a communicator id has 32 bits, so the two kinds of key never meet. */
-static uint64_t team_key(const up_comm_def *cd, OTF2_CommRef comm, uint32_t li)
-{
-    return cd->self ? (uint64_t)li << 32 | comm : comm;
-}
-
-static int do_team(engine *E, uint32_t li, up_event *ev)
-{
-    rloc *L = &E->L[li];
-    bool begin = ev->kind == UP_EV_ThreadTeamBegin;
-    OTF2_CommRef comm = begin ? ev->u.ThreadTeamBegin.threadTeam : ev->u.ThreadTeamEnd.threadTeam;
-    uint64_t *seqp, *v, seq, key;
-    uint32_t rank;
-    team *tm;
-    const up_comm_def *cd;
-    int r = rank_of(E, comm, li, &rank);
-    if (r < 0)
-        goto nomem;
-    if (r == 0) { /* not a team we know: a local record */
-        E->ops->local(E->model, li, &L->ls, ev);
-        return STEP_OK;
-    }
-    cd = up_defs_comm(E->d, comm);
-    key = team_key(cd, comm, li);
-    if (!(seqp = up_map_get(&E->teamseq, li, comm))) {
-        if (!up_map_put(&E->teamseq, li, comm, 0) || !(seqp = up_map_get(&E->teamseq, li, comm)))
-            goto nomem;
-    }
-    if (!begin && *seqp == 0) { /* an end without a begin */
-        E->repairs[UP_REPAIR_thread_unpaired]++;
-        E->ops->local(E->model, li, &L->ls, ev);
-        return STEP_OK;
-    }
-    seq = begin ? *seqp : *seqp - 1;
-    if ((v = up_map_get(&E->teams, key, seq))) {
-        tm = (team *)(uintptr_t)*v;
-    } else {
-        if (!(tm = up_calloc(1, sizeof *tm)))
-            goto nomem;
-        tm->comm = comm;
-        tm->key = key;
-        tm->seq = seq;
-        tm->n = cd->self ? 1 : cd->size;
-        if (!up_map_put(&E->teams, key, seq, (uint64_t)(uintptr_t)tm)) {
-            up_free(tm);
-            goto nomem;
-        }
-    }
-    if (begin && rank != 0 && !tm->root_begun && team_wait(E, L, tm))
-        return STEP_BLOCKED;
-    E->ops->local(E->model, li, &L->ls, ev);
-    if (begin) {
-        (*seqp)++;
-        tm->begun++;
-        if (rank == 0) {
-            tm->root_begun = true;
-            tm->root_m = L->forked ? L->fork_m : ev->time;
-            tm->root_a = L->forked ? L->fork_a : ev->t_out;
-            L->forked = false;
-            team_wake(E, tm);
-        } else if (!L->ls.started && tm->root_begun) {
-            /* a thread's first record: its measured distance from the
-             * master's fork (the time the thread took to start) */
-            ev->t_out = tm->root_a + (ev->time > tm->root_m ? ev->time - tm->root_m : 0);
-        } else if (ev->t_out < tm->root_a) {
-            ev->t_out = tm->root_a;
-        }
-        return STEP_OK;
-    }
-    tm->ended++;
-    if (ev->t_out > tm->max_end_a)
-        tm->max_end_a = ev->t_out;
-    if (rank == 0) {
-        L->join_team = tm;
-    } else if (tm->ended == tm->n) {
-        uint32_t root = cd->members[0]; /* rank != 0: not self-like */
-        if (root < E->n && E->L[root].state == S_WAIT && E->L[root].wait == W_TEAM &&
-            E->L[root].wteam == tm)
-            make_runnable(E, root);
-    }
-    return STEP_OK;
-nomem:
-    UP_ERR(E->err, UP_ENOMEM, "out of memory for a thread team");
-    return STEP_ERROR;
-}
-
-/* The master's ThreadJoin waits for every ThreadTeamEnd of the team it
- * ended last. */
-static int do_join(engine *E, uint32_t li, up_event *ev)
-{
-    rloc *L = &E->L[li];
-    team *tm = L->join_team;
-    if (tm && tm->ended < tm->n && team_wait(E, L, tm))
-        return STEP_BLOCKED;
-    E->ops->local(E->model, li, &L->ls, ev);
-    if (tm) {
-        if (ev->t_out < tm->max_end_a)
-            ev->t_out = tm->max_end_a;
-        L->join_team = NULL;
-        if (tm->ended == tm->n && tm->begun == tm->n)
-            team_free(E, tm);
-    }
-    return STEP_OK;
-}
-
 /* ---- one record ------------------------------------------------------------ */
 
 /* The tail of every record: keep the location monotonic, note the window
@@ -2836,7 +2690,7 @@ static int step_record(engine *E, uint32_t li)
         break;
     case UP_EV_ThreadTeamBegin:
     case UP_EV_ThreadTeamEnd:
-        r = do_team(E, li, ev);
+        r = up_eng_team(E, li, ev);
         break;
     case UP_EV_RmaGroupSync:
         r = up_eng_group_sync(E, li, ev);
@@ -2850,7 +2704,7 @@ static int step_record(engine *E, uint32_t li)
         r = up_eng_unlock(E, li, ev);
         break;
     case UP_EV_ThreadJoin:
-        r = do_join(E, li, ev);
+        r = up_eng_join(E, li, ev);
         break;
     case UP_EV_ThreadFork:
         E->ops->local(E->model, li, &L->ls, ev);

@@ -6,8 +6,9 @@
  * The engine's files (docs/design.md, "The engine's files"):
  *   engine.c      scheduling and the loop, messages, synchronous sends and
  *                 progress, wildcard receives and task farms, claims,
- *                 lookahead, the record handlers, threads, polling
+ *                 lookahead, the record handlers, polling
  *   engine_rma.c  RMA: general active target synchronisation and locks
+ *   engine_threads.c  threads around fork and join
  */
 #ifndef UP_ENGINE_INT_H
 #define UP_ENGINE_INT_H
@@ -245,11 +246,16 @@ typedef struct engine {
 /* engine.c */
 int up_eng_make_runnable(engine *E, uint32_t li);
 void *up_eng_map_obj(up_map *m, uint64_t k0, uint64_t k1, size_t size, bool create);
+int up_eng_rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank);
 
 /* engine_rma.c */
 int up_eng_group_sync(engine *E, uint32_t li, up_event *ev);
 int up_eng_lock(engine *E, uint32_t li, up_event *ev);
 int up_eng_unlock(engine *E, uint32_t li, up_event *ev);
 void up_eng_rma_free(engine *E);
+
+/* engine_threads.c */
+int up_eng_team(engine *E, uint32_t li, up_event *ev);
+int up_eng_join(engine *E, uint32_t li, up_event *ev);
 
 #endif
