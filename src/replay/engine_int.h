@@ -9,6 +9,7 @@
  *                 lookahead, the record handlers, polling
  *   engine_rma.c  RMA: general active target synchronisation and locks
  *   engine_threads.c  threads around fork and join
+ * (vocab.c, beside them, holds the replay's names and parsers: no state)
  */
 #ifndef UP_ENGINE_INT_H
 #define UP_ENGINE_INT_H
