@@ -331,10 +331,10 @@ static OTF2_CallbackCode on_lgroup(void *ud, OTF2_LocationGroupRef self,
     return OTF2_CALLBACK_SUCCESS;
 }
 
-static const lgroup_def *lgroup_of(const reading *r, OTF2_LocationGroupRef ref)
+static lgroup_def *lgroup_of(const reading *r, OTF2_LocationGroupRef ref)
 {
     uint64_t *v = up_map_get(&r->lgroups, ref, 0);
-    return v ? (const lgroup_def *)(uintptr_t)*v : NULL;
+    return v ? (lgroup_def *)(uintptr_t)*v : NULL;
 }
 
 static up_loc_kind loc_kind(OTF2_LocationType t)
@@ -360,7 +360,7 @@ static void kinds(reading *r)
     size_t i;
     for (i = 0; i < d->nlocs; i++) {
         up_loc_def *l = &d->locs[i];
-        lgroup_def *g = (lgroup_def *)lgroup_of(r, l->group), *p = g;
+        lgroup_def *g = lgroup_of(r, l->group), *p = g;
         l->kind = loc_kind(l->type);
         l->process = UP_NO_PROCESS;
         if (!g) {
@@ -370,7 +370,7 @@ static void kinds(reading *r)
         l->gkind = g->type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR ? UP_GROUP_ACCELERATOR
                                                                     : UP_GROUP_PROCESS;
         if (l->gkind == UP_GROUP_ACCELERATOR) {
-            lgroup_def *c = (lgroup_def *)lgroup_of(r, g->creator);
+            lgroup_def *c = lgroup_of(r, g->creator);
             if (c && c->type != OTF2_LOCATION_GROUP_TYPE_ACCELERATOR)
                 p = c;
         }

@@ -197,7 +197,7 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
      * MPI_Init Open MPI's malloc takes both buffers from the heap 1 MiB +
      * 16 B apart, and a copy whose destination lies a few bytes after its
      * source modulo 4 KiB stalls on 4K aliasing (0.45-0.75 ns/B for 4-256
-     * KiB here, against 0.02-0.09 for buffers apart; docs/calibration.md) */
+     * KiB here, against 0.02-0.09 for buffers apart; docs/tracer.md) */
     if ((a = malloc(2 * maxsize + 8192)))
         b = a + maxsize + 4096 + 2048;
     if (a && b) {
