@@ -209,7 +209,9 @@ for name in $REAL; do
     rm -rf "$W"
     mkdir -p "$W"
     real_prepare "$name" "$W"
-    echo "$name: ${PKG:-bundled} ${PKG:+$(dpkg-query -W -f '${Version}' "$PKG" 2>/dev/null)}, $bin $ARGS, in $W" >&2
+    what=${PKG:-bundled}
+    [ "$SRC" = 1 ] && what="built from Debian's source (scripts/build-real.sh)"
+    echo "$name: $what ${PKG:+$(dpkg-query -W -f '${Version}' "$PKG" 2>/dev/null)}, $bin $ARGS, in $W" >&2
     eval "extras=\${EXTRA_$(echo "$name" | tr - _)-}" # EXTRA_hpcc=0,100,300 skips the probe
     [ -n "$extras" ] || probe "$name"
     start=$(date +%s)
