@@ -47,6 +47,20 @@ static OTF2_Archive *enter_leave_archive(const char *dir, unsigned nlocs)
     return ar;
 }
 
+/* The definitions every archive here starts with: the clock (1 GHz,
+ * offset 10, length 11), strings 0 "" and 1 "main", region 0 "main".
+ * Returns the writer for the rest. */
+static OTF2_GlobalDefWriter *main_defs(OTF2_Archive *ar)
+{
+    OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(ar);
+    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, 10, 11, OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteString(gw, 0, "");
+    OTF2_GlobalDefWriter_WriteString(gw, 1, "main");
+    OTF2_GlobalDefWriter_WriteRegion(gw, 0, 1, 1, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
+                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    return gw;
+}
+
 static void write_twice(const char *dir)
 {
     OTF2_Archive *ar = enter_leave_archive(dir, 2);
@@ -55,13 +69,8 @@ static void write_twice(const char *dir)
     unsigned r;
     if (!ar)
         return;
-    gw = OTF2_Archive_GetGlobalDefWriter(ar);
-    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, 10, 11, OTF2_UNDEFINED_TIMESTAMP);
-    OTF2_GlobalDefWriter_WriteString(gw, 0, "");
-    OTF2_GlobalDefWriter_WriteString(gw, 1, "main");
+    gw = main_defs(ar);
     OTF2_GlobalDefWriter_WriteString(gw, 2, "node");
-    OTF2_GlobalDefWriter_WriteRegion(gw, 0, 1, 1, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
-                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
     OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, 2, 2, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 1, 2, 2, 0);
     OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 2, 2, 2, 0);
@@ -125,13 +134,8 @@ TEST(defs_a_string_defined_again_keeps_the_first)
     snprintf(dir, sizeof dir, "%s", t_dir("string"));
     if (!(ar = enter_leave_archive(dir, 1)))
         return;
-    gw = OTF2_Archive_GetGlobalDefWriter(ar);
-    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, 10, 11, OTF2_UNDEFINED_TIMESTAMP);
-    OTF2_GlobalDefWriter_WriteString(gw, 0, "");
-    OTF2_GlobalDefWriter_WriteString(gw, 1, "main");
+    gw = main_defs(ar);
     OTF2_GlobalDefWriter_WriteString(gw, 2, "Master thread");
-    OTF2_GlobalDefWriter_WriteRegion(gw, 0, 1, 1, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
-                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
     OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, 0, 0, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                             OTF2_UNDEFINED_LOCATION_GROUP);
@@ -170,12 +174,7 @@ static void write_kinds(const char *dir)
     unsigned l;
     if (!ar)
         return;
-    gw = OTF2_Archive_GetGlobalDefWriter(ar);
-    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, 10, 11, OTF2_UNDEFINED_TIMESTAMP);
-    OTF2_GlobalDefWriter_WriteString(gw, 0, "");
-    OTF2_GlobalDefWriter_WriteString(gw, 1, "main");
-    OTF2_GlobalDefWriter_WriteRegion(gw, 0, 1, 1, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
-                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    gw = main_defs(ar);
     OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, 0, 0, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                             OTF2_UNDEFINED_LOCATION_GROUP);

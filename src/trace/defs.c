@@ -351,10 +351,11 @@ static up_loc_kind loc_kind(OTF2_LocationType t)
     }
 }
 
-/* Every location's kind, its group's kind and its process: the group for
- * a process, the creator for an accelerator created by a process (else the
+/* What every location's group says of it: its system-tree node (for the
+ * hop count), its kind, its group's kind and its process: the group for a
+ * process, the creator for an accelerator created by a process (else the
  * accelerator's own group), numbered in the order of their first location. */
-static void kinds(reading *r)
+static void loc_groups(reading *r)
 {
     up_defs *d = r->d;
     size_t i;
@@ -367,6 +368,7 @@ static void kinds(reading *r)
             l->gkind = UP_GROUP_NONE;
             continue;
         }
+        l->node = g->parent;
         l->gkind = g->type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR ? UP_GROUP_ACCELERATOR
                                                                     : UP_GROUP_PROCESS;
         if (l->gkind == UP_GROUP_ACCELERATOR) {
@@ -572,13 +574,7 @@ static bool resolve(reading *r)
         }
     }
 
-    kinds(r);
-    /* system-tree node of every location (for the hop count) */
-    for (i = 0; i < d->nlocs; i++) {
-        uint64_t *v = up_map_get(&r->lgroups, d->locs[i].group, 0);
-        if (v)
-            d->locs[i].node = ((const lgroup_def *)(uintptr_t)*v)->parent;
-    }
+    loc_groups(r);
     /* MPI rank: index in MPI's COMM_LOCATIONS; threads share their process' */
     if (mpi_world) {
         uint32_t rk;
