@@ -3,12 +3,16 @@
  * each location's rloc) and the functions its files share.  Only
  * src/replay/engine*.c include it; everything else sees replay.h.
  *
- * The engine's files (docs/design.md, "The engine's files"):
- *   engine.c      scheduling and the loop, messages, synchronous sends and
- *                 progress, wildcard receives and task farms, claims,
- *                 lookahead, the record handlers, polling
- *   engine_rma.c  RMA: general active target synchronisation and locks
+ * The engine's files, one concern each (docs/design.md, "The engine's files"):
+ *   engine.c          scheduling and the loop, the lower bounds of the
+ *                     locations' clocks (lagging, claims), the table of record
+ *                     kinds that drives both paths, a record's end
+ *   engine_p2p.c      point-to-point: messages, synchronous sends, progress
+ *   engine_wild.c     wildcard receives and task farms
+ *   engine_coll.c     collectives, blocking and nonblocking
+ *   engine_rma.c      RMA: general active target synchronisation and locks
  *   engine_threads.c  threads around fork and join
+ *   engine_poll.c     polling: spins collapsed, completions held
  * (vocab.c, beside them, holds the replay's names and parsers: no state)
  */
 #ifndef UP_ENGINE_INT_H
@@ -18,6 +22,10 @@
 
 #define SLICE_MIN 512     /* records a location runs before it may yield */
 #define SWEEP_MIN 4096    /* message queues kept before empty ones are swept */
+/* Polling: the longest pause between two calls of one run: more is program
+ * work (a preemption inside a spin is shorter than this only rarely; then
+ * the run ends there, and its polls keep their time) */
+#define SPIN_PAUSE_NS 1000.0
 
 enum { S_RUN, S_WAIT, S_DONE };
 enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA };
@@ -242,21 +250,175 @@ typedef struct engine {
     up_err *err;
 } engine;
 
+/* Task farms: per key (sender, receiver, comm, tag) as the records name it,
+ * its sends and receives so far (engine_wild.c) */
+typedef struct chan {
+    uint64_t k0, k1;     /* the key as the records name it */
+    uint64_t sent, recvd;/* send and receive records on it so far */
+} chan;
+
+
 /* ---- shared between the engine's files ------------------------------------- */
 
-/* engine.c */
+/* A record kind's handler (engine.c, the record table): times the head
+ * record *evp of location li, which it may re-read (*evp moves when a
+ * handler reads ahead in li's stream); direct: the record is being decoded
+ * (up_stream_direct): no reading ahead, no waiting (STEP_DECLINED instead).
+ * Returns a STEP_* */
+typedef int (*rec_fn)(engine *E, uint32_t li, up_event **evp, bool direct);
+
+/* engine.c: scheduling, claims, the record table and the loop */
 int up_eng_make_runnable(engine *E, uint32_t li);
 void *up_eng_map_obj(up_map *m, uint64_t k0, uint64_t k1, size_t size, bool create);
 int up_eng_rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank);
+void up_eng_ch_note(engine *E, uint32_t loc);
+bool up_eng_lagging(engine *E, uint32_t li, OTF2_CommRef comm, uint64_t until, uint64_t *key);
+bool up_eng_claim_lagging(engine *E, uint32_t li, uint64_t until, const up_coll *c);
+int up_eng_claim_wait(engine *E, uint32_t li, const up_event *ev, uint32_t peer, const up_msg *m,
+                      const up_coll *c, bool direct);
+uint64_t up_eng_finish_times(engine *E, rloc *L, unsigned kind, uint64_t t_m, uint64_t t_a,
+                             unsigned rflags, OTF2_RegionRef region);
+int up_eng_finish_record(engine *E, uint32_t li, up_event *ev, bool direct);
+
+/* engine_p2p.c: messages, synchronous sends and progress */
+int up_eng_send(engine *E, uint32_t li, up_event **evp, bool direct);
+int up_eng_recv(engine *E, uint32_t li, up_event **evp, bool direct);
+int up_eng_irecv_request(engine *E, uint32_t li, up_event **evp, bool direct);
+int up_eng_sync_end(engine *E, uint32_t li, up_event *ev);
+void up_eng_sync_drop(rloc *L, size_t i);
+int up_eng_resolve_exit(engine *E, uint32_t li, up_msg *m, bool direct);
+int up_eng_recv_done(engine *E, uint32_t li, up_event *ev, up_msg *m);
+msgq *up_eng_queue_get(engine *E, uint64_t k0, uint64_t k1, bool create);
+up_msg *up_eng_queue_pop(engine *E, msgq *q);
+void up_eng_pr_full(engine *E, rloc *L);
+void up_eng_p2p_free(engine *E, bool count);
+
+/* engine_wild.c: wildcard receives and task farms */
+int up_eng_recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef comm, uint32_t src,
+                        uint32_t tag, uint64_t k0, uint64_t k1);
+bool up_eng_reply_of(engine *E, uint32_t li, up_event *ev, OTF2_CommRef comm, uint32_t *dst,
+                     bool *retarget);
+uint32_t up_eng_chan_get(engine *E, uint64_t k0, uint64_t k1);
+mgroup *up_eng_group_get(engine *E, uint32_t dst, OTF2_CommRef comm, bool create);
+void up_eng_group_unlink(engine *E, up_msg *m);
+void up_eng_body_adjust(rloc *L, const up_event *ev);
+void up_eng_body_after(engine *E, uint32_t li, rloc *L, const up_event *ev);
+void up_eng_wild_free(engine *E);
+
+/* engine_coll.c: collectives, blocking and nonblocking */
+int up_eng_coll_begin(engine *E, uint32_t li, up_event **evp, bool direct);
+int up_eng_coll_end(engine *E, uint32_t li, up_event **evp, bool direct);
+int up_eng_nbc_request(engine *E, uint32_t li, up_event **evp, bool direct);
+int up_eng_nbc_complete(engine *E, uint32_t li, up_event **evp, bool direct);
+void up_eng_coll_sweep(engine *E);
+void up_eng_coll_free(engine *E, bool count);
+
+/* engine_poll.c: polling */
+int up_eng_poll_step(engine *E, uint32_t li, up_event **evp, unsigned *mark, bool *start);
+int up_eng_hold(engine *E, uint32_t li, up_event *ev);
+int up_eng_held_flush(engine *E, uint32_t li, up_event *ev, bool all);
+int up_eng_finish_marked(engine *E, uint32_t li, up_event *ev, unsigned mark);
 
 /* engine_rma.c */
-int up_eng_group_sync(engine *E, uint32_t li, up_event *ev);
-int up_eng_lock(engine *E, uint32_t li, up_event *ev);
-int up_eng_unlock(engine *E, uint32_t li, up_event *ev);
+int up_eng_group_sync(engine *E, uint32_t li, up_event **evp, bool direct);
+int up_eng_lock(engine *E, uint32_t li, up_event **evp, bool direct);
+int up_eng_unlock(engine *E, uint32_t li, up_event **evp, bool direct);
 void up_eng_rma_free(engine *E);
 
 /* engine_threads.c */
-int up_eng_team(engine *E, uint32_t li, up_event *ev);
-int up_eng_join(engine *E, uint32_t li, up_event *ev);
+int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct);
+int up_eng_join(engine *E, uint32_t li, up_event **evp, bool direct);
+int up_eng_fork(engine *E, uint32_t li, up_event **evp, bool direct);
+void up_eng_threads_free(engine *E);
+
+/* ---- small helpers on the hot path, inlined wherever they are used ------------ */
+
+/* Asks the model whether the record ev of li takes a shared resource (peer,
+ * m, c as for up_model_ops.claim); STEP_PARK when a location must go first
+ * (STEP_DECLINED on the direct path, which cannot wait), else STEP_OK. */
+static inline int claim_wait(engine *E, uint32_t li, const up_event *ev, uint32_t peer,
+                             const up_msg *m, const up_coll *c, bool direct)
+{
+    if (!E->ops->claim) /* compensate: no claims, and nothing to reset */
+        return STEP_OK;
+    return up_eng_claim_wait(E, li, ev, peer, m, c, direct);
+}
+
+/* Progress (docs/models.md, "Progress"; engine_p2p.c): each location's
+ * progressing MPI calls in a ring */
+static inline pres *pr_at(const rloc *L, uint32_t i) /* i-th oldest */
+{
+    return &L->pr[(L->prpos + i) & (L->prcap - 1)];
+}
+
+
+UP_HOT_INLINE void pr_push(engine *E, rloc *L, uint64_t m, uint64_t a, unsigned kind, unsigned rflags)
+{
+    pres *p;
+    if (L->prn == L->prcap) {
+        up_eng_pr_full(E, L);
+        if (L->prn == L->prcap)
+            return; /* no memory at all: nothing is known */
+    }
+    p = pr_at(L, L->prn++);
+    p->m = m;
+    p->a = a;
+    p->leave_m = UINT64_MAX;
+    p->kind = (uint8_t)kind;
+    p->rflags = (uint8_t)rflags;
+}
+
+
+/* What the Enter and Leave of an MPI call update (finish_times): a call
+ * that may wait progresses from its Enter; a blocking send (its region
+ * never waits for a message) from its MpiSend (pr_send); other calls that
+ * never wait (MPI_Irecv, MPI_Isend, MPI_Comm_rank) not at all. */
+static inline void pr_enter(engine *E, rloc *L, uint64_t t_m, uint64_t t_a, unsigned rflags)
+{
+    if (!(rflags & UP_REGION_NOWAIT))
+        pr_push(E, L, t_m, t_a, UP_EV_Enter, rflags);
+    else
+        L->pr_send = true;
+}
+
+
+static inline void pr_leave(rloc *L, uint64_t t_m)
+{
+    L->pr_send = false;
+    if (L->prn && pr_at(L, L->prn - 1)->leave_m == UINT64_MAX)
+        pr_at(L, L->prn - 1)->leave_m = t_m;
+}
+
+
+static inline void msg_key(uint32_t src, uint32_t dst, OTF2_CommRef comm, uint32_t tag,
+                    uint64_t *k0, uint64_t *k1)
+{
+    *k0 = (uint64_t)src << 32 | dst;
+    *k1 = (uint64_t)comm << 32 | tag;
+}
+
+
+static inline void recv_fields(const up_event *ev, uint32_t *rank, OTF2_CommRef *comm, uint32_t *tag)
+{
+    if (ev->kind == UP_EV_MpiRecv) {
+        *rank = ev->u.MpiRecv.sender, *comm = ev->u.MpiRecv.communicator, *tag = ev->u.MpiRecv.msgTag;
+    } else {
+        *rank = ev->u.MpiIrecv.sender, *comm = ev->u.MpiIrecv.communicator, *tag = ev->u.MpiIrecv.msgTag;
+    }
+}
+
+
+/* Region flags of an Enter/Leave, looked up once for engine and model;
+ * every other record kind has 0 (only local records reach here with them). */
+UP_HOT_INLINE void set_rflags(engine *E, up_event *ev)
+{
+    if (ev->kind == UP_EV_Enter)
+        ev->rflags = (uint8_t)up_defs_region_flags(E->d, ev->u.Enter.region);
+    else if (ev->kind == UP_EV_Leave)
+        ev->rflags = (uint8_t)up_defs_region_flags(E->d, ev->u.Leave.region);
+    else
+        ev->rflags = 0;
+}
+
 
 #endif

@@ -106,14 +106,16 @@ static void time_after(engine *E, uint32_t li, up_event *ev, uint64_t ref_m, uin
  *                       epoch does: the complete depends on them
  *   complete (origin):  after the posts; a COMPLETE token to every target
  *   wait/test (target): after a COMPLETE token of every origin */
-int up_eng_group_sync(engine *E, uint32_t li, up_event *ev)
+int up_eng_group_sync(engine *E, uint32_t li, up_event **evp, bool direct)
 {
+    up_event *ev = *evp;
     rloc *L = &E->L[li];
     OTF2_RmaWinRef win = ev->u.RmaGroupSync.win;
     int role = group_sync_role(E, L, ev);
     uint32_t members[RMA_GROUP_MAX];
     long n, k;
     uint64_t dep_m = 0, dep_a = 0, *v;
+    (void)direct; /* never on the direct path (the record table) */
 
     if (role == GS_NONE) {
         E->ops->local(E->model, li, &L->ls, ev);
@@ -208,12 +210,14 @@ typedef struct lockstate {
     uint64_t excl_m, excl_a;    /* of an exclusive epoch */
 } lockstate;
 
-int up_eng_lock(engine *E, uint32_t li, up_event *ev)
+int up_eng_lock(engine *E, uint32_t li, up_event **evp, bool direct)
 {
+    up_event *ev = *evp;
     rloc *L = &E->L[li];
     OTF2_RmaWinRef win;
     uint32_t remote;
     lockreq *rq;
+    (void)direct; /* never on the direct path (the record table) */
     E->ops->local(E->model, li, &L->ls, ev);
     if (ev->kind == UP_EV_RmaRequestLock)
         win = ev->u.RmaRequestLock.win, remote = ev->u.RmaRequestLock.remote;
@@ -241,8 +245,9 @@ static lockstate *lockstate_get(engine *E, uint32_t target, OTF2_RmaWinRef win)
     return up_eng_map_obj(&E->locks, (uint64_t)target | (uint64_t)1 << 32, win, sizeof(lockstate), true);
 }
 
-int up_eng_unlock(engine *E, uint32_t li, up_event *ev)
+int up_eng_unlock(engine *E, uint32_t li, up_event **evp, bool direct)
 {
+    up_event *ev = *evp;
     rloc *L = &E->L[li];
     OTF2_RmaWinRef win = ev->u.RmaReleaseLock.win;
     uint32_t remote = ev->u.RmaReleaseLock.remote, r, first, last, t;
@@ -250,6 +255,7 @@ int up_eng_unlock(engine *E, uint32_t li, up_event *ev)
     uint64_t dep_m = 0, dep_a = 0;
     OTF2_CommRef comm;
     const up_comm_def *cd;
+    (void)direct; /* never on the direct path (the record table) */
 
     if (!rq || !rq->open || !up_defs_win_comm(E->d, win, &comm) || !(cd = up_defs_comm(E->d, comm)) ||
         !cd->resolved) {

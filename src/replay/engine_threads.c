@@ -57,8 +57,9 @@ static uint64_t team_key(const up_comm_def *cd, OTF2_CommRef comm, uint32_t li)
     return cd->self ? (uint64_t)li << 32 | comm : comm;
 }
 
-int up_eng_team(engine *E, uint32_t li, up_event *ev)
+int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct)
 {
+    up_event *ev = *evp;
     rloc *L = &E->L[li];
     bool begin = ev->kind == UP_EV_ThreadTeamBegin;
     OTF2_CommRef comm = begin ? ev->u.ThreadTeamBegin.threadTeam : ev->u.ThreadTeamEnd.threadTeam;
@@ -67,6 +68,7 @@ int up_eng_team(engine *E, uint32_t li, up_event *ev)
     team *tm;
     const up_comm_def *cd;
     int r = up_eng_rank_of(E, comm, li, &rank);
+    (void)direct; /* never on the direct path (the record table) */
     if (r < 0)
         goto nomem;
     if (r == 0) { /* not a team we know: a local record */
@@ -139,10 +141,12 @@ nomem:
 
 /* The master's ThreadJoin waits for every ThreadTeamEnd of the team it
  * ended last. */
-int up_eng_join(engine *E, uint32_t li, up_event *ev)
+int up_eng_join(engine *E, uint32_t li, up_event **evp, bool direct)
 {
+    up_event *ev = *evp;
     rloc *L = &E->L[li];
     team *tm = L->join_team;
+    (void)direct; /* never on the direct path (the record table) */
     if (tm && tm->ended < tm->n && team_wait(E, L, tm))
         return STEP_BLOCKED;
     E->ops->local(E->model, li, &L->ls, ev);
@@ -154,4 +158,26 @@ int up_eng_join(engine *E, uint32_t li, up_event *ev)
             team_free(E, tm);
     }
     return STEP_OK;
+}
+
+/* A ThreadFork: a local record; the team's members begin no earlier */
+int up_eng_fork(engine *E, uint32_t li, up_event **evp, bool direct)
+{
+    rloc *L = &E->L[li];
+    (void)direct; /* never on the direct path (the record table) */
+    E->ops->local(E->model, li, &L->ls, *evp);
+    L->forked = true;
+    L->fork_m = (*evp)->time;
+    L->fork_a = (*evp)->t_out;
+    return STEP_OK;
+}
+
+/* The teams still in the map (the map itself is freed by the caller) */
+void up_eng_threads_free(engine *E)
+{
+    uint64_t k0, k1, v;
+    size_t i;
+    for (i = 0; i < E->teams.cap; i++)
+        if (up_map_at(&E->teams, i, &k0, &k1, &v))
+            up_free((team *)(uintptr_t)v);
 }

@@ -1,0 +1,793 @@
+/*
+ * engine_p2p.c - the replay engine's point-to-point rules (engine_int.h)
+ */
+#include <string.h>
+
+#include "replay/engine_int.h"
+
+/* ---- messages ------------------------------------------------------------ */
+
+static up_msg *msg_new(engine *E)
+{
+    up_msg *m = E->free_msgs;
+    if (m)
+        E->free_msgs = m->next;
+    else
+        m = up_malloc(sizeof *m);
+    if (m)
+        memset(m, 0, sizeof *m);
+    return m;
+}
+
+static void sync_unref(up_sync *s)
+{
+    if (s && --s->refs == 0)
+        up_free(s);
+}
+
+static void msg_free(engine *E, up_msg *m)
+{
+    sync_unref(m->sync);
+    m->sync = NULL;
+    m->next = E->free_msgs;
+    E->free_msgs = m;
+}
+
+/* The object of `size` bytes that map m holds under (k0, k1); with create,
+ * a zeroed one is made and put there if there is none.  NULL: none, or out
+ * of memory. */
+
+msgq *up_eng_queue_get(engine *E, uint64_t k0, uint64_t k1, bool create)
+{
+    return up_eng_map_obj(&E->msgq, k0, k1, sizeof(msgq), create);
+}
+
+/* Empty queues stay in the map (most keys are reused at once: a loop sends
+ * the same tag to the same peer again); when the map has grown past
+ * sweep_at, the idle ones are dropped, so it holds no more keys than there
+ * are messages in flight plus a constant. */
+static void queues_sweep(engine *E)
+{
+    uint64_t k0, k1, v;
+    size_t i = 0;
+    if (E->msgq.len < E->sweep_at)
+        return;
+    while (i < E->msgq.cap) {
+        if (up_map_at(&E->msgq, i, &k0, &k1, &v)) {
+            msgq *q = (msgq *)(uintptr_t)v;
+            if (!q->head && !q->posts && !q->skip && !q->waiting && !q->lent) {
+                up_map_del(&E->msgq, k0, k1);
+                up_free(q);
+                continue; /* backward shift may have moved an entry into slot i */
+            }
+        }
+        i++;
+    }
+    E->sweep_at = 2 * E->msgq.len > SWEEP_MIN ? 2 * E->msgq.len : SWEEP_MIN;
+    E->qgen++;
+}
+
+/* queue_get through a one-entry cache of the location (`send` picks which) */
+static msgq *queue_cached(engine *E, rloc *L, bool send, uint64_t k0, uint64_t k1, bool create)
+{
+    msgq *q;
+    if (L->qgen == E->qgen) {
+        if (send && L->qs && L->qs0 == k0 && L->qs1 == k1)
+            return L->qs;
+        if (!send && L->qr && L->qr0 == k0 && L->qr1 == k1)
+            return L->qr;
+    } else {
+        L->qs = L->qr = NULL;
+        L->qgen = E->qgen;
+    }
+    q = up_eng_queue_get(E, k0, k1, create);
+    if (q && send)
+        L->qs = q, L->qs0 = k0, L->qs1 = k1;
+    else if (q)
+        L->qr = q, L->qr0 = k0, L->qr1 = k1;
+    return q;
+}
+
+/* ---- synchronous sends ------------------------------------------------------ */
+
+/* ---- progress: where a receiver was inside MPI (docs/models.md, "Progress") --
+ * Open MPI without an asynchronous progress thread moves a rendezvous
+ * transfer only while its receiver is inside an MPI call that progresses
+ * the library.  Each location keeps those calls in a ring, in measured
+ * order; a synchronous send's completion looks up its receiver's last one
+ * before it (pr_find).  The ring keeps every call that a send not yet
+ * completed may still look up: those from the earliest replay position of
+ * any location on, and the one before (pr_prune). */
+
+#define PR_MIN 16u
+#define PR_GROW 256u /* up to this (8 KiB) a full ring grows: no scan per 8 calls */
+#define PR_MAX (1u << 20)
+
+/* The earliest measured time from which a location may still complete a
+ * synchronous send: its replay position, or an open send's time. */
+static uint64_t pr_horizon(const engine *E)
+{
+    uint64_t h = UINT64_MAX;
+    size_t j, k;
+    for (j = 0; j < E->n; j++) {
+        const rloc *J = &E->L[j];
+        if (J->state == S_DONE)
+            continue;
+        if (J->ls.prev_m < h)
+            h = J->ls.prev_m;
+        for (k = 0; k < J->nsync; k++)
+            if (J->syncs[k]->send_m < h)
+                h = J->syncs[k]->send_m;
+    }
+    return h;
+}
+
+/* A full ring: drop what no lookup can reach; past PR_GROW entries, when
+ * that frees half of it, keep the ring (so the O(locations) horizon is
+ * found once per half a ring of calls), else grow; out of memory, or at
+ * PR_MAX, drop what it can or forget the oldest. */
+__attribute__((noinline, cold)) void up_eng_pr_full(engine *E, rloc *L)
+{
+    uint64_t h = pr_horizon(E);
+    uint32_t drop = 0, ncap = L->prcap ? 2 * L->prcap : PR_MIN, i;
+    pres *n = NULL;
+    while (drop + 1 < L->prn && pr_at(L, drop + 1)->m < h)
+        drop++;
+    if ((ncap <= PR_GROW || drop < L->prn / 2) && ncap <= PR_MAX &&
+        (n = up_malloc(ncap * sizeof *n))) {
+        for (i = drop; i < L->prn; i++)
+            n[i - drop] = *pr_at(L, i);
+        up_free(L->pr);
+        L->pr = n;
+        L->prcap = ncap;
+        L->prpos = 0;
+        L->prn -= drop;
+        return;
+    }
+    if (!drop && L->prcap) { /* out of memory or at PR_MAX: forget the oldest */
+        drop = 1;
+        L->pr_forgot = true;
+    } else if (!L->prcap) {
+        L->pr_forgot = true; /* not even the first: nothing is known */
+    }
+    L->prpos = (L->prpos + drop) & (L->prcap - 1);
+    L->prn -= drop;
+}
+
+/* Receiver R has timed every record before measured time t */
+static bool pr_ready(const engine *E, rloc *R, uint64_t t)
+{
+    up_event *ev;
+    if (R->state == S_DONE || R->ls.prev_m >= t)
+        return true;
+    return up_stream_buffered(R->s) && up_stream_peek(R->s, 0, &ev, E->err) == UP_OK && ev &&
+           ev->time >= t;
+}
+
+/* Where synchronous send s could first move: after its send and its post */
+static uint64_t sync_t0(const up_sync *s)
+{
+    return s->send_m > s->post_m ? s->send_m : s->post_m;
+}
+
+/* Did R's i-th oldest progressing call come after t0 with R outside MPI
+ * since t0 (the call before it, if any, had left by then)?  1 yes, 0 no,
+ * -1 unknown (the call before it was forgotten). */
+static int pr_first_after(const rloc *R, uint32_t i, uint64_t t0)
+{
+    if (pr_at(R, i)->m <= t0)
+        return 0; /* R was in MPI since before t0 */
+    if (i == 0)
+        return R->pr_forgot ? -1 : 1;
+    return pr_at(R, i - 1)->leave_m <= t0; /* the call before still open: it progressed */
+}
+
+/* Fills s->has_prog and s->prog_* from receiver R's last progressing call
+ * that reached the library before measured time t (the completion), if it
+ * came after both the send and the post with R outside MPI in between
+ * (pr_first_after).  false when R's calls that far back were forgotten. */
+static bool pr_find(rloc *R, up_sync *s, uint64_t t)
+{
+    uint32_t i = R->prn;
+    const pres *p;
+    int first;
+    s->has_prog = false;
+    while (i > 0 && pr_at(R, i - 1)->m >= t)
+        i--;
+    if (i == 0) /* none before t: R's calls all came later, or were forgotten */
+        return !R->pr_forgot;
+    if ((first = pr_first_after(R, i - 1, sync_t0(s))) <= 0)
+        return first == 0;
+    p = pr_at(R, i - 1);
+    s->has_prog = true;
+    s->prog_m = p->m;
+    s->prog_a = p->a;
+    s->prog_kind = p->kind;
+    s->prog_rflags = p->rflags;
+    return true;
+}
+
+/* Message m's receive was posted at (post_m, post_a): a synchronous sender
+ * waiting for it may go on. */
+static int msg_posted(engine *E, up_msg *m, uint64_t post_m, uint64_t post_a, bool by_request)
+{
+    up_sync *s = m->sync;
+    rloc *S;
+    m->posted = true;
+    if (!s || s->posted)
+        return 0;
+    s->posted = true;
+    s->by_request = by_request;
+    s->post_m = post_m;
+    s->post_a = post_a;
+    S = &E->L[s->src];
+    if (S->state == S_WAIT && S->wait == W_SYNC && S->wsync == s)
+        return up_eng_make_runnable(E, s->src);
+    return 0;
+}
+
+/* A receive on q was posted: it pairs with the first message not yet
+ * paired, or waits in q->posts for the next send (MPI matches receives in
+ * the order they were posted). */
+static int post_recv(engine *E, msgq *q, uint64_t post_m, uint64_t post_a)
+{
+    up_msg *m;
+    post *p;
+    for (m = q->head; m; m = m->next)
+        if (!m->posted)
+            return msg_posted(E, m, post_m, post_a, true);
+    if (!(p = up_malloc(sizeof *p)))
+        return -1;
+    p->m = post_m;
+    p->a = post_a;
+    p->next = NULL;
+    if (q->posts_tail)
+        q->posts_tail->next = p;
+    else
+        q->posts = p;
+    q->posts_tail = p;
+    return 0;
+}
+
+static void posts_free(msgq *q)
+{
+    while (q->posts) {
+        post *p = q->posts;
+        q->posts = p->next;
+        up_free(p);
+    }
+    q->posts_tail = NULL;
+}
+
+/* The head of queue q, taken by a receive. */
+up_msg *up_eng_queue_pop(engine *E, msgq *q)
+{
+    up_msg *m = q->head;
+    q->head = m->next;
+    if (!q->head)
+        q->tail = NULL;
+    q->waiting = false;
+    if (E->wild != UP_WILDCARD_PRESERVE)
+        up_eng_group_unlink(E, m);
+    return m;
+}
+
+
+/* ---- lookahead -------------------------------------------------------------- */
+
+/* Measured time of the first Leave at or after buffered position `from` of a
+ * location's stream (the end of a send call), or `fallback` when there is
+ * none within reach. */
+static int exit_time_from(engine *E, rloc *L, size_t from, uint64_t fallback, uint64_t *exit_m)
+{
+    size_t i;
+    *exit_m = fallback;
+    for (i = from; i < UP_STREAM_MAX_LOOKAHEAD; i++) {
+        up_event *e;
+        if (up_stream_peek(L->s, i, &e, E->err) != UP_OK)
+            return -1;
+        if (!e)
+            break;
+        if (e->kind == UP_EV_Leave) {
+            *exit_m = e->time;
+            break;
+        }
+    }
+    return 0;
+}
+
+/* ... after the head record (the send itself is the head). */
+static int exit_time(engine *E, rloc *L, uint64_t head_t, uint64_t *exit_m)
+{
+    return exit_time_from(E, L, 1, head_t, exit_m);
+}
+
+/* The location of `rank` in comm, as location li's message names it: 1 with
+ * *loc set; 0 when it maps to no location or li is no member of comm (a
+ * message on a group it is not in has no partner: timed as a local record,
+ * counted as an unresolved peer); -1 out of memory.  The communicator li
+ * was last found a member of is remembered: loops send on one. */
+UP_HOT_INLINE int peer_loc(engine *E, rloc *L, uint32_t li, OTF2_CommRef comm, uint32_t rank,
+                    uint32_t *loc)
+{
+    if (!L->mcomm_ok || L->mcomm != comm) {
+        uint32_t me;
+        int r = up_eng_rank_of(E, comm, li, &me);
+        if (r <= 0)
+            return r;
+        L->mcomm = comm;
+        L->mcomm_ok = true;
+    }
+    return up_defs_rank_loc(E->d, comm, rank, li, loc) ? 1 : 0;
+}
+
+/* ---- record handlers ---------------------------------------------------------- */
+
+/* A send.  On the slow path the end of its call (exit.send_m, the first
+ * Leave after it) is found by reading ahead; on the direct path it is not
+ * known yet: the message waits in L->pend for the location's next Leave, or
+ * for a receive that needs it first (resolve_exit). */
+int up_eng_send(engine *E, uint32_t li, up_event **evp, bool direct)
+{
+    rloc *L = &E->L[li];
+    up_event *ev = *evp;
+    uint32_t rank, tag, dst;
+    OTF2_CommRef comm;
+    uint64_t bytes, exit_m, k0, k1, t;
+    uint32_t odst, oc = 0;
+    bool retarget = false, reply = false;
+    up_msg *m;
+    msgq *q;
+    int r;
+
+    if (direct && L->reply_open)
+        return STEP_DECLINED; /* may be a reply: step() (it needs the attributes) */
+    if (ev->kind == UP_EV_MpiSend) {
+        rank = ev->u.MpiSend.receiver, comm = ev->u.MpiSend.communicator;
+        tag = ev->u.MpiSend.msgTag, bytes = ev->u.MpiSend.msgLength;
+    } else {
+        rank = ev->u.MpiIsend.receiver, comm = ev->u.MpiIsend.communicator;
+        tag = ev->u.MpiIsend.msgTag, bytes = ev->u.MpiIsend.msgLength;
+    }
+    if ((r = peer_loc(E, L, li, comm, rank, &dst)) <= 0) {
+        if (r < 0) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+            return STEP_ERROR;
+        }
+        E->repairs[UP_REPAIR_unresolved_peer]++;
+        E->ops->local(E->model, li, &L->ls, ev);
+        return STEP_OK;
+    }
+    if ((r = claim_wait(E, li, ev, dst, NULL, NULL, direct)) != STEP_OK)
+        return r;
+    t = ev->time;
+    exit_m = t;
+    if (!direct) {
+        if (exit_time(E, L, t, &exit_m) != 0 || up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
+            return STEP_ERROR;
+        ev = *evp;
+    }
+    odst = dst;
+    if (E->wild != UP_WILDCARD_PRESERVE) { /* task farms: the key as recorded */
+        msg_key(li, dst, comm, tag, &k0, &k1);
+        if ((oc = up_eng_chan_get(E, k0, k1)) == UINT32_MAX) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+            return STEP_ERROR;
+        }
+        reply = up_eng_reply_of(E, li, ev, comm, &dst, &retarget);
+    }
+    if (!(m = msg_new(E))) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+        return STEP_ERROR;
+    }
+    m->send_m = ev->time;
+    m->exit_m = exit_m;
+    m->exit_known = !direct;
+    m->bytes = bytes;
+    m->src = li;
+    m->dst = dst;
+    if (E->wild != UP_WILDCARD_PRESERVE) {
+        m->ochan = oc;
+        m->oseq = E->chan[oc].sent++;
+        m->odst = odst;
+        m->task = reply;
+        m->retargeted = retarget;
+    }
+    E->ops->send(E->model, li, &L->ls, ev, m);
+    m->send_a = ev->t_out;
+    if ((L->enter_rflags & UP_REGION_SSEND) || bytes > E->eager) {
+        up_sync *s;
+        if ((L->nsync == L->synccap &&
+             !up_grow((void **)&L->syncs, &L->synccap, L->nsync + 1, sizeof *L->syncs)) ||
+            !(s = up_calloc(1, sizeof *s))) {
+            msg_free(E, m);
+            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+            return STEP_ERROR;
+        }
+        s->send_m = m->send_m;
+        s->send_a = m->send_a;
+        s->bytes = bytes;
+        s->src = li;
+        s->dst = dst;
+        s->blocking = ev->kind == UP_EV_MpiSend;
+        s->req = ev->kind == UP_EV_MpiIsend ? ev->u.MpiIsend.requestID : 0;
+        s->refs = 2;
+        m->sync = s;
+        L->syncs[L->nsync++] = s;
+    }
+
+    msg_key(li, dst, comm, tag, &k0, &k1);
+    queues_sweep(E);
+    if (!(q = queue_cached(E, L, true, k0, k1, true))) {
+        msg_free(E, m);
+        UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+        return STEP_ERROR;
+    }
+    if (q->skip) { /* its receive was released already (inconsistent trace) */
+        q->skip--;
+        E->repairs[UP_REPAIR_late_send]++;
+        if (m->sync) /* no receive will post it: its sender is released */
+            msg_posted(E, m, m->send_m, m->send_a, false);
+        msg_free(E, m);
+        return STEP_OK;
+    }
+    if (q->posts) { /* its receive was posted before it was sent */
+        post *p = q->posts;
+        if (!(q->posts = p->next))
+            q->posts_tail = NULL;
+        msg_posted(E, m, p->m, p->a, true);
+        up_free(p);
+    }
+    if (direct) {
+        if (L->npend == L->pendcap &&
+            !up_grow((void **)&L->pend, &L->pendcap, L->npend + 1, sizeof *L->pend)) {
+            msg_free(E, m);
+            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+            return STEP_ERROR;
+        }
+        L->pend[L->npend++] = m;
+    }
+    if (q->tail)
+        q->tail->next = m;
+    else
+        q->head = m;
+    q->tail = m;
+    if (E->wild != UP_WILDCARD_PRESERVE) {
+        mgroup *g = up_eng_group_get(E, dst, comm, true);
+        if (!g) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+            return STEP_ERROR;
+        }
+        m->comm = comm, m->tag = tag, m->q = q;
+        m->gprev = g->tail;
+        if (g->tail)
+            g->tail->gnext = m;
+        else
+            g->head = m;
+        g->tail = m;
+        if (g->waiting) {
+            g->waiting = q->waiting = false;
+            if (E->L[dst].state == S_WAIT && up_eng_make_runnable(E, dst) != 0)
+                return STEP_ERROR;
+        }
+    }
+    if (q->waiting) {
+        q->waiting = false;
+        /* (a receiver woken for its group already runs: not twice into the heap) */
+        if (E->L[dst].state == S_WAIT && E->L[dst].wait == W_MSG && up_eng_make_runnable(E, dst) != 0)
+            return STEP_ERROR;
+    }
+    return STEP_OK;
+}
+
+/* Makes m->exit_m known: the first Leave among the sender's records not yet
+ * processed (they all follow the send).  Reading ahead in another location's
+ * stream is safe: it is not running, and it will take the buffered records
+ * first.  A location cannot read ahead in its own stream while its records
+ * are being handed over directly: STEP_DECLINED. */
+int up_eng_resolve_exit(engine *E, uint32_t li, up_msg *m, bool direct)
+{
+    rloc *S = &E->L[m->src];
+    size_t i;
+    if (m->exit_known)
+        return STEP_OK;
+    if (direct && m->src == li)
+        return STEP_DECLINED;
+    if (exit_time_from(E, S, 0, m->send_m, &m->exit_m) != 0)
+        return STEP_ERROR;
+    m->exit_known = true;
+    for (i = 0; i < S->npend; i++)
+        if (S->pend[i] == m) {
+            S->pend[i] = S->pend[--S->npend];
+            break;
+        }
+    return STEP_OK;
+}
+
+/* Two receive records on the same communicator, sender and tag. */
+static bool same_channel(const up_event *a, const up_event *b)
+{
+    uint32_t ra, rb, ta, tb;
+    OTF2_CommRef ca, cb;
+    recv_fields(a, &ra, &ca, &ta);
+    recv_fields(b, &rb, &cb, &tb);
+    return ra == rb && ca == cb && ta == tb;
+}
+
+/* Progress: did rendezvous m move only once receiver L entered its current
+ * call (its previous progressing call had left before the send and the
+ * post, and this one came after both)? */
+static bool at_entry(const rloc *L, const up_msg *m)
+{
+    const pres *cur;
+    if (!m->sync || !m->sync->by_request || !L->prn)
+        return false;
+    cur = pr_at(L, L->prn - 1);
+    return cur->m == L->ls.enter_m && cur->leave_m == UINT64_MAX &&
+           pr_first_after(L, L->prn - 1, sync_t0(m->sync)) == 1;
+}
+
+/* Receive ev takes message m. */
+int up_eng_recv_done(engine *E, uint32_t li, up_event *ev, up_msg *m)
+{
+    rloc *L = &E->L[li];
+    m->at_entry = E->prog && at_entry(L, m);
+    if (ev->kind == UP_EV_MpiIrecv)
+        up_map_del(&E->iposted, li, ev->u.MpiIrecv.requestID);
+    if (!m->posted) /* not posted at an MpiIrecvRequest: when its call began */
+        msg_posted(E, m, L->ls.enter_m, L->ls.enter_a, false);
+    if (L->spin_last) { /* the completion that ends a spin (docs/models.md, "Polling") */
+        L->ls.spin = true;
+        E->ops->recv(E->model, li, &L->ls, ev, m);
+        L->ls.spin = false;
+        L->spin_last = false;
+    } else if (E->spin_gap && L->in_poll && E->ops->poll_recv) {
+        /* a poll of an interleaved loop: the program does not wait here */
+        uint64_t due = E->ops->poll_recv(E->model, li, &L->ls, ev, m);
+        size_t k;
+        /* not before a held completion from the same sender and tag: MPI
+         * completes those in order (non-overtaking) */
+        for (k = 0; k < L->nheld; k++)
+            if (same_channel(&L->held[k].ev, ev) && L->held[k].due > due)
+                due = L->held[k].due;
+        if (due > ev->t_out)
+            L->hold_now = true, L->hold_t = due;
+    } else
+        E->ops->recv(E->model, li, &L->ls, ev, m);
+    msg_free(E, m);
+    return STEP_OK;
+}
+
+/* direct: called on the direct path, where a missing message is not waited
+ * for (STEP_DECLINED, nothing changed) but left to step(). */
+int up_eng_recv(engine *E, uint32_t li, up_event **evp, bool direct)
+{
+    up_event *ev = *evp;
+    rloc *L = &E->L[li];
+    uint32_t rank, tag, src;
+    OTF2_CommRef comm;
+    uint64_t k0, k1;
+    msgq *q;
+    int r;
+
+    recv_fields(ev, &rank, &comm, &tag);
+    if ((r = peer_loc(E, L, li, comm, rank, &src)) <= 0) {
+        if (r < 0) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory matching a receive");
+            return STEP_ERROR;
+        }
+        E->repairs[UP_REPAIR_unresolved_peer]++;
+        E->ops->recv(E->model, li, &L->ls, ev, NULL);
+        return STEP_OK;
+    }
+    msg_key(src, li, comm, tag, &k0, &k1);
+    if (E->wild != UP_WILDCARD_PRESERVE) /* needs the record's attributes */
+        return direct ? STEP_DECLINED : up_eng_recv_rematch(E, li, evp, comm, src, tag, k0, k1);
+    q = queue_cached(E, L, false, k0, k1, false);
+    if (q && q->head) {
+        if ((r = up_eng_resolve_exit(E, li, q->head, direct)) != STEP_OK)
+            return r;
+        if (!direct && q->head->src == li && up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
+            return STEP_ERROR; /* read ahead in our own stream: the head moved */
+        if ((r = claim_wait(E, li, *evp, src, q->head, NULL, direct)) != STEP_OK)
+            return r;
+        return up_eng_recv_done(E, li, *evp, up_eng_queue_pop(E, q));
+    }
+    if (direct)
+        return STEP_DECLINED;
+    if (!(q = up_eng_queue_get(E, k0, k1, true))) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory waiting for a message");
+        return STEP_ERROR;
+    }
+    if (L->force) { /* released: no send will ever come before it */
+        L->force = false;
+        q->waiting = false;
+        q->skip++;
+        E->repairs[UP_REPAIR_unmatched_recv]++;
+        E->ops->recv(E->model, li, &L->ls, ev, NULL);
+        return STEP_OK;
+    }
+    q->waiting = true;
+    L->wait = W_MSG;
+    L->wk0 = k0;
+    L->wk1 = k1;
+    return STEP_BLOCKED;
+}
+
+/* An Irecv is posted at its MpiIrecvRequest, long before the MpiIrecv that
+ * completes it names the sender and tag: these are looked for ahead, so that
+ * a synchronous sender can go on as soon as the receive was posted, as in
+ * MPI.  A request that is cancelled, or whose completion is out of reach,
+ * posts nothing here (the completion posts it then). */
+int up_eng_irecv_request(engine *E, uint32_t li, up_event **evp, bool direct)
+{
+    rloc *L = &E->L[li];
+    uint64_t req = (*evp)->u.MpiIrecvRequest.requestID, k0, k1;
+    up_event *e = NULL;
+    size_t i;
+    uint32_t rank = 0, tag = 0, src = 0;
+    OTF2_CommRef comm = 0;
+    msgq *q;
+    (void)direct; /* never on the direct path (the record table) */
+
+    for (i = 1; i < UP_STREAM_MAX_LOOKAHEAD; i++) {
+        if (up_stream_peek(L->s, i, &e, E->err) != UP_OK)
+            return STEP_ERROR;
+        if (!e || (e->kind == UP_EV_MpiIrecv && e->u.MpiIrecv.requestID == req) ||
+            (e->kind == UP_EV_MpiRequestCancelled && e->u.MpiRequestCancelled.requestID == req))
+            break;
+    }
+    if (e && e->kind == UP_EV_MpiIrecv && e->u.MpiIrecv.requestID == req) {
+        int r;
+        recv_fields(e, &rank, &comm, &tag);
+        if ((r = peer_loc(E, L, li, comm, rank, &src)) < 0) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory posting a receive");
+            return STEP_ERROR;
+        }
+        if (r == 0) /* its MpiIrecv is counted */
+            e = NULL;
+    } else {
+        e = NULL;
+    }
+    if (up_stream_peek(L->s, 0, evp, E->err) != UP_OK)
+        return STEP_ERROR;
+    E->ops->local(E->model, li, &L->ls, *evp);
+    if (!e)
+        return STEP_OK;
+    msg_key(src, li, comm, tag, &k0, &k1);
+    if (!(q = up_eng_queue_get(E, k0, k1, true)) || post_recv(E, q, (*evp)->time, (*evp)->t_out) != 0 ||
+        !up_map_put(&E->iposted, li, req, 1)) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory posting a receive");
+        return STEP_ERROR;
+    }
+    return STEP_OK;
+}
+
+/* Does record ev complete some of L's synchronous sends?  The Leave of the
+ * call completes its blocking ones, MpiIsendComplete the one with its
+ * request id; MpiRequestCancelled drops one. */
+static bool sync_completes(const rloc *L, const up_event *ev, size_t i)
+{
+    const up_sync *s = L->syncs[i];
+    if (ev->kind == UP_EV_Leave)
+        return s->blocking;
+    if (ev->kind == UP_EV_MpiIsendComplete)
+        return !s->blocking && s->req == ev->u.MpiIsendComplete.requestID;
+    return false;
+}
+
+void up_eng_sync_drop(rloc *L, size_t i)
+{
+    sync_unref(L->syncs[i]);
+    memmove(&L->syncs[i], &L->syncs[i + 1], (L->nsync - i - 1) * sizeof *L->syncs);
+    L->nsync--;
+}
+
+/* The approximated time a synchronous send's completion depends on: the
+ * post, or its receiver's entry into MPI after it */
+static uint64_t sync_dep_a(const up_sync *s)
+{
+    return s->has_prog && s->prog_a > s->post_a ? s->prog_a : s->post_a;
+}
+
+/* Progress (docs/models.md, "Progress"): the completion at measured time t
+ * of L's synchronous send s depends on the MPI calls its receiver made up
+ * to t.  Waits (STEP_YIELD) until the receiver has timed them; a receiver
+ * that waits itself while nothing earlier can run is not waited for (the
+ * send is timed from its post, counted as progress_unknown). */
+static int prog_wait(engine *E, up_sync *s, uint64_t t)
+{
+    rloc *R = &E->L[s->dst];
+    if (!pr_ready(E, R, t)) {
+        bool earlier = E->hn && E->heap[0].key < t;
+        if (R->state == S_RUN ? !R->deferring && !R->claiming : earlier)
+            return STEP_YIELD;
+        s->has_prog = false;
+        E->repairs[UP_REPAIR_progress_unknown]++;
+        return STEP_OK;
+    }
+    if (!pr_find(R, s, t))
+        E->repairs[UP_REPAIR_progress_unknown]++;
+    return STEP_OK;
+}
+
+/* The record completing synchronous sends waits until their receives were
+ * posted (the late-receiver wait of Sarukkai and Malony, Section 3.3); the
+ * model times it from the latest post.  Returns STEP_DECLINED when the
+ * record completes none of them. */
+int up_eng_sync_end(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    const up_sync *last = NULL;
+    bool any = false;
+    size_t i;
+    if (ev->kind == UP_EV_MpiRequestCancelled) {
+        for (i = 0; i < L->nsync; i++)
+            if (!L->syncs[i]->blocking && L->syncs[i]->req == ev->u.MpiRequestCancelled.requestID) {
+                up_eng_sync_drop(L, i);
+                break;
+            }
+        return STEP_DECLINED;
+    }
+    for (i = 0; i < L->nsync; i++) {
+        up_sync *s = L->syncs[i];
+        if (!sync_completes(L, ev, i))
+            continue;
+        any = true;
+        if (!s->posted) {
+            if (!L->force) {
+                L->wait = W_SYNC;
+                L->wsync = s;
+                return STEP_BLOCKED;
+            }
+            L->force = false; /* its receive never came: complete without it */
+            s->posted = true;
+            s->post_m = s->send_m;
+            s->post_a = s->send_a;
+            E->repairs[UP_REPAIR_sync_unposted]++;
+        }
+        if (s->post_m > ev->time && E->ops->eager_from_trace)
+            continue; /* the call completed before its receive was posted:
+                       * the library buffered the message (eager, whatever
+                       * its size), so the completion waited for nothing */
+        if (E->prog && s->by_request && s->bytes && s->dst != li) {
+            int r = prog_wait(E, s, ev->time);
+            if (r != STEP_OK)
+                return r;
+        }
+        if (!last || sync_dep_a(s) > sync_dep_a(last))
+            last = s;
+    }
+    if (!any)
+        return STEP_DECLINED;
+    L->wsync = NULL;
+    E->ops->sync_end(E->model, li, &L->ls, ev, last);
+    for (i = L->nsync; i-- > 0;)
+        if (sync_completes(L, ev, i))
+            up_eng_sync_drop(L, i);
+    return STEP_OK;
+}
+
+/* The messages and posted receives still queued (the map itself is freed
+ * by the caller); after a complete run, counted as unmatched sends when
+ * `count`. */
+void up_eng_p2p_free(engine *E, bool count)
+{
+    uint64_t k0, k1, v;
+    size_t i;
+    for (i = 0; i < E->msgq.cap; i++) {
+        if (up_map_at(&E->msgq, i, &k0, &k1, &v)) {
+            msgq *q = (msgq *)(uintptr_t)v;
+            while (q->head) {
+                up_msg *m = q->head;
+                q->head = m->next;
+                if (count)
+                    E->repairs[UP_REPAIR_unmatched_send]++;
+                sync_unref(m->sync);
+                up_free(m);
+            }
+            posts_free(q);
+            up_free(q);
+        }
+    }
+}
