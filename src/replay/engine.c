@@ -883,13 +883,8 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
     E.sweep_at = SWEEP_MIN;
     up_map_init(&E.msgq);
     up_map_init(&E.colls);
-    up_map_init(&E.collseq);
     up_map_init(&E.rankof);
-    up_map_init(&E.nbc);
-    up_map_init(&E.nbpend);
-    up_map_init(&E.iposted);
     up_map_init(&E.teams);
-    up_map_init(&E.teamseq);
     up_map_init(&E.groups);
     up_map_init(&E.chans);
     up_map_init(&E.bodies);
@@ -948,16 +943,15 @@ done:
             up_free(E.L[i].pend);
             up_free(E.L[i].held);
             up_free(E.L[i].pr);
+            up_map_free(&E.L[i].collseq);
+            up_map_free(&E.L[i].nbc);
+            up_map_free(&E.L[i].nbpend);
+            up_map_free(&E.L[i].teamseq);
         }
     up_map_free(&E.msgq);
     up_map_free(&E.colls);
-    up_map_free(&E.collseq);
     up_map_free(&E.rankof);
-    up_map_free(&E.nbc);
-    up_map_free(&E.nbpend);
-    up_map_free(&E.iposted);
     up_map_free(&E.teams);
-    up_map_free(&E.teamseq);
     up_free(E.L);
     up_free(E.heap);
     up_free(E.ch.a);

@@ -87,9 +87,9 @@ static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp
     if (cd->self) {
         seq = E->self_seq++;
     } else {
-        if (!(seqp = up_map_get(&E->collseq, li, a->key))) {
-            if (!up_map_put(&E->collseq, li, a->key, 0) ||
-                !(seqp = up_map_get(&E->collseq, li, a->key)))
+        up_map *cs = &E->L[li].collseq;
+        if (!(seqp = up_map_get(cs, a->key, 0))) {
+            if (!up_map_put(cs, a->key, 0, 0) || !(seqp = up_map_get(cs, a->key, 0)))
                 return -1;
         }
         seq = (*seqp)++;
@@ -392,7 +392,7 @@ int up_eng_nbc_request(engine *E, uint32_t li, up_event **evp, bool direct)
     int r;
     (void)direct; /* never on the direct path (the record table) */
 
-    if (up_map_get(&E->nbc, li, req) || up_map_get(&E->nbpend, li, req)) {
+    if (up_map_get(&L->nbc, req, 0) || up_map_get(&L->nbpend, req, 0)) {
         /* its id is still in use by an earlier request (MPI reuses a request
          * only once it completed): the earlier one keeps it */
         E->repairs[UP_REPAIR_collective_unpaired]++;
@@ -417,7 +417,7 @@ int up_eng_nbc_request(engine *E, uint32_t li, up_event **evp, bool direct)
          * completion, with the times of its request */
         coll_arrival *pa = up_calloc(1, sizeof *pa);
         E->ops->local(E->model, li, &L->ls, *evp);
-        if (!pa || !up_map_put(&E->nbpend, li, req, (uint64_t)(uintptr_t)pa)) {
+        if (!pa || !up_map_put(&L->nbpend, req, 0, (uint64_t)(uintptr_t)pa)) {
             up_free(pa);
             UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
             return STEP_ERROR;
@@ -440,8 +440,8 @@ int up_eng_nbc_request(engine *E, uint32_t li, up_event **evp, bool direct)
     a.begin_a = (*evp)->t_out;
     r = coll_join(E, li, &a, &c, &rank);
     /* not a member (r == 0): counted here, its complete is timed locally
-     * (NULL in E->nbc) */
-    if (r < 0 || !up_map_put(&E->nbc, li, req, r > 0 ? (uint64_t)(uintptr_t)c : 0)) {
+     * (NULL in L->nbc) */
+    if (r < 0 || !up_map_put(&L->nbc, req, 0, r > 0 ? (uint64_t)(uintptr_t)c : 0)) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
         return STEP_ERROR;
     }
@@ -455,18 +455,18 @@ int up_eng_nbc_complete(engine *E, uint32_t li, up_event **evp, bool direct)
     up_event *ev = *evp;
     rloc *L = &E->L[li];
     uint64_t req = ev->u.NonBlockingCollectiveComplete.requestID;
-    uint64_t *v = up_map_get(&E->nbc, li, req), *pv;
+    uint64_t *v = up_map_get(&L->nbc, req, 0), *pv;
     uint32_t rank;
     up_coll *c;
     int r;
     (void)direct; /* never on the direct path (the record table) */
-    if (!v && (pv = up_map_get(&E->nbpend, li, req))) { /* join now (do_nbc_request) */
+    if (!v && (pv = up_map_get(&L->nbpend, req, 0))) { /* join now (do_nbc_request) */
         coll_arrival *pa = (coll_arrival *)(uintptr_t)*pv;
         nbc_completion(pa, ev);
         r = coll_join(E, li, pa, &c, &rank);
-        up_map_del(&E->nbpend, li, req);
+        up_map_del(&L->nbpend, req, 0);
         up_free(pa);
-        if (r < 0 || (r > 0 && !up_map_put(&E->nbc, li, req, (uint64_t)(uintptr_t)c))) {
+        if (r < 0 || (r > 0 && !up_map_put(&L->nbc, req, 0, (uint64_t)(uintptr_t)c))) {
             UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
             return STEP_ERROR;
         }
@@ -475,13 +475,13 @@ int up_eng_nbc_complete(engine *E, uint32_t li, up_event **evp, bool direct)
             E->ops->local(E->model, li, &L->ls, ev);
             return STEP_OK;
         }
-        v = up_map_get(&E->nbc, li, req);
+        v = up_map_get(&L->nbc, req, 0);
     }
     if (!v || !*v) { /* no request (counted), or one of no member (counted) */
         if (!v)
             E->repairs[UP_REPAIR_collective_unpaired]++;
         else
-            up_map_del(&E->nbc, li, req);
+            up_map_del(&L->nbc, req, 0);
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
     }
@@ -495,7 +495,7 @@ int up_eng_nbc_complete(engine *E, uint32_t li, up_event **evp, bool direct)
     if ((r = claim_wait(E, li, ev, UINT32_MAX, NULL, c, false)) != STEP_OK)
         return r;
     E->ops->coll_end(E->model, li, &L->ls, ev, c, &c->m[rank]);
-    up_map_del(&E->nbc, li, req);
+    up_map_del(&L->nbc, req, 0);
     coll_done(E, c);
     return STEP_OK;
 }
@@ -506,7 +506,7 @@ int up_eng_nbc_complete(engine *E, uint32_t li, up_event **evp, bool direct)
 void up_eng_coll_free(engine *E, bool count)
 {
     uint64_t k0, k1, v;
-    size_t i;
+    size_t i, j;
     for (i = 0; i < E->colls.cap; i++) {
         if (up_map_at(&E->colls, i, &k0, &k1, &v)) {
             up_coll *c = (up_coll *)(uintptr_t)v;
@@ -515,7 +515,10 @@ void up_eng_coll_free(engine *E, bool count)
             coll_free(c);
         }
     }
-    for (i = 0; i < E->nbpend.cap; i++)
-        if (up_map_at(&E->nbpend, i, &k0, &k1, &v))
-            up_free((coll_arrival *)(uintptr_t)v);
+    for (j = 0; j < E->n; j++) {
+        up_map *np = &E->L[j].nbpend;
+        for (i = 0; i < np->cap; i++)
+            if (up_map_at(np, i, &k0, &k1, &v))
+                up_free((coll_arrival *)(uintptr_t)v);
+    }
 }

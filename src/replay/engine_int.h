@@ -151,6 +151,12 @@ typedef struct rloc {
     bool pr_forgot;      /* calls were dropped that a lookup might need */
     bool pr_send;        /* in a call that only progresses once its MpiSend
                           * (a blocking send) comes */
+    /* its own numbering and requests (no other location reads them) */
+    up_map collseq;      /* key (comm or window) -> its collectives on it so far */
+    up_map nbc;          /* request id -> its nonblocking collective */
+    up_map nbpend;       /* request id -> coll_arrival of a request whose
+                          * completion was out of reach */
+    up_map teamseq;      /* team comm -> its ThreadTeamBegins so far */
 } rloc;
 
 /* One MPI call of a location that made the library progress: where it
@@ -202,18 +208,13 @@ typedef struct engine {
     kheap cw;         /* locations parked at a claim (key: its time), cw_wake() */
     bool ch_off;      /* ... given up (out of memory): scans instead */
     size_t hn;
-    up_map msgq, colls, collseq;
+    up_map msgq, colls;
     up_map rankof;    /* (comm, location) -> its rank; (comm, UINT64_MAX) -> 0
                        * once indexed, 1 when the comm is unusable */
     uint64_t self_seq; /* instances of self-like communicators (coll_join) */
     size_t ndrained;  /* instances whose members that came are all done, while
                        * one that has not may still come (coll_done) */
-    up_map nbc;       /* (location, request id) -> its nonblocking collective */
-    up_map nbpend;    /* (location, request id) -> coll_arrival of a request
-                       * whose completion was out of reach */
-    up_map iposted;   /* (location, request id) of Irecvs posted at their request */
     up_map teams;     /* (team comm, k) -> team */
-    up_map teamseq;   /* (location, team comm) -> its ThreadTeamBegins so far */
     up_map groups;    /* (receiver, comm) -> mgroup, when re-matching */
     up_wildcard wild; /* matching of wildcard receives */
     bool follow;      /* replies follow re-matched receives (up_replies) */
@@ -342,6 +343,15 @@ static inline int claim_wait(engine *E, uint32_t li, const up_event *ev, uint32_
     if (!E->ops->claim) /* compensate: no claims, and nothing to reset */
         return STEP_OK;
     return up_eng_claim_wait(E, li, ev, peer, m, c, direct);
+}
+
+/* The seam's lower bound in measured time (docs/design.md, "The seam"): a
+ * runnable location's next record comes before measured time t, so a
+ * decision that needs every record before t (a wildcard's candidates, a
+ * receiver's progress, an RMA token) waits (STEP_YIELD) behind it. */
+static inline bool up_eng_behind(const engine *E, uint64_t t)
+{
+    return E->hn && E->heap[0].key < t;
 }
 
 /* Progress (docs/models.md, "Progress"; engine_p2p.c): each location's

@@ -532,8 +532,6 @@ int up_eng_recv_done(engine *E, uint32_t li, up_event *ev, up_msg *m)
 {
     rloc *L = &E->L[li];
     m->at_entry = E->prog && at_entry(L, m);
-    if (ev->kind == UP_EV_MpiIrecv)
-        up_map_del(&E->iposted, li, ev->u.MpiIrecv.requestID);
     if (!m->posted) /* not posted at an MpiIrecvRequest: when its call began */
         msg_posted(E, m, L->ls.enter_m, L->ls.enter_a, false);
     if (L->spin_last) { /* the completion that ends a spin (docs/models.md, "Polling") */
@@ -655,8 +653,7 @@ int up_eng_irecv_request(engine *E, uint32_t li, up_event **evp, bool direct)
     if (!e)
         return STEP_OK;
     msg_key(src, li, comm, tag, &k0, &k1);
-    if (!(q = up_eng_queue_get(E, k0, k1, true)) || post_recv(E, q, (*evp)->time, (*evp)->t_out) != 0 ||
-        !up_map_put(&E->iposted, li, req, 1)) {
+    if (!(q = up_eng_queue_get(E, k0, k1, true)) || post_recv(E, q, (*evp)->time, (*evp)->t_out) != 0) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory posting a receive");
         return STEP_ERROR;
     }
@@ -699,7 +696,7 @@ static int prog_wait(engine *E, up_sync *s, uint64_t t)
 {
     rloc *R = &E->L[s->dst];
     if (!pr_ready(E, R, t)) {
-        bool earlier = E->hn && E->heap[0].key < t;
+        bool earlier = up_eng_behind(E, t);
         if (R->state == S_RUN ? !R->deferring && !R->claiming : earlier)
             return STEP_YIELD;
         s->has_prog = false;

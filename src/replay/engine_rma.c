@@ -262,7 +262,7 @@ int up_eng_unlock(engine *E, uint32_t li, up_event **evp, bool direct)
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
     }
-    if (E->hn && E->heap[0].key < ev->time)
+    if (up_eng_behind(E, ev->time))
         return STEP_YIELD; /* releases earlier in measured time go first */
     /* one target, or all of them (MPI_Win_unlock_all) */
     first = remote == OTF2_UNDEFINED_UINT32 ? 0 : remote;

@@ -77,8 +77,8 @@ int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct)
     }
     cd = up_defs_comm(E->d, comm);
     key = team_key(cd, comm, li);
-    if (!(seqp = up_map_get(&E->teamseq, li, comm))) {
-        if (!up_map_put(&E->teamseq, li, comm, 0) || !(seqp = up_map_get(&E->teamseq, li, comm)))
+    if (!(seqp = up_map_get(&L->teamseq, comm, 0))) {
+        if (!up_map_put(&L->teamseq, comm, 0, 0) || !(seqp = up_map_get(&L->teamseq, comm, 0)))
             goto nomem;
     }
     if (!begin && *seqp == 0) { /* an end without a begin */

@@ -348,7 +348,7 @@ int up_eng_recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
     /* a reply re-targeted here may carry another tag than recorded */
     retag = E->retargeted && (bits & WILD_TAG) && !(bits & WILD_SOURCE) &&
             any_from(g, src);
-    if ((q->lent > 0 || (bits && q->head) || retag) && E->hn && E->heap[0].key < ev->time)
+    if ((q->lent > 0 || (bits && q->head) || retag) && up_eng_behind(E, ev->time))
         return STEP_YIELD; /* let the senders behind it in measured time send first */
     if (q->lent > 0 || (bits && q->head) || retag)
         m = choose(E, g, src, tag, bits, L->ls.enter_a);
