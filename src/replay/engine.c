@@ -1,11 +1,13 @@
 /*
- * engine.c - the replay engine (see src/replay/replay.h).
+ * engine.c - the replay engine (see src/replay/replay.h): its schedule, the
+ * lower bounds of the locations' clocks, the table of record kinds, the loop.
  *
  * Place in the data flow: reader streams -> [engine + model] -> writer.
  * The engine owns the dependencies between locations (message queues,
  * collective instances, waiting and waking, deadlock release); the model owns
  * the formulas.  One location is advanced at a time; which one is decided by
- * a min-heap on the measured time of its next record.
+ * a min-heap on the measured time of its next record.  The rules of each
+ * concern are in the engine's other files (engine_int.h lists them).
  */
 #include <string.h>
 
@@ -175,6 +177,8 @@ void *up_eng_map_obj(up_map *m, uint64_t k0, uint64_t k1, size_t size, bool crea
 /* for the engine's other files (engine_int.h); its own calls stay static
  * and inlined */
 int up_eng_make_runnable(engine *E, uint32_t li) { return make_runnable(E, li); }
+
+/* ---- lower bounds of the clocks: wildcards (the seam, docs/design.md) --------- */
 
 /* A wildcard receive of location li on comm is decided in approximated
  * time (the virtual time of Li and Zhang): no member of comm that still
@@ -508,7 +512,7 @@ static int step_record(engine *E, uint32_t li)
         return STEP_ERROR;
     if (!ev)
         return STEP_END;
-    /* (poll_step changes nothing for a record that is not an Enter outside a spin) */
+    /* (up_eng_poll_step changes nothing for a record that is not an Enter outside a spin) */
     if (E->spin_gap && (L->spin_left || L->spin_last || L->spin_on || ev->kind == UP_EV_Enter)) {
         r = up_eng_poll_step(E, li, &ev, &mark, &start);
         if (r == STEP_ERROR)

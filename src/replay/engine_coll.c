@@ -460,7 +460,7 @@ int up_eng_nbc_complete(engine *E, uint32_t li, up_event **evp, bool direct)
     up_coll *c;
     int r;
     (void)direct; /* never on the direct path (the record table) */
-    if (!v && (pv = up_map_get(&L->nbpend, req, 0))) { /* join now (do_nbc_request) */
+    if (!v && (pv = up_map_get(&L->nbpend, req, 0))) { /* join now (up_eng_nbc_request) */
         coll_arrival *pa = (coll_arrival *)(uintptr_t)*pv;
         nbc_completion(pa, ev);
         r = coll_join(E, li, pa, &c, &rank);

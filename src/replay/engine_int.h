@@ -46,7 +46,7 @@ typedef struct team {
 /* STEP_YIELD: the record waits for locations behind it in measured time to
  * catch up (a wildcard receive chooses among the messages sent so far) */
 /* STEP_DEFER: the same, for the locations that may still send an earlier
- * message in approximated time (lagging()): it goes back into the heap
+ * message in approximated time (up_eng_lagging): it goes back into the heap
  * behind them (L->defer_key) */
 /* STEP_PARK: with the model's claims, it waits out of the schedule (E->cw)
  * until no running location is behind it in approximated time (cw_wake) */
@@ -130,10 +130,10 @@ typedef struct rloc {
     uint64_t defer_key;  /* STEP_DEFER: its key in the heap */
     const struct up_coll *park_coll; /* STEP_PARK at a collective's claim: its
                           * members are not waited for */
-    bool deferring;      /* ... it waits for lagging members (lagging() does
+    bool deferring;      /* ... it waits for lagging members (up_eng_lagging does
                           * not wait for it: two such would wait forever) */
     bool claiming;       /* ... it waits to take a shared resource (the
-                          * model's claim): claim_lagging() */
+                          * model's claim): up_eng_claim_lagging */
     uint64_t defer_at;   /* ... at this approximated time (the message's send
                           * time, or the claim's): none of its records comes earlier */
     uint32_t unanswered; /* its MPI_ANY_SOURCE receives since its last reply */
@@ -204,7 +204,7 @@ typedef struct engine {
     rloc *L;
     hent *heap;
     kheap ch;         /* with ops->claim: lower bounds of the running
-                       * locations' clocks (key: clock), claim_lagging() */
+                       * locations' clocks (key: clock), up_eng_claim_lagging */
     kheap cw;         /* locations parked at a claim (key: its time), cw_wake() */
     bool ch_off;      /* ... given up (out of memory): scans instead */
     size_t hn;

@@ -10,7 +10,7 @@
 
 /* ---- RMA: synchronisation of one-sided communication ------------------------ */
 
-/* MPI_Win_fence is a collective (do_coll_begin).  General active target
+/* MPI_Win_fence is a collective (up_eng_coll_begin).  General active target
  * synchronisation (MPI_Win_post/start/complete/wait) and passive target
  * locks are dependencies between single records, timed like the end of a
  * late receiver's wait (ops->sync_end): the record depends on a sync point
