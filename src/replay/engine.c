@@ -178,6 +178,22 @@ void *up_eng_map_obj(up_map *m, uint64_t k0, uint64_t k1, size_t size, bool crea
  * and inlined */
 int up_eng_make_runnable(engine *E, uint32_t li) { return make_runnable(E, li); }
 
+/* Does this engine hold every member of comm (always, unless it is a part)? */
+bool up_eng_comm_held(const engine *E, OTF2_CommRef comm)
+{
+    const up_comm_def *c = up_defs_comm(E->d, comm);
+    uint32_t r, n;
+    if (!E->part || !c || !c->resolved || c->self)
+        return true;
+    n = c->global_ranks ? c->world_size : c->size;
+    for (r = 0; r < n; r++) {
+        uint32_t j = c->global_ranks ? c->world[r] : c->members[r];
+        if (j < E->n && !up_eng_holds(E, j))
+            return false;
+    }
+    return true;
+}
+
 /* ---- lower bounds of the clocks: wildcards (the seam, docs/design.md) --------- */
 
 /* A wildcard receive of location li on comm is decided in approximated
@@ -611,38 +627,54 @@ static int direct_region(void *ctx, uint32_t li, unsigned kind, uint64_t t_m,
 
 /* ---- the loop ---------------------------------------------------------------- */
 
-/* Every unfinished location waits: release the one whose waiting record has
- * the earliest measured time. */
-static int release_one(engine *E)
+/* Every unfinished location waits: the one whose waiting record has the
+ * earliest measured time (then the lowest index) is released.  *best is
+ * UINT32_MAX when none waits with a record.  -1: a read failed. */
+int up_eng_release_pick(engine *E, uint32_t *best, uint64_t *best_t)
 {
     size_t i;
-    uint32_t best = UINT32_MAX;
-    uint64_t best_t = UINT64_MAX;
+    *best = UINT32_MAX;
+    *best_t = UINT64_MAX;
     for (i = 0; i < E->n; i++) {
         up_event *ev;
         if (E->L[i].state != S_WAIT)
             continue;
         if (up_stream_peek(E->L[i].s, 0, &ev, E->err) != UP_OK)
             return -1;
-        if (ev && (best == UINT32_MAX || ev->time < best_t)) {
-            best = (uint32_t)i;
-            best_t = ev->time;
+        if (ev && (*best == UINT32_MAX || ev->time < *best_t)) {
+            *best = (uint32_t)i;
+            *best_t = ev->time;
         }
     }
-    if (best == UINT32_MAX) {
-        UP_ERR(E->err, UP_EINTERNAL, "replay stalled with no waiting record");
-        return -1;
-    }
-    if (E->L[best].wait == W_MSG) {
-        msgq *q = up_eng_queue_get(E, E->L[best].wk0, E->L[best].wk1, false);
-        mgroup *g = up_eng_group_get(E, best, (OTF2_CommRef)(E->L[best].wk1 >> 32), false);
+    return 0;
+}
+
+/* Releases waiting location li: its record goes on without what it waits for */
+int up_eng_release(engine *E, uint32_t li)
+{
+    if (E->L[li].wait == W_MSG) {
+        msgq *q = up_eng_queue_get(E, E->L[li].wk0, E->L[li].wk1, false);
+        mgroup *g = up_eng_group_get(E, li, (OTF2_CommRef)(E->L[li].wk1 >> 32), false);
         if (q)
             q->waiting = false;
         if (g)
             g->waiting = false;
     }
-    E->L[best].force = true;
-    return make_runnable(E, best);
+    E->L[li].force = true;
+    return make_runnable(E, li);
+}
+
+static int release_one(engine *E)
+{
+    uint32_t best;
+    uint64_t best_t;
+    if (up_eng_release_pick(E, &best, &best_t) != 0)
+        return -1;
+    if (best == UINT32_MAX) {
+        UP_ERR(E->err, UP_EINTERNAL, "replay stalled with no waiting record");
+        return -1;
+    }
+    return up_eng_release(E, best);
 }
 
 /* Key of a runnable location in the heap: the measured time of its next
@@ -670,7 +702,7 @@ static void cw_wake(engine *E)
     }
 }
 
-static int run(engine *E)
+int up_eng_run(engine *E)
 {
     for (;;) {
         uint32_t li;
@@ -683,8 +715,8 @@ static int run(engine *E)
             return -1;
         }
         if (E->hn == 0) {
-            if (E->nwait == 0)
-                return 0;
+            if (E->nwait == 0 || E->part)
+                return 0; /* (a part of a partitioned replay: its driver decides) */
             if (release_one(E) != 0)
                 return -1;
             continue;
@@ -758,6 +790,9 @@ static int run(engine *E)
  * is left was never matched: counted as repairs when `count`. */
 static void release_leftovers(engine *E, bool count)
 {
+    if (E->released)
+        return;
+    E->released = true;
     up_eng_p2p_free(E, count);
     up_eng_threads_free(E);
     up_eng_wild_free(E);
@@ -765,11 +800,23 @@ static void release_leftovers(engine *E, bool count)
     up_eng_coll_free(E, count);
 }
 
-static void finish(engine *E, up_replay_result *res)
+void up_eng_leftovers(engine *E, bool count) { release_leftovers(E, count); }
+
+/* Records read from location i (by the part that holds it) */
+static uint64_t loc_records(const engine *E, size_t i)
+{
+    return E->L[i].away ? E->L[i].away_records : up_stream_records(E->L[i].s);
+}
+
+up_status up_eng_finish(engine *E, up_replay_result *res)
 {
     size_t i;
     bool any_init = false, any_fin = false;
 
+    res->locs = up_calloc(E->n, sizeof *res->locs);
+    res->nlocs = E->n;
+    if (!res->locs)
+        return UP_ERR(E->err, UP_ENOMEM, "out of memory");
     release_leftovers(E, true);
 
     res->resolution = E->d->resolution;
@@ -777,7 +824,7 @@ static void finish(engine *E, up_replay_result *res)
     res->t_max_a = 0;
     for (i = 0; i < E->n; i++) {
         rloc *L = &E->L[i];
-        res->events += up_stream_records(L->s);
+        res->events += loc_records(E, i);
         if (L->ls.started && L->first_a < res->t_min_a)
             res->t_min_a = L->first_a;
         if (L->ls.started && L->ls.prev_a > res->t_max_a)
@@ -785,10 +832,13 @@ static void finish(engine *E, up_replay_result *res)
     }
     if (res->t_min_a == UINT64_MAX)
         res->t_min_a = 0;
-    res->unknown_records = up_trace_unknown_records(E->in);
+    res->unknown_records = up_trace_unknown_records(E->in) + E->away_unknown;
     for (i = 0; i < E->n; i++) { /* timestamps the reader repaired (trace.h) */
         uint64_t fix[3];
-        up_trace_time_repairs(E->in, i, fix);
+        if (E->L[i].away)
+            memcpy(fix, E->L[i].away_fix, sizeof fix);
+        else
+            up_trace_time_repairs(E->in, i, fix);
         E->repairs[UP_REPAIR_decreasing_time] += fix[0];
         E->repairs[UP_REPAIR_time_out_of_range] += fix[1];
         E->repairs[UP_REPAIR_time_spike] += fix[2];
@@ -817,7 +867,7 @@ static void finish(engine *E, up_replay_result *res)
         lr->kind = E->d->locs[i].kind;
         lr->process = E->d->locs[i].process;
         lr->name = E->d->locs[i].name;
-        lr->records = up_stream_records(L->s);
+        lr->records = loc_records(E, i);
         if (!L->ls.started)
             continue;
         s_m = any_init ? (L->has_init ? L->init_m : UINT64_MAX) : L->first_m;
@@ -863,104 +913,124 @@ static void finish(engine *E, up_replay_result *res)
         if (s > res->max_shift)
             res->max_shift = s;
     }
+    return UP_OK;
+}
+
+/* Sets up engine E over trace `in` for the locations it holds (owner NULL:
+ * every location; else those with owner[l] == self, the others away).
+ * Returns UP_OK, or an error in E->err (up_eng_free cleans up either way). */
+up_status up_eng_init(engine *E, up_trace *in, up_writer *out, const up_model_ops *ops,
+                      void *model, const uint32_t *owner, uint32_t self, up_err *err)
+{
+    size_t i;
+    memset(E, 0, sizeof *E);
+    E->in = in;
+    E->out = out;
+    E->d = up_trace_defs(in);
+    E->ops = ops;
+    E->model = model;
+    E->n = E->d->nlocs;
+    E->err = err;
+    E->owner = owner;
+    E->self = self;
+    E->part = owner != NULL;
+    E->sweep_at = SWEEP_MIN;
+    up_map_init(&E->msgq);
+    up_map_init(&E->colls);
+    up_map_init(&E->rankof);
+    up_map_init(&E->teams);
+    up_map_init(&E->groups);
+    up_map_init(&E->chans);
+    up_map_init(&E->bodies);
+    up_map_init(&E->toks);
+    up_map_init(&E->epochs);
+    up_map_init(&E->locks);
+    up_map_init(&E->xseq);
+    E->wild = ops->wildcard ? ops->wildcard(model) : UP_WILDCARD_PRESERVE;
+    if (E->wild == UP_WILDCARD_AUTO) /* fifo where the tracer marked the wildcards */
+        E->wild = E->d->has_wildcard_attr ? UP_WILDCARD_FIFO : UP_WILDCARD_PRESERVE;
+    E->follow = ops->replies && ops->replies(model) == UP_REPLIES_FOLLOW;
+    E->eager = ops->eager_limit ? ops->eager_limit(model) : UINT64_MAX;
+    E->prog = ops->sync_progress && ops->sync_progress(model);
+    E->spin_gap = ops->spin_gap ? ops->spin_gap(model) : 0;
+    E->spin_pause = up_ticks_round(SPIN_PAUSE_NS * (double)E->d->resolution / 1e9);
+    if (E->spin_pause < E->spin_gap)
+        E->spin_pause = E->spin_gap;
+    E->poll_flag = E->spin_gap ? UP_REGION_POLL : 0;
+    E->L = up_calloc(E->n, sizeof *E->L);
+    E->heap = up_calloc(E->n, sizeof *E->heap);
+    E->seen = up_calloc(E->n ? E->n : 1, sizeof *E->seen);
+    if (!E->L || !E->heap || !E->seen)
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    for (i = 0; i < E->n; i++) {
+        E->L[i].s = up_trace_stream(in, i);
+        if (!up_eng_holds(E, (uint32_t)i)) { /* another part's: never runs here */
+            E->L[i].state = S_DONE;
+            E->L[i].away = true;
+            continue;
+        }
+        E->L[i].state = S_WAIT; /* make_runnable counts it out again */
+        E->nwait++;
+        if (make_runnable(E, (uint32_t)i) != 0)
+            return err->status;
+    }
+    return UP_OK;
+}
+
+/* Frees what up_eng_init and the replay made (after a failed replay, with
+ * what it left queued) */
+void up_eng_free(engine *E, bool failed)
+{
+    size_t i;
+    if (failed)
+        release_leftovers(E, false);
+    while (E->free_msgs) {
+        up_msg *m = E->free_msgs;
+        E->free_msgs = m->next;
+        up_free(m);
+    }
+    if (E->L)
+        for (i = 0; i < E->n; i++) {
+            while (E->L[i].nsync)
+                up_eng_sync_drop(&E->L[i], E->L[i].nsync - 1);
+            up_free(E->L[i].syncs);
+            up_free(E->L[i].pend);
+            up_free(E->L[i].held);
+            up_free(E->L[i].pr);
+            up_map_free(&E->L[i].collseq);
+            up_map_free(&E->L[i].nbc);
+            up_map_free(&E->L[i].nbpend);
+            up_map_free(&E->L[i].teamseq);
+        }
+    up_map_free(&E->msgq);
+    up_map_free(&E->colls);
+    up_map_free(&E->rankof);
+    up_map_free(&E->teams);
+    up_map_free(&E->xseq);
+    up_eng_seam_free(E);
+    up_free(E->L);
+    up_free(E->heap);
+    up_free(E->ch.a);
+    up_free(E->cw.a);
+    up_free(E->seen);
 }
 
 up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
                         void *model, up_replay_result *res, up_err *err)
 {
     engine E;
-    up_status st = UP_OK;
-    size_t i;
+    up_status st;
     up_err local_err;
 
     memset(res, 0, sizeof *res);
-    memset(&E, 0, sizeof E);
     if (!err)
         err = &local_err;
-    E.in = in;
-    E.out = out;
-    E.d = up_trace_defs(in);
-    E.ops = ops;
-    E.model = model;
-    E.n = E.d->nlocs;
-    E.err = err;
-    E.sweep_at = SWEEP_MIN;
-    up_map_init(&E.msgq);
-    up_map_init(&E.colls);
-    up_map_init(&E.rankof);
-    up_map_init(&E.teams);
-    up_map_init(&E.groups);
-    up_map_init(&E.chans);
-    up_map_init(&E.bodies);
-    up_map_init(&E.toks);
-    up_map_init(&E.epochs);
-    up_map_init(&E.locks);
-    E.wild = ops->wildcard ? ops->wildcard(model) : UP_WILDCARD_PRESERVE;
-    if (E.wild == UP_WILDCARD_AUTO) /* fifo where the tracer marked the wildcards */
-        E.wild = E.d->has_wildcard_attr ? UP_WILDCARD_FIFO : UP_WILDCARD_PRESERVE;
-    E.follow = ops->replies && ops->replies(model) == UP_REPLIES_FOLLOW;
-    E.eager = ops->eager_limit ? ops->eager_limit(model) : UINT64_MAX;
-    E.prog = ops->sync_progress && ops->sync_progress(model);
-    E.spin_gap = ops->spin_gap ? ops->spin_gap(model) : 0;
-    E.spin_pause = up_ticks_round(SPIN_PAUSE_NS * (double)E.d->resolution / 1e9);
-    if (E.spin_pause < E.spin_gap)
-        E.spin_pause = E.spin_gap;
-    E.poll_flag = E.spin_gap ? UP_REGION_POLL : 0;
-    E.L = up_calloc(E.n, sizeof *E.L);
-    E.heap = up_calloc(E.n, sizeof *E.heap);
-    E.seen = up_calloc(E.n ? E.n : 1, sizeof *E.seen);
-    res->locs = up_calloc(E.n, sizeof *res->locs);
-    res->nlocs = E.n;
-    if (!E.L || !E.heap || !E.seen || !res->locs) {
-        st = UP_ERR(err, UP_ENOMEM, "out of memory");
-        goto done;
-    }
-    for (i = 0; i < E.n; i++) {
-        E.L[i].s = up_trace_stream(in, i);
-        E.L[i].state = S_WAIT; /* make_runnable counts it out again */
-        E.nwait++;
-        if (make_runnable(&E, (uint32_t)i) != 0) {
-            st = err->status;
-            goto done;
-        }
-    }
-    if (run(&E) != 0) {
+    st = up_eng_init(&E, in, out, ops, model, NULL, 0, err);
+    if (st == UP_OK && up_eng_run(&E) != 0)
         st = err->status;
-        goto done;
-    }
-    finish(&E, res);
-done:
-    if (st != UP_OK) {
-        release_leftovers(&E, false);
-        up_replay_result_free(res);
-    }
-    while (E.free_msgs) {
-        up_msg *m = E.free_msgs;
-        E.free_msgs = m->next;
-        up_free(m);
-    }
-    if (E.L)
-        for (i = 0; i < E.n; i++) {
-            while (E.L[i].nsync)
-                up_eng_sync_drop(&E.L[i], E.L[i].nsync - 1);
-            up_free(E.L[i].syncs);
-            up_free(E.L[i].pend);
-            up_free(E.L[i].held);
-            up_free(E.L[i].pr);
-            up_map_free(&E.L[i].collseq);
-            up_map_free(&E.L[i].nbc);
-            up_map_free(&E.L[i].nbpend);
-            up_map_free(&E.L[i].teamseq);
-        }
-    up_map_free(&E.msgq);
-    up_map_free(&E.colls);
-    up_map_free(&E.rankof);
-    up_map_free(&E.teams);
-    up_free(E.L);
-    up_free(E.heap);
-    up_free(E.ch.a);
-    up_free(E.cw.a);
-    up_free(E.seen);
+    if (st == UP_OK)
+        st = up_eng_finish(&E, res);
+    up_eng_free(&E, st != UP_OK);
     return st;
 }
 

@@ -83,6 +83,8 @@ static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp
     int r = up_eng_rank_of(E, a->comm, li, &rank);
     if (r <= 0)
         return r;
+    if (!up_eng_comm_held(E, a->comm)) /* members in another part */
+        return (void)up_eng_x_outside(E, "a collective"), -2;
     cd = up_defs_comm(E->d, a->comm);
     if (cd->self) {
         seq = E->self_seq++;
@@ -240,6 +242,8 @@ int up_eng_coll_begin(engine *E, uint32_t li, up_event **evp, bool direct)
     a.begin_m = (*evp)->time;
     a.begin_a = (*evp)->t_out;
     r = coll_join(E, li, &a, &L->cur, &L->cur_member);
+    if (r == -2)
+        return STEP_ERROR;
     if (r < 0) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
         return STEP_ERROR;
@@ -439,6 +443,8 @@ int up_eng_nbc_request(engine *E, uint32_t li, up_event **evp, bool direct)
     a.begin_m = (*evp)->time;
     a.begin_a = (*evp)->t_out;
     r = coll_join(E, li, &a, &c, &rank);
+    if (r == -2)
+        return STEP_ERROR;
     /* not a member (r == 0): counted here, its complete is timed locally
      * (NULL in L->nbc) */
     if (r < 0 || !up_map_put(&L->nbc, req, 0, r > 0 ? (uint64_t)(uintptr_t)c : 0)) {
@@ -466,6 +472,8 @@ int up_eng_nbc_complete(engine *E, uint32_t li, up_event **evp, bool direct)
         r = coll_join(E, li, pa, &c, &rank);
         up_map_del(&L->nbpend, req, 0);
         up_free(pa);
+        if (r == -2)
+            return STEP_ERROR;
         if (r < 0 || (r > 0 && !up_map_put(&L->nbc, req, 0, (uint64_t)(uintptr_t)c))) {
             UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
             return STEP_ERROR;

@@ -157,6 +157,11 @@ typedef struct rloc {
     up_map nbpend;       /* request id -> coll_arrival of a request whose
                           * completion was out of reach */
     up_map teamseq;      /* team comm -> its ThreadTeamBegins so far */
+    /* a location another part of a partitioned replay holds (engine_seam.c):
+     * never run here; what finish() needs of it, copied at the merge */
+    bool away;
+    uint64_t away_records, away_fix[3];
+    uint64_t sync_seq;   /* its synchronous sends so far (up_sync.id) */
 } rloc;
 
 /* One MPI call of a location that made the library progress: where it
@@ -249,7 +254,27 @@ typedef struct engine {
     size_t nwait;
     uint64_t repairs[UP_REPAIR_COUNT];
     up_err *err;
+    /* a part of a partitioned replay (engine_seam.c, docs/design.md "The
+     * seam"): it holds the locations l with owner[l] == self; what crosses
+     * to the others is appended to xout, as plain data */
+    bool part;
+    const uint32_t *owner;
+    uint32_t self;
+    up_map xseq;      /* (from, to) -> crossings sent, | 1 << 63: received (engine_seam.c) */
+    struct xbuf {
+        uint8_t *b;
+        size_t len, cap;
+    } xout, xheld;    /* crossings out; crossings in that came before their turn */
+    uint64_t away_unknown; /* unknown records the other parts' readers met */
+    bool released;    /* release_leftovers ran */
+    uint64_t x_msgs, x_posts; /* crossings applied here, by kind */
 } engine;
+
+/* Does this engine hold location l (always, unless it is a part)? */
+static inline bool up_eng_holds(const engine *E, uint32_t l)
+{
+    return !E->owner || E->owner[l] == E->self;
+}
 
 /* Task farms: per key (sender, receiver, comm, tag) as the records name it,
  * its sends and receives so far (engine_wild.c) */
@@ -269,6 +294,15 @@ typedef struct chan {
 typedef int (*rec_fn)(engine *E, uint32_t li, up_event **evp, bool direct);
 
 /* engine.c: scheduling, claims, the record table and the loop */
+up_status up_eng_init(engine *E, up_trace *in, up_writer *out, const up_model_ops *ops,
+                      void *model, const uint32_t *owner, uint32_t self, up_err *err);
+int up_eng_run(engine *E);
+up_status up_eng_finish(engine *E, up_replay_result *res);
+void up_eng_free(engine *E, bool failed);
+int up_eng_release_pick(engine *E, uint32_t *best, uint64_t *best_t);
+int up_eng_release(engine *E, uint32_t li);
+void up_eng_leftovers(engine *E, bool count);
+bool up_eng_comm_held(const engine *E, OTF2_CommRef comm);
 int up_eng_make_runnable(engine *E, uint32_t li);
 void *up_eng_map_obj(up_map *m, uint64_t k0, uint64_t k1, size_t size, bool create);
 int up_eng_rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank);
@@ -291,6 +325,11 @@ int up_eng_resolve_exit(engine *E, uint32_t li, up_msg *m, bool direct);
 int up_eng_recv_done(engine *E, uint32_t li, up_event *ev, up_msg *m);
 msgq *up_eng_queue_get(engine *E, uint64_t k0, uint64_t k1, bool create);
 up_msg *up_eng_queue_pop(engine *E, msgq *q);
+int up_eng_msg_arrive(engine *E, up_msg *m, OTF2_CommRef comm, uint32_t tag, bool *kept);
+int up_eng_sync_posted(engine *E, uint32_t src, uint64_t id, uint64_t post_m, uint64_t post_a,
+                       bool by_request);
+up_msg *up_eng_msg_new(engine *E);
+void up_eng_msg_free(engine *E, up_msg *m);
 void up_eng_pr_full(engine *E, rloc *L);
 void up_eng_p2p_free(engine *E, bool count);
 
@@ -319,6 +358,12 @@ int up_eng_poll_step(engine *E, uint32_t li, up_event **evp, unsigned *mark, boo
 int up_eng_hold(engine *E, uint32_t li, up_event *ev);
 int up_eng_held_flush(engine *E, uint32_t li, up_event *ev, bool all);
 int up_eng_finish_marked(engine *E, uint32_t li, up_event *ev, unsigned mark);
+
+/* engine_seam.c: what crosses between the parts of a partitioned replay */
+int up_eng_x_msg(engine *E, uint32_t li, up_msg *m, OTF2_CommRef comm, uint32_t tag);
+int up_eng_x_post(engine *E, const up_sync *s);
+int up_eng_x_outside(engine *E, const char *what);
+void up_eng_seam_free(engine *E);
 
 /* engine_rma.c */
 int up_eng_group_sync(engine *E, uint32_t li, up_event **evp, bool direct);

@@ -33,6 +33,10 @@ static void msg_free(engine *E, up_msg *m)
     E->free_msgs = m;
 }
 
+/* for engine_seam.c (engine_int.h) */
+up_msg *up_eng_msg_new(engine *E) { return msg_new(E); }
+void up_eng_msg_free(engine *E, up_msg *m) { msg_free(E, m); }
+
 /* The object of `size` bytes that map m holds under (k0, k1); with create,
  * a zeroed one is made and put there if there is none.  NULL: none, or out
  * of memory. */
@@ -220,9 +224,31 @@ static int msg_posted(engine *E, up_msg *m, uint64_t post_m, uint64_t post_a, bo
     s->by_request = by_request;
     s->post_m = post_m;
     s->post_a = post_a;
+    if (!up_eng_holds(E, s->src)) /* its sender's part holds the original */
+        return up_eng_x_post(E, s);
     S = &E->L[s->src];
     if (S->state == S_WAIT && S->wait == W_SYNC && S->wsync == s)
         return up_eng_make_runnable(E, s->src);
+    return 0;
+}
+
+/* A post reached the part that holds synchronous sender src (the seam,
+ * engine_seam.c): its send `id`, if its call has not completed, may go on. */
+int up_eng_sync_posted(engine *E, uint32_t src, uint64_t id, uint64_t post_m, uint64_t post_a,
+                       bool by_request)
+{
+    rloc *S = &E->L[src];
+    size_t i;
+    for (i = 0; i < S->nsync && S->syncs[i]->id != id; i++)
+        ;
+    if (i == S->nsync || S->syncs[i]->posted)
+        return 0; /* completed or dropped already, or posted */
+    S->syncs[i]->posted = true;
+    S->syncs[i]->by_request = by_request;
+    S->syncs[i]->post_m = post_m;
+    S->syncs[i]->post_a = post_a;
+    if (S->state == S_WAIT && S->wait == W_SYNC && S->wsync == S->syncs[i])
+        return up_eng_make_runnable(E, src);
     return 0;
 }
 
@@ -335,9 +361,8 @@ int up_eng_send(engine *E, uint32_t li, up_event **evp, bool direct)
     OTF2_CommRef comm;
     uint64_t bytes, exit_m, k0, k1, t;
     uint32_t odst, oc = 0;
-    bool retarget = false, reply = false;
+    bool retarget = false, reply = false, kept;
     up_msg *m;
-    msgq *q;
     int r;
 
     if (direct && L->reply_open)
@@ -358,6 +383,8 @@ int up_eng_send(engine *E, uint32_t li, up_event **evp, bool direct)
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
     }
+    if (direct && !up_eng_holds(E, dst))
+        return STEP_DECLINED; /* across the seam exit.send_m goes with it: step() reads it */
     if ((r = claim_wait(E, li, ev, dst, NULL, NULL, direct)) != STEP_OK)
         return r;
     t = ev->time;
@@ -411,14 +438,39 @@ int up_eng_send(engine *E, uint32_t li, up_event **evp, bool direct)
         s->dst = dst;
         s->blocking = ev->kind == UP_EV_MpiSend;
         s->req = ev->kind == UP_EV_MpiIsend ? ev->u.MpiIsend.requestID : 0;
+        s->id = L->sync_seq++;
         s->refs = 2;
         m->sync = s;
         L->syncs[L->nsync++] = s;
     }
 
-    msg_key(li, dst, comm, tag, &k0, &k1);
+    if (!up_eng_holds(E, dst)) /* its receiver is another part's */
+        return up_eng_x_msg(E, li, m, comm, tag);
+    if (up_eng_msg_arrive(E, m, comm, tag, &kept) != STEP_OK)
+        return STEP_ERROR;
+    if (direct && kept) {
+        if (L->npend == L->pendcap &&
+            !up_grow((void **)&L->pend, &L->pendcap, L->npend + 1, sizeof *L->pend)) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+            return STEP_ERROR;
+        }
+        L->pend[L->npend++] = m;
+    }
+    return STEP_OK;
+}
+
+/* Message m (from m->src to m->dst on comm with tag) reaches its receiver's
+ * queues: a posted receive pairs with it, a released one drops it (*kept
+ * false), else it waits for its receive, which it wakes. */
+int up_eng_msg_arrive(engine *E, up_msg *m, OTF2_CommRef comm, uint32_t tag, bool *kept)
+{
+    uint32_t dst = m->dst;
+    uint64_t k0, k1;
+    msgq *q;
+    *kept = false;
+    msg_key(m->src, dst, comm, tag, &k0, &k1);
     queues_sweep(E);
-    if (!(q = queue_cached(E, L, true, k0, k1, true))) {
+    if (!(q = queue_cached(E, &E->L[m->src], true, k0, k1, true))) {
         msg_free(E, m);
         UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
         return STEP_ERROR;
@@ -438,15 +490,7 @@ int up_eng_send(engine *E, uint32_t li, up_event **evp, bool direct)
         msg_posted(E, m, p->m, p->a, true);
         up_free(p);
     }
-    if (direct) {
-        if (L->npend == L->pendcap &&
-            !up_grow((void **)&L->pend, &L->pendcap, L->npend + 1, sizeof *L->pend)) {
-            msg_free(E, m);
-            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
-            return STEP_ERROR;
-        }
-        L->pend[L->npend++] = m;
-    }
+    *kept = true;
     if (q->tail)
         q->tail->next = m;
     else
@@ -493,6 +537,8 @@ int up_eng_resolve_exit(engine *E, uint32_t li, up_msg *m, bool direct)
         return STEP_OK;
     if (direct && m->src == li)
         return STEP_DECLINED;
+    if (!up_eng_holds(E, m->src)) /* cannot happen: it came with the message */
+        return up_eng_x_outside(E, "the end of a send call");
     if (exit_time_from(E, S, 0, m->send_m, &m->exit_m) != 0)
         return STEP_ERROR;
     m->exit_known = true;
@@ -695,6 +741,8 @@ static uint64_t sync_dep_a(const up_sync *s)
 static int prog_wait(engine *E, up_sync *s, uint64_t t)
 {
     rloc *R = &E->L[s->dst];
+    if (!up_eng_holds(E, s->dst))
+        return up_eng_x_outside(E, "a receiver's progress");
     if (!pr_ready(E, R, t)) {
         bool earlier = up_eng_behind(E, t);
         if (R->state == S_RUN ? !R->deferring && !R->claiming : earlier)

@@ -98,6 +98,14 @@ static void time_after(engine *E, uint32_t li, up_event *ev, uint64_t ref_m, uin
 
 #define RMA_GROUP_MAX 4096
 
+/* A partitioned replay holds every location of the window's communicator
+ * (RMA does not cross the seam yet) */
+static bool rma_held(const engine *E, OTF2_RmaWinRef win)
+{
+    OTF2_CommRef comm;
+    return up_defs_win_comm(E->d, win, &comm) ? up_eng_comm_held(E, comm) : true;
+}
+
 /* An RmaGroupSync:
  *   post (target):      local; a POST token to every origin of its group
  *   start (origin):     takes a POST token from every target; it depends
@@ -117,6 +125,8 @@ int up_eng_group_sync(engine *E, uint32_t li, up_event **evp, bool direct)
     uint64_t dep_m = 0, dep_a = 0, *v;
     (void)direct; /* never on the direct path (the record table) */
 
+    if (E->part && !rma_held(E, win))
+        return up_eng_x_outside(E, "an RMA synchronisation");
     if (role == GS_NONE) {
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
@@ -218,6 +228,10 @@ int up_eng_lock(engine *E, uint32_t li, up_event **evp, bool direct)
     uint32_t remote;
     lockreq *rq;
     (void)direct; /* never on the direct path (the record table) */
+    if (E->part && !rma_held(E, ev->kind == UP_EV_RmaRequestLock ? ev->u.RmaRequestLock.win
+                                : ev->kind == UP_EV_RmaAcquireLock ? ev->u.RmaAcquireLock.win
+                                                                   : ev->u.RmaTryLock.win))
+        return up_eng_x_outside(E, "an RMA lock");
     E->ops->local(E->model, li, &L->ls, ev);
     if (ev->kind == UP_EV_RmaRequestLock)
         win = ev->u.RmaRequestLock.win, remote = ev->u.RmaRequestLock.remote;
@@ -256,6 +270,8 @@ int up_eng_unlock(engine *E, uint32_t li, up_event **evp, bool direct)
     OTF2_CommRef comm;
     const up_comm_def *cd;
     (void)direct; /* never on the direct path (the record table) */
+    if (E->part && !rma_held(E, win))
+        return up_eng_x_outside(E, "an RMA lock");
 
     if (!rq || !rq->open || !up_defs_win_comm(E->d, win, &comm) || !(cd = up_defs_comm(E->d, comm)) ||
         !cd->resolved) {

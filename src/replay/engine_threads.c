@@ -71,6 +71,8 @@ int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct)
     (void)direct; /* never on the direct path (the record table) */
     if (r < 0)
         goto nomem;
+    if (r > 0 && !up_eng_comm_held(E, comm)) /* members in another part */
+        return up_eng_x_outside(E, "a thread team");
     if (r == 0) { /* not a team we know: a local record */
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;

@@ -97,6 +97,8 @@ typedef struct up_sync {
     bool has_prog;
     uint8_t prog_kind, prog_rflags;
     uint64_t prog_m, prog_a;
+    uint64_t id;                /* the sender's synchronous sends before it: its
+                                 * name across the seam (docs/design.md) */
     int refs;                   /* the message and the sender hold it */
 } up_sync;
 
@@ -340,6 +342,8 @@ typedef struct up_replay_result {
     /* polling: spins collapsed, their failed poll calls that took no time,
      * completions moved to a later poll of an interleaved loop */
     uint64_t spins, polls_collapsed, completions_moved;
+    /* a partitioned replay (up_replay_run_parts): crossings delivered, by kind */
+    uint64_t x_msgs, x_posts;
     /* task farms (fifo, lifo): sends found to reply to a wildcard receive
      * (marked by the tracer, or inferred), replies sent to the re-matched
      * source instead, and receives of a task whose work moved with it (or
@@ -353,6 +357,23 @@ typedef struct up_replay_result {
  * up_replay_result_free). */
 up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
                         void *model, up_replay_result *res, up_err *err);
+
+/* A partitioned replay (docs/design.md, "The seam"): np engine instances,
+ * part k holding the locations l with owner[l] == k, each with its own
+ * trace, writer and model (they share no state); what crosses between
+ * parts goes as plain data through byte buffers, delivered late and
+ * reordered by `seed`.  The results are merged into *res; each writer gets
+ * the records of its part's locations.  For the partition test: a crossing
+ * the seam does not carry yet is an error naming it. */
+typedef struct up_replay_part {
+    up_trace *in;
+    up_writer *out;
+    void *model;
+} up_replay_part;
+
+up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint32_t *owner,
+                              const up_model_ops *ops, uint64_t seed, up_replay_result *res,
+                              up_err *err);
 void up_replay_result_free(up_replay_result *res);
 
 /* Helpers for reports: seconds of a tick difference. */

@@ -1,0 +1,431 @@
+/*
+ * engine_seam.c - what crosses between the parts of a partitioned replay
+ * (engine_int.h; docs/design.md, "The seam").
+ *
+ * A partitioned replay runs one engine per part, each holding some of the
+ * locations (owner[l]) with its own trace, model and writer: they share no
+ * state.  What one location's replay gives another held elsewhere leaves
+ * its part as a crossing, plain data in a byte buffer (xout); the driver,
+ * up_replay_run_parts, delivers the crossings late and in an order of its
+ * own (a fixed seed), and each part puts the crossings of one pair of
+ * locations back in the order they were made (xseq, xheld).  When nothing
+ * runs and nothing is in flight, the earliest waiting record over all parts
+ * is released, as the serial replay releases its earliest.
+ *
+ * Crossings so far: a message reaching its receiver (X_MSG) and a receive's
+ * post reaching a synchronous sender (X_POST).  A record whose rule would
+ * cross the seam another way (a collective, team or RMA window over
+ * locations of several parts, a receiver's progress, wildcard re-matching,
+ * the model's claims) stops the partitioned replay with an error naming
+ * it: it is not yet through the seam.
+ */
+#include <string.h>
+
+#include "replay/engine_int.h"
+
+enum { X_MSG = 1, X_POST = 2 };
+
+/* Every crossing starts with this header; `len` bytes of payload follow. */
+typedef struct xhead {
+    uint32_t type, len;
+    uint32_t from, to;  /* the locations it goes between */
+    uint64_t seq;       /* crossings from `from` to `to` before it */
+} xhead;
+
+typedef struct xmsg {
+    uint64_t send_m, send_a, exit_m, ovh_path, bytes, mdata[2];
+    uint32_t src, dst, comm, tag;
+    uint8_t exit_known, sync, blocking, pad_;
+    uint32_t pad2_;
+    uint64_t sync_id, req; /* the sender's synchronous send (sync) */
+} xmsg;
+
+typedef struct xpost {
+    uint64_t id, post_m, post_a;
+    uint32_t src;
+    uint8_t by_request, pad_[3];
+} xpost;
+
+/* ---- the buffers -------------------------------------------------------------- */
+
+static int xb_put(engine *E, struct xbuf *b, const void *p, size_t n)
+{
+    if (b->len + n > b->cap && !up_grow((void **)&b->b, &b->cap, b->len + n, 1)) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory for a crossing");
+        return STEP_ERROR;
+    }
+    memcpy(b->b + b->len, p, n);
+    b->len += n;
+    return STEP_OK;
+}
+
+/* Appends a crossing from location `from` to `to` (held by another part) */
+static int x_send(engine *E, unsigned type, uint32_t from, uint32_t to, const void *pl, size_t n)
+{
+    xhead h;
+    uint64_t *v = up_map_get(&E->xseq, from, to);
+    memset(&h, 0, sizeof h);
+    h.type = type;
+    h.len = (uint32_t)n;
+    h.from = from;
+    h.to = to;
+    h.seq = v ? *v : 0;
+    if (!up_map_put(&E->xseq, from, to, h.seq + 1)) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory for a crossing");
+        return STEP_ERROR;
+    }
+    if (xb_put(E, &E->xout, &h, sizeof h) != STEP_OK || xb_put(E, &E->xout, pl, n) != STEP_OK)
+        return STEP_ERROR;
+    return STEP_OK;
+}
+
+int up_eng_x_outside(engine *E, const char *what)
+{
+    UP_ERR(E->err, UP_EINTERNAL, "partitioned replay: %s crosses the seam outside it (not yet "
+                                 "built, docs/design.md \"The seam\")", what);
+    return STEP_ERROR;
+}
+
+void up_eng_seam_free(engine *E)
+{
+    up_free(E->xout.b);
+    up_free(E->xheld.b);
+    memset(&E->xout, 0, sizeof E->xout);
+    memset(&E->xheld, 0, sizeof E->xheld);
+}
+
+/* ---- the crossings ------------------------------------------------------------ */
+
+/* Message m of location li goes to its receiver's part; m is freed here,
+ * the sender keeps its synchronous send (the post comes back, X_POST). */
+int up_eng_x_msg(engine *E, uint32_t li, up_msg *m, OTF2_CommRef comm, uint32_t tag)
+{
+    xmsg x;
+    int r;
+    memset(&x, 0, sizeof x);
+    x.send_m = m->send_m, x.send_a = m->send_a, x.exit_m = m->exit_m;
+    x.ovh_path = m->ovh_path, x.bytes = m->bytes;
+    x.mdata[0] = m->mdata[0], x.mdata[1] = m->mdata[1];
+    x.src = m->src, x.dst = m->dst, x.comm = comm, x.tag = tag;
+    x.exit_known = m->exit_known;
+    if (m->sync) {
+        x.sync = 1;
+        x.blocking = m->sync->blocking;
+        x.sync_id = m->sync->id;
+        x.req = m->sync->req;
+    }
+    r = x_send(E, X_MSG, li, m->dst, &x, sizeof x);
+    up_eng_msg_free(E, m);
+    return r;
+}
+
+/* The receive of synchronous send s (this part's copy) was posted: to its sender */
+int up_eng_x_post(engine *E, const up_sync *s)
+{
+    xpost x;
+    memset(&x, 0, sizeof x);
+    x.id = s->id, x.post_m = s->post_m, x.post_a = s->post_a;
+    x.src = s->src;
+    x.by_request = s->by_request;
+    return x_send(E, X_POST, s->dst, s->src, &x, sizeof x) == STEP_OK ? 0 : -1;
+}
+
+static int apply_msg(engine *E, const xmsg *x)
+{
+    up_msg *m = up_eng_msg_new(E);
+    bool kept;
+    if (!m) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+        return STEP_ERROR;
+    }
+    m->send_m = x->send_m, m->send_a = x->send_a, m->exit_m = x->exit_m;
+    m->exit_known = x->exit_known;
+    m->ovh_path = x->ovh_path, m->bytes = x->bytes;
+    m->mdata[0] = x->mdata[0], m->mdata[1] = x->mdata[1];
+    m->src = x->src, m->dst = x->dst;
+    if (x->sync) { /* this part's copy: its post is made here and sent back */
+        up_sync *s = up_calloc(1, sizeof *s);
+        if (!s) {
+            up_eng_msg_free(E, m);
+            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+            return STEP_ERROR;
+        }
+        s->send_m = x->send_m, s->send_a = x->send_a, s->bytes = x->bytes;
+        s->src = x->src, s->dst = x->dst, s->blocking = x->blocking;
+        s->req = x->req, s->id = x->sync_id;
+        s->refs = 1;
+        m->sync = s;
+    }
+    return up_eng_msg_arrive(E, m, x->comm, x->tag, &kept);
+}
+
+/* Applies one crossing meant for this part */
+static int apply(engine *E, const xhead *h, const uint8_t *pl)
+{
+    if (h->type == X_MSG && h->len == sizeof(xmsg)) {
+        xmsg x;
+        memcpy(&x, pl, sizeof x);
+        E->x_msgs++;
+        return apply_msg(E, &x);
+    }
+    if (h->type == X_POST && h->len == sizeof(xpost)) {
+        xpost x;
+        memcpy(&x, pl, sizeof x);
+        E->x_posts++;
+        return up_eng_sync_posted(E, x.src, x.id, x.post_m, x.post_a, x.by_request) == 0
+                   ? STEP_OK : STEP_ERROR;
+    }
+    UP_ERR(E->err, UP_EINTERNAL, "partitioned replay: a crossing of unknown kind %u", h->type);
+    return STEP_ERROR;
+}
+
+/* The next crossing expected from `from` to `to` */
+static uint64_t *expected(engine *E, uint32_t from, uint32_t to)
+{
+    uint64_t k0 = (uint64_t)from | (uint64_t)1 << 63, *v = up_map_get(&E->xseq, k0, to);
+    if (!v && up_map_put(&E->xseq, k0, to, 0))
+        v = up_map_get(&E->xseq, k0, to);
+    return v;
+}
+
+/* One crossing (header and payload, as x_send wrote it) reaches this part:
+ * applied in its pair's order, held until the ones before it came. */
+static int deliver(engine *E, const uint8_t *x, size_t n)
+{
+    xhead h;
+    uint64_t *want;
+    bool again = true;
+    memcpy(&h, x, sizeof h);
+    if (!(want = expected(E, h.from, h.to))) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory for a crossing");
+        return STEP_ERROR;
+    }
+    if (h.seq != *want)
+        return xb_put(E, &E->xheld, x, n);
+    if (apply(E, &h, x + sizeof h) != STEP_OK)
+        return STEP_ERROR;
+    (*want)++;
+    while (again) { /* the held ones whose turn has come */
+        size_t at = 0;
+        again = false;
+        while (at < E->xheld.len) {
+            xhead g;
+            size_t len;
+            memcpy(&g, E->xheld.b + at, sizeof g);
+            len = sizeof g + g.len;
+            want = expected(E, g.from, g.to);
+            if (want && g.seq == *want) {
+                uint8_t *copy = up_malloc(len);
+                if (!copy) {
+                    UP_ERR(E->err, UP_ENOMEM, "out of memory for a crossing");
+                    return STEP_ERROR;
+                }
+                memcpy(copy, E->xheld.b + at, len);
+                memmove(E->xheld.b + at, E->xheld.b + at + len, E->xheld.len - at - len);
+                E->xheld.len -= len;
+                (*want)++;
+                if (apply(E, &g, copy + sizeof g) != STEP_OK) {
+                    up_free(copy);
+                    return STEP_ERROR;
+                }
+                up_free(copy);
+                again = true;
+                continue;
+            }
+            at += len;
+        }
+    }
+    return STEP_OK;
+}
+
+/* ---- the driver ------------------------------------------------------------------ */
+
+/* A crossing in flight: its bytes and the part it goes to */
+typedef struct flight {
+    uint8_t *b;
+    size_t n;
+    uint32_t part;
+} flight;
+
+static uint64_t rnd(uint64_t *s) /* xorshift64* */
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 2685821657736338717ULL;
+}
+
+/* Moves part E's crossings out into the flights */
+static int take_out(engine *E, const uint32_t *owner, flight **f, size_t *nf, size_t *cap,
+                    up_err *err)
+{
+    size_t at = 0;
+    while (at < E->xout.len) {
+        xhead h;
+        size_t len;
+        memcpy(&h, E->xout.b + at, sizeof h);
+        len = sizeof h + h.len;
+        if ((*nf == *cap && !up_grow((void **)f, cap, *nf + 1, sizeof **f)) ||
+            !((*f)[*nf].b = up_malloc(len))) {
+            UP_ERR(err, UP_ENOMEM, "out of memory for a crossing");
+            return -1;
+        }
+        memcpy((*f)[*nf].b, E->xout.b + at, len);
+        (*f)[*nf].n = len;
+        (*f)[*nf].part = owner[h.to];
+        (*nf)++;
+        at += len;
+    }
+    E->xout.len = 0;
+    return 0;
+}
+
+/* What finish() needs of the locations part P holds, copied into part 0 */
+static void merge_part(engine *E0, engine *P)
+{
+    size_t i;
+    for (i = 0; i < P->n; i++) {
+        rloc *A = &E0->L[i];
+        const rloc *B = &P->L[i];
+        if (B->away)
+            continue;
+        A->ls = B->ls;
+        A->first_m = B->first_m, A->first_a = B->first_a;
+        A->has_init = B->has_init, A->init_m = B->init_m, A->init_a = B->init_a;
+        A->has_fin = B->has_fin, A->fin_m = B->fin_m, A->fin_a = B->fin_a;
+        A->away_records = up_stream_records(B->s);
+        up_trace_time_repairs(P->in, i, A->away_fix);
+    }
+    E0->away_unknown += up_trace_unknown_records(P->in);
+    for (i = 0; i < UP_REPAIR_COUNT; i++)
+        E0->repairs[i] += P->repairs[i];
+    if (P->max_shift > E0->max_shift)
+        E0->max_shift = P->max_shift;
+    E0->wild_recvs += P->wild_recvs, E0->rematched += P->rematched;
+    E0->replies_marked += P->replies_marked, E0->replies_inferred += P->replies_inferred;
+    E0->retargeted += P->retargeted;
+    E0->bodies_moved += P->bodies_moved, E0->bodies_lost += P->bodies_lost;
+    E0->spins += P->spins, E0->polls_collapsed += P->polls_collapsed;
+    E0->completions_moved += P->completions_moved;
+}
+
+/* The model's and the writer's counts of parts other than 0 */
+static void merge_model(const engine *P, up_replay_result *res)
+{
+    size_t i;
+    if (P->ops->repairs) {
+        const uint64_t *mr = P->ops->repairs(P->model);
+        for (i = 0; i < UP_REPAIR_COUNT; i++)
+            res->repairs[i] += mr[i];
+    }
+    if (P->out)
+        res->repairs[UP_REPAIR_output_clamped] += up_writer_clamped(P->out);
+    if (P->ops->max_shift) {
+        uint64_t moved, s = P->ops->max_shift(P->model, &moved);
+        res->moved += moved;
+        if (s > res->max_shift)
+            res->max_shift = s;
+    }
+}
+
+/* Runs the parts until none can go on and nothing is in flight */
+static int drive(engine *E, size_t np, const uint32_t *owner, uint64_t seed, up_err *err)
+{
+    flight *f = NULL;
+    size_t nf = 0, cap = 0, k;
+    uint64_t s = seed ? seed : 0x9E3779B97F4A7C15ULL;
+    int ret = -1;
+    for (;;) {
+        bool waits = false;
+        uint32_t best = UINT32_MAX;
+        uint64_t best_t = UINT64_MAX;
+        for (k = 0; k < np; k++)
+            if (up_eng_run(&E[k]) != 0 || take_out(&E[k], owner, &f, &nf, &cap, err) != 0)
+                goto out;
+        if (nf) { /* some of those in flight arrive, in an order of their own */
+            size_t d = 1 + (size_t)(rnd(&s) % nf);
+            while (d--) {
+                size_t r = (size_t)(rnd(&s) % nf);
+                flight x = f[r];
+                int rc;
+                f[r] = f[--nf];
+                rc = deliver(&E[x.part], x.b, x.n);
+                up_free(x.b);
+                if (rc != STEP_OK)
+                    goto out;
+            }
+            continue;
+        }
+        for (k = 0; k < np; k++) {
+            uint32_t b;
+            uint64_t t;
+            if (!E[k].nwait)
+                continue;
+            waits = true;
+            if (up_eng_release_pick(&E[k], &b, &t) != 0)
+                goto out;
+            if (b != UINT32_MAX && (best == UINT32_MAX || t < best_t || (t == best_t && b < best)))
+                best = b, best_t = t;
+        }
+        if (!waits)
+            break;
+        if (best == UINT32_MAX) {
+            UP_ERR(err, UP_EINTERNAL, "replay stalled with no waiting record");
+            goto out;
+        }
+        if (up_eng_release(&E[owner[best]], best) != 0)
+            goto out;
+    }
+    ret = 0;
+out:
+    while (nf)
+        up_free(f[--nf].b);
+    up_free(f);
+    return ret;
+}
+
+up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint32_t *owner,
+                              const up_model_ops *ops, uint64_t seed, up_replay_result *res,
+                              up_err *err)
+{
+    engine *E;
+    up_status st = UP_OK;
+    size_t k, inited = 0, i;
+
+    memset(res, 0, sizeof *res);
+    if (!np || !(E = up_calloc(np, sizeof *E)))
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    for (k = 0; k < np && st == UP_OK; k++, inited++)
+        st = up_eng_init(&E[k], parts[k].in, parts[k].out, ops, parts[k].model, owner,
+                         (uint32_t)k, err);
+    if (st == UP_OK) {
+        for (i = 0; i < E[0].n; i++)
+            if (owner[i] >= np) {
+                st = UP_ERR(err, UP_EUSAGE, "partitioned replay: location %zu has no part", i);
+                break;
+            }
+    }
+    if (st == UP_OK && E[0].wild != UP_WILDCARD_PRESERVE)
+        st = (up_eng_x_outside(&E[0], "wildcard re-matching"), err->status);
+    if (st == UP_OK && ops->claim)
+        st = (up_eng_x_outside(&E[0], "a claim on a shared resource"), err->status);
+    if (st == UP_OK && drive(E, np, owner, seed, err) != 0)
+        st = err->status;
+    if (st == UP_OK) {
+        for (k = 1; k < np; k++) {
+            up_eng_leftovers(&E[k], true);
+            merge_part(&E[0], &E[k]);
+        }
+        st = up_eng_finish(&E[0], res);
+        for (k = 0; st == UP_OK && k < np; k++) {
+            if (k)
+                merge_model(&E[k], res);
+            res->x_msgs += E[k].x_msgs;
+            res->x_posts += E[k].x_posts;
+        }
+    }
+    for (k = 0; k < inited; k++)
+        up_eng_free(&E[k], st != UP_OK);
+    up_free(E);
+    return st;
+}
