@@ -147,7 +147,7 @@ typedef struct cover {
     char names[64][96];
     size_t n;
     size_t runs, outside;
-    uint64_t x_msgs, x_posts; /* crossings delivered in the runs that passed */
+    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs; /* crossings in the runs that passed */
 } cover;
 
 /* One trace in one mode: serial, then partitioned under every schedule and seed */
@@ -200,6 +200,8 @@ static void check_partition(const char *name, const char *in, up_mode mode, cove
             } else {
                 all = same_records(w2, &tb, pt, owner) && same_counts(w2, &base, &res);
                 cv->x_msgs += res.x_msgs, cv->x_posts += res.x_posts;
+                cv->x_colls += res.x_colls, cv->x_ends += res.x_ends;
+                cv->x_progs += res.x_progs;
                 tr_free(&t0);
                 tr_free(&t1);
             }
@@ -235,6 +237,9 @@ TEST(partition_two_engines_give_the_serial_replay)
     static const char *const must[] = {
         "pipit-ping-pong lower",    "pipit-ping-pong upper",    "pipit-ping-pong network",
         "casita-10_scorep_mpi_tags network", "pipit-ping-pong-papi network",
+        "casita-4_mpi_ls_barr lower", "casita-4_mpi_ls_barr network",
+        "unperturb-b3425f8-cg lower", "unperturb-b3425f8-cg upper", "unperturb-b3425f8-cg network",
+        "casita-2_jacobi_blame_cpu_015 network",
     };
     size_t i;
     memset(&cv, 0, sizeof cv);
@@ -246,7 +251,13 @@ TEST(partition_two_engines_give_the_serial_replay)
      * limit are synchronous: their posts cross back) */
     CHECK(cv.x_msgs > 0);
     CHECK(cv.x_posts > 0);
+    CHECK(cv.x_colls > 0);
+    CHECK(cv.x_ends > 0);
+    CHECK(cv.x_progs > 0);
     fprintf(stderr, "  partition: %zu of %zu trace-mode pairs through the seam (%zu runs; "
-            "%llu messages and %llu posts crossed)\n", cv.n, cv.n + cv.outside, cv.runs,
-            (unsigned long long)cv.x_msgs, (unsigned long long)cv.x_posts);
+            "crossed: %llu messages, %llu posts, %llu collective arrivals, %llu ends, "
+            "%llu progress answers)\n", cv.n, cv.n + cv.outside, cv.runs,
+            (unsigned long long)cv.x_msgs, (unsigned long long)cv.x_posts,
+            (unsigned long long)cv.x_colls, (unsigned long long)cv.x_ends,
+            (unsigned long long)cv.x_progs);
 }

@@ -764,6 +764,8 @@ int up_eng_run(engine *E)
             if (r == STEP_END) {
                 if (L->nheld && up_eng_held_flush(E, li, NULL, true) != STEP_OK)
                     return -1;
+                if (E->part && up_eng_x_end(E, li) != STEP_OK)
+                    return -1; /* the other parts' instances stop waiting for it */
                 L->state = S_DONE;
                 if (E->ndrained)
                     up_eng_coll_sweep(E);
@@ -962,6 +964,8 @@ up_status up_eng_init(engine *E, up_trace *in, up_writer *out, const up_model_op
     E->seen = up_calloc(E->n ? E->n : 1, sizeof *E->seen);
     if (!E->L || !E->heap || !E->seen)
         return UP_ERR(err, UP_ENOMEM, "out of memory");
+    if (E->part && up_eng_seam_init(E) != UP_OK)
+        return err->status;
     for (i = 0; i < E->n; i++) {
         E->L[i].s = up_trace_stream(in, i);
         if (!up_eng_holds(E, (uint32_t)i)) { /* another part's: never runs here */

@@ -52,87 +52,56 @@ static void coll_free(up_coll *c)
     }
 }
 
-/* What a member brings to a collective instance. */
-typedef struct coll_arrival {
-    OTF2_CommRef comm;
-    uint64_t key;       /* instances are numbered per location and key: the
-                         * communicator, or an RMA window (WIN_KEY) */
-    OTF2_CollectiveOp op;
-    uint32_t root;
-    uint64_t sent, recvd;
-    uint64_t begin_m, begin_a, end_m, ovh_in;
-    bool nonblocking;
-} coll_arrival;
 
-/* Location li arrives at the next instance of a collective on a.comm: the
- * k-th collective (blocking or nonblocking, in the order it started them) a
- * location calls on a communicator is the k-th instance, as MPI requires.
- * On a self-like communicator (MPI_COMM_SELF: every location is its only
- * member) each call is an instance of its own, never shared: it is keyed by
- * an engine-wide number instead of the location's count.
- * Returns 1 with *cp and *rankp set, 0 when li is no member of a.comm, -1 out
- * of memory. */
-static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp,
-                     uint32_t *rankp)
+/* Instance (a->key, seq) of the collective on a->comm (cd): the one there,
+ * or made (*fresh) for its first arrival.  NULL: out of memory. */
+static up_coll *coll_get(engine *E, const up_comm_def *cd, const coll_arrival *a, uint64_t seq,
+                         bool lookup)
 {
-    uint64_t *seqp, seq, *v = NULL;
-    const up_comm_def *cd;
-    uint32_t rank;
-    up_member *me;
+    uint64_t *v = lookup ? up_map_get(&E->colls, a->key, seq) : NULL;
+    uint32_t n = cd->self ? 1 : cd->size;
     up_coll *c;
-    int r = up_eng_rank_of(E, a->comm, li, &rank);
-    if (r <= 0)
-        return r;
-    if (!up_eng_comm_held(E, a->comm)) /* members in another part */
-        return (void)up_eng_x_outside(E, "a collective"), -2;
-    cd = up_defs_comm(E->d, a->comm);
-    if (cd->self) {
-        seq = E->self_seq++;
-    } else {
-        up_map *cs = &E->L[li].collseq;
-        if (!(seqp = up_map_get(cs, a->key, 0))) {
-            if (!up_map_put(cs, a->key, 0, 0) || !(seqp = up_map_get(cs, a->key, 0)))
-                return -1;
-        }
-        seq = (*seqp)++;
-        v = up_map_get(&E->colls, a->key, seq);
+    if (v)
+        return (up_coll *)(uintptr_t)*v;
+    if (!(c = up_calloc(1, sizeof *c)) || !(c->m = up_calloc(n, sizeof *c->m))) {
+        coll_free(c);
+        return NULL;
     }
-    if (v) {
-        c = (up_coll *)(uintptr_t)*v;
-        if (rank >= c->n || c->m[rank].arrived)
-            return 0; /* cannot happen: one location per rank, one arrival per seq */
-        if (c->drained) { /* a member came after all: it waits for the rest again */
-            c->drained = false;
-            E->ndrained--;
-        }
-    } else {
-        uint32_t n = cd->self ? 1 : cd->size;
-        if (!(c = up_calloc(1, sizeof *c)) || !(c->m = up_calloc(n, sizeof *c->m))) {
-            coll_free(c);
-            return -1;
-        }
-        c->comm = a->comm;
-        c->key = a->key;
-        c->seq = seq;
-        c->op = a->op;
-        c->cls = up_coll_class_of(a->op);
-        c->n = n;
-        c->root = UINT32_MAX;
-        if (c->cls == UP_COLL_ONE_TO_N || c->cls == UP_COLL_N_TO_ONE) {
-            if (a->root < n)
-                c->root = a->root;
-            else
-                c->cls = UP_COLL_N_TO_N; /* rooted op without a valid root */
-        }
-        if (!up_map_put(&E->colls, c->key, seq, (uint64_t)(uintptr_t)c)) {
-            coll_free(c);
-            return -1;
-        }
+    c->comm = a->comm;
+    c->key = a->key;
+    c->seq = seq;
+    c->op = a->op;
+    c->cls = up_coll_class_of(a->op);
+    c->n = n;
+    c->root = UINT32_MAX;
+    if (c->cls == UP_COLL_ONE_TO_N || c->cls == UP_COLL_N_TO_ONE) {
+        if (a->root < n)
+            c->root = a->root;
+        else
+            c->cls = UP_COLL_N_TO_N; /* rooted op without a valid root */
     }
-    me = &c->m[rank];
+    if (!up_map_put(&E->colls, c->key, seq, (uint64_t)(uintptr_t)c)) {
+        coll_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* Member `rank` (location loc, held here or, in a partitioned replay, by
+ * another part: engine_seam.c) arrives at c with what a tells; its waiting
+ * members go on once what they depend on is there.  -1: out of memory. */
+static int member_arrive(engine *E, up_coll *c, uint32_t rank, uint32_t loc, const coll_arrival *a)
+{
+    up_member *me = &c->m[rank];
+    if (c->drained) { /* a member came after all: it waits for the rest again */
+        c->drained = false;
+        E->ndrained--;
+    }
     me->arrived = true;
     c->arrived++;
-    me->loc = li;
+    if (up_eng_holds(E, loc))
+        c->held_arrived++;
+    me->loc = loc;
     me->begin_m = a->begin_m;
     me->begin_a = a->begin_a;
     me->end_m = a->end_m;
@@ -150,9 +119,75 @@ static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp
          (c->cls == UP_COLL_ONE_TO_N && rank == c->root)) &&
         wake_coll(E, c) != 0)
         return -1;
+    return 0;
+}
+
+/* Location li arrives at the next instance of a collective on a->comm: the
+ * k-th collective (blocking or nonblocking, in the order it started them) a
+ * location calls on a communicator is the k-th instance, as MPI requires.
+ * On a self-like communicator (MPI_COMM_SELF: every location is its only
+ * member) each call is an instance of its own, never shared: it is keyed by
+ * an engine-wide number instead of the location's count.  In a partitioned
+ * replay the arrival crosses to the other parts with members (X_COLL).
+ * Returns 1 with *cp and *rankp set, 0 when li is no member of a->comm, -1
+ * out of memory, -2 another error (in E->err). */
+static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp,
+                     uint32_t *rankp)
+{
+    uint64_t *seqp, seq;
+    const up_comm_def *cd;
+    uint32_t rank;
+    up_coll *c;
+    int r = up_eng_rank_of(E, a->comm, li, &rank);
+    if (r <= 0)
+        return r;
+    cd = up_defs_comm(E->d, a->comm);
+    if (cd->self) {
+        seq = E->self_seq++;
+    } else {
+        up_map *cs = &E->L[li].collseq;
+        if (!(seqp = up_map_get(cs, a->key, 0))) {
+            if (!up_map_put(cs, a->key, 0, 0) || !(seqp = up_map_get(cs, a->key, 0)))
+                return -1;
+        }
+        seq = (*seqp)++;
+    }
+    if (!(c = coll_get(E, cd, a, seq, !cd->self)))
+        return -1;
+    if (rank >= c->n || c->m[rank].arrived)
+        return 0; /* cannot happen: one location per rank, one arrival per seq */
+    if (member_arrive(E, c, rank, li, a) != 0)
+        return -1;
+    if (!up_eng_comm_held(E, a->comm) &&
+        up_eng_x_coll(E, li, a, seq, rank, false) != STEP_OK) /* to the other parts */
+        return -2;
     *cp = c;
     *rankp = rank;
     return 1;
+}
+
+/* An arrival (or, forced, a release) at instance (a->key, seq) crossed from
+ * another part (engine_seam.c) */
+int up_eng_coll_crossed(engine *E, const coll_arrival *a, uint64_t seq, uint32_t rank,
+                        uint32_t loc, bool forced)
+{
+    const up_comm_def *cd = up_defs_comm(E->d, a->comm);
+    up_coll *c;
+    if (!cd || !cd->resolved || cd->self) {
+        UP_ERR(E->err, UP_EINTERNAL, "partitioned replay: a collective on an unknown communicator");
+        return STEP_ERROR;
+    }
+    if (!(c = coll_get(E, cd, a, seq, true))) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory for a collective");
+        return STEP_ERROR;
+    }
+    if (forced) {
+        c->forced = true;
+        return wake_coll(E, c) != 0 ? STEP_ERROR : STEP_OK;
+    }
+    if (rank >= c->n || c->m[rank].arrived)
+        return STEP_OK; /* cannot happen, as in coll_join */
+    return member_arrive(E, c, rank, loc, a) != 0 ? STEP_ERROR : STEP_OK;
 }
 
 /* The overhead of records [0, end_i) of a location's buffer, each counted
@@ -256,6 +291,26 @@ int up_eng_coll_begin(engine *E, uint32_t li, up_event **evp, bool direct)
     return STEP_OK;
 }
 
+/* Is this the part that counts c's repairs (the one holding its rank 0)? */
+static bool coll_home(const engine *E, const up_coll *c)
+{
+    const up_comm_def *cd;
+    if (!E->part)
+        return true;
+    cd = up_defs_comm(E->d, c->comm);
+    return !cd || cd->self || !cd->size || up_eng_holds(E, cd->members[0]);
+}
+
+/* Member `member` of c was released: the other parts learn it (X_COLL) */
+static int coll_force_cross(engine *E, const up_coll *c, uint32_t member)
+{
+    coll_arrival a;
+    memset(&a, 0, sizeof a);
+    a.comm = c->comm, a.key = c->key, a.op = c->op;
+    a.root = c->root == UINT32_MAX ? c->n : c->root;
+    return up_eng_x_coll(E, c->m[member].loc, &a, c->seq, member, true);
+}
+
 /* Can a member still arrive at c?  Not when all have, nor when each one
  * missing is a location whose trace has ended: a trace cut short, or a
  * definition that lists a location that never calls the collective. */
@@ -269,7 +324,7 @@ static bool coll_may_grow(const engine *E, const up_coll *c)
     if (!cd || cd->self || cd->size < c->n)
         return false; /* cannot happen: an instance has members */
     for (r = 0; r < c->n; r++)
-        if (!c->m[r].arrived && E->L[cd->members[r]].state != S_DONE)
+        if (!c->m[r].arrived && up_eng_may_come(E, cd->members[r]))
             return true;
     return false;
 }
@@ -278,7 +333,7 @@ static void coll_release(engine *E, up_coll *c)
 {
     if (c->drained)
         E->ndrained--;
-    if (!c->forced && c->arrived < c->n) /* its members did not wait for the rest */
+    if (!c->forced && c->arrived < c->n && coll_home(E, c)) /* its members did not wait */
         E->repairs[UP_REPAIR_collective_incomplete]++;
     up_map_del(&E->colls, c->key, c->seq);
     coll_free(c);
@@ -291,7 +346,7 @@ static void coll_release(engine *E, up_coll *c)
  * looked at again when a location's trace ends (coll_sweep). */
 static void coll_done(engine *E, up_coll *c)
 {
-    if (++c->done < c->arrived)
+    if (++c->done < c->held_arrived) /* (in a serial replay every member is held) */
         return;
     if (!coll_may_grow(E, c)) {
         coll_release(E, c);
@@ -335,6 +390,8 @@ static int coll_wait(engine *E, rloc *L, up_coll *c, uint32_t member)
         E->repairs[UP_REPAIR_collective_incomplete]++;
         if (wake_coll(E, c) != 0)
             return STEP_ERROR;
+        if (!up_eng_comm_held(E, c->comm) && coll_force_cross(E, c, member) != STEP_OK)
+            return STEP_ERROR; /* the other parts' members go on too */
     }
     L->wcoll = NULL;
     return STEP_OK;
@@ -518,7 +575,7 @@ void up_eng_coll_free(engine *E, bool count)
     for (i = 0; i < E->colls.cap; i++) {
         if (up_map_at(&E->colls, i, &k0, &k1, &v)) {
             up_coll *c = (up_coll *)(uintptr_t)v;
-            if (count && !c->forced && c->arrived < c->n)
+            if (count && !c->forced && c->arrived < c->n && coll_home(E, c))
                 E->repairs[UP_REPAIR_collective_incomplete]++;
             coll_free(c);
         }

@@ -28,7 +28,7 @@
 #define SPIN_PAUSE_NS 1000.0
 
 enum { S_RUN, S_WAIT, S_DONE };
-enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA };
+enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA, W_PROG };
 
 static inline uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
@@ -159,7 +159,7 @@ typedef struct rloc {
     up_map teamseq;      /* team comm -> its ThreadTeamBegins so far */
     /* a location another part of a partitioned replay holds (engine_seam.c):
      * never run here; what finish() needs of it, copied at the merge */
-    bool away;
+    bool away, away_ended;
     uint64_t away_records, away_fix[3];
     uint64_t sync_seq;   /* its synchronous sends so far (up_sync.id) */
 } rloc;
@@ -267,13 +267,24 @@ typedef struct engine {
     } xout, xheld;    /* crossings out; crossings in that came before their turn */
     uint64_t away_unknown; /* unknown records the other parts' readers met */
     bool released;    /* release_leftovers ran */
-    uint64_t x_msgs, x_posts; /* crossings applied here, by kind */
+    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs; /* crossings applied here, by kind */
+    struct xprogq *progq; /* questions on the progress of receivers held here */
+    size_t nprogq, progqcap;
+    uint32_t nparts, *rep; /* the parts, and the first location each holds
+                            * (crossings to a part go to it, in one order) */
 } engine;
 
 /* Does this engine hold location l (always, unless it is a part)? */
 static inline bool up_eng_holds(const engine *E, uint32_t l)
 {
     return !E->owner || E->owner[l] == E->self;
+}
+
+/* May location l still come to an instance: it runs here, or another part
+ * has not said it ended (X_END) */
+static inline bool up_eng_may_come(const engine *E, uint32_t l)
+{
+    return E->L[l].away ? !E->L[l].away_ended : E->L[l].state != S_DONE;
 }
 
 /* Task farms: per key (sender, receiver, comm, tag) as the records name it,
@@ -283,6 +294,18 @@ typedef struct chan {
     uint64_t sent, recvd;/* send and receive records on it so far */
 } chan;
 
+
+/* What a member brings to a collective instance. */
+typedef struct coll_arrival {
+    OTF2_CommRef comm;
+    uint64_t key;       /* instances are numbered per location and key: the
+                         * communicator, or an RMA window (WIN_KEY) */
+    OTF2_CollectiveOp op;
+    uint32_t root;
+    uint64_t sent, recvd;
+    uint64_t begin_m, begin_a, end_m, ovh_in;
+    bool nonblocking;
+} coll_arrival;
 
 /* ---- shared between the engine's files ------------------------------------- */
 
@@ -328,6 +351,7 @@ up_msg *up_eng_queue_pop(engine *E, msgq *q);
 int up_eng_msg_arrive(engine *E, up_msg *m, OTF2_CommRef comm, uint32_t tag, bool *kept);
 int up_eng_sync_posted(engine *E, uint32_t src, uint64_t id, uint64_t post_m, uint64_t post_a,
                        bool by_request);
+bool up_eng_prog_answer(engine *E, uint32_t rloc_i, up_sync *s, uint64_t t, bool now, bool *known);
 up_msg *up_eng_msg_new(engine *E);
 void up_eng_msg_free(engine *E, up_msg *m);
 void up_eng_pr_full(engine *E, rloc *L);
@@ -352,6 +376,8 @@ int up_eng_nbc_request(engine *E, uint32_t li, up_event **evp, bool direct);
 int up_eng_nbc_complete(engine *E, uint32_t li, up_event **evp, bool direct);
 void up_eng_coll_sweep(engine *E);
 void up_eng_coll_free(engine *E, bool count);
+int up_eng_coll_crossed(engine *E, const coll_arrival *a, uint64_t seq, uint32_t rank,
+                        uint32_t loc, bool forced);
 
 /* engine_poll.c: polling */
 int up_eng_poll_step(engine *E, uint32_t li, up_event **evp, unsigned *mark, bool *start);
@@ -363,6 +389,12 @@ int up_eng_finish_marked(engine *E, uint32_t li, up_event *ev, unsigned mark);
 int up_eng_x_msg(engine *E, uint32_t li, up_msg *m, OTF2_CommRef comm, uint32_t tag);
 int up_eng_x_post(engine *E, const up_sync *s);
 int up_eng_x_outside(engine *E, const char *what);
+int up_eng_x_coll(engine *E, uint32_t from, const coll_arrival *a, uint64_t seq, uint32_t rank,
+                  bool forced);
+int up_eng_x_end(engine *E, uint32_t li);
+int up_eng_x_progq(engine *E, const up_sync *s, uint64_t t);
+int up_eng_x_prog_flush(engine *E, bool now, size_t *answered);
+up_status up_eng_seam_init(engine *E);
 void up_eng_seam_free(engine *E);
 
 /* engine_rma.c */

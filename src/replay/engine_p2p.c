@@ -113,6 +113,8 @@ static uint64_t pr_horizon(const engine *E)
 {
     uint64_t h = UINT64_MAX;
     size_t j, k;
+    if (E->part) /* another part's sender may still ask (engine_seam.c) */
+        return 0;
     for (j = 0; j < E->n; j++) {
         const rloc *J = &E->L[j];
         if (J->state == S_DONE)
@@ -738,11 +740,19 @@ static uint64_t sync_dep_a(const up_sync *s)
  * to t.  Waits (STEP_YIELD) until the receiver has timed them; a receiver
  * that waits itself while nothing earlier can run is not waited for (the
  * send is timed from its post, counted as progress_unknown). */
-static int prog_wait(engine *E, up_sync *s, uint64_t t)
+static int prog_wait(engine *E, uint32_t li, up_sync *s, uint64_t t)
 {
     rloc *R = &E->L[s->dst];
-    if (!up_eng_holds(E, s->dst))
-        return up_eng_x_outside(E, "a receiver's progress");
+    if (!up_eng_holds(E, s->dst)) { /* the receiver's part answers (engine_seam.c) */
+        if (s->prog_asked == 2)
+            return STEP_OK;
+        if (!s->prog_asked && up_eng_x_progq(E, s, t) != STEP_OK)
+            return STEP_ERROR;
+        s->prog_asked = 1;
+        E->L[li].wait = W_PROG;
+        E->L[li].wsync = s;
+        return STEP_BLOCKED;
+    }
     if (!pr_ready(E, R, t)) {
         bool earlier = up_eng_behind(E, t);
         if (R->state == S_RUN ? !R->deferring && !R->claiming : earlier)
@@ -756,6 +766,22 @@ static int prog_wait(engine *E, up_sync *s, uint64_t t)
     return STEP_OK;
 }
 
+/* A partitioned replay: sender li's question about the progress of its
+ * receiver R (held here) for synchronous send `s` (its send and post times,
+ * completion at t).  false: R has not timed every record before t yet (and
+ * not `now`: at the end, answered as unknown, as the serial replay does
+ * when nothing earlier can run).  *known false: R's calls that far back were
+ * forgotten, or not ready. */
+bool up_eng_prog_answer(engine *E, uint32_t rloc_i, up_sync *s, uint64_t t, bool now, bool *known)
+{
+    rloc *R = &E->L[rloc_i];
+    *known = false;
+    s->has_prog = false;
+    if (!pr_ready(E, R, t))
+        return now;
+    *known = pr_find(R, s, t);
+    return true;
+}
 /* The record completing synchronous sends waits until their receives were
  * posted (the late-receiver wait of Sarukkai and Malony, Section 3.3); the
  * model times it from the latest post.  Returns STEP_DECLINED when the
@@ -796,7 +822,7 @@ int up_eng_sync_end(engine *E, uint32_t li, up_event *ev)
                        * the library buffered the message (eager, whatever
                        * its size), so the completion waited for nothing */
         if (E->prog && s->by_request && s->bytes && s->dst != li) {
-            int r = prog_wait(E, s, ev->time);
+            int r = prog_wait(E, li, s, ev->time);
             if (r != STEP_OK)
                 return r;
         }

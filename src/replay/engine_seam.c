@@ -12,18 +12,23 @@
  * runs and nothing is in flight, the earliest waiting record over all parts
  * is released, as the serial replay releases its earliest.
  *
- * Crossings so far: a message reaching its receiver (X_MSG) and a receive's
- * post reaching a synchronous sender (X_POST).  A record whose rule would
- * cross the seam another way (a collective, team or RMA window over
- * locations of several parts, a receiver's progress, wildcard re-matching,
- * the model's claims) stops the partitioned replay with an error naming
- * it: it is not yet through the seam.
+ * Crossings so far: a message reaching its receiver (X_MSG), a receive's
+ * post reaching a synchronous sender (X_POST), a collective member's
+ * arrival or release reaching the other parts with members, which keep a
+ * copy of the instance (X_COLL), and a location's end (X_END: a member
+ * that will never come), and a synchronous sender's question on its
+ * receiver's progress with its answer (X_PROGQ, X_PROGA: docs/models.md,
+ * "Progress").  A record whose rule would cross the seam another way (a
+ * team or RMA window over locations of several parts, a wildcard receive,
+ * the model's claims) stops the
+ * partitioned replay with an error naming it: it is not yet through the
+ * seam.
  */
 #include <string.h>
 
 #include "replay/engine_int.h"
 
-enum { X_MSG = 1, X_POST = 2 };
+enum { X_MSG = 1, X_POST = 2, X_COLL = 3, X_END = 4, X_PROGQ = 5, X_PROGA = 6 };
 
 /* Every crossing starts with this header; `len` bytes of payload follow. */
 typedef struct xhead {
@@ -38,7 +43,36 @@ typedef struct xmsg {
     uint8_t exit_known, sync, blocking, pad_;
     uint32_t pad2_;
     uint64_t sync_id, req; /* the sender's synchronous send (sync) */
+    /* re-matching (engine_wild.c): the key its send record named, its place
+     * among that key's sends, its recorded receiver */
+    uint64_t ok0, ok1, oseq;
+    uint32_t odst;
+    uint8_t task, retargeted, pad3_[2];
 } xmsg;
+
+typedef struct xcoll {
+    uint64_t key, seq, begin_m, begin_a, end_m, ovh_in, sent, recvd;
+    uint32_t comm, op, root, rank, loc;
+    uint8_t nonblocking, forced, pad_[2];
+} xcoll;
+
+/* A question on receiver dst's progress for sender src's synchronous send
+ * `id` (sent at send_m, posted at post_m, completing at t); kept by the
+ * receiver's part until it can answer (xprogq is also its list entry) */
+typedef struct xprogq {
+    uint64_t id, t, send_m, post_m;
+    uint32_t src, dst;
+} xprogq;
+
+typedef struct xproga {
+    uint64_t id, prog_m, prog_a;
+    uint32_t src;
+    uint8_t known, has_prog, kind, rflags;
+} xproga;
+
+typedef struct xend {
+    uint32_t loc, pad_;
+} xend;
 
 typedef struct xpost {
     uint64_t id, post_m, post_a;
@@ -88,6 +122,10 @@ int up_eng_x_outside(engine *E, const char *what)
 
 void up_eng_seam_free(engine *E)
 {
+    up_free(E->rep);
+    E->rep = NULL;
+    up_free(E->progq);
+    E->progq = NULL;
     up_free(E->xout.b);
     up_free(E->xheld.b);
     memset(&E->xout, 0, sizeof E->xout);
@@ -108,6 +146,11 @@ int up_eng_x_msg(engine *E, uint32_t li, up_msg *m, OTF2_CommRef comm, uint32_t 
     x.mdata[0] = m->mdata[0], x.mdata[1] = m->mdata[1];
     x.src = m->src, x.dst = m->dst, x.comm = comm, x.tag = tag;
     x.exit_known = m->exit_known;
+    if (E->wild != UP_WILDCARD_PRESERVE) { /* the key, not this part's index of it */
+        x.ok0 = E->chan[m->ochan].k0, x.ok1 = E->chan[m->ochan].k1;
+        x.oseq = m->oseq, x.odst = m->odst;
+        x.task = m->task, x.retargeted = m->retargeted;
+    }
     if (m->sync) {
         x.sync = 1;
         x.blocking = m->sync->blocking;
@@ -130,6 +173,134 @@ int up_eng_x_post(engine *E, const up_sync *s)
     return x_send(E, X_POST, s->dst, s->src, &x, sizeof x) == STEP_OK ? 0 : -1;
 }
 
+/* The parts and their first locations (crossings to a part go there) */
+up_status up_eng_seam_init(engine *E)
+{
+    size_t i;
+    for (i = 0; i < E->n; i++)
+        if (E->owner[i] + 1 > E->nparts)
+            E->nparts = E->owner[i] + 1;
+    if (!(E->rep = up_calloc(E->nparts ? E->nparts : 1, sizeof *E->rep)))
+        return UP_ERR(E->err, UP_ENOMEM, "out of memory");
+    for (i = 0; i < E->nparts; i++)
+        E->rep[i] = UINT32_MAX;
+    for (i = E->n; i-- > 0;)
+        E->rep[E->owner[i]] = (uint32_t)i;
+    return UP_OK;
+}
+
+/* Does part p hold a member of comm (NULL comm def: every part)? */
+static bool part_has(const engine *E, uint32_t p, const up_comm_def *cd)
+{
+    uint32_t r;
+    if (!cd)
+        return true;
+    for (r = 0; r < cd->size; r++)
+        if (cd->members[r] < E->n && E->owner[cd->members[r]] == p)
+            return true;
+    return false;
+}
+
+/* A crossing from location `from` to every other part (with a member of
+ * comm, when cd is given) */
+static int x_parts(engine *E, unsigned type, uint32_t from, const up_comm_def *cd, const void *pl,
+                   size_t n)
+{
+    uint32_t p;
+    for (p = 0; p < E->nparts; p++)
+        if (p != E->self && E->rep[p] != UINT32_MAX && part_has(E, p, cd) &&
+            x_send(E, type, from, E->rep[p], pl, n) != STEP_OK)
+            return STEP_ERROR;
+    return STEP_OK;
+}
+
+/* Member `rank` (location from) arrived at instance (a->key, seq), or
+ * (forced) was released from it: to the other parts with members */
+int up_eng_x_coll(engine *E, uint32_t from, const coll_arrival *a, uint64_t seq, uint32_t rank,
+                  bool forced)
+{
+    xcoll x;
+    memset(&x, 0, sizeof x);
+    x.key = a->key, x.seq = seq, x.begin_m = a->begin_m, x.begin_a = a->begin_a;
+    x.end_m = a->end_m, x.ovh_in = a->ovh_in, x.sent = a->sent, x.recvd = a->recvd;
+    x.comm = a->comm, x.op = (uint32_t)a->op, x.root = a->root, x.rank = rank, x.loc = from;
+    x.nonblocking = a->nonblocking, x.forced = forced;
+    return x_parts(E, X_COLL, from, up_defs_comm(E->d, a->comm), &x, sizeof x);
+}
+
+/* Location li's trace ended: the other parts' instances stop waiting for it */
+int up_eng_x_end(engine *E, uint32_t li)
+{
+    xend x;
+    memset(&x, 0, sizeof x);
+    x.loc = li;
+    return x_parts(E, X_END, li, NULL, &x, sizeof x);
+}
+
+/* Synchronous send s completes at measured time t: its receiver's part is
+ * asked for the receiver's progress (the sender waits, W_PROG) */
+int up_eng_x_progq(engine *E, const up_sync *s, uint64_t t)
+{
+    xprogq x;
+    memset(&x, 0, sizeof x);
+    x.id = s->id, x.t = t, x.send_m = s->send_m, x.post_m = s->post_m;
+    x.src = s->src, x.dst = s->dst;
+    return x_send(E, X_PROGQ, s->src, s->dst, &x, sizeof x);
+}
+
+/* Answers the questions whose receivers have timed every record before
+ * their completion; with `now`, all (those not ready: unknown, as the
+ * serial replay answers when nothing earlier can run). */
+int up_eng_x_prog_flush(engine *E, bool now, size_t *answered)
+{
+    size_t i = 0;
+    *answered = 0;
+    while (i < E->nprogq) {
+        xprogq *q = &E->progq[i];
+        up_sync tmp;
+        xproga a;
+        bool known;
+        memset(&tmp, 0, sizeof tmp);
+        tmp.send_m = q->send_m, tmp.post_m = q->post_m;
+        if (!up_eng_prog_answer(E, q->dst, &tmp, q->t, now, &known)) {
+            i++;
+            continue;
+        }
+        memset(&a, 0, sizeof a);
+        a.id = q->id, a.src = q->src, a.known = known, a.has_prog = tmp.has_prog;
+        a.prog_m = tmp.prog_m, a.prog_a = tmp.prog_a;
+        a.kind = tmp.prog_kind, a.rflags = tmp.prog_rflags;
+        if (x_send(E, X_PROGA, q->dst, q->src, &a, sizeof a) != STEP_OK)
+            return STEP_ERROR;
+        E->progq[i] = E->progq[--E->nprogq];
+        (*answered)++;
+    }
+    return STEP_OK;
+}
+
+static int apply_proga(engine *E, const xproga *a)
+{
+    rloc *S = &E->L[a->src];
+    up_sync *s = NULL;
+    size_t i;
+    for (i = 0; i < S->nsync; i++)
+        if (S->syncs[i]->id == a->id)
+            s = S->syncs[i];
+    if (!s || s->prog_asked != 1) {
+        UP_ERR(E->err, UP_EINTERNAL, "partitioned replay: an answer nobody asked for");
+        return STEP_ERROR;
+    }
+    s->prog_asked = 2;
+    s->has_prog = a->has_prog;
+    s->prog_m = a->prog_m, s->prog_a = a->prog_a;
+    s->prog_kind = a->kind, s->prog_rflags = a->rflags;
+    if (!a->known)
+        E->repairs[UP_REPAIR_progress_unknown]++;
+    if (S->state == S_WAIT && S->wait == W_PROG && S->wsync == s)
+        return up_eng_make_runnable(E, a->src) != 0 ? STEP_ERROR : STEP_OK;
+    return STEP_OK;
+}
+
 static int apply_msg(engine *E, const xmsg *x)
 {
     up_msg *m = up_eng_msg_new(E);
@@ -143,6 +314,15 @@ static int apply_msg(engine *E, const xmsg *x)
     m->ovh_path = x->ovh_path, m->bytes = x->bytes;
     m->mdata[0] = x->mdata[0], m->mdata[1] = x->mdata[1];
     m->src = x->src, m->dst = x->dst;
+    if (E->wild != UP_WILDCARD_PRESERVE) {
+        if ((m->ochan = up_eng_chan_get(E, x->ok0, x->ok1)) == UINT32_MAX) {
+            up_eng_msg_free(E, m);
+            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+            return STEP_ERROR;
+        }
+        m->oseq = x->oseq, m->odst = x->odst;
+        m->task = x->task, m->retargeted = x->retargeted;
+    }
     if (x->sync) { /* this part's copy: its post is made here and sent back */
         up_sync *s = up_calloc(1, sizeof *s);
         if (!s) {
@@ -174,6 +354,45 @@ static int apply(engine *E, const xhead *h, const uint8_t *pl)
         E->x_posts++;
         return up_eng_sync_posted(E, x.src, x.id, x.post_m, x.post_a, x.by_request) == 0
                    ? STEP_OK : STEP_ERROR;
+    }
+    if (h->type == X_COLL && h->len == sizeof(xcoll)) {
+        xcoll x;
+        coll_arrival a;
+        memcpy(&x, pl, sizeof x);
+        memset(&a, 0, sizeof a);
+        a.comm = x.comm, a.key = x.key, a.op = (OTF2_CollectiveOp)x.op, a.root = x.root;
+        a.sent = x.sent, a.recvd = x.recvd, a.begin_m = x.begin_m, a.begin_a = x.begin_a;
+        a.end_m = x.end_m, a.ovh_in = x.ovh_in, a.nonblocking = x.nonblocking;
+        E->x_colls++;
+        return up_eng_coll_crossed(E, &a, x.seq, x.rank, x.loc, x.forced);
+    }
+    if (h->type == X_PROGQ && h->len == sizeof(xprogq)) {
+        if (E->nprogq == E->progqcap &&
+            !up_grow((void **)&E->progq, &E->progqcap, E->nprogq + 1, sizeof *E->progq)) {
+            UP_ERR(E->err, UP_ENOMEM, "out of memory for a crossing");
+            return STEP_ERROR;
+        }
+        memcpy(&E->progq[E->nprogq++], pl, sizeof(xprogq));
+        return STEP_OK;
+    }
+    if (h->type == X_PROGA && h->len == sizeof(xproga)) {
+        xproga a;
+        memcpy(&a, pl, sizeof a);
+        E->x_progs++;
+        return apply_proga(E, &a);
+    }
+    if (h->type == X_END && h->len == sizeof(xend)) {
+        xend x;
+        memcpy(&x, pl, sizeof x);
+        if (x.loc >= E->n || !E->L[x.loc].away) {
+            UP_ERR(E->err, UP_EINTERNAL, "partitioned replay: the end of a location held here");
+            return STEP_ERROR;
+        }
+        E->x_ends++;
+        E->L[x.loc].away_ended = true;
+        if (E->ndrained)
+            up_eng_coll_sweep(E);
+        return STEP_OK;
     }
     UP_ERR(E->err, UP_EINTERNAL, "partitioned replay: a crossing of unknown kind %u", h->type);
     return STEP_ERROR;
@@ -339,8 +558,10 @@ static int drive(engine *E, size_t np, const uint32_t *owner, uint64_t seed, up_
         bool waits = false;
         uint32_t best = UINT32_MAX;
         uint64_t best_t = UINT64_MAX;
+        size_t answered = 0, a;
         for (k = 0; k < np; k++)
-            if (up_eng_run(&E[k]) != 0 || take_out(&E[k], owner, &f, &nf, &cap, err) != 0)
+            if (up_eng_run(&E[k]) != 0 || up_eng_x_prog_flush(&E[k], false, &a) != STEP_OK ||
+                take_out(&E[k], owner, &f, &nf, &cap, err) != 0)
                 goto out;
         if (nf) { /* some of those in flight arrive, in an order of their own */
             size_t d = 1 + (size_t)(rnd(&s) % nf);
@@ -356,6 +577,16 @@ static int drive(engine *E, size_t np, const uint32_t *owner, uint64_t seed, up_
             }
             continue;
         }
+        /* nothing runs, nothing is in flight: the progress still asked for
+         * is unknown (its receivers wait, as nothing earlier can run) */
+        for (k = 0; k < np; k++) {
+            if (up_eng_x_prog_flush(&E[k], true, &a) != STEP_OK ||
+                take_out(&E[k], owner, &f, &nf, &cap, err) != 0)
+                goto out;
+            answered += a;
+        }
+        if (answered)
+            continue;
         for (k = 0; k < np; k++) {
             uint32_t b;
             uint64_t t;
@@ -405,8 +636,6 @@ up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint
                 break;
             }
     }
-    if (st == UP_OK && E[0].wild != UP_WILDCARD_PRESERVE)
-        st = (up_eng_x_outside(&E[0], "wildcard re-matching"), err->status);
     if (st == UP_OK && ops->claim)
         st = (up_eng_x_outside(&E[0], "a claim on a shared resource"), err->status);
     if (st == UP_OK && drive(E, np, owner, seed, err) != 0)
@@ -422,6 +651,9 @@ up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint
                 merge_model(&E[k], res);
             res->x_msgs += E[k].x_msgs;
             res->x_posts += E[k].x_posts;
+            res->x_colls += E[k].x_colls;
+            res->x_ends += E[k].x_ends;
+            res->x_progs += E[k].x_progs;
         }
     }
     for (k = 0; k < inited; k++)

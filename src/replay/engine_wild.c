@@ -348,6 +348,8 @@ int up_eng_recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
     /* a reply re-targeted here may carry another tag than recorded */
     retag = E->retargeted && (bits & WILD_TAG) && !(bits & WILD_SOURCE) &&
             any_from(g, src);
+    if (E->part && (q->lent || bits || retag)) /* its choice needs every part's clocks */
+        return up_eng_x_outside(E, "a wildcard receive");
     if ((q->lent > 0 || (bits && q->head) || retag) && up_eng_behind(E, ev->time))
         return STEP_YIELD; /* let the senders behind it in measured time send first */
     if (q->lent > 0 || (bits && q->head) || retag)

@@ -95,6 +95,8 @@ typedef struct up_sync {
      * MpiSend of a blocking send) and the record's kind and region flags
      * (the model adds that record's overhead) */
     bool has_prog;
+    uint8_t prog_asked;         /* (engine) a partitioned replay asked the
+                                 * receiver's part: 1 asked, 2 answered */
     uint8_t prog_kind, prog_rflags;
     uint64_t prog_m, prog_a;
     uint64_t id;                /* the sender's synchronous sends before it: its
@@ -216,6 +218,7 @@ typedef struct up_coll {
     up_coll_class cls;
     uint32_t root;              /* member index of the root, or UINT32_MAX */
     uint32_t n, arrived, done;
+    uint32_t held_arrived;      /* (engine) arrived members its part holds */
     bool forced;                /* released before all members arrived */
     bool drained;               /* (engine) every member that arrived is done,
                                  * one that has not may still come */
@@ -343,7 +346,7 @@ typedef struct up_replay_result {
      * completions moved to a later poll of an interleaved loop */
     uint64_t spins, polls_collapsed, completions_moved;
     /* a partitioned replay (up_replay_run_parts): crossings delivered, by kind */
-    uint64_t x_msgs, x_posts;
+    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs;
     /* task farms (fifo, lifo): sends found to reply to a wildcard receive
      * (marked by the tracer, or inferred), replies sent to the re-matched
      * source instead, and receives of a task whose work moved with it (or
