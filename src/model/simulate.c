@@ -277,29 +277,58 @@ enum { ANS_AT_ONCE, ANS_WAITED, ANS_UNKNOWN };
  * no such call known: x.  interrupt: x + interrupt_ns.  polling: that
  * call's entry or the next poll, at most poll_chunk_ns after x.  *how says
  * which (ANS_*). */
-static uint64_t rdv_answer(up_sim *S, uint32_t dst, uint64_t req, const up_sync *s,
-                           uint64_t post_m, uint64_t post_a, uint64_t t, int *how)
+/* The first call of receiver r that was open at t0 or entered after it
+ * (its leave after t0): *found, with its entry; *unknown when an older one
+ * was forgotten (it may have been open at t0) */
+static void pc_first_open(const sloc *r, uint64_t t0, bool *found, uint64_t *enter_m,
+                          uint64_t *enter_a, bool *unknown)
 {
-    const sloc *r = &S->L[dst];
-    uint64_t x = max2(req, post_a), t0 = max2(s->send_m, post_m), a;
     const struct pcall *c = NULL;
     uint32_t i;
+    for (i = r->pcn; i > 0 && pc_at(r, i - 1)->leave_m > t0; i--)
+        c = pc_at(r, i - 1);
+    *found = c != NULL;
+    *enter_m = c ? c->enter_m : 0;
+    *enter_a = c ? c->enter_a : 0;
+    *unknown = i == 0 && r->pc_dropped;
+}
+
+static uint64_t rdv_answer(up_sim *S, uint32_t dst, uint64_t req, const up_sync *s,
+                           uint64_t post_m, uint64_t post_a, uint64_t t, bool at_sender, int *how)
+{
+    uint64_t x = max2(req, post_a), t0 = max2(s->send_m, post_m), a, cm, ca;
+    bool found, unknown;
     *how = ANS_AT_ONCE;
     if (S->m.progress == UP_PROGRESS_INTERRUPT)
         return x + S->intr;
-    for (i = r->pcn; i > 0 && pc_at(r, i - 1)->leave_m > t0; i--)
-        c = pc_at(r, i - 1);
-    if (!c || c->enter_m <= t0 || c->enter_m >= t || c->enter_a <= x)
+    if (at_sender && s->mprog_set) /* found where the receiver is replayed (s_progress_of) */
+        found = s->mprog_found, cm = s->mprog_m, ca = s->mprog_a, unknown = s->mprog_unknown;
+    else
+        pc_first_open(&S->L[dst], t0, &found, &cm, &ca, &unknown);
+    if (!found || cm <= t0 || cm >= t || ca <= x)
         return x; /* in MPI at t0, or no call before t, or entered in time */
-    if (i == 0 && r->pc_dropped) {
+    if (unknown) {
         *how = ANS_UNKNOWN; /* an older call may have been open */
         return x;
     }
-    a = c->enter_a;
+    a = ca;
     if (S->m.progress == UP_PROGRESS_POLLING && S->poll_chunk && a - x > S->poll_chunk)
         a = x + S->poll_chunk;
     *how = ANS_WAITED;
     return a;
+}
+
+/* up_model_ops.progress_of: the receiver's first call open at or after
+ * max(send, post) */
+static void s_progress_of(void *mp, uint32_t loc, up_sync *s, uint64_t t)
+{
+    up_sim *S = mp;
+    (void)t;
+    if (loc >= S->n)
+        return;
+    pc_first_open(&S->L[loc], max2(s->send_m, s->post_m), &s->mprog_found, &s->mprog_m,
+                  &s->mprog_a, &s->mprog_unknown);
+    s->mprog_set = true;
 }
 
 /* Rendezvous: when the data leaves the sender.  The request leaves at
@@ -308,10 +337,10 @@ static uint64_t rdv_answer(up_sim *S, uint32_t dst, uint64_t req, const up_sync 
  * latency back. */
 static uint64_t rdv_depart(up_sim *S, uint32_t src, uint32_t dst, uint64_t send_a,
                            const up_sync *s, uint64_t post_m, uint64_t post_a, uint64_t t,
-                           int *how)
+                           bool at_sender, int *how)
 {
     uint64_t req = send_a + S->o_s + hop_lat(S, src, dst);
-    return rdv_answer(S, dst, req, s, post_m, post_a, t, how) + hop_lat(S, dst, src);
+    return rdv_answer(S, dst, req, s, post_m, post_a, t, at_sender, how) + hop_lat(S, dst, src);
 }
 
 /* ---- records ------------------------------------------------------------------- */
@@ -513,7 +542,7 @@ static uint64_t arrival(up_sim *S, uint32_t loc, const up_event *ev, const up_ms
         int how;
         const up_sync *s = msg->sync;
         uint64_t dep = rdv_depart(S, msg->src, loc, msg->send_a, s, s->post_m, s->post_a,
-                                  ev->time, &how);
+                                  ev->time, false, &how);
         return wire(S, msg->src, loc, msg->bytes, dep);
     }
     if (S->m.progress != UP_PROGRESS_MPI && pop_in(&S->L[loc], msg))
@@ -600,7 +629,7 @@ static void s_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
         s->dst < S->n) {
         int how;
         uint64_t dep = rdv_depart(S, loc, s->dst, s->send_a, s, s->post_m, s->post_a, ev->time,
-                                  &how);
+                                  true, &how);
         uint64_t ser = S->L[loc].node == S->L[s->dst].node
                            ? tk(S, (double)s->bytes * S->ng)
                            : tk(S, (double)s->bytes * S->g);
@@ -739,7 +768,7 @@ static uint64_t s_claim(void *mp, uint32_t loc, const up_loc_state *ls, const up
             return UINT64_MAX;
         int how;
         return rdv_depart(S, msg->src, loc, msg->send_a, s, s->posted ? s->post_m : ev->time,
-                          s->posted ? s->post_a : ls->enter_a, ev->time, &how);
+                          s->posted ? s->post_a : ls->enter_a, ev->time, false, &how);
     }
     uint64_t bytes = ev->kind == UP_EV_MpiSend ? ev->u.MpiSend.msgLength : ev->u.MpiIsend.msgLength;
     if (bytes > S->eager || peer >= S->n || S->L[peer].node == S->L[loc].node)
@@ -802,6 +831,7 @@ static const up_model_ops sim_ops = {
     .replies = s_replies,
     .claim = s_claim,
     .sync_progress = s_sync_progress,
+    .progress_of = s_progress_of,
 };
 
 const up_model_ops *up_sim_ops(void) { return &sim_ops; }

@@ -28,7 +28,8 @@
 #define SPIN_PAUSE_NS 1000.0
 
 enum { S_RUN, S_WAIT, S_DONE };
-enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA, W_PROG };
+/* W_PROG, W_GLOBAL: waits of a partitioned replay (engine_seam.c) */
+enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA, W_PROG, W_GLOBAL };
 
 static inline uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
@@ -160,6 +161,7 @@ typedef struct rloc {
     /* a location another part of a partitioned replay holds (engine_seam.c):
      * never run here; what finish() needs of it, copied at the merge */
     bool away, away_ended;
+    bool granted;        /* W_GLOBAL: its decision may be taken now (engine_seam.c) */
     uint64_t away_records, away_fix[3];
     uint64_t sync_seq;   /* its synchronous sends so far (up_sync.id) */
 } rloc;
@@ -267,7 +269,8 @@ typedef struct engine {
     } xout, xheld;    /* crossings out; crossings in that came before their turn */
     uint64_t away_unknown; /* unknown records the other parts' readers met */
     bool released;    /* release_leftovers ran */
-    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs; /* crossings applied here, by kind */
+    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_grants; /* crossings applied
+                               * here, by kind; decisions granted (W_GLOBAL) */
     struct xprogq *progq; /* questions on the progress of receivers held here */
     size_t nprogq, progqcap;
     uint32_t nparts, *rep; /* the parts, and the first location each holds
@@ -393,7 +396,12 @@ int up_eng_x_coll(engine *E, uint32_t from, const coll_arrival *a, uint64_t seq,
                   bool forced);
 int up_eng_x_end(engine *E, uint32_t li);
 int up_eng_x_progq(engine *E, const up_sync *s, uint64_t t);
-int up_eng_x_prog_flush(engine *E, bool now, size_t *answered);
+int up_eng_x_global(engine *E, uint32_t li);
+int up_eng_x_tok(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win, int kind, uint64_t m,
+                 uint64_t a);
+int up_eng_x_lock(engine *E, uint32_t from, uint32_t target, OTF2_RmaWinRef win, bool exclusive,
+                  uint64_t m, uint64_t a);
+int up_eng_x_prog_flush(engine *E, uint64_t upto, size_t *answered);
 up_status up_eng_seam_init(engine *E);
 void up_eng_seam_free(engine *E);
 
@@ -402,6 +410,10 @@ int up_eng_group_sync(engine *E, uint32_t li, up_event **evp, bool direct);
 int up_eng_lock(engine *E, uint32_t li, up_event **evp, bool direct);
 int up_eng_unlock(engine *E, uint32_t li, up_event **evp, bool direct);
 void up_eng_rma_free(engine *E);
+int up_eng_tok_push(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win, int kind,
+                    uint64_t m, uint64_t a);
+int up_eng_lock_released(engine *E, uint32_t target, OTF2_RmaWinRef win, bool exclusive,
+                         uint64_t m, uint64_t a);
 
 /* engine_threads.c */
 int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct);

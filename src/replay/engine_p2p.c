@@ -759,10 +759,11 @@ static int prog_wait(engine *E, uint32_t li, up_sync *s, uint64_t t)
             return STEP_YIELD;
         s->has_prog = false;
         E->repairs[UP_REPAIR_progress_unknown]++;
-        return STEP_OK;
-    }
-    if (!pr_find(R, s, t))
+    } else if (!pr_find(R, s, t)) {
         E->repairs[UP_REPAIR_progress_unknown]++;
+    }
+    if (E->ops->progress_of) /* the model's own view, taken where R is replayed */
+        E->ops->progress_of(E->model, s->dst, s, t);
     return STEP_OK;
 }
 
@@ -777,9 +778,14 @@ bool up_eng_prog_answer(engine *E, uint32_t rloc_i, up_sync *s, uint64_t t, bool
     rloc *R = &E->L[rloc_i];
     *known = false;
     s->has_prog = false;
-    if (!pr_ready(E, R, t))
-        return now;
-    *known = pr_find(R, s, t);
+    if (!pr_ready(E, R, t)) {
+        if (!now)
+            return false;
+    } else {
+        *known = pr_find(R, s, t);
+    }
+    if (E->ops->progress_of)
+        E->ops->progress_of(E->model, rloc_i, s, t);
     return true;
 }
 /* The record completing synchronous sends waits until their receives were

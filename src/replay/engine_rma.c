@@ -58,10 +58,13 @@ static tokq *tokq_get(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win,
 }
 
 /* A sync point of `from` that `to` will wait for. */
-static int tok_push(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win, int kind,
+int up_eng_tok_push(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win, int kind,
                     uint64_t m, uint64_t a)
 {
-    tokq *q = tokq_get(E, from, to, win, kind, true);
+    tokq *q;
+    if (!up_eng_holds(E, to)) /* to its part (engine_seam.c) */
+        return up_eng_x_tok(E, from, to, win, kind, m, a) == STEP_OK ? 0 : -2;
+    q = tokq_get(E, from, to, win, kind, true);
     tok *t = q ? up_malloc(sizeof *t) : NULL;
     if (!t)
         return -1;
@@ -98,13 +101,6 @@ static void time_after(engine *E, uint32_t li, up_event *ev, uint64_t ref_m, uin
 
 #define RMA_GROUP_MAX 4096
 
-/* A partitioned replay holds every location of the window's communicator
- * (RMA does not cross the seam yet) */
-static bool rma_held(const engine *E, OTF2_RmaWinRef win)
-{
-    OTF2_CommRef comm;
-    return up_defs_win_comm(E->d, win, &comm) ? up_eng_comm_held(E, comm) : true;
-}
 
 /* An RmaGroupSync:
  *   post (target):      local; a POST token to every origin of its group
@@ -125,8 +121,6 @@ int up_eng_group_sync(engine *E, uint32_t li, up_event **evp, bool direct)
     uint64_t dep_m = 0, dep_a = 0, *v;
     (void)direct; /* never on the direct path (the record table) */
 
-    if (E->part && !rma_held(E, win))
-        return up_eng_x_outside(E, "an RMA synchronisation");
     if (role == GS_NONE) {
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
@@ -169,7 +163,7 @@ int up_eng_group_sync(engine *E, uint32_t li, up_event **evp, bool direct)
     case GS_POST:
         E->ops->local(E->model, li, &L->ls, ev);
         for (k = 0; k < n; k++)
-            if (members[k] != li && tok_push(E, li, members[k], win, TOK_POST, ev->time, ev->t_out) != 0)
+            if (members[k] != li && up_eng_tok_push(E, li, members[k], win, TOK_POST, ev->time, ev->t_out) != 0)
                 goto nomem;
         break;
     case GS_START:
@@ -192,7 +186,7 @@ int up_eng_group_sync(engine *E, uint32_t li, up_event **evp, bool direct)
         time_after(E, li, ev, L->ls.enter_m, dep_m, dep_a);
         for (k = 0; k < n; k++)
             if (members[k] != li &&
-                tok_push(E, li, members[k], win, TOK_COMPLETE, ev->time, ev->t_out) != 0)
+                up_eng_tok_push(E, li, members[k], win, TOK_COMPLETE, ev->time, ev->t_out) != 0)
                 goto nomem;
         break;
     default: /* GS_WAIT */
@@ -228,10 +222,6 @@ int up_eng_lock(engine *E, uint32_t li, up_event **evp, bool direct)
     uint32_t remote;
     lockreq *rq;
     (void)direct; /* never on the direct path (the record table) */
-    if (E->part && !rma_held(E, ev->kind == UP_EV_RmaRequestLock ? ev->u.RmaRequestLock.win
-                                : ev->kind == UP_EV_RmaAcquireLock ? ev->u.RmaAcquireLock.win
-                                                                   : ev->u.RmaTryLock.win))
-        return up_eng_x_outside(E, "an RMA lock");
     E->ops->local(E->model, li, &L->ls, ev);
     if (ev->kind == UP_EV_RmaRequestLock)
         win = ev->u.RmaRequestLock.win, remote = ev->u.RmaRequestLock.remote;
@@ -270,16 +260,19 @@ int up_eng_unlock(engine *E, uint32_t li, up_event **evp, bool direct)
     OTF2_CommRef comm;
     const up_comm_def *cd;
     (void)direct; /* never on the direct path (the record table) */
-    if (E->part && !rma_held(E, win))
-        return up_eng_x_outside(E, "an RMA lock");
 
     if (!rq || !rq->open || !up_defs_win_comm(E->d, win, &comm) || !(cd = up_defs_comm(E->d, comm)) ||
         !cd->resolved) {
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
     }
-    if (up_eng_behind(E, ev->time))
+    if (E->part) { /* every part's releases earlier in measured time first (engine_seam.c) */
+        int g = up_eng_x_global(E, li);
+        if (g != STEP_OK)
+            return g;
+    } else if (up_eng_behind(E, ev->time)) {
         return STEP_YIELD; /* releases earlier in measured time go first */
+    }
     /* one target, or all of them (MPI_Win_unlock_all) */
     first = remote == OTF2_UNDEFINED_UINT32 ? 0 : remote;
     last = remote == OTF2_UNDEFINED_UINT32 ? (cd->self ? 1 : cd->size) : remote + 1;
@@ -298,18 +291,29 @@ int up_eng_unlock(engine *E, uint32_t li, up_event **evp, bool direct)
     time_after(E, li, ev, rq->m, dep_m, dep_a);
     rq->open = false;
     for (r = first; r < last; r++) {
-        lockstate *s;
         if (!up_defs_rank_loc(E->d, comm, r, li, &t))
             continue;
-        if (!(s = lockstate_get(E, t, win))) {
-            UP_ERR(E->err, UP_ENOMEM, "out of memory for an RMA lock");
+        if (up_eng_lock_released(E, t, win, rq->exclusive, ev->time, ev->t_out) != STEP_OK)
             return STEP_ERROR;
-        }
-        if (ev->time >= s->any_m)
-            s->any_m = ev->time, s->any_a = ev->t_out;
-        if (rq->exclusive && ev->time >= s->excl_m)
-            s->excl_m = ev->time, s->excl_a = ev->t_out;
+        if (E->part && up_eng_x_lock(E, li, t, win, rq->exclusive, ev->time, ev->t_out) != STEP_OK)
+            return STEP_ERROR; /* the other parts' copies of the lock state */
     }
+    return STEP_OK;
+}
+
+/* A release of an epoch on target's window at (m, a): the latest releases */
+int up_eng_lock_released(engine *E, uint32_t target, OTF2_RmaWinRef win, bool exclusive,
+                         uint64_t m, uint64_t a)
+{
+    lockstate *s = lockstate_get(E, target, win);
+    if (!s) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory for an RMA lock");
+        return STEP_ERROR;
+    }
+    if (m >= s->any_m)
+        s->any_m = m, s->any_a = a;
+    if (exclusive && m >= s->excl_m)
+        s->excl_m = m, s->excl_a = a;
     return STEP_OK;
 }
 

@@ -18,9 +18,13 @@
  * copy of the instance (X_COLL), and a location's end (X_END: a member
  * that will never come), and a synchronous sender's question on its
  * receiver's progress with its answer (X_PROGQ, X_PROGA: docs/models.md,
- * "Progress").  A record whose rule would cross the seam another way (a
- * team or RMA window over locations of several parts, a wildcard receive,
- * the model's claims) stops the
+ * "Progress"), an RMA sync point (X_TOK) and a lock release (X_LOCK, to
+ * every part's copy of the lock state).  A decision that needs every part's
+ * locations behind it (a wildcard receive's choice, a lock release) waits
+ * until nothing runs and nothing is in flight (W_GLOBAL); the earliest is
+ * then granted, one at a time.  A record whose rule would cross the seam
+ * another way (a thread team over locations of several parts, a task's
+ * measured work, the model's claims) stops the
  * partitioned replay with an error naming it: it is not yet through the
  * seam.
  */
@@ -28,7 +32,7 @@
 
 #include "replay/engine_int.h"
 
-enum { X_MSG = 1, X_POST = 2, X_COLL = 3, X_END = 4, X_PROGQ = 5, X_PROGA = 6 };
+enum { X_MSG = 1, X_POST = 2, X_COLL = 3, X_END = 4, X_PROGQ = 5, X_PROGA = 6, X_TOK = 7, X_LOCK = 8 };
 
 /* Every crossing starts with this header; `len` bytes of payload follow. */
 typedef struct xhead {
@@ -65,10 +69,24 @@ typedef struct xprogq {
 } xprogq;
 
 typedef struct xproga {
-    uint64_t id, prog_m, prog_a;
+    uint64_t id, prog_m, prog_a, mprog_m, mprog_a;
     uint32_t src;
     uint8_t known, has_prog, kind, rflags;
+    uint8_t mprog_set, mprog_found, mprog_unknown, pad_[5];
 } xproga;
+
+/* An RMA sync point of `from` that `to` waits for (engine_rma.c) */
+typedef struct xtok {
+    uint64_t m, a;
+    uint32_t from, to, win, kind;
+} xtok;
+
+/* A release of an epoch on target's window: every part keeps the latest */
+typedef struct xlock {
+    uint64_t m, a;
+    uint32_t target, win;
+    uint8_t exclusive, pad_[7];
+} xlock;
 
 typedef struct xend {
     uint32_t loc, pad_;
@@ -249,9 +267,10 @@ int up_eng_x_progq(engine *E, const up_sync *s, uint64_t t)
 }
 
 /* Answers the questions whose receivers have timed every record before
- * their completion; with `now`, all (those not ready: unknown, as the
- * serial replay answers when nothing earlier can run). */
-int up_eng_x_prog_flush(engine *E, bool now, size_t *answered)
+ * their completion, and those completing at or before `upto` (0: none)
+ * whatever their receivers (not ready: unknown, as the serial replay
+ * answers when nothing earlier can run). */
+int up_eng_x_prog_flush(engine *E, uint64_t upto, size_t *answered)
 {
     size_t i = 0;
     *answered = 0;
@@ -262,7 +281,8 @@ int up_eng_x_prog_flush(engine *E, bool now, size_t *answered)
         bool known;
         memset(&tmp, 0, sizeof tmp);
         tmp.send_m = q->send_m, tmp.post_m = q->post_m;
-        if (!up_eng_prog_answer(E, q->dst, &tmp, q->t, now, &known)) {
+        tmp.src = q->src, tmp.dst = q->dst;
+        if (!up_eng_prog_answer(E, q->dst, &tmp, q->t, upto && q->t <= upto, &known)) {
             i++;
             continue;
         }
@@ -270,6 +290,8 @@ int up_eng_x_prog_flush(engine *E, bool now, size_t *answered)
         a.id = q->id, a.src = q->src, a.known = known, a.has_prog = tmp.has_prog;
         a.prog_m = tmp.prog_m, a.prog_a = tmp.prog_a;
         a.kind = tmp.prog_kind, a.rflags = tmp.prog_rflags;
+        a.mprog_set = tmp.mprog_set, a.mprog_found = tmp.mprog_found;
+        a.mprog_unknown = tmp.mprog_unknown, a.mprog_m = tmp.mprog_m, a.mprog_a = tmp.mprog_a;
         if (x_send(E, X_PROGA, q->dst, q->src, &a, sizeof a) != STEP_OK)
             return STEP_ERROR;
         E->progq[i] = E->progq[--E->nprogq];
@@ -294,11 +316,47 @@ static int apply_proga(engine *E, const xproga *a)
     s->has_prog = a->has_prog;
     s->prog_m = a->prog_m, s->prog_a = a->prog_a;
     s->prog_kind = a->kind, s->prog_rflags = a->rflags;
+    s->mprog_set = a->mprog_set, s->mprog_found = a->mprog_found;
+    s->mprog_unknown = a->mprog_unknown, s->mprog_m = a->mprog_m, s->mprog_a = a->mprog_a;
     if (!a->known)
         E->repairs[UP_REPAIR_progress_unknown]++;
     if (S->state == S_WAIT && S->wait == W_PROG && S->wsync == s)
         return up_eng_make_runnable(E, a->src) != 0 ? STEP_ERROR : STEP_OK;
     return STEP_OK;
+}
+
+int up_eng_x_tok(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win, int kind, uint64_t m,
+                 uint64_t a)
+{
+    xtok x;
+    memset(&x, 0, sizeof x);
+    x.m = m, x.a = a, x.from = from, x.to = to, x.win = win, x.kind = (uint32_t)kind;
+    return x_send(E, X_TOK, from, to, &x, sizeof x);
+}
+
+int up_eng_x_lock(engine *E, uint32_t from, uint32_t target, OTF2_RmaWinRef win, bool exclusive,
+                  uint64_t m, uint64_t a)
+{
+    xlock x;
+    memset(&x, 0, sizeof x);
+    x.m = m, x.a = a, x.target = target, x.win = win, x.exclusive = exclusive;
+    return x_parts(E, X_LOCK, from, NULL, &x, sizeof x);
+}
+
+/* A decision that needs every part's locations behind it in measured time
+ * (a wildcard receive's choice, a lock release: up_eng_behind and
+ * up_eng_lagging in the serial replay) waits for the whole replay to be
+ * quiet; then the driver grants the earliest such decision, one at a time
+ * (drive).  STEP_OK: granted now (once). */
+int up_eng_x_global(engine *E, uint32_t li)
+{
+    rloc *L = &E->L[li];
+    if (L->granted) {
+        L->granted = false;
+        return STEP_OK;
+    }
+    L->wait = W_GLOBAL;
+    return STEP_BLOCKED;
 }
 
 static int apply_msg(engine *E, const xmsg *x)
@@ -380,6 +438,19 @@ static int apply(engine *E, const xhead *h, const uint8_t *pl)
         memcpy(&a, pl, sizeof a);
         E->x_progs++;
         return apply_proga(E, &a);
+    }
+    if (h->type == X_TOK && h->len == sizeof(xtok)) {
+        xtok x;
+        memcpy(&x, pl, sizeof x);
+        E->x_rma++;
+        return up_eng_tok_push(E, x.from, x.to, x.win, (int)x.kind, x.m, x.a) == 0 ? STEP_OK
+                                                                                    : STEP_ERROR;
+    }
+    if (h->type == X_LOCK && h->len == sizeof(xlock)) {
+        xlock x;
+        memcpy(&x, pl, sizeof x);
+        E->x_rma++;
+        return up_eng_lock_released(E, x.target, x.win, x.exclusive, x.m, x.a);
     }
     if (h->type == X_END && h->len == sizeof(xend)) {
         xend x;
@@ -547,6 +618,27 @@ static void merge_model(const engine *P, up_replay_result *res)
     }
 }
 
+/* The earliest location waiting for the replay to be quiet (W_GLOBAL): its
+ * head record's measured time, then its index (UINT32_MAX: none) */
+static int global_first(engine *E, size_t np, uint32_t *best, uint64_t *best_t)
+{
+    size_t k, i;
+    *best = UINT32_MAX;
+    *best_t = UINT64_MAX;
+    for (k = 0; k < np; k++)
+        for (i = 0; i < E[k].n; i++) {
+            const rloc *L = &E[k].L[i];
+            up_event *ev;
+            if (L->away || L->state != S_WAIT || L->wait != W_GLOBAL)
+                continue;
+            if (up_stream_peek(L->s, 0, &ev, E[k].err) != UP_OK || !ev)
+                return -1;
+            if (ev->time < *best_t || (ev->time == *best_t && i < *best))
+                *best = (uint32_t)i, *best_t = ev->time;
+        }
+    return 0;
+}
+
 /* Runs the parts until none can go on and nothing is in flight */
 static int drive(engine *E, size_t np, const uint32_t *owner, uint64_t seed, up_err *err)
 {
@@ -560,7 +652,7 @@ static int drive(engine *E, size_t np, const uint32_t *owner, uint64_t seed, up_
         uint64_t best_t = UINT64_MAX;
         size_t answered = 0, a;
         for (k = 0; k < np; k++)
-            if (up_eng_run(&E[k]) != 0 || up_eng_x_prog_flush(&E[k], false, &a) != STEP_OK ||
+            if (up_eng_run(&E[k]) != 0 || up_eng_x_prog_flush(&E[k], 0, &a) != STEP_OK ||
                 take_out(&E[k], owner, &f, &nf, &cap, err) != 0)
                 goto out;
         if (nf) { /* some of those in flight arrive, in an order of their own */
@@ -577,16 +669,27 @@ static int drive(engine *E, size_t np, const uint32_t *owner, uint64_t seed, up_
             }
             continue;
         }
-        /* nothing runs, nothing is in flight: the progress still asked for
-         * is unknown (its receivers wait, as nothing earlier can run) */
+        /* nothing runs, nothing is in flight.  The earliest decision waiting
+         * for that (W_GLOBAL, measured time g) goes first, but the progress
+         * still asked for at or before g is unknown first (its receivers
+         * wait, and nothing earlier can run: the serial replay's rule) */
+        if (global_first(E, np, &best, &best_t) != 0)
+            goto out;
         for (k = 0; k < np; k++) {
-            if (up_eng_x_prog_flush(&E[k], true, &a) != STEP_OK ||
+            if (up_eng_x_prog_flush(&E[k], best_t, &a) != STEP_OK ||
                 take_out(&E[k], owner, &f, &nf, &cap, err) != 0)
                 goto out;
             answered += a;
         }
         if (answered)
             continue;
+        if (best != UINT32_MAX) {
+            E[owner[best]].L[best].granted = true;
+            E[owner[best]].x_grants++;
+            if (up_eng_make_runnable(&E[owner[best]], best) != 0)
+                goto out;
+            continue;
+        }
         for (k = 0; k < np; k++) {
             uint32_t b;
             uint64_t t;
@@ -636,8 +739,6 @@ up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint
                 break;
             }
     }
-    if (st == UP_OK && ops->claim)
-        st = (up_eng_x_outside(&E[0], "a claim on a shared resource"), err->status);
     if (st == UP_OK && drive(E, np, owner, seed, err) != 0)
         st = err->status;
     if (st == UP_OK) {
@@ -654,6 +755,8 @@ up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint
             res->x_colls += E[k].x_colls;
             res->x_ends += E[k].x_ends;
             res->x_progs += E[k].x_progs;
+            res->x_rma += E[k].x_rma;
+            res->x_grants += E[k].x_grants;
         }
     }
     for (k = 0; k < inited; k++)

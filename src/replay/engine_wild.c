@@ -245,6 +245,8 @@ static int task_taken(engine *E, uint32_t li, uint32_t rc, uint64_t seq, const u
     int r1, r2;
     if (!E->follow || !m->task || (m->ochan == rc && m->oseq == seq))
         return 0;
+    if (!up_eng_holds(E, m->odst)) /* its measured receiver is another part's */
+        return (void)up_eng_x_outside(E, "a task's measured work"), -2;
     if ((r1 = body_scan(E, li, 0, &own)) < 0 || (r1 && (r2 = moved_body(E, m, &moved)) < 0))
         return -1;
     if (r1) {
@@ -333,7 +335,7 @@ int up_eng_recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
     mgroup *g = up_eng_group_get(E, li, comm, true);
     uint32_t rc = up_eng_chan_get(E, k0, k1);
     uint64_t seq;
-    bool retag;
+    bool retag, decide, granted = false;
     up_msg *m;
     int r;
 
@@ -348,11 +350,15 @@ int up_eng_recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
     /* a reply re-targeted here may carry another tag than recorded */
     retag = E->retargeted && (bits & WILD_TAG) && !(bits & WILD_SOURCE) &&
             any_from(g, src);
-    if (E->part && (q->lent || bits || retag)) /* its choice needs every part's clocks */
-        return up_eng_x_outside(E, "a wildcard receive");
-    if ((q->lent > 0 || (bits && q->head) || retag) && up_eng_behind(E, ev->time))
+    decide = q->lent > 0 || (bits && q->head) || retag;
+    if (decide && E->part) { /* every part's senders behind it first (engine_seam.c) */
+        if ((r = up_eng_x_global(E, li)) != STEP_OK)
+            return r;
+        granted = true;
+    }
+    if (decide && !granted && up_eng_behind(E, ev->time))
         return STEP_YIELD; /* let the senders behind it in measured time send first */
-    if (q->lent > 0 || (bits && q->head) || retag)
+    if (decide)
         m = choose(E, g, src, tag, bits, L->ls.enter_a);
     else
         m = q->head;
@@ -363,14 +369,14 @@ int up_eng_recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
         uint64_t until = m->send_a, key = 0;
         if (E->wild == UP_WILDCARD_LIFO && until <= L->ls.enter_a)
             until = L->ls.enter_a;
-        if (E->ops->claim) { /* with claims every location counts, and it parks */
+        if (E->ops->claim && !granted) { /* with claims every location counts, and it parks */
             if (up_eng_claim_lagging(E, li, until, NULL)) {
                 L->defer_at = until;
                 L->deferring = true;
                 L->park_coll = NULL;
                 return STEP_PARK;
             }
-        } else if (up_eng_lagging(E, li, comm, until, &key)) {
+        } else if (!granted && up_eng_lagging(E, li, comm, until, &key)) {
             L->defer_key = key + 1;
             L->defer_at = until;
             L->deferring = true;
@@ -413,8 +419,9 @@ int up_eng_recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
         m->rematched = true;
         E->rematched++;
     }
-    if (task_taken(E, li, rc, seq, m) != 0) {
-        UP_ERR(E->err, UP_ENOMEM, "out of memory matching a receive");
+    if ((r = task_taken(E, li, rc, seq, m)) != 0) {
+        if (r != -2) /* (-2: the error is said) */
+            UP_ERR(E->err, UP_ENOMEM, "out of memory matching a receive");
         return STEP_ERROR;
     }
     E->chan[rc].recvd = seq + 1;

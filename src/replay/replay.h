@@ -97,6 +97,9 @@ typedef struct up_sync {
     bool has_prog;
     uint8_t prog_asked;         /* (engine) a partitioned replay asked the
                                  * receiver's part: 1 asked, 2 answered */
+    /* the model's view of the receiver's progress (up_model_ops.progress_of) */
+    bool mprog_set, mprog_found, mprog_unknown;
+    uint64_t mprog_m, mprog_a;
     uint8_t prog_kind, prog_rflags;
     uint64_t prog_m, prog_a;
     uint64_t id;                /* the sender's synchronous sends before it: its
@@ -304,6 +307,12 @@ typedef struct up_model_ops {
      * call (no asynchronous progress): sync_end gets up_sync.has_prog.  May
      * be NULL (false) */
     bool (*sync_progress)(void *m);
+    /* the model's own view of a receiver's progress for synchronous send s
+     * completing at measured time t: fills s->mprog_* from what the model
+     * keeps of location loc, the receiver (called where loc is replayed, so
+     * that the sender's sync_end reads no other location's state: the seam,
+     * docs/design.md).  May be NULL */
+    void (*progress_of)(void *m, uint32_t loc, up_sync *s, uint64_t t);
 } up_model_ops;
 
 /* Test hook: the records a location runs before it may yield (0: the
@@ -346,7 +355,7 @@ typedef struct up_replay_result {
      * completions moved to a later poll of an interleaved loop */
     uint64_t spins, polls_collapsed, completions_moved;
     /* a partitioned replay (up_replay_run_parts): crossings delivered, by kind */
-    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs;
+    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_grants;
     /* task farms (fifo, lifo): sends found to reply to a wildcard receive
      * (marked by the tracer, or inferred), replies sent to the re-matched
      * source instead, and receives of a task whose work moved with it (or
