@@ -414,7 +414,7 @@ static void p_progress(void *mp, uint64_t records)
 static const up_model_ops prof_ops = {
     "profile", p_record_ovh, p_local, p_send, p_recv, p_coll_end, NULL,
     p_eager_limit, p_sync_end, NULL, NULL, p_progress, false, NULL, false, NULL, NULL, NULL,
-    NULL, NULL, NULL,
+    NULL, NULL, NULL, NULL, NULL,
 };
 
 /* A location whose MPI_Init never ended: its window is first .. last record,

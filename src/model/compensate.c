@@ -892,7 +892,7 @@ void up_comp_set_progress(up_comp *c, up_progress_fn fn, void *ctx)
 static const up_model_ops comp_ops = {
     "compensate", c_record_ovh, c_local, c_send, c_recv, c_coll_end, c_repairs,
     c_eager_limit, c_sync_end, c_max_shift, c_wildcard, c_progress, false, c_region, true,
-    c_spin_gap, c_poll_recv, c_replies, NULL, c_sync_progress, NULL,
+    c_spin_gap, c_poll_recv, c_replies, NULL, c_sync_progress, NULL, NULL, NULL,
 };
 
 const up_model_ops *up_comp_ops(void) { return &comp_ops; }

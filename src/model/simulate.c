@@ -77,8 +77,17 @@ typedef struct ccache {
     const up_coll *c;
     uint64_t key, seq;
     uint32_t n;
+    bool crossed;    /* computed by another part of a partitioned replay */
     uint64_t *exit;
 } ccache;
+
+/* One change to the state shared by all locations, logged for the other
+ * parts of a partitioned replay: a free time (a = node or link id, b = the
+ * time), or a collective's exits (a = key, b = seq, n times follow) */
+struct shared_set {
+    uint32_t kind, n;
+    uint64_t a, b;
+};
 
 struct up_sim {
     up_machine m;
@@ -94,6 +103,12 @@ struct up_sim {
     size_t n;
     uint64_t *out_free, *in_free;     /* contention: per node */
     up_map link_free;                 /* contention: per shared link (route) */
+    /* a part of a partitioned replay (up_model_ops.shared_take): the links'
+     * free times it set since the last take, to every other part's copy */
+    bool log_shared;
+    uint8_t *sl;      /* the log: records of struct shared_set, each followed
+                       * by n exit times */
+    size_t nsl, slcap;
     uint64_t *route;                  /* scratch: a route's links */
     unsigned route_cap;
     ccache cc[CCACHE];
@@ -189,6 +204,28 @@ static uint64_t hop_lat(up_sim *S, uint32_t a, uint32_t b)
 }
 
 /* Arrival of `bytes` leaving location a at `depart` for location b. */
+enum { SH_OUT, SH_IN, SH_LINK, SH_COLL };
+
+/* A link's free time was set: logged for the other parts of a partitioned
+ * replay (up_model_ops.shared_take) */
+static void shared_note(up_sim *S, uint32_t kind, uint64_t a, uint64_t b, uint32_t n,
+                        const uint64_t *v)
+{
+    struct shared_set e;
+    size_t len = sizeof e + (size_t)n * sizeof *v;
+    if (!S->log_shared)
+        return;
+    if (S->nsl + len > S->slcap && !up_grow((void **)&S->sl, &S->slcap, S->nsl + len, 1)) {
+        S->nomem = true;
+        return;
+    }
+    memset(&e, 0, sizeof e);
+    e.kind = kind, e.n = n, e.a = a, e.b = b;
+    memcpy(S->sl + S->nsl, &e, sizeof e);
+    if (n)
+        memcpy(S->sl + S->nsl + sizeof e, v, (size_t)n * sizeof *v);
+    S->nsl += len;
+}
 static uint64_t wire(up_sim *S, uint32_t a, uint32_t b, uint64_t bytes, uint64_t depart)
 {
     unsigned na = S->L[a].node, nb = S->L[b].node;
@@ -209,19 +246,76 @@ static uint64_t wire(up_sim *S, uint32_t a, uint32_t b, uint64_t bytes, uint64_t
             if (f)
                 start = max2(start, *f);
         }
-        for (k = 0; k < nl; k++)
+        for (k = 0; k < nl; k++) {
             if (!up_map_put(&S->link_free, S->route[k], 0, start + ser))
                 S->nomem = true;
+            shared_note(S, SH_LINK, S->route[k], start + ser, 0, NULL);
+        }
     }
     rx = start + hop_lat(S, a, b);
     if (S->m.contention) {
         S->out_free[na] = start + ser;
         rx = max2(rx, S->in_free[nb]);
         S->in_free[nb] = rx + ser;
+        shared_note(S, SH_OUT, na, start + ser, 0, NULL);
+        shared_note(S, SH_IN, nb, rx + ser, 0, NULL);
     }
     return rx + ser;
 }
 
+/* up_model_ops.shared_take: the free times set since the last take, as
+ * plain data (buf NULL: start logging them) */
+static size_t s_shared_take(void *mp, void *buf, size_t cap)
+{
+    up_sim *S = mp;
+    size_t n = S->nsl;
+    if (!buf) {
+        S->log_shared = true;
+        return 0;
+    }
+    if (n > cap)
+        return n; /* (the caller grows its buffer and asks again) */
+    if (n)
+        memcpy(buf, S->sl, n);
+    S->nsl = 0;
+    return n;
+}
+/* up_model_ops.shared_put: another part's free times; each only grows, so
+ * the latest of the two is kept, whatever the order they come in */
+static void s_shared_put(void *mp, const void *buf, size_t n)
+{
+    up_sim *S = mp;
+    const uint8_t *p = buf;
+    size_t i = 0;
+    while (i + sizeof(struct shared_set) <= n) {
+        struct shared_set e;
+        uint64_t *f;
+        memcpy(&e, p + i, sizeof e);
+        i += sizeof e;
+        if ((size_t)e.n * sizeof(uint64_t) > n - i)
+            break; /* cannot happen: a record is whole */
+        if (e.kind == SH_OUT && e.a < S->nnodes)
+            S->out_free[e.a] = max2(S->out_free[e.a], e.b);
+        else if (e.kind == SH_IN && e.a < S->nnodes)
+            S->in_free[e.a] = max2(S->in_free[e.a], e.b);
+        else if (e.kind == SH_LINK && (!(f = up_map_get(&S->link_free, e.a, 0)) || *f < e.b) &&
+                 !up_map_put(&S->link_free, e.a, 0, e.b))
+            S->nomem = true;
+        else if (e.kind == SH_COLL && e.n) { /* computed there once: not again here */
+            ccache *c = &S->cc[(e.a * 31 + e.b) % CCACHE];
+            uint64_t *v = c->n >= e.n && c->exit ? c->exit
+                                                 : up_reallocarray(c->exit, e.n, sizeof *v);
+            if (!v) {
+                S->nomem = true;
+            } else {
+                memcpy(v, p + i, (size_t)e.n * sizeof *v);
+                c->exit = v, c->c = NULL, c->key = e.a, c->seq = e.b, c->n = e.n;
+                c->crossed = true;
+            }
+        }
+        i += (size_t)e.n * sizeof(uint64_t);
+    }
+}
 /* ---- progress (docs/machine.md, "Rendezvous progress") ---------------------
  * Under progress = mpi a rendezvous request is answered only while its
  * receiver is inside an MPI call that progresses the library (an MPI
@@ -672,7 +766,8 @@ static const uint64_t *coll_exits(up_sim *S, const up_coll *c, up_err *err)
     up_ca_net net;
     coll_ctx x = {S, c};
     uint32_t i;
-    if (e->exit && e->c == c && e->key == c->key && e->seq == c->seq && e->n == c->n)
+    if (e->exit && (e->c == c || e->crossed) && e->key == c->key && e->seq == c->seq &&
+        e->n == c->n)
         return e->exit;
     if (c->n > S->tmp_cap) {
         uint64_t **v[3] = {&S->tmp_enter, &S->tmp_sent, &S->tmp_recvd};
@@ -690,7 +785,7 @@ static const uint64_t *coll_exits(up_sim *S, const up_coll *c, up_err *err)
             return NULL;
         e->exit = v;
     }
-    e->c = c, e->key = c->key, e->seq = c->seq, e->n = c->n;
+    e->c = c, e->key = c->key, e->seq = c->seq, e->n = c->n, e->crossed = false;
     for (i = 0; i < c->n; i++) {
         const up_member *m = &c->m[i];
         S->tmp_enter[i] = m->begin_a;
@@ -716,6 +811,7 @@ static const uint64_t *coll_exits(up_sim *S, const up_coll *c, up_err *err)
         e->c = NULL;
         return NULL;
     }
+    shared_note(S, SH_COLL, c->key, c->seq, c->n, e->exit); /* once for every part */
     return e->exit;
 }
 
@@ -758,7 +854,8 @@ static uint64_t s_claim(void *mp, uint32_t loc, const up_loc_state *ls, const up
     if (c) {
         const ccache *e = &S->cc[(c->key * 31 + c->seq) % CCACHE];
         if (!ls->started || c->forced || !c->n ||
-            (e->exit && e->c == c && e->key == c->key && e->seq == c->seq && e->n == c->n))
+            (e->exit && (e->c == c || e->crossed) && e->key == c->key && e->seq == c->seq &&
+             e->n == c->n))
             return UINT64_MAX;
         return c->max_begin_a;
     }
@@ -832,6 +929,8 @@ static const up_model_ops sim_ops = {
     .claim = s_claim,
     .sync_progress = s_sync_progress,
     .progress_of = s_progress_of,
+    .shared_take = s_shared_take,
+    .shared_put = s_shared_put,
 };
 
 const up_model_ops *up_sim_ops(void) { return &sim_ops; }
@@ -944,6 +1043,7 @@ void up_sim_free(up_sim *S)
     up_free(S->in_free);
     up_free(S->route);
     up_map_free(&S->link_free);
+    up_free(S->sl);
     up_free(S->L);
     up_free(S);
 }

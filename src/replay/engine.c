@@ -346,9 +346,19 @@ int up_eng_claim_wait(engine *E, uint32_t li, const up_event *ev, uint32_t peer,
 {
     rloc *L = &E->L[li];
     uint64_t until;
-    if (E->part) { /* claims need every part's clocks: not through the seam yet */
+    if (E->part) { /* every part's claims in order: granted when all is quiet (engine_seam.c) */
+        if (L->claim_granted) {
+            L->claim_granted = false;
+            return STEP_OK;
+        }
         until = E->ops->claim(E->model, li, &L->ls, ev, peer, m, c);
-        return until == UINT64_MAX ? STEP_OK : up_eng_x_outside(E, "a claim on a shared resource");
+        if (until == UINT64_MAX)
+            return STEP_OK;
+        if (direct)
+            return STEP_DECLINED;
+        L->claim_until = until;
+        L->wait = W_CLAIM;
+        return STEP_BLOCKED;
     }
     if (L->claiming) { /* its clock goes back to its last record's */
         L->claiming = false;

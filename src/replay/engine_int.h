@@ -13,6 +13,7 @@
  *   engine_rma.c      RMA: general active target synchronisation and locks
  *   engine_threads.c  threads around fork and join
  *   engine_poll.c     polling: spins collapsed, completions held
+ *   engine_seam.c     what crosses between the parts of a partitioned replay
  * (vocab.c, beside them, holds the replay's names and parsers: no state)
  */
 #ifndef UP_ENGINE_INT_H
@@ -29,7 +30,7 @@
 
 enum { S_RUN, S_WAIT, S_DONE };
 /* W_PROG, W_GLOBAL: waits of a partitioned replay (engine_seam.c) */
-enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA, W_PROG, W_GLOBAL };
+enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA, W_PROG, W_GLOBAL, W_CLAIM };
 
 static inline uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
@@ -162,6 +163,8 @@ typedef struct rloc {
      * never run here; what finish() needs of it, copied at the merge */
     bool away, away_ended;
     bool granted;        /* W_GLOBAL: its decision may be taken now (engine_seam.c) */
+    bool claim_granted;  /* W_CLAIM: its claim (at claim_until) may be served now */
+    uint64_t claim_until;
     uint64_t away_records, away_fix[3];
     uint64_t sync_seq;   /* its synchronous sends so far (up_sync.id) */
 } rloc;
@@ -269,8 +272,10 @@ typedef struct engine {
     } xout, xheld;    /* crossings out; crossings in that came before their turn */
     uint64_t away_unknown; /* unknown records the other parts' readers met */
     bool released;    /* release_leftovers ran */
-    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_grants; /* crossings applied
-                               * here, by kind; decisions granted (W_GLOBAL) */
+    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_shared, x_grants; /* crossings
+                               * applied here, by kind; decisions granted (W_GLOBAL, W_CLAIM) */
+    uint8_t *sbuf;    /* the model's changes to its shared state (take_shared) */
+    size_t sbufcap;
     struct xprogq *progq; /* questions on the progress of receivers held here */
     size_t nprogq, progqcap;
     uint32_t nparts, *rep; /* the parts, and the first location each holds

@@ -22,9 +22,12 @@
  * every part's copy of the lock state).  A decision that needs every part's
  * locations behind it (a wildcard receive's choice, a lock release) waits
  * until nothing runs and nothing is in flight (W_GLOBAL); the earliest is
- * then granted, one at a time.  A record whose rule would cross the seam
- * another way (a thread team over locations of several parts, a task's
- * measured work, the model's claims) stops the
+ * then granted, one at a time; then the model's claims on shared resources
+ * (W_CLAIM), in (approximated time, location) order, whose changes to the
+ * model's shared state (simulate's links) go to every part's model
+ * (X_SHARED, up_model_ops.shared_take).  A record whose rule would cross
+ * the seam another way (a thread team over locations of several parts, a
+ * task's measured work) stops the
  * partitioned replay with an error naming it: it is not yet through the
  * seam.
  */
@@ -32,7 +35,8 @@
 
 #include "replay/engine_int.h"
 
-enum { X_MSG = 1, X_POST = 2, X_COLL = 3, X_END = 4, X_PROGQ = 5, X_PROGA = 6, X_TOK = 7, X_LOCK = 8 };
+enum { X_MSG = 1, X_POST = 2, X_COLL = 3, X_END = 4, X_PROGQ = 5, X_PROGA = 6, X_TOK = 7, X_LOCK = 8,
+       X_SHARED = 9 };
 
 /* Every crossing starts with this header; `len` bytes of payload follow. */
 typedef struct xhead {
@@ -144,6 +148,8 @@ void up_eng_seam_free(engine *E)
     E->rep = NULL;
     up_free(E->progq);
     E->progq = NULL;
+    up_free(E->sbuf);
+    E->sbuf = NULL;
     up_free(E->xout.b);
     up_free(E->xheld.b);
     memset(&E->xout, 0, sizeof E->xout);
@@ -452,6 +458,12 @@ static int apply(engine *E, const xhead *h, const uint8_t *pl)
         E->x_rma++;
         return up_eng_lock_released(E, x.target, x.win, x.exclusive, x.m, x.a);
     }
+    if (h->type == X_SHARED) { /* another part's changes to the model's shared state */
+        if (E->ops->shared_put)
+            E->ops->shared_put(E->model, pl, h->len);
+        E->x_shared++;
+        return STEP_OK;
+    }
     if (h->type == X_END && h->len == sizeof(xend)) {
         xend x;
         memcpy(&x, pl, sizeof x);
@@ -543,6 +555,26 @@ static uint64_t rnd(uint64_t *s) /* xorshift64* */
     *s ^= *s << 25;
     *s ^= *s >> 27;
     return *s * 2685821657736338717ULL;
+}
+
+/* The changes part E's model made to its shared state go to the others */
+static int take_shared(engine *E, up_err *err)
+{
+    size_t n;
+    if (!E->ops->shared_take)
+        return 0;
+    if (!E->sbuf && !up_grow((void **)&E->sbuf, &E->sbufcap, 4096, 1)) {
+        UP_ERR(err, UP_ENOMEM, "out of memory for a crossing");
+        return -1;
+    }
+    while ((n = E->ops->shared_take(E->model, E->sbuf, E->sbufcap)) > E->sbufcap)
+        if (!up_grow((void **)&E->sbuf, &E->sbufcap, n, 1)) {
+            UP_ERR(err, UP_ENOMEM, "out of memory for a crossing");
+            return -1;
+        }
+    if (n && E->rep && x_parts(E, X_SHARED, E->rep[E->self], NULL, E->sbuf, n) != STEP_OK)
+        return -1;
+    return 0;
 }
 
 /* Moves part E's crossings out into the flights */
@@ -639,6 +671,24 @@ static int global_first(engine *E, size_t np, uint32_t *best, uint64_t *best_t)
     return 0;
 }
 
+/* The earliest claim waiting for the replay to be quiet (W_CLAIM): its
+ * approximated time, then its location (UINT32_MAX: none) */
+static int claim_first(engine *E, size_t np, uint32_t *best)
+{
+    size_t k, i;
+    uint64_t t = UINT64_MAX;
+    *best = UINT32_MAX;
+    for (k = 0; k < np; k++)
+        for (i = 0; i < E[k].n; i++) {
+            const rloc *L = &E[k].L[i];
+            if (L->away || L->state != S_WAIT || L->wait != W_CLAIM)
+                continue;
+            if (L->claim_until < t || (L->claim_until == t && i < *best))
+                *best = (uint32_t)i, t = L->claim_until;
+        }
+    return 0;
+}
+
 /* Runs the parts until none can go on and nothing is in flight */
 static int drive(engine *E, size_t np, const uint32_t *owner, uint64_t seed, up_err *err)
 {
@@ -653,7 +703,7 @@ static int drive(engine *E, size_t np, const uint32_t *owner, uint64_t seed, up_
         size_t answered = 0, a;
         for (k = 0; k < np; k++)
             if (up_eng_run(&E[k]) != 0 || up_eng_x_prog_flush(&E[k], 0, &a) != STEP_OK ||
-                take_out(&E[k], owner, &f, &nf, &cap, err) != 0)
+                take_shared(&E[k], err) != 0 || take_out(&E[k], owner, &f, &nf, &cap, err) != 0)
                 goto out;
         if (nf) { /* some of those in flight arrive, in an order of their own */
             size_t d = 1 + (size_t)(rnd(&s) % nf);
@@ -685,6 +735,13 @@ static int drive(engine *E, size_t np, const uint32_t *owner, uint64_t seed, up_
             continue;
         if (best != UINT32_MAX) {
             E[owner[best]].L[best].granted = true;
+            E[owner[best]].x_grants++;
+            if (up_eng_make_runnable(&E[owner[best]], best) != 0)
+                goto out;
+            continue;
+        }
+        if (claim_first(E, np, &best) == 0 && best != UINT32_MAX) { /* then the claims */
+            E[owner[best]].L[best].claim_granted = true;
             E[owner[best]].x_grants++;
             if (up_eng_make_runnable(&E[owner[best]], best) != 0)
                 goto out;
@@ -739,6 +796,9 @@ up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint
                 break;
             }
     }
+    for (k = 0; st == UP_OK && k < np; k++)
+        if (ops->shared_take) /* the model logs changes to its shared state */
+            ops->shared_take(parts[k].model, NULL, 0);
     if (st == UP_OK && drive(E, np, owner, seed, err) != 0)
         st = err->status;
     if (st == UP_OK) {
@@ -756,6 +816,7 @@ up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint
             res->x_ends += E[k].x_ends;
             res->x_progs += E[k].x_progs;
             res->x_rma += E[k].x_rma;
+            res->x_shared += E[k].x_shared;
             res->x_grants += E[k].x_grants;
         }
     }

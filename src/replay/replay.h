@@ -313,6 +313,13 @@ typedef struct up_model_ops {
      * that the sender's sync_end reads no other location's state: the seam,
      * docs/design.md).  May be NULL */
     void (*progress_of)(void *m, uint32_t loc, up_sync *s, uint64_t t);
+    /* the model's state shared by all locations (simulate's links), in a
+     * partitioned replay: shared_take(m, NULL, 0) starts a log of its
+     * changes; shared_take(m, buf, cap) moves the log into buf as plain data
+     * and returns its size (more than cap: nothing moved, ask again);
+     * shared_put applies another part's log (in any order).  May be NULL */
+    size_t (*shared_take)(void *m, void *buf, size_t cap);
+    void (*shared_put)(void *m, const void *buf, size_t n);
 } up_model_ops;
 
 /* Test hook: the records a location runs before it may yield (0: the
@@ -355,7 +362,7 @@ typedef struct up_replay_result {
      * completions moved to a later poll of an interleaved loop */
     uint64_t spins, polls_collapsed, completions_moved;
     /* a partitioned replay (up_replay_run_parts): crossings delivered, by kind */
-    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_grants;
+    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_shared, x_grants;
     /* task farms (fifo, lifo): sends found to reply to a wildcard receive
      * (marked by the tracer, or inferred), replies sent to the re-matched
      * source instead, and receives of a task whose work moved with it (or
