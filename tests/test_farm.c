@@ -293,6 +293,20 @@ TEST(farm_replies_follow_the_rematched_receives)
     tr_free(&t);
 }
 
+TEST(farm_partitioned_replay_moves_work_across_the_seam)
+{
+    /* Master and worker 1 in one part, workers 2 and 3 in the other: the
+     * tasks re-targeted between the parts carry their measured work across
+     * the seam (X_BODYQ, X_BODYA; docs/design.md "The seam"), and the
+     * output equals the serial replay's (which the test above checks by
+     * hand). */
+    char in[4096];
+    up_comp_params p = farm_params(UP_REPLIES_FOLLOW);
+    snprintf(in, sizeof in, "%s", t_dir("farm-part-in"));
+    write_three(in, T0, 1000, 2000, 3000);
+    CHECK(t_check_partition("farm, three workers", in, &p) > 0);
+}
+
 TEST(farm_replies_measured_keep_the_trace)
 {
     /* --replies measured: the master re-matches as with follow (same times,

@@ -206,7 +206,7 @@ typedef struct cover {
     char names[128][96];
     size_t n;
     size_t runs, outside;
-    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_shared, x_grants; /* runs passed */
+    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_shared, x_bodies, x_grants;
 } cover;
 
 /* One trace with one model: serial, then partitioned under every schedule
@@ -262,7 +262,7 @@ static void check_partition(const char *name, const char *in, const char *model,
                 cv->x_msgs += res.x_msgs, cv->x_posts += res.x_posts;
                 cv->x_colls += res.x_colls, cv->x_ends += res.x_ends;
                 cv->x_progs += res.x_progs, cv->x_rma += res.x_rma, cv->x_grants += res.x_grants;
-                cv->x_shared += res.x_shared;
+                cv->x_shared += res.x_shared, cv->x_bodies += res.x_bodies;
                 tr_free(&t0);
                 tr_free(&t1);
             }
@@ -298,6 +298,18 @@ static void each_trace(const char *name, const char *in, void *ctx)
         mach.contention = true;
         check_partition(name, in, "simulate contention", &h, ctx);
     }
+}
+
+/* For other tests (tutil.h): `in` compensated with *p by two parts, as
+ * above; returns the task farms' moved work that crossed, or -1 when a run
+ * differed from the serial replay or failed (each difference a failure). */
+long t_check_partition(const char *what, const char *in, const up_comp_params *p)
+{
+    static cover cv;
+    how h = {p, NULL};
+    memset(&cv, 0, sizeof cv);
+    check_partition(what, in, "compensate", &h, &cv);
+    return cv.n == 1 ? (long)cv.x_bodies : -1; /* (a run that differed is not counted) */
 }
 
 TEST(partition_two_engines_give_the_serial_replay)

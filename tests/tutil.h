@@ -34,6 +34,11 @@ int t_each_data_trace(void (*fn)(const char *name, const char *dir, void *ctx), 
  * and reports, naming `what`, every output or count that differs from the
  * default's. */
 void t_check_schedules(const char *what, const char *in, const up_comp_params *p);
+/* `in` compensated with *p by two engine instances, half of the processes
+ * each (tests/test_partition.c): the records and counts of the serial
+ * replay, under every schedule and three seeds.  Returns the task farms'
+ * moved work that crossed between the parts, or -1 (failures said). */
+long t_check_partition(const char *what, const char *in, const up_comp_params *p);
 /* t_check_schedules, simulated with contention on the links */
 void t_check_schedules_contended(const char *what, const char *in);
 

@@ -519,6 +519,10 @@ static int step(engine *E, uint32_t li)
     up_event *ev;
     int r;
 
+    if (L->body == BODY_PENDING) { /* its moved work is asked for (engine_seam.c) */
+        L->wait = W_BODY;
+        return STEP_BLOCKED;
+    }
     if (L->body != BODY_ON)
         return step_record(E, li);
     if (up_stream_peek(L->s, 0, &ev, E->err) != UP_OK)

@@ -30,7 +30,7 @@
 
 enum { S_RUN, S_WAIT, S_DONE };
 /* W_PROG, W_GLOBAL: waits of a partitioned replay (engine_seam.c) */
-enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA, W_PROG, W_GLOBAL, W_CLAIM };
+enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA, W_PROG, W_GLOBAL, W_CLAIM, W_BODY };
 
 static inline uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
@@ -145,6 +145,7 @@ typedef struct rloc {
     OTF2_CommRef reply_comm;
     int body;            /* BODY_*: the work after a moved task's receive */
     int64_t body_d;      /* ... program time still to add (< 0: to take away) */
+    uint64_t body_own;   /* ... (pending) the receive's own work */
     uint64_t body_povh;  /* ... the overhead of the record before */
     /* progress (docs/models.md, "Progress"): its MPI calls that make the
      * library progress, oldest first, in a ring (pr_push, pr_full) */
@@ -178,7 +179,9 @@ typedef struct pres {
     uint8_t kind, rflags;
 } pres;
 
-enum { BODY_NONE, BODY_ARMED, BODY_ON }; /* armed: until the receive call's Leave */
+/* armed: until the receive call's Leave; pending: in a partitioned replay,
+ * the moved work's answer is still to come (engine_seam.c) */
+enum { BODY_NONE, BODY_ARMED, BODY_ON, BODY_PENDING };
 
 /* A completion of an interleaved poll loop whose message came after the poll
  * that measured it: written inside the first later poll call that ends at or
@@ -272,7 +275,7 @@ typedef struct engine {
     } xout, xheld;    /* crossings out; crossings in that came before their turn */
     uint64_t away_unknown; /* unknown records the other parts' readers met */
     bool released;    /* release_leftovers ran */
-    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_shared, x_grants; /* crossings
+    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_shared, x_bodies, x_grants; /* crossings
                                * applied here, by kind; decisions granted (W_GLOBAL, W_CLAIM) */
     uint8_t *sbuf;    /* the model's changes to its shared state (take_shared) */
     size_t sbufcap;
@@ -376,6 +379,9 @@ void up_eng_group_unlink(engine *E, up_msg *m);
 void up_eng_body_adjust(rloc *L, const up_event *ev);
 void up_eng_body_after(engine *E, uint32_t li, rloc *L, const up_event *ev);
 void up_eng_wild_free(engine *E);
+int up_eng_moved_body(engine *E, uint64_t k0, uint64_t k1, uint64_t oseq, uint32_t odst,
+                      uint64_t *body);
+void up_eng_body_answer(engine *E, uint32_t li, bool found, uint64_t moved);
 
 /* engine_coll.c: collectives, blocking and nonblocking */
 int up_eng_coll_begin(engine *E, uint32_t li, up_event **evp, bool direct);
@@ -402,6 +408,7 @@ int up_eng_x_coll(engine *E, uint32_t from, const coll_arrival *a, uint64_t seq,
 int up_eng_x_end(engine *E, uint32_t li);
 int up_eng_x_progq(engine *E, const up_sync *s, uint64_t t);
 int up_eng_x_global(engine *E, uint32_t li);
+int up_eng_x_bodyq(engine *E, uint32_t li, uint64_t k0, uint64_t k1, uint64_t oseq, uint32_t odst);
 int up_eng_x_tok(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win, int kind, uint64_t m,
                  uint64_t a);
 int up_eng_x_lock(engine *E, uint32_t from, uint32_t target, OTF2_RmaWinRef win, bool exclusive,

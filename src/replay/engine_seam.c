@@ -25,9 +25,10 @@
  * then granted, one at a time; then the model's claims on shared resources
  * (W_CLAIM), in (approximated time, location) order, whose changes to the
  * model's shared state (simulate's links) go to every part's model
- * (X_SHARED, up_model_ops.shared_take).  A record whose rule would cross
- * the seam another way (a thread team over locations of several parts, a
- * task's measured work) stops the
+ * (X_SHARED, up_model_ops.shared_take).  A task farm's moved work is asked
+ * of the part holding the task's measured receiver (X_BODYQ, X_BODYA).  A
+ * record whose rule would cross the seam another way (a thread team over
+ * locations of several parts) stops the
  * partitioned replay with an error naming it: it is not yet through the
  * seam.
  */
@@ -36,7 +37,7 @@
 #include "replay/engine_int.h"
 
 enum { X_MSG = 1, X_POST = 2, X_COLL = 3, X_END = 4, X_PROGQ = 5, X_PROGA = 6, X_TOK = 7, X_LOCK = 8,
-       X_SHARED = 9 };
+       X_SHARED = 9, X_BODYQ = 10, X_BODYA = 11 };
 
 /* Every crossing starts with this header; `len` bytes of payload follow. */
 typedef struct xhead {
@@ -91,6 +92,19 @@ typedef struct xlock {
     uint32_t target, win;
     uint8_t exclusive, pad_[7];
 } xlock;
+
+/* A task farm's moved work (engine_wild.c): the work after receive `oseq`
+ * on key (k0, k1) of its measured receiver odst, asked for by li */
+typedef struct xbodyq {
+    uint64_t k0, k1, oseq;
+    uint32_t li, odst;
+} xbodyq;
+
+typedef struct xbodya {
+    uint64_t body;
+    uint32_t li;
+    uint8_t found, pad_[3];
+} xbodya;
 
 typedef struct xend {
     uint32_t loc, pad_;
@@ -365,6 +379,14 @@ int up_eng_x_global(engine *E, uint32_t li)
     return STEP_BLOCKED;
 }
 
+int up_eng_x_bodyq(engine *E, uint32_t li, uint64_t k0, uint64_t k1, uint64_t oseq, uint32_t odst)
+{
+    xbodyq x;
+    memset(&x, 0, sizeof x);
+    x.k0 = k0, x.k1 = k1, x.oseq = oseq, x.li = li, x.odst = odst;
+    return x_send(E, X_BODYQ, li, odst, &x, sizeof x);
+}
+
 static int apply_msg(engine *E, const xmsg *x)
 {
     up_msg *m = up_eng_msg_new(E);
@@ -464,6 +486,25 @@ static int apply(engine *E, const xhead *h, const uint8_t *pl)
         E->x_shared++;
         return STEP_OK;
     }
+    if (h->type == X_BODYQ && h->len == sizeof(xbodyq)) {
+        xbodyq q;
+        xbodya a;
+        uint64_t body = 0;
+        int r;
+        memcpy(&q, pl, sizeof q);
+        if ((r = up_eng_moved_body(E, q.k0, q.k1, q.oseq, q.odst, &body)) < 0)
+            return STEP_ERROR;
+        memset(&a, 0, sizeof a);
+        a.body = body, a.li = q.li, a.found = r > 0;
+        return x_send(E, X_BODYA, q.odst, q.li, &a, sizeof a);
+    }
+    if (h->type == X_BODYA && h->len == sizeof(xbodya)) {
+        xbodya a;
+        memcpy(&a, pl, sizeof a);
+        E->x_bodies++;
+        up_eng_body_answer(E, a.li, a.found, a.body);
+        return STEP_OK;
+    }
     if (h->type == X_END && h->len == sizeof(xend)) {
         xend x;
         memcpy(&x, pl, sizeof x);
@@ -504,9 +545,9 @@ static int deliver(engine *E, const uint8_t *x, size_t n)
     }
     if (h.seq != *want)
         return xb_put(E, &E->xheld, x, n);
+    (*want)++; /* (before apply: a crossing it sends may move the map's slots) */
     if (apply(E, &h, x + sizeof h) != STEP_OK)
         return STEP_ERROR;
-    (*want)++;
     while (again) { /* the held ones whose turn has come */
         size_t at = 0;
         again = false;
@@ -817,6 +858,7 @@ up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint
             res->x_progs += E[k].x_progs;
             res->x_rma += E[k].x_rma;
             res->x_shared += E[k].x_shared;
+            res->x_bodies += E[k].x_bodies;
             res->x_grants += E[k].x_grants;
         }
     }

@@ -215,23 +215,66 @@ static int find_recv(engine *E, uint32_t li, uint64_t k0, uint64_t k1, uint64_t 
 /* The measured work after message m's measured receive: left in E->bodies
  * by its receiver if it passed that receive already, else read ahead in its
  * stream (and a 0 left in E->bodies: taken).  1 found, 0 not, -1 error. */
-static int moved_body(engine *E, const up_msg *m, uint64_t *body)
+static int moved_body(engine *E, uint32_t ochan, uint64_t oseq, uint32_t odst, uint64_t *body)
 {
-    chan *c = &E->chan[m->ochan];
+    chan *c = &E->chan[ochan];
     uint64_t *v;
     size_t at;
     int r;
-    if (m->oseq < c->recvd) {
-        if (!(v = up_map_get(&E->bodies, m->ochan, m->oseq)) || !*v)
+    if (oseq < c->recvd) {
+        if (!(v = up_map_get(&E->bodies, ochan, oseq)) || !*v)
             return 0;
         *body = *v - 1;
-        up_map_del(&E->bodies, m->ochan, m->oseq);
+        up_map_del(&E->bodies, ochan, oseq);
         return 1;
     }
-    if ((r = find_recv(E, m->odst, c->k0, c->k1, m->oseq - c->recvd, &at)) <= 0 ||
-        (r = body_scan(E, m->odst, at, body)) <= 0)
+    if ((r = find_recv(E, odst, c->k0, c->k1, oseq - c->recvd, &at)) <= 0 ||
+        (r = body_scan(E, odst, at, body)) <= 0)
         return r;
-    return up_map_put(&E->bodies, m->ochan, m->oseq, 0) ? 1 : -1;
+    return up_map_put(&E->bodies, ochan, oseq, 0) ? 1 : -1;
+}
+
+/* A partitioned replay: another part asks for the measured work after
+ * receive `oseq` on key (k0, k1) of location odst, held here (moved_body).
+ * 1 found (*body), 0 not, -1 error. */
+int up_eng_moved_body(engine *E, uint64_t k0, uint64_t k1, uint64_t oseq, uint32_t odst,
+                      uint64_t *body)
+{
+    uint32_t oc = up_eng_chan_get(E, k0, k1);
+    if (oc == UINT32_MAX) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory matching a receive");
+        return -1;
+    }
+    return moved_body(E, oc, oseq, odst, body);
+}
+
+/* The answer to a question on moved work (task_taken, across the seam) */
+void up_eng_body_answer(engine *E, uint32_t li, bool found, uint64_t moved)
+{
+    rloc *L = &E->L[li];
+    if (L->body != BODY_PENDING)
+        return; /* cannot happen: one question at a time */
+    if (!found) {
+        E->bodies_lost++;
+        L->body = BODY_NONE;
+    } else {
+        E->bodies_moved++;
+        L->body_d = (int64_t)(moved - L->body_own);
+        L->body = L->body_d ? BODY_ARMED : BODY_NONE;
+    }
+    if (L->state == S_WAIT && L->wait == W_BODY)
+        up_eng_make_runnable(E, li);
+}
+/* This receive's own measured work, for the receive that takes its measured
+ * task (unless that one took it already).  false: out of memory. */
+static bool own_published(engine *E, uint32_t rc, uint64_t seq, uint64_t own)
+{
+    uint64_t *v;
+    if ((v = up_map_get(&E->bodies, rc, seq)) && !*v) { /* taken already */
+        up_map_del(&E->bodies, rc, seq);
+        return true;
+    }
+    return up_map_put(&E->bodies, rc, seq, own + 1);
 }
 
 /* Receive ev of location li, recorded as the seq-th on chan rc, takes
@@ -241,20 +284,29 @@ static int moved_body(engine *E, const up_msg *m, uint64_t *body)
 static int task_taken(engine *E, uint32_t li, uint32_t rc, uint64_t seq, const up_msg *m)
 {
     rloc *L = &E->L[li];
-    uint64_t own, moved, *v;
+    uint64_t own, moved;
     int r1, r2;
     if (!E->follow || !m->task || (m->ochan == rc && m->oseq == seq))
         return 0;
-    if (!up_eng_holds(E, m->odst)) /* its measured receiver is another part's */
-        return (void)up_eng_x_outside(E, "a task's measured work"), -2;
-    if ((r1 = body_scan(E, li, 0, &own)) < 0 || (r1 && (r2 = moved_body(E, m, &moved)) < 0))
-        return -1;
-    if (r1) {
-        if ((v = up_map_get(&E->bodies, rc, seq)) && !*v) /* taken already */
-            up_map_del(&E->bodies, rc, seq);
-        else if (!up_map_put(&E->bodies, rc, seq, own + 1))
+    if (!up_eng_holds(E, m->odst)) { /* its measured receiver's part answers (engine_seam.c) */
+        if ((r1 = body_scan(E, li, 0, &own)) < 0)
             return -1;
+        if (r1 && !own_published(E, rc, seq, own))
+            return -1;
+        if (!r1) {
+            E->bodies_lost++;
+            return 0;
+        }
+        L->body_own = own;
+        L->body = BODY_PENDING; /* its next record waits for the answer */
+        return up_eng_x_bodyq(E, li, E->chan[m->ochan].k0, E->chan[m->ochan].k1, m->oseq,
+                              m->odst) == STEP_OK ? 0 : -1;
     }
+    if ((r1 = body_scan(E, li, 0, &own)) < 0 ||
+        (r1 && (r2 = moved_body(E, m->ochan, m->oseq, m->odst, &moved)) < 0))
+        return -1;
+    if (r1 && !own_published(E, rc, seq, own))
+        return -1;
     if (!r1 || !r2) {
         E->bodies_lost++;
         return 0;
@@ -479,7 +531,9 @@ void up_eng_body_adjust(rloc *L, const up_event *ev)
  * it could not take away by then stays: counted in bodies_lost). */
 void up_eng_body_after(engine *E, uint32_t li, rloc *L, const up_event *ev)
 {
-    if (L->body == BODY_ARMED) {
+    if (L->body == BODY_PENDING) {
+        /* its answer comes before its next record (step) */
+    } else if (L->body == BODY_ARMED) {
         if (ev->kind == UP_EV_Leave)
             L->body = BODY_ON;
     } else if (!L->body_d) {
