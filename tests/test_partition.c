@@ -1,7 +1,8 @@
 /*
  * test_partition.c - the seam (issue 33; docs/design.md, "The seam"): a
  * trace replayed by two engine instances that share no state, each holding
- * half of the processes with its own trace, model and writer, every
+ * half of the processes (and, cut across processes, every other location)
+ * with its own trace, model and writer, every
  * crossing copied through a byte buffer and delivered late and reordered
  * (three seeds), under the schedules of test_schedule, gives the
  * records and counts of the serial replay.  Each location's records are
@@ -29,15 +30,20 @@ static const struct {
     bool reverse;
 } schedules[] = {{0, false}, {0, true}, {1, false}, {1, true}, {7, false}, {100000, true}};
 
-/* Which part holds each location: the first half of the processes part 0
- * (a location without a process, part 0); with one process, by location. */
-static uint32_t *halves(const up_defs *d)
+/* Which part holds each location.  By halves: the first half of the
+ * processes part 0 (a location without a process, part 0; with one
+ * process, by location), as a replay over many processes will cut.
+ * Alternating (alt): every other location, so that a process's threads,
+ * their teams and its accelerator streams are cut too. */
+static uint32_t *owners(const up_defs *d, bool alt)
 {
     uint32_t *owner = calloc(d->nlocs ? d->nlocs : 1, sizeof *owner);
     size_t i;
     for (i = 0; owner && i < d->nlocs; i++) {
         uint32_t p = d->locs[i].process;
-        if (d->nprocs >= 2)
+        if (alt)
+            owner[i] = (uint32_t)(i % 2);
+        else if (d->nprocs >= 2)
             owner[i] = p != UP_NO_PROCESS && p >= d->nprocs / 2 ? 1u : 0u;
         else
             owner[i] = i >= d->nlocs / 2 ? 1u : 0u;
@@ -49,6 +55,7 @@ static uint32_t *halves(const up_defs *d)
 typedef struct how {
     const up_comp_params *p;
     const up_machine *mach;
+    bool alt;   /* owners(): alternating locations */
 } how;
 
 static up_status model_new(const how *h, up_trace *t, void **m, up_err *err)
@@ -123,7 +130,7 @@ static int part_run(const char *in, const char *out0, const char *out1, const ho
             st = model_new(h, t[k], &m[k], &err);
         parts[k].in = t[k], parts[k].out = w[k], parts[k].model = m[k];
     }
-    if (st == UP_OK && !(owner = halves(up_trace_defs(t[0]))))
+    if (st == UP_OK && !(owner = owners(up_trace_defs(t[0]), h->alt)))
         st = UP_ENOMEM;
     if (st == UP_OK)
         st = up_replay_run_parts(parts, 2, owner, model_ops(h), seed, res, &err);
@@ -203,10 +210,11 @@ static bool same_counts(const char *what, const up_replay_result *a, const up_re
 }
 
 typedef struct cover {
-    char names[128][96];
+    char names[192][96];
     size_t n;
     size_t runs, outside;
-    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_shared, x_bodies, x_grants;
+    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_shared, x_bodies, x_teams,
+        x_grants;
 } cover;
 
 /* One trace with one model: serial, then partitioned under every schedule
@@ -222,15 +230,16 @@ static void check_partition(const char *name, const char *in, const char *model,
     uint64_t seed;
     bool all = true;
 
-    snprintf(what, sizeof what, "%.100s %s", name, model);
+    snprintf(what, sizeof what, "%.100s %s%s", name, model, h->alt ? " alt" : "");
     snprintf(dir, sizeof dir, "%s", t_dir("partition-serial"));
     up_replay_set_schedule(0, false);
     if (serial_run(in, dir, h, &base) != 0 || tr_load(dir, &tb) != 0) {
         t_fail(__FILE__, __LINE__, "%s: the serial replay failed", what);
         return;
     }
-    /* every schedule with seed 1, and seeds 2 and 3 with the first */
-    for (s = 0; s < sizeof schedules / sizeof *schedules && all; s++)
+    /* every schedule with seed 1, and seeds 2 and 3 with the first (the
+     * alternating cut: only the first schedule, three seeds) */
+    for (s = 0; s < (h->alt ? 1 : sizeof schedules / sizeof *schedules) && all; s++)
         for (seed = 1; seed <= (s ? 1u : 3u) && all; seed++) {
             uint32_t *owner = NULL;
             char w2[600];
@@ -263,6 +272,7 @@ static void check_partition(const char *name, const char *in, const char *model,
                 cv->x_colls += res.x_colls, cv->x_ends += res.x_ends;
                 cv->x_progs += res.x_progs, cv->x_rma += res.x_rma, cv->x_grants += res.x_grants;
                 cv->x_shared += res.x_shared, cv->x_bodies += res.x_bodies;
+                cv->x_teams += res.x_teams;
                 tr_free(&t0);
                 tr_free(&t1);
             }
@@ -270,7 +280,7 @@ static void check_partition(const char *name, const char *in, const char *model,
             up_replay_result_free(&res);
         }
     up_replay_set_schedule(0, false);
-    if (all && cv->n < 128)
+    if (all && cv->n < 192)
         snprintf(cv->names[cv->n++], sizeof cv->names[0], "%.95s", what);
     tr_free(&tb);
     up_replay_result_free(&base);
@@ -281,32 +291,34 @@ static void each_trace(const char *name, const char *in, void *ctx)
     static const up_mode modes[] = {UP_MODE_LOWER, UP_MODE_UPPER, UP_MODE_NETWORK};
     up_machine mach;
     size_t i;
-    for (i = 0; i < sizeof modes / sizeof *modes; i++) {
-        up_comp_params p = t_params(20, modes[i], UP_COLLECTIVE_INDIVIDUAL);
-        how h = {&p, NULL};
-        check_partition(name, in, up_mode_name(modes[i]), &h, ctx);
-    }
-    /* simulated on the built-in machine, one rank per node (as test_schedule) */
-    up_machine_init(&mach);
-    mach.cpu_ratio = 1;
-    mach.compute = UP_COMPUTE_WALL;
-    mach.progress = UP_PROGRESS_MPI;
-    mach.ranks_per_node = 1;
-    {
-        how h = {NULL, &mach};
-        check_partition(name, in, "simulate", &h, ctx);
-        mach.contention = true;
-        check_partition(name, in, "simulate contention", &h, ctx);
+    int alt;
+    for (alt = 0; alt < 2; alt++) {
+        for (i = 0; i < sizeof modes / sizeof *modes; i++) {
+            up_comp_params p = t_params(20, modes[i], UP_COLLECTIVE_INDIVIDUAL);
+            how h = {&p, NULL, alt};
+            check_partition(name, in, up_mode_name(modes[i]), &h, ctx);
+        }
+        /* simulated on the built-in machine, one rank per node (as test_schedule) */
+        up_machine_init(&mach);
+        mach.cpu_ratio = 1;
+        mach.compute = UP_COMPUTE_WALL;
+        mach.progress = UP_PROGRESS_MPI;
+        mach.ranks_per_node = 1;
+        {
+            how h = {NULL, &mach, alt};
+            check_partition(name, in, "simulate", &h, ctx);
+            mach.contention = true;
+            check_partition(name, in, "simulate contention", &h, ctx);
+        }
     }
 }
-
 /* For other tests (tutil.h): `in` compensated with *p by two parts, as
  * above; returns the task farms' moved work that crossed, or -1 when a run
  * differed from the serial replay or failed (each difference a failure). */
 long t_check_partition(const char *what, const char *in, const up_comp_params *p)
 {
     static cover cv;
-    how h = {p, NULL};
+    how h = {p, NULL, false};
     memset(&cv, 0, sizeof cv);
     check_partition(what, in, "compensate", &h, &cv);
     return cv.n == 1 ? (long)cv.x_bodies : -1; /* (a run that differed is not counted) */
@@ -320,7 +332,7 @@ TEST(partition_two_engines_give_the_serial_replay)
     CHECK((ntraces = t_each_data_trace(each_trace, &cv)) >= 11);
     /* every trace with every model through the seam */
     CHECK(cv.outside == 0);
-    CHECK(cv.n == 5 * (size_t)ntraces);
+    CHECK(cv.n == 10 * (size_t)ntraces);
     CHECK(cv.x_msgs > 0);
     CHECK(cv.x_posts > 0);
     CHECK(cv.x_colls > 0);
@@ -328,14 +340,15 @@ TEST(partition_two_engines_give_the_serial_replay)
     CHECK(cv.x_progs > 0);
     CHECK(cv.x_rma > 0);
     CHECK(cv.x_shared > 0);
+    CHECK(cv.x_teams > 0);
     CHECK(cv.x_grants > 0);
     fprintf(stderr, "  partition: %zu of %zu trace-model pairs through the seam (%zu runs; "
             "crossed: %llu messages, %llu posts, %llu collective arrivals, %llu ends, "
-            "%llu progress answers, %llu RMA sync points and releases, %llu link logs; "
-            "%llu decisions granted)\n",
+            "%llu progress answers, %llu RMA sync points and releases, %llu link logs, "
+            "%llu team begins and ends; %llu decisions granted)\n",
             cv.n, cv.n + cv.outside, cv.runs, (unsigned long long)cv.x_msgs,
             (unsigned long long)cv.x_posts, (unsigned long long)cv.x_colls,
             (unsigned long long)cv.x_ends, (unsigned long long)cv.x_progs,
             (unsigned long long)cv.x_rma, (unsigned long long)cv.x_shared,
-            (unsigned long long)cv.x_grants);
+            (unsigned long long)cv.x_teams, (unsigned long long)cv.x_grants);
 }

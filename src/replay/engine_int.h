@@ -275,7 +275,7 @@ typedef struct engine {
     } xout, xheld;    /* crossings out; crossings in that came before their turn */
     uint64_t away_unknown; /* unknown records the other parts' readers met */
     bool released;    /* release_leftovers ran */
-    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_shared, x_bodies, x_grants; /* crossings
+    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_shared, x_bodies, x_teams, x_grants; /* crossings
                                * applied here, by kind; decisions granted (W_GLOBAL, W_CLAIM) */
     uint8_t *sbuf;    /* the model's changes to its shared state (take_shared) */
     size_t sbufcap;
@@ -408,6 +408,8 @@ int up_eng_x_coll(engine *E, uint32_t from, const coll_arrival *a, uint64_t seq,
 int up_eng_x_end(engine *E, uint32_t li);
 int up_eng_x_progq(engine *E, const up_sync *s, uint64_t t);
 int up_eng_x_global(engine *E, uint32_t li);
+int up_eng_x_team(engine *E, uint32_t from, OTF2_CommRef comm, uint64_t key, uint64_t seq,
+                  unsigned what, uint64_t m, uint64_t a);
 int up_eng_x_bodyq(engine *E, uint32_t li, uint64_t k0, uint64_t k1, uint64_t oseq, uint32_t odst);
 int up_eng_x_tok(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win, int kind, uint64_t m,
                  uint64_t a);
@@ -431,6 +433,8 @@ int up_eng_lock_released(engine *E, uint32_t target, OTF2_RmaWinRef win, bool ex
 int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct);
 int up_eng_join(engine *E, uint32_t li, up_event **evp, bool direct);
 int up_eng_fork(engine *E, uint32_t li, up_event **evp, bool direct);
+int up_eng_team_crossed(engine *E, OTF2_CommRef comm, uint64_t key, uint64_t seq, unsigned what,
+                        uint64_t m, uint64_t a);
 void up_eng_threads_free(engine *E);
 
 /* ---- small helpers on the hot path, inlined wherever they are used ------------ */

@@ -26,9 +26,9 @@
  * (W_CLAIM), in (approximated time, location) order, whose changes to the
  * model's shared state (simulate's links) go to every part's model
  * (X_SHARED, up_model_ops.shared_take).  A task farm's moved work is asked
- * of the part holding the task's measured receiver (X_BODYQ, X_BODYA).  A
- * record whose rule would cross the seam another way (a thread team over
- * locations of several parts) stops the
+ * of the part holding the task's measured receiver (X_BODYQ, X_BODYA); a
+ * thread team member's begin and end go to the other parts with members
+ * (X_TEAM).  A record whose rule would cross the seam another way stops the
  * partitioned replay with an error naming it: it is not yet through the
  * seam.
  */
@@ -37,7 +37,7 @@
 #include "replay/engine_int.h"
 
 enum { X_MSG = 1, X_POST = 2, X_COLL = 3, X_END = 4, X_PROGQ = 5, X_PROGA = 6, X_TOK = 7, X_LOCK = 8,
-       X_SHARED = 9, X_BODYQ = 10, X_BODYA = 11 };
+       X_SHARED = 9, X_BODYQ = 10, X_BODYA = 11, X_TEAM = 12 };
 
 /* Every crossing starts with this header; `len` bytes of payload follow. */
 typedef struct xhead {
@@ -105,6 +105,13 @@ typedef struct xbodya {
     uint32_t li;
     uint8_t found, pad_[3];
 } xbodya;
+
+/* A thread team member's begin (what 0; 1: the master's, at m, a) or end
+ * (2, at a), to the other parts with members (engine_threads.c) */
+typedef struct xteam {
+    uint64_t key, seq, m, a;
+    uint32_t comm, what;
+} xteam;
 
 typedef struct xend {
     uint32_t loc, pad_;
@@ -387,6 +394,15 @@ int up_eng_x_bodyq(engine *E, uint32_t li, uint64_t k0, uint64_t k1, uint64_t os
     return x_send(E, X_BODYQ, li, odst, &x, sizeof x);
 }
 
+int up_eng_x_team(engine *E, uint32_t from, OTF2_CommRef comm, uint64_t key, uint64_t seq,
+                  unsigned what, uint64_t m, uint64_t a)
+{
+    xteam x;
+    memset(&x, 0, sizeof x);
+    x.key = key, x.seq = seq, x.m = m, x.a = a, x.comm = comm, x.what = what;
+    return x_parts(E, X_TEAM, from, up_defs_comm(E->d, comm), &x, sizeof x);
+}
+
 static int apply_msg(engine *E, const xmsg *x)
 {
     up_msg *m = up_eng_msg_new(E);
@@ -504,6 +520,12 @@ static int apply(engine *E, const xhead *h, const uint8_t *pl)
         E->x_bodies++;
         up_eng_body_answer(E, a.li, a.found, a.body);
         return STEP_OK;
+    }
+    if (h->type == X_TEAM && h->len == sizeof(xteam)) {
+        xteam x;
+        memcpy(&x, pl, sizeof x);
+        E->x_teams++;
+        return up_eng_team_crossed(E, x.comm, x.key, x.seq, x.what, x.m, x.a);
     }
     if (h->type == X_END && h->len == sizeof(xend)) {
         xend x;
@@ -859,6 +881,7 @@ up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint
             res->x_rma += E[k].x_rma;
             res->x_shared += E[k].x_shared;
             res->x_bodies += E[k].x_bodies;
+            res->x_teams += E[k].x_teams;
             res->x_grants += E[k].x_grants;
         }
     }

@@ -57,13 +57,61 @@ static uint64_t team_key(const up_comm_def *cd, OTF2_CommRef comm, uint32_t li)
     return cd->self ? (uint64_t)li << 32 | comm : comm;
 }
 
+/* Team (key, seq) on comm, made at its first record here (NULL: out of memory) */
+static team *team_get(engine *E, const up_comm_def *cd, OTF2_CommRef comm, uint64_t key,
+                      uint64_t seq)
+{
+    uint64_t *v = up_map_get(&E->teams, key, seq);
+    team *tm;
+    if (v)
+        return (team *)(uintptr_t)*v;
+    if (!(tm = up_calloc(1, sizeof *tm)))
+        return NULL;
+    tm->comm = comm;
+    tm->key = key;
+    tm->seq = seq;
+    tm->n = cd->self ? 1 : cd->size;
+    if (!up_map_put(&E->teams, key, seq, (uint64_t)(uintptr_t)tm)) {
+        up_free(tm);
+        return NULL;
+    }
+    return tm;
+}
+
+/* A member's ThreadTeamBegin (the master's at root_m, root_a) or its
+ * ThreadTeamEnd at end_a, here or crossed from another part */
+static void team_began(engine *E, team *tm, bool root, uint64_t root_m, uint64_t root_a)
+{
+    tm->begun++;
+    if (root) {
+        tm->root_begun = true;
+        tm->root_m = root_m;
+        tm->root_a = root_a;
+        team_wake(E, tm);
+    }
+}
+
+static void team_ended(engine *E, team *tm, const up_comm_def *cd, uint64_t end_a)
+{
+    uint32_t root;
+    tm->ended++;
+    if (end_a > tm->max_end_a)
+        tm->max_end_a = end_a;
+    if (cd->self || !cd->size) /* a team of one: nobody else waits */
+        return;
+    root = cd->members[0];
+    if (tm->ended == tm->n && root < E->n && E->L[root].state == S_WAIT &&
+        E->L[root].wait == W_TEAM && E->L[root].wteam == tm)
+        up_eng_make_runnable(E, root);
+}
+
 int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct)
 {
     up_event *ev = *evp;
     rloc *L = &E->L[li];
     bool begin = ev->kind == UP_EV_ThreadTeamBegin;
     OTF2_CommRef comm = begin ? ev->u.ThreadTeamBegin.threadTeam : ev->u.ThreadTeamEnd.threadTeam;
-    uint64_t *seqp, *v, seq, key;
+    uint64_t *seqp, seq, key;
     uint32_t rank;
     team *tm;
     const up_comm_def *cd;
@@ -71,8 +119,6 @@ int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct)
     (void)direct; /* never on the direct path (the record table) */
     if (r < 0)
         goto nomem;
-    if (r > 0 && !up_eng_comm_held(E, comm)) /* members in another part */
-        return up_eng_x_outside(E, "a thread team");
     if (r == 0) { /* not a team we know: a local record */
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
@@ -89,58 +135,68 @@ int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct)
         return STEP_OK;
     }
     seq = begin ? *seqp : *seqp - 1;
-    if ((v = up_map_get(&E->teams, key, seq))) {
-        tm = (team *)(uintptr_t)*v;
-    } else {
-        if (!(tm = up_calloc(1, sizeof *tm)))
-            goto nomem;
-        tm->comm = comm;
-        tm->key = key;
-        tm->seq = seq;
-        tm->n = cd->self ? 1 : cd->size;
-        if (!up_map_put(&E->teams, key, seq, (uint64_t)(uintptr_t)tm)) {
-            up_free(tm);
-            goto nomem;
-        }
-    }
+    if (!(tm = team_get(E, cd, comm, key, seq)))
+        goto nomem;
     if (begin && rank != 0 && !tm->root_begun && team_wait(E, L, tm))
         return STEP_BLOCKED;
     E->ops->local(E->model, li, &L->ls, ev);
     if (begin) {
         (*seqp)++;
-        tm->begun++;
         if (rank == 0) {
-            tm->root_begun = true;
-            tm->root_m = L->forked ? L->fork_m : ev->time;
-            tm->root_a = L->forked ? L->fork_a : ev->t_out;
+            team_began(E, tm, true, L->forked ? L->fork_m : ev->time,
+                       L->forked ? L->fork_a : ev->t_out);
             L->forked = false;
-            team_wake(E, tm);
-        } else if (!L->ls.started && tm->root_begun) {
-            /* a thread's first record: its measured distance from the
-             * master's fork (the time the thread took to start) */
-            ev->t_out = tm->root_a + (ev->time > tm->root_m ? ev->time - tm->root_m : 0);
-        } else if (ev->t_out < tm->root_a) {
-            ev->t_out = tm->root_a;
+        } else {
+            team_began(E, tm, false, 0, 0);
+            if (!L->ls.started && tm->root_begun) {
+                /* a thread's first record: its measured distance from the
+                 * master's fork (the time the thread took to start) */
+                ev->t_out = tm->root_a + (ev->time > tm->root_m ? ev->time - tm->root_m : 0);
+            } else if (ev->t_out < tm->root_a) {
+                ev->t_out = tm->root_a;
+            }
         }
+        if (!up_eng_comm_held(E, comm) && /* to the other parts' copies */
+            up_eng_x_team(E, li, comm, key, seq, rank == 0 ? 1 : 0, tm->root_m, tm->root_a) != STEP_OK)
+            return STEP_ERROR;
         return STEP_OK;
     }
-    tm->ended++;
-    if (ev->t_out > tm->max_end_a)
-        tm->max_end_a = ev->t_out;
-    if (rank == 0) {
+    team_ended(E, tm, cd, ev->t_out);
+    if (rank == 0)
         L->join_team = tm;
-    } else if (tm->ended == tm->n) {
-        uint32_t root = cd->members[0]; /* rank != 0: not self-like */
-        if (root < E->n && E->L[root].state == S_WAIT && E->L[root].wait == W_TEAM &&
-            E->L[root].wteam == tm)
-            up_eng_make_runnable(E, root);
-    }
+    if (!up_eng_comm_held(E, comm) &&
+        up_eng_x_team(E, li, comm, key, seq, 2, 0, ev->t_out) != STEP_OK)
+        return STEP_ERROR;
     return STEP_OK;
 nomem:
     UP_ERR(E->err, UP_ENOMEM, "out of memory for a thread team");
     return STEP_ERROR;
 }
 
+/* A partitioned replay: another part's member of team (key, seq) on comm
+ * began (what 0: a thread, 1: the master at (m, a)) or ended (2, at a) */
+int up_eng_team_crossed(engine *E, OTF2_CommRef comm, uint64_t key, uint64_t seq, unsigned what,
+                        uint64_t m, uint64_t a)
+{
+    const up_comm_def *cd = up_defs_comm(E->d, comm);
+    team *tm;
+    if (!cd || !cd->resolved || cd->self || !cd->size) {
+        UP_ERR(E->err, UP_EINTERNAL, "partitioned replay: a team on an unknown communicator");
+        return STEP_ERROR;
+    }
+    if (!(tm = team_get(E, cd, comm, key, seq))) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory for a thread team");
+        return STEP_ERROR;
+    }
+    if (what < 2) {
+        team_began(E, tm, what == 1, m, a);
+    } else {
+        team_ended(E, tm, cd, a);
+        if (tm->ended == tm->n && tm->begun == tm->n && !up_eng_holds(E, cd->members[0]))
+            team_free(E, tm); /* its master's part joins it */
+    }
+    return STEP_OK;
+}
 /* The master's ThreadJoin waits for every ThreadTeamEnd of the team it
  * ended last. */
 int up_eng_join(engine *E, uint32_t li, up_event **evp, bool direct)

@@ -362,7 +362,8 @@ typedef struct up_replay_result {
      * completions moved to a later poll of an interleaved loop */
     uint64_t spins, polls_collapsed, completions_moved;
     /* a partitioned replay (up_replay_run_parts): crossings delivered, by kind */
-    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_shared, x_bodies, x_grants;
+    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_shared, x_bodies, x_teams;
+    uint64_t x_grants;
     /* task farms (fifo, lifo): sends found to reply to a wildcard receive
      * (marked by the tracer, or inferred), replies sent to the re-matched
      * source instead, and receives of a task whose work moved with it (or
