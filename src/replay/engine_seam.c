@@ -847,18 +847,16 @@ up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint
     size_t k, inited = 0, i;
 
     memset(res, 0, sizeof *res);
-    if (!np || !(E = up_calloc(np, sizeof *E)))
+    if (!np)
+        return UP_ERR(err, UP_EUSAGE, "partitioned replay: no parts");
+    for (i = 0; i < up_trace_defs(parts[0].in)->nlocs; i++)
+        if (owner[i] >= np)
+            return UP_ERR(err, UP_EUSAGE, "partitioned replay: location %zu has no part", i);
+    if (!(E = up_calloc(np, sizeof *E)))
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     for (k = 0; k < np && st == UP_OK; k++, inited++)
         st = up_eng_init(&E[k], parts[k].in, parts[k].out, ops, parts[k].model, owner,
                          (uint32_t)k, err);
-    if (st == UP_OK) {
-        for (i = 0; i < E[0].n; i++)
-            if (owner[i] >= np) {
-                st = UP_ERR(err, UP_EUSAGE, "partitioned replay: location %zu has no part", i);
-                break;
-            }
-    }
     for (k = 0; st == UP_OK && k < np; k++)
         if (ops->shared_take) /* the model logs changes to its shared state */
             ops->shared_take(parts[k].model, NULL, 0);
