@@ -159,6 +159,9 @@ static int make_runnable(engine *E, uint32_t li)
     return 0;
 }
 
+/* The object of `size` bytes that map m holds under (k0, k1); with create,
+ * a zeroed one is made and put there if there is none.  NULL: none, or out
+ * of memory. */
 void *up_eng_map_obj(up_map *m, uint64_t k0, uint64_t k1, size_t size, bool create)
 {
     uint64_t *v = up_map_get(m, k0, k1);
@@ -907,13 +910,6 @@ up_status up_eng_finish(engine *E, up_replay_result *res)
     res->window_marked = any_init && any_fin;
     for (i = 0; i < UP_REPAIR_COUNT; i++)
         res->repairs[i] = E->repairs[i];
-    if (E->ops->repairs) {
-        const uint64_t *mr = E->ops->repairs(E->model);
-        for (i = 0; i < UP_REPAIR_COUNT; i++)
-            res->repairs[i] += mr[i];
-    }
-    if (E->out)
-        res->repairs[UP_REPAIR_output_clamped] += up_writer_clamped(E->out);
     res->max_shift = E->max_shift;
     res->wildcard_recvs = E->wild_recvs;
     res->wildcard = E->wild;
@@ -927,13 +923,28 @@ up_status up_eng_finish(engine *E, up_replay_result *res)
     res->polls_collapsed = E->polls_collapsed;
     res->completions_moved = E->completions_moved;
     res->moved = E->repairs[UP_REPAIR_output_clamped];
+    up_eng_model_counts(E, res);
+    return UP_OK;
+}
+
+/* What E's model and writer counted, added to res (every part's, in a
+ * partitioned replay) */
+void up_eng_model_counts(const engine *E, up_replay_result *res)
+{
+    size_t i;
+    if (E->ops->repairs) {
+        const uint64_t *mr = E->ops->repairs(E->model);
+        for (i = 0; i < UP_REPAIR_COUNT; i++)
+            res->repairs[i] += mr[i];
+    }
+    if (E->out)
+        res->repairs[UP_REPAIR_output_clamped] += up_writer_clamped(E->out);
     if (E->ops->max_shift) {
         uint64_t moved, s = E->ops->max_shift(E->model, &moved);
         res->moved += moved;
         if (s > res->max_shift)
             res->max_shift = s;
     }
-    return UP_OK;
 }
 
 /* Sets up engine E over trace `in` for the locations it holds (owner NULL:

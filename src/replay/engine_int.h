@@ -336,6 +336,7 @@ void up_eng_free(engine *E, bool failed);
 int up_eng_release_pick(engine *E, uint32_t *best, uint64_t *best_t);
 int up_eng_release(engine *E, uint32_t li);
 void up_eng_leftovers(engine *E, bool count);
+void up_eng_model_counts(const engine *E, up_replay_result *res);
 bool up_eng_comm_held(const engine *E, OTF2_CommRef comm);
 int up_eng_make_runnable(engine *E, uint32_t li);
 void *up_eng_map_obj(up_map *m, uint64_t k0, uint64_t k1, size_t size, bool create);

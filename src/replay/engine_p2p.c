@@ -37,10 +37,7 @@ static void msg_free(engine *E, up_msg *m)
 up_msg *up_eng_msg_new(engine *E) { return msg_new(E); }
 void up_eng_msg_free(engine *E, up_msg *m) { msg_free(E, m); }
 
-/* The object of `size` bytes that map m holds under (k0, k1); with create,
- * a zeroed one is made and put there if there is none.  NULL: none, or out
- * of memory. */
-
+/* The message queue of key (k0, k1) (msg_key) */
 msgq *up_eng_queue_get(engine *E, uint64_t k0, uint64_t k1, bool create)
 {
     return up_eng_map_obj(&E->msgq, k0, k1, sizeof(msgq), create);

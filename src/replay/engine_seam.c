@@ -12,25 +12,27 @@
  * runs and nothing is in flight, the earliest waiting record over all parts
  * is released, as the serial replay releases its earliest.
  *
- * Crossings so far: a message reaching its receiver (X_MSG), a receive's
- * post reaching a synchronous sender (X_POST), a collective member's
- * arrival or release reaching the other parts with members, which keep a
- * copy of the instance (X_COLL), and a location's end (X_END: a member
- * that will never come), and a synchronous sender's question on its
- * receiver's progress with its answer (X_PROGQ, X_PROGA: docs/models.md,
- * "Progress"), an RMA sync point (X_TOK) and a lock release (X_LOCK, to
- * every part's copy of the lock state).  A decision that needs every part's
- * locations behind it (a wildcard receive's choice, a lock release) waits
- * until nothing runs and nothing is in flight (W_GLOBAL); the earliest is
- * then granted, one at a time; then the model's claims on shared resources
- * (W_CLAIM), in (approximated time, location) order, whose changes to the
- * model's shared state (simulate's links) go to every part's model
- * (X_SHARED, up_model_ops.shared_take).  A task farm's moved work is asked
- * of the part holding the task's measured receiver (X_BODYQ, X_BODYA); a
- * thread team member's begin and end go to the other parts with members
- * (X_TEAM).  A record whose rule would cross the seam another way stops the
- * partitioned replay with an error naming it: it is not yet through the
- * seam.
+ * The crossings (plain data, below):
+ *   X_MSG     a message reaches its receiver's part
+ *   X_POST    a receive's post reaches a synchronous sender
+ *   X_PROGQ/A a synchronous sender asks for its receiver's progress
+ *             (docs/models.md, "Progress") and gets the answer
+ *   X_COLL    a collective member's arrival or release reaches the other
+ *             parts with members, which keep a copy of the instance
+ *   X_END     a location's trace ended (a member that will never come)
+ *   X_TOK     an RMA sync point; X_LOCK a lock release, to every part's
+ *             copy of the lock state
+ *   X_TEAM    a thread team member's begin or end
+ *   X_BODYQ/A a task farm's moved work, asked of the part holding the
+ *             task's measured receiver
+ *   X_SHARED  the model's changes to its shared state (simulate's links),
+ *             to every part's model (up_model_ops.shared_take)
+ * A decision that needs every part's locations behind it (a wildcard
+ * receive's choice, a lock release) waits until nothing runs and nothing is
+ * in flight (W_GLOBAL); the earliest is then granted, one at a time; then
+ * the model's claims on shared resources (W_CLAIM), in (approximated time,
+ * location) order.  A rule that would cross the seam another way stops the
+ * partitioned replay with an error naming it (up_eng_x_outside).
  */
 #include <string.h>
 
@@ -694,24 +696,6 @@ static void merge_part(engine *E0, engine *P)
     E0->completions_moved += P->completions_moved;
 }
 
-/* The model's and the writer's counts of parts other than 0 */
-static void merge_model(const engine *P, up_replay_result *res)
-{
-    size_t i;
-    if (P->ops->repairs) {
-        const uint64_t *mr = P->ops->repairs(P->model);
-        for (i = 0; i < UP_REPAIR_COUNT; i++)
-            res->repairs[i] += mr[i];
-    }
-    if (P->out)
-        res->repairs[UP_REPAIR_output_clamped] += up_writer_clamped(P->out);
-    if (P->ops->max_shift) {
-        uint64_t moved, s = P->ops->max_shift(P->model, &moved);
-        res->moved += moved;
-        if (s > res->max_shift)
-            res->max_shift = s;
-    }
-}
 
 /* The earliest location waiting for the replay to be quiet (W_GLOBAL): its
  * head record's measured time, then its index (UINT32_MAX: none) */
@@ -869,8 +853,8 @@ up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint
         }
         st = up_eng_finish(&E[0], res);
         for (k = 0; st == UP_OK && k < np; k++) {
-            if (k)
-                merge_model(&E[k], res);
+            if (k) /* (part 0's are in already) */
+                up_eng_model_counts(&E[k], res);
             res->x_msgs += E[k].x_msgs;
             res->x_posts += E[k].x_posts;
             res->x_colls += E[k].x_colls;
