@@ -203,7 +203,6 @@ static uint64_t hop_lat(up_sim *S, uint32_t a, uint32_t b)
     return S->lat + S->hop * up_machine_hops(&S->m, na, nb, S->nnodes);
 }
 
-/* Arrival of `bytes` leaving location a at `depart` for location b. */
 enum { SH_OUT, SH_IN, SH_LINK, SH_COLL };
 
 /* A link's free time was set: logged for the other parts of a partitioned
@@ -226,6 +225,8 @@ static void shared_note(up_sim *S, uint32_t kind, uint64_t a, uint64_t b, uint32
         memcpy(S->sl + S->nsl + sizeof e, v, (size_t)n * sizeof *v);
     S->nsl += len;
 }
+
+/* Arrival of `bytes` leaving location a at `depart` for location b. */
 static uint64_t wire(up_sim *S, uint32_t a, uint32_t b, uint64_t bytes, uint64_t depart)
 {
     unsigned na = S->L[a].node, nb = S->L[b].node;
@@ -280,6 +281,7 @@ static size_t s_shared_take(void *mp, void *buf, size_t cap)
     S->nsl = 0;
     return n;
 }
+
 /* up_model_ops.shared_put: another part's free times; each only grows, so
  * the latest of the two is kept, whatever the order they come in */
 static void s_shared_put(void *mp, const void *buf, size_t n)
@@ -316,6 +318,7 @@ static void s_shared_put(void *mp, const void *buf, size_t n)
         i += (size_t)e.n * sizeof(uint64_t);
     }
 }
+
 /* ---- progress (docs/machine.md, "Rendezvous progress") ---------------------
  * Under progress = mpi a rendezvous request is answered only while its
  * receiver is inside an MPI call that progresses the library (an MPI
@@ -362,15 +365,6 @@ static void pc_push(up_sim *S, sloc *l, uint64_t m, uint64_t a)
 
 enum { ANS_AT_ONCE, ANS_WAITED, ANS_UNKNOWN };
 
-/* When receiver dst answers the request of rendezvous s that reached it at
- * req, judged at measured time t (the record that needs it: the engine has
- * replayed the receiver's records before t, prog_wait).  x = max(req,
- * post_a).  mpi: the receiver's progressing call that was open at t0 =
- * max(send_m, post_m), or else the first it entered after t0 and before t,
- * is where the transfer moved, as in the measured run: max(x, its entry);
- * no such call known: x.  interrupt: x + interrupt_ns.  polling: that
- * call's entry or the next poll, at most poll_chunk_ns after x.  *how says
- * which (ANS_*). */
 /* The first call of receiver r that was open at t0 or entered after it
  * (its leave after t0): *found, with its entry; *unknown when an older one
  * was forgotten (it may have been open at t0) */
@@ -387,6 +381,16 @@ static void pc_first_open(const sloc *r, uint64_t t0, bool *found, uint64_t *ent
     *unknown = i == 0 && r->pc_dropped;
 }
 
+/* When receiver dst answers the request of rendezvous s that reached it at
+ * req, judged at measured time t (the record that needs it: the engine has
+ * replayed the receiver's records before t, prog_wait).  x = max(req,
+ * post_a).  mpi: the receiver's progressing call that was open at t0 =
+ * max(send_m, post_m), or else the first it entered after t0 and before t,
+ * is where the transfer moved, as in the measured run: max(x, its entry);
+ * no such call known: x.  interrupt: x + interrupt_ns.  polling: that
+ * call's entry or the next poll, at most poll_chunk_ns after x.  *how says
+ * which (ANS_*).  At the sender (sync_end) the call is the one the
+ * receiver's replay found (s->mprog_*, s_progress_of). */
 static uint64_t rdv_answer(up_sim *S, uint32_t dst, uint64_t req, const up_sync *s,
                            uint64_t post_m, uint64_t post_a, uint64_t t, bool at_sender, int *how)
 {
