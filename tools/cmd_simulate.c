@@ -10,9 +10,9 @@
  * --sweep a series per value (speedy's Fig. 7).  Every output folder gets
  * experiment.ini, which `--experiment FILE` runs again.
  *
- * Here: the options and the output set.  The experiment, its file and the
- * simulations are the run layer's (run/simrun.h), what is printed and
- * written the report layer's (report/simreport.h).
+ * Here: the options.  The experiment, its machine, its file, the output
+ * set and the simulations are the run layer's (run/simrun.h: up_run_simulate),
+ * what is printed and written the report layer's (report/simreport.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -54,13 +54,6 @@ static const char usage_text[] =
     "  -q, --quiet                print nothing on success\n"
     "  -h, --help                 this text\n";
 
-typedef struct job {
-    up_experiment ex;
-    bool force, quiet;
-    up_outset *os;              /* the outputs: -o (o_dir), --json (o_json) */
-    size_t o_dir, o_json;
-} job;
-
 static int usage_fail(const char *fmt, const char *arg) { return cmd_usage("simulate", fmt, arg); }
 static int fail(int status, const char *msg) { return cmd_fail("simulate", status, msg); }
 static int fail_err(const up_err *err) { return fail(err->status == UP_EUSAGE ? 2 : 1, err->msg); }
@@ -68,89 +61,41 @@ static int fail_err(const up_err *err) { return fail(err->status == UP_EUSAGE ? 
 /* One line on stderr per simulation of a sweep or scaling, on a terminal. */
 static void progress_line(void *ctx, size_t k, size_t n, const char *input, const char *what, double t)
 {
-    const job *j = ctx;
+    const up_run_sim_opts *j = ctx;
     if (!j->quiet && isatty(2))
         fprintf(stderr, "unperturb simulate: %zu/%zu %s%s%s: predicted %.9f s\n", k, n, input,
                 *what ? ", " : "", what, t);
 }
 
-static int run_single(job *j)
+/* The files of the result (report/simreport.h), the commit, the summary. */
+static int finish(up_run_sim *r, bool quiet)
 {
-    up_sim_summary s;
-    up_simrun_opts o = {j->ex.inputs[0], &j->ex.m, j->ex.calib, NULL, j->quiet};
+    const up_experiment *ex = &r->ex;
+    const char *dir = ex->out ? up_outset_tmp(r->outs, r->o_dir) : NULL;
+    const char *json = ex->json ? up_outset_tmp(r->outs, r->o_json) : NULL;
+    FILE *f;
     up_err err = {0};
-    int rc = 0;
+    up_status st = UP_OK;
 
-    if (j->ex.out)
-        o.out_dir = up_outset_tmp(j->os, j->o_dir); /* the archive, then experiment.ini beside it */
-    if (up_simrun_one(&o, &s, &err) != UP_OK)
+    if (r->kind == UP_SIM_SWEEP)
+        st = up_simreport_sweep_files(dir, ex, &r->sweep, &err);
+    else if (r->kind == UP_SIM_SCALING)
+        st = up_simreport_scaling_files(dir, ex, &r->scaling, &err);
+    if (st == UP_OK && json)
+        st = r->kind == UP_SIM_ONE     ? up_simreport_single_json(json, ex, &r->one, &err)
+             : r->kind == UP_SIM_SWEEP ? up_simreport_sweep_json(json, ex, &r->sweep, &err)
+                                       : up_simreport_scaling_json(json, ex, &r->scaling, &err);
+    if (st != UP_OK || up_outset_commit(r->outs, &err) != UP_OK)
         return fail_err(&err);
-    if ((j->ex.out && up_experiment_save(&j->ex, o.out_dir, &err) != UP_OK) ||
-        (j->ex.json && up_simreport_single_json(up_outset_tmp(j->os, j->o_json), &j->ex, &s, &err) != UP_OK) ||
-        up_outset_commit(j->os, &err) != UP_OK)
-        rc = fail_err(&err);
-    else if (!j->quiet)
-        up_simreport_single(up_outset_stdout(j->os) ? stderr : stdout, &j->ex, &s);
-    up_sim_summary_free(&s);
-    return rc;
-}
-
-static int run_sweep(job *j)
-{
-    const char *dir = up_outset_tmp(j->os, j->o_dir);
-    up_sweep_result r;
-    up_err err = {0};
-    int rc = 0;
-
-    if (up_simrun_sweep(&j->ex, progress_line, j, &r, &err) != UP_OK ||
-        up_simreport_sweep_files(dir, &j->ex, &r, &err) != UP_OK ||
-        up_experiment_save(&j->ex, dir, &err) != UP_OK ||
-        (j->ex.json && up_simreport_sweep_json(up_outset_tmp(j->os, j->o_json), &j->ex, &r, &err) != UP_OK) ||
-        up_outset_commit(j->os, &err) != UP_OK)
-        rc = fail_err(&err);
-    else if (!j->quiet)
-        up_simreport_sweep(up_outset_stdout(j->os) ? stderr : stdout, &j->ex, &r);
-    up_sweep_result_free(&r);
-    return rc;
-}
-
-static int run_scaling(job *j)
-{
-    const char *dir = up_outset_tmp(j->os, j->o_dir);
-    up_scaling_result r;
-    up_err err = {0};
-    int rc = 0;
-
-    memset(&r, 0, sizeof r);
-    if (up_simrun_scaling(&j->ex, progress_line, j, &r, &err) != UP_OK ||
-        up_simreport_scaling_files(dir, &j->ex, &r, &err) != UP_OK ||
-        up_experiment_save(&j->ex, dir, &err) != UP_OK ||
-        (j->ex.json && up_simreport_scaling_json(up_outset_tmp(j->os, j->o_json), &j->ex, &r, &err) != UP_OK) ||
-        up_outset_commit(j->os, &err) != UP_OK)
-        rc = fail_err(&err);
-    else if (!j->quiet)
-        up_simreport_scaling(up_outset_stdout(j->os) ? stderr : stdout, &j->ex, &r);
-    up_scaling_result_free(&r);
-    return rc;
-}
-
-/* The inputs, machine and sweeps of the command line (not --experiment). */
-static int from_command_line(job *j, int argc, char **argv)
-{
-    up_experiment *ex = &j->ex;
-    up_err err = {0};
-    size_t i;
-    if (optind >= argc)
-        return usage_fail("no input trace given%s", "");
-    if ((size_t)(argc - optind) > UP_SIM_MAX_INPUTS)
-        return usage_fail("more than %s inputs", "256");
-    for (; optind < argc; optind++)
-        ex->inputs[ex->ninputs++] = argv[optind];
-    if (ex->machine_file && up_machine_load(ex->machine_file, &ex->m, &err) != UP_OK)
-        return fail_err(&err);
-    for (i = 0; i < ex->nsets; i++)
-        if (up_machine_set(&ex->m, ex->sets[i], &err) != UP_OK)
-            return usage_fail("%s", err.msg); /* "--set KEY=VALUE: why" */
+    if (quiet)
+        return 0;
+    f = up_outset_stdout(r->outs) ? stderr : stdout;
+    if (r->kind == UP_SIM_ONE)
+        up_simreport_single(f, ex, &r->one);
+    else if (r->kind == UP_SIM_SWEEP)
+        up_simreport_sweep(f, ex, &r->sweep);
+    else
+        up_simreport_scaling(f, ex, &r->scaling);
     return 0;
 }
 
@@ -169,17 +114,20 @@ int cmd_simulate(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    job *j;
+    up_run_sim_opts *j = calloc(1, sizeof *j);
+    up_run_sim *r = calloc(1, sizeof *r);
     up_experiment *ex;
     up_err err = {0};
     const char *exp_file = NULL;
-    size_t i;
     int opt, rc = 1;
 
-    if (!(j = calloc(1, sizeof *j)))
+    if (!j || !r) {
+        free(j);
+        free(r);
         return fail(1, "out of memory");
+    }
+    up_run_sim_opts_init(j);
     ex = &j->ex;
-    up_experiment_init(ex);
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":o:fqh", opts, NULL)) != -1) {
@@ -229,50 +177,18 @@ int cmd_simulate(int argc, char **argv)
         }
     }
 
-    if (exp_file) {
-        if (optind < argc || ex->machine_file || ex->nsets || ex->nsw || ex->calib) {
-            rc = usage_fail("--experiment takes the inputs, machine, sweeps and calibration from %s; "
-                            "only -o, --json, --force and --quiet may be added", exp_file);
-            goto out;
-        }
-        if (up_experiment_load(ex, exp_file, &err) != UP_OK) {
-            rc = fail(1, err.msg);
-            goto out;
-        }
-    } else if ((rc = from_command_line(j, argc, argv)) != 0)
-        goto out;
-
-    /* sweeps, limits, -o, recordable paths, readable inputs, the calibration */
-    if (up_experiment_prepare(ex, &err) != UP_OK) {
-        rc = err.status == UP_EUSAGE ? usage_fail("%s", err.msg) : fail(1, err.msg);
-        goto out;
-    }
-    /* what is read and written, checked before any work; outputs never replace an input */
-    if (up_outset_new(&j->os, j->force, &err) != UP_OK)
-        goto out_err;
-    for (i = 0; i < ex->ninputs; i++)
-        if (up_outset_input(j->os, ex->inputs[i], true, &err) != UP_OK)
-            goto out_err;
-    if (up_outset_input(j->os, ex->calib, false, &err) != UP_OK ||
-        up_outset_input(j->os, ex->machine_file, false, &err) != UP_OK ||
-        up_outset_input(j->os, ex->file, false, &err) != UP_OK ||
-        (ex->out && up_outset_add(j->os, ex->out, UP_OUT_DIR, "-o", &j->o_dir, &err) != UP_OK) ||
-        (ex->json && up_outset_add(j->os, ex->json, UP_OUT_FILE, "--json", &j->o_json, &err) != UP_OK) ||
-        up_outset_begin(j->os, &err) != UP_OK)
-        goto out_err;
-
-    if (ex->ninputs > 1)
-        rc = run_scaling(j);
-    else if (ex->nsw)
-        rc = run_sweep(j);
+    j->experiment = exp_file;
+    j->args = argv + optind;
+    j->nargs = (size_t)(argc - optind);
+    j->progress = progress_line;
+    j->progress_ctx = j;
+    if (up_run_simulate(j, r, &err) != UP_OK)
+        rc = r->usage ? usage_fail("%s", err.msg) : fail_err(&err);
     else
-        rc = run_single(j);
-    goto out;
-out_err:
-    rc = fail_err(&err);
+        rc = finish(r, j->quiet);
 out:
-    up_outset_free(j->os);
-    up_experiment_free(ex);
+    up_run_sim_free(r);
+    free(r);
     free(j);
     return rc;
 }

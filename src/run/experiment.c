@@ -187,9 +187,7 @@ up_status up_experiment_parse(up_experiment *ex, const char *text, const char *p
     if (!ex->json)
         ex->json = json;
     ex->calib = calib;
-    up_machine_init(&ex->m);
-    if ((st = up_machine_parse(mtext, path, &ex->m, err)) != UP_OK && err->status == UP_EUSAGE)
-        err->status = st = UP_EFORMAT; /* a bad file, not a bad command line */
+    st = up_experiment_machine(ex, mtext, path, err);
 out:
     up_free(mtext);
     free(buf);
@@ -206,6 +204,28 @@ up_status up_experiment_load(up_experiment *ex, const char *path, up_err *err)
     st = up_experiment_parse(ex, text, path, err);
     up_free(text);
     return st;
+}
+
+/* ---- the machine ---------------------------------------------------------------- */
+
+up_status up_experiment_machine(up_experiment *ex, const char *text, const char *what, up_err *err)
+{
+    up_status st = UP_OK;
+    size_t i;
+    up_machine_init(&ex->m);
+    if (text)
+        st = up_machine_parse(text, what, &ex->m, err);
+    else if (ex->machine_file)
+        st = up_machine_load(ex->machine_file, &ex->m, err);
+    if (st != UP_OK) {
+        if (err->status == UP_EUSAGE)
+            err->status = st = UP_EFORMAT; /* a bad file, not a bad command line */
+        return st;
+    }
+    for (i = 0; i < ex->nsets; i++)
+        if ((st = up_machine_set(&ex->m, ex->sets[i], err)) != UP_OK)
+            return st; /* UP_EUSAGE "--set KEY=VALUE: why" */
+    return UP_OK;
 }
 
 /* ---- writing -------------------------------------------------------------------- */

@@ -1,7 +1,8 @@
 /*
  * simrun.c - the simulations of `unperturb simulate` (simrun.h): one trace,
- * a sweep of one trace, scaling over several traces.  Opens the archives
- * and the predicted archive's writer; the model (model/simulate.h) replays.
+ * a sweep of one trace, scaling over several traces, and the pipeline that
+ * chooses among them.  Opens the archives and the predicted archive's
+ * writer; the model (model/simulate.h) replays.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -146,4 +147,102 @@ up_status up_simrun_scaling(const up_experiment *ex, up_simrun_progress fn, void
     }
     up_scaling_speedups(r);
     return UP_OK;
+}
+
+/* ---- the pipeline ------------------------------------------------------------------ */
+
+void up_run_sim_opts_init(up_run_sim_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    up_experiment_init(&o->ex);
+}
+
+/* An error of the command line: the caller points to --help. */
+static up_status bad_usage(up_run_sim *r, up_status st)
+{
+    r->usage = true;
+    return st;
+}
+
+/* The inputs, machine and sweeps of the command line or of the experiment
+ * file, checked; UP_EUSAGE with r->usage for a bad command line. */
+static up_status experiment(const up_run_sim_opts *o, up_run_sim *r, up_err *err)
+{
+    up_experiment *ex = &r->ex;
+    up_status st;
+    size_t i;
+
+    *ex = o->ex;
+    if (o->experiment) {
+        if (o->nargs || ex->machine_file || ex->nsets || ex->nsw || ex->calib)
+            return bad_usage(r, UP_ERR(err, UP_EUSAGE, "--experiment takes the inputs, machine, sweeps and "
+                                       "calibration from %s; only -o, --json, --force and --quiet may be "
+                                       "added", o->experiment));
+        if ((st = up_experiment_load(ex, o->experiment, err)) != UP_OK)
+            return st;
+    } else {
+        if (!o->nargs)
+            return bad_usage(r, UP_ERR(err, UP_EUSAGE, "no input trace given"));
+        if (o->nargs > UP_SIM_MAX_INPUTS)
+            return bad_usage(r, UP_ERR(err, UP_EUSAGE, "more than %d inputs", UP_SIM_MAX_INPUTS));
+        for (i = 0; i < o->nargs; i++)
+            ex->inputs[ex->ninputs++] = o->args[i];
+        if ((st = up_experiment_machine(ex, NULL, NULL, err)) != UP_OK)
+            return st == UP_EUSAGE ? bad_usage(r, st) : st;
+    }
+    /* sweeps, limits, -o, recordable paths, readable inputs, the calibration */
+    if ((st = up_experiment_prepare(ex, err)) != UP_OK && err->status == UP_EUSAGE)
+        r->usage = true;
+    return st;
+}
+
+up_status up_run_simulate(const up_run_sim_opts *o, up_run_sim *r, up_err *err)
+{
+    up_experiment *ex = &r->ex;
+    const char *dir;
+    up_status st;
+    size_t i;
+
+    memset(r, 0, sizeof *r);
+    if ((st = experiment(o, r, err)) != UP_OK)
+        return st;
+    /* what is read and written, checked before any work; outputs never replace an input */
+    if ((st = up_outset_new(&r->outs, o->force, err)) != UP_OK)
+        return st;
+    for (i = 0; i < ex->ninputs; i++)
+        if ((st = up_outset_input(r->outs, ex->inputs[i], true, err)) != UP_OK)
+            return st;
+    if ((st = up_outset_input(r->outs, ex->calib, false, err)) != UP_OK ||
+        (st = up_outset_input(r->outs, ex->machine_file, false, err)) != UP_OK ||
+        (st = up_outset_input(r->outs, ex->file, false, err)) != UP_OK ||
+        (ex->out && (st = up_outset_add(r->outs, ex->out, UP_OUT_DIR, "-o", &r->o_dir, err)) != UP_OK) ||
+        (ex->json && (st = up_outset_add(r->outs, ex->json, UP_OUT_FILE, "--json", &r->o_json, err)) != UP_OK) ||
+        (st = up_outset_begin(r->outs, err)) != UP_OK)
+        return st;
+
+    dir = ex->out ? up_outset_tmp(r->outs, r->o_dir) : NULL;
+    if (ex->ninputs > 1) {
+        r->kind = UP_SIM_SCALING;
+        st = up_simrun_scaling(ex, o->progress, o->progress_ctx, &r->scaling, err);
+    } else if (ex->nsw) {
+        r->kind = UP_SIM_SWEEP;
+        st = up_simrun_sweep(ex, o->progress, o->progress_ctx, &r->sweep, err);
+    } else {
+        up_simrun_opts so = {ex->inputs[0], &ex->m, ex->calib, dir, o->quiet};
+        r->kind = UP_SIM_ONE;
+        st = up_simrun_one(&so, &r->one, err); /* the archive, then experiment.ini beside it */
+    }
+    if (st == UP_OK && dir)
+        st = up_experiment_save(ex, dir, err);
+    return st;
+}
+
+void up_run_sim_free(up_run_sim *r)
+{
+    up_sim_summary_free(&r->one);
+    up_sweep_result_free(&r->sweep);
+    up_scaling_result_free(&r->scaling);
+    up_outset_free(r->outs);
+    up_experiment_free(&r->ex);
+    memset(r, 0, sizeof *r);
 }

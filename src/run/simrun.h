@@ -5,14 +5,16 @@
  * scaling over several traces, each filling a result struct that
  * report/simreport.h prints and writes.
  *
- * Place in the data flow: tools/cmd_simulate.c parses the options into an
- * up_experiment (or up_experiment_load reads one), up_experiment_prepare
- * checks it, then up_simrun_one / up_simrun_sweep / up_simrun_scaling run
- * the simulations (model/simulate.h) on the archives they open.
+ * Place in the data flow: tools/cmd_simulate.c parses the options into
+ * up_run_sim_opts and calls up_run_simulate, which takes the experiment from
+ * the command line or up_experiment_load, checks it (up_experiment_prepare),
+ * and runs the simulations (up_simrun_one, up_simrun_sweep or
+ * up_simrun_scaling; model/simulate.h) on the archives they open.
  *
- *   experiment.c  the experiment, its file format, the checks before work
+ *   experiment.c  the experiment, its machine, its file format, the checks
+ *                 before work
  *   sweep.c       KEY=FROM:TO:STEP values; scaling's order and speedups
- *   simrun.c      the simulations
+ *   simrun.c      the simulations and the pipeline
  */
 #ifndef UNPERTURB_SIMRUN_H
 #define UNPERTURB_SIMRUN_H
@@ -76,6 +78,14 @@ void up_experiment_free(up_experiment *ex);
 up_status up_experiment_load(up_experiment *ex, const char *path, up_err *err);
 /* The same from text; `path` names it and anchors relative paths. */
 up_status up_experiment_parse(up_experiment *ex, const char *text, const char *path, up_err *err);
+
+/* The machine of an experiment, read in this one place for the command line
+ * and the experiment file: the defaults, then `text` (the machine sections of
+ * an experiment file, named `what` in errors; up_experiment_parse passes
+ * them) or else the file ex->machine_file (--machine), then each --set in
+ * order.  A bad machine is the reader's error (UP_EFORMAT "FILE:LINE: why"),
+ * a bad --set UP_EUSAGE "--set KEY=VALUE: why". */
+up_status up_experiment_machine(up_experiment *ex, const char *text, const char *what, up_err *err);
 
 /* Writes ex as an experiment file: the [experiment] section (inputs and the
  * calibration made absolute by realpath when they exist, output and json
@@ -176,5 +186,51 @@ void up_scaling_speedups(up_scaling_result *r);
  * after the first value's simulations. ex prepared. */
 up_status up_simrun_scaling(const up_experiment *ex, up_simrun_progress fn, void *ctx,
                             up_scaling_result *r, up_err *err);
+
+/* ---- the pipeline of `unperturb simulate` (simrun.c) ----------------------- */
+
+typedef struct up_run_sim_opts {
+    /* the command line's experiment: machine_file, sets, sweep_args, calib,
+     * out, json (up_experiment_init'ed; the inputs are args) */
+    up_experiment ex;
+    const char *experiment;      /* --experiment FILE (NULL: the command line's) */
+    char *const *args;           /* the inputs as given (TRACE...) */
+    size_t nargs;
+    bool force, quiet;
+    up_simrun_progress progress; /* after each simulation of a sweep or scaling (NULL: none) */
+    void *progress_ctx;
+} up_run_sim_opts;
+
+void up_run_sim_opts_init(up_run_sim_opts *o);
+
+typedef enum up_sim_kind {
+    UP_SIM_ONE,      /* one input, no sweep */
+    UP_SIM_SWEEP,    /* one input, one or two sweeps */
+    UP_SIM_SCALING   /* several inputs */
+} up_sim_kind;
+
+typedef struct up_run_sim {
+    up_experiment ex;         /* as run, prepared: the command line's, or the
+                               * file's with -o and --json of the command line */
+    up_sim_kind kind;
+    up_sim_summary one;       /* UP_SIM_ONE */
+    up_sweep_result sweep;    /* UP_SIM_SWEEP */
+    up_scaling_result scaling;/* UP_SIM_SCALING */
+    bool usage;               /* the error is the command line's (the caller
+                               * points to --help) */
+    up_outset *outs;          /* -o (o_dir), --json (o_json) */
+    size_t o_dir, o_json;
+} up_run_sim;
+
+/* The experiment of the command line (inputs, --machine and --set through
+ * up_experiment_machine) or of o->experiment (up_experiment_load, which
+ * reads its machine the same way), checked (up_experiment_prepare); the
+ * output set; then the simulations of its kind, with -o the predicted
+ * archive (UP_SIM_ONE) and experiment.ini in the output folder's temporary.
+ * The caller writes what report/simreport.h formats (sweep.csv, scaling.csv,
+ * the plots, --json) at up_outset_tmp of r->outs, then commits.  Free r in
+ * any case. */
+up_status up_run_simulate(const up_run_sim_opts *o, up_run_sim *r, up_err *err);
+void up_run_sim_free(up_run_sim *r);
 
 #endif /* UNPERTURB_SIMRUN_H */
