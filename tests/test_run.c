@@ -370,7 +370,7 @@ TEST(run_validate_argv)
 {
     char *mpirun[] = {"/usr/bin/mpirun", "--bind-to", "core"}, *srun[] = {"srun"},
          *over[] = {"mpiexec", "--oversubscribe", "--allow-run-as-root"},
-         *prog[] = {"./app", "a b", NULL}, *argv[UP_VAL_MAXARGV], np[16], json[64];
+         *prog[] = {"./app", "a b", NULL}, *argv[UP_VAL_MAXARGV], np[16];
     CHECK_EQ(up_run_val_launch_argv(mpirun, 3, prog, 4, 2, true, argv, np, sizeof np), 9);
     CHECK(words(argv, "/usr/bin/mpirun --bind-to core --allow-run-as-root --oversubscribe -np 4 ./app a b"));
     CHECK_EQ(up_run_val_launch_argv(mpirun, 3, prog, 2, 2, false, argv, np, sizeof np), 7);
@@ -381,10 +381,6 @@ TEST(run_validate_argv)
     /* the flags given already are not repeated */
     up_run_val_launch_argv(over, 3, prog, 8, 2, true, argv, np, sizeof np);
     CHECK(words(argv, "mpiexec --oversubscribe --allow-run-as-root -np 8 ./app a b"));
-    up_run_val_compensate_argv("/bin/unperturb", "d/trace-0", "d/trace-0-network", "network", argv,
-                           json, sizeof json);
-    CHECK(words(argv, "/bin/unperturb compensate d/trace-0 -o d/trace-0-network --mode network "
-                      "--json d/trace-0-network.json -q"));
 }
 
 /* a table of counts: names[i] entered n[i] times */

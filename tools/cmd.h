@@ -18,11 +18,6 @@ int cmd_estimate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 
-/* A file installed with the command: PREFIX/<rel> for PREFIX/bin/unperturb
- * (also build/<rel> in the build tree); the environment variable `env`
- * overrides.  Writes the path to `out` and returns 0 if it is readable. */
-int cmd_near_exe(const char *env, const char *rel, char *out, size_t cap);
-
 /* A usage error: prints "unperturb <cmd>: <fmt with arg>" and a pointer to
  * --help to stderr, and returns 2. */
 int cmd_usage(const char *cmd, const char *fmt, const char *arg);

@@ -1,7 +1,8 @@
 /*
  * cmd_export.c - `unperturb export`: an OTF2 trace (measured or compensated,
  * Score-P or unperturb) as Chrome trace-event JSON for ui.perfetto.dev and
- * chrome://tracing (src/report/perfetto.c does the work).
+ * chrome://tracing: the output set and the input are the run layer's
+ * (run/pipeline.h: up_run_export), the JSON src/report/perfetto.c's.
  */
 #include <getopt.h>
 #include <math.h>
@@ -11,6 +12,7 @@
 
 #include "cmd.h"
 #include "report/export.h"
+#include "run/pipeline.h"
 
 #define MAX_RANGES 256
 
@@ -114,16 +116,17 @@ int cmd_export(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     static up_id_range ranges[MAX_RANGES];
-    const char *out = NULL, *input;
+    const char *out = NULL;
     up_export_opts eo;
     up_export_stats st;
     bool quiet = false, force = false;
     int opt, rc;
     up_err err = {0};
-    up_trace *t = NULL;
-    up_outset *os = NULL;
+    up_run_exp_opts xo;
+    up_run_exp r;
 
     memset(&eo, 0, sizeof eo);
+    memset(&r, 0, sizeof r);
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":fqh", opts, NULL)) != -1) {
@@ -165,23 +168,21 @@ int cmd_export(int argc, char **argv)
         return usage_fail("no output given (--perfetto OUT.json)%s", "");
     if (!*out)
         return usage_fail("--perfetto needs a file name%s", "");
-    input = argv[optind];
-
-    if (up_outset_new(&os, force, &err) != UP_OK || up_outset_input(os, input, true, &err) != UP_OK ||
-        up_outset_add(os, out, UP_OUT_FILE, "--perfetto", NULL, &err) != UP_OK ||
-        up_outset_begin(os, &err) != UP_OK || up_trace_open(input, &t, &err) != UP_OK ||
-        up_export_perfetto(t, up_outset_tmp(os, 0), &eo, &st, &err) != UP_OK ||
-        up_outset_commit(os, &err) != UP_OK) {
+    xo.input = argv[optind];
+    xo.output = out;
+    xo.force = force;
+    if (up_run_export(&xo, &r, &err) != UP_OK ||
+        up_export_perfetto(r.trace, up_outset_tmp(r.outs, 0), &eo, &st, &err) != UP_OK ||
+        up_outset_commit(r.outs, &err) != UP_OK) {
         rc = cmd_fail("export", err.status == UP_EUSAGE ? 2 : 1, err.msg);
-        up_outset_free(os);
-        up_trace_close(t);
+        up_run_exp_free(&r);
         return rc;
     }
     if (!quiet) {
-        FILE *f = up_outset_stdout(os) ? stderr : stdout;
+        FILE *f = up_outset_stdout(r.outs) ? stderr : stdout;
         fprintf(f, "unperturb export: %s -> %s: %llu events (slices B/E %llu/%llu, message flows s/f %llu/%llu, "
                "instants %llu, collectives %llu, metadata %llu) from %llu records on %zu locations",
-               input, out, (unsigned long long)st.events, (unsigned long long)st.begins,
+               xo.input, out, (unsigned long long)st.events, (unsigned long long)st.begins,
                (unsigned long long)st.ends, (unsigned long long)st.flow_starts,
                (unsigned long long)st.flow_ends, (unsigned long long)st.instants,
                (unsigned long long)st.collectives, (unsigned long long)st.metadata,
@@ -192,7 +193,6 @@ int cmd_export(int argc, char **argv)
             fprintf(f, "; %llu timestamps raised to keep their location's order", (unsigned long long)st.raised);
         fprintf(f, "\n");
     }
-    up_outset_free(os);
-    up_trace_close(t);
+    up_run_exp_free(&r);
     return 0;
 }

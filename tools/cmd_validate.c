@@ -16,7 +16,7 @@
 
 #include "cmd.h"
 #include "report/runs.h"
-#include "run/pipeline.h"
+#include "run/launch.h"
 
 static void usage(FILE *f)
 {
@@ -83,6 +83,15 @@ static void say(void *ctx, const char *msg)
 {
     (void)ctx;
     fprintf(stderr, "unperturb validate: %s\n", msg);
+}
+
+/* compensate's --json summary of each compensation (report/) */
+static up_status summary(void *ctx, const up_run_comp *c, const char *input, const char *output,
+                         const char *path, up_err *err)
+{
+    up_comp_report rp = up_report_comp_of(c, input, output);
+    (void)ctx;
+    return up_report_compensate_json(&rp, path, err);
 }
 
 static long online_cores(void)
@@ -161,13 +170,14 @@ int cmd_validate(int argc, char **argv)
         return cmd_fail("validate", 1, "cannot find my own executable");
     exe[len] = '\0';
     o.exe = exe;
-    if (cmd_near_exe("UNPERTURB_TIME_LIB", "lib/libunperturb-time.so", shim, sizeof shim) != 0) {
+    if (up_run_near_exe("UNPERTURB_TIME_LIB", "lib/libunperturb-time.so", shim, sizeof shim) != 0) {
         fprintf(stderr, "unperturb validate: cannot find libunperturb-time.so (looked at '%s'); "
                         "set UNPERTURB_TIME_LIB\n", shim);
         return 1;
     }
     o.shim = shim;
     o.say = quiet ? NULL : say;
+    o.summary = summary;
 
     if (up_run_validate(&o, &v, &err) != UP_OK) {
         if (err.msg[0])

@@ -4,8 +4,6 @@
  * replay <- trace <- util); everything below is a library that never prints.
  */
 #include <getopt.h>
-#include <libgen.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,24 +89,6 @@ int cmd_one_input(const char *cmd, int argc, char **argv, int optind_)
 {
     return cmd_usage(cmd, optind_ >= argc ? "no input trace given%s" : "more than one input given (%s ...)",
                      optind_ < argc ? argv[optind_] : "");
-}
-
-int cmd_near_exe(const char *env, const char *rel, char *out, size_t cap)
-{
-    const char *e = env ? getenv(env) : NULL;
-    char exe[PATH_MAX];
-    ssize_t n;
-    if (e && *e) {
-        snprintf(out, cap, "%s", e);
-        return access(out, R_OK);
-    }
-    if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) < 0) {
-        snprintf(out, cap, "(cannot read /proc/self/exe)");
-        return -1;
-    }
-    exe[n] = '\0';
-    snprintf(out, cap, "%s/../%s", dirname(exe), rel);
-    return access(out, R_OK);
 }
 
 static void usage(FILE *f)

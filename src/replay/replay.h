@@ -398,5 +398,9 @@ void up_replay_result_free(up_replay_result *res);
 
 /* Helpers for reports: seconds of a tick difference. */
 double up_ticks_s(const up_replay_result *r, uint64_t ticks);
+/* The run time of the measured trace (end_m - start_m) and of the
+ * approximated one (end_a - start_a, 0 when empty), in seconds. */
+double up_replay_measured_s(const up_replay_result *r);
+double up_replay_approximated_s(const up_replay_result *r);
 
 #endif /* UNPERTURB_REPLAY_H */

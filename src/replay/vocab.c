@@ -95,6 +95,13 @@ double up_ticks_s(const up_replay_result *r, uint64_t ticks)
     return (double)ticks / (double)r->resolution;
 }
 
+double up_replay_measured_s(const up_replay_result *r) { return up_ticks_s(r, r->end_m - r->start_m); }
+
+double up_replay_approximated_s(const up_replay_result *r)
+{
+    return up_ticks_s(r, r->end_a > r->start_a ? r->end_a - r->start_a : 0);
+}
+
 up_coll_class up_coll_class_of(OTF2_CollectiveOp op)
 {
     switch (op) {

@@ -100,8 +100,7 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
 {
     const up_replay_result *r = rp->res;
     const up_comp_params *p = rp->params;
-    double tm = up_ticks_s(r, r->end_m - r->start_m);
-    double ta = up_ticks_s(r, r->end_a > r->start_a ? r->end_a - r->start_a : 0);
+    double tm = up_replay_measured_s(r), ta = up_replay_approximated_s(r);
     size_t i, shown = r->nlocs <= 32 ? r->nlocs : 16;
     unsigned k;
 
@@ -248,9 +247,8 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     put(root, "output", up_report_json_text(rp->output));
     put(root, "mode", json_string(up_mode_name(p->mode)));
     put(root, "collective", json_string(up_collective_name(p->collective)));
-    put(root, "measured_time_s", json_real(up_ticks_s(r, r->end_m - r->start_m)));
-    put(root, "approximated_time_s",
-        json_real(up_ticks_s(r, r->end_a > r->start_a ? r->end_a - r->start_a : 0)));
+    put(root, "measured_time_s", json_real(up_replay_measured_s(r)));
+    put(root, "approximated_time_s", json_real(up_replay_approximated_s(r)));
     put(root, "overhead_removed_s", json_real(up_ticks_s(r, total_removed(rp))));
     put(root, "locations", json_integer((json_int_t)r->nlocs));
     put(root, "events", json_integer((json_int_t)r->events));

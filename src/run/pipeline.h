@@ -1,8 +1,9 @@
 /*
- * pipeline.h - the pipelines of `unperturb compensate`, `estimate`, `report`
- * and `validate` (issue 23): each is one call with an options struct and a
- * result struct; the commands in tools/ only parse options into the options,
- * call the pipeline, and print its result with src/report/.
+ * pipeline.h - the pipelines of `unperturb compensate`, `estimate`, `report`,
+ * `export` and `validate` (issue 23): each is one call with an options struct
+ * and a result struct; the commands in tools/ only parse options into the
+ * options, call the pipeline, and print its result with src/report/.  Those
+ * of `simulate` are in simrun.h, of `trace` and `calibrate` in launch.h.
  *
  * Place in the data flow: above trace, replay, model and analysis, below
  * report.  A pipeline that writes declares its inputs and outputs in an
@@ -143,6 +144,25 @@ typedef struct up_run_rep {
 up_status up_run_report(const up_run_rep_opts *o, up_run_rep *r, up_err *err);
 void up_run_rep_free(up_run_rep *r);
 
+/* ---- export ------------------------------------------------------------------ */
+
+typedef struct up_run_exp_opts {
+    const char *input;       /* TRACE */
+    const char *output;      /* --perfetto FILE, declared in the output set */
+    bool force;
+} up_run_exp_opts;
+
+typedef struct up_run_exp {
+    up_trace *trace;         /* the input, open */
+    up_outset *outs;         /* --perfetto is output 0 */
+} up_run_exp;
+
+/* The output set (the input, --perfetto), then o->input opened: the caller
+ * writes the trace-event JSON (report/export.h) at up_outset_tmp(r->outs, 0)
+ * and commits.  Free r in any case. */
+up_status up_run_export(const up_run_exp_opts *o, up_run_exp *r, up_err *err);
+void up_run_exp_free(up_run_exp *r);
+
 /* ---- validate ---------------------------------------------------------------- */
 
 #define UP_VAL_MAXV 16     /* values in --np and --extra-ns */
@@ -160,12 +180,18 @@ typedef struct up_run_val_opts {
     const char *launcher;    /* --launcher: words separated by blanks */
     char **prog;             /* PROGRAM ARGS, NULL-terminated */
     bool functions, force;
-    const char *exe;         /* this command, run as `trace` and `compensate` */
+    const char *exe;         /* this command, run as `trace` */
     const char *shim;        /* libunperturb-time.so */
     unsigned cores;          /* online cores: more ranks oversubscribe */
     bool root;               /* running as root (mpirun needs a flag) */
     up_run_warn_fn say;      /* a line of progress per run (NULL: none) */
     void *say_ctx;
+    /* writes the summary of a compensation to path, as `compensate --json`
+     * does (report/: up_report_compensate_json; NULL: none); input and
+     * output as up_run_compensate had them */
+    up_status (*summary)(void *ctx, const up_run_comp *c, const char *input, const char *output,
+                         const char *path, up_err *err);
+    void *summary_ctx;
 } up_run_val_opts;
 
 /* Defaults: --np 2, --repeat 5, --extra-ns 0, --timeout 600, mpirun. */
@@ -219,8 +245,8 @@ typedef struct up_run_val {
 /* The experiment (docs/validate.md): per rank count, `repeat` times the
  * program uninstrumented (timed by the shim) and, alternating, traced at
  * each extra cost (`exe trace`), each traced run compensated in network
- * mode (`exe compensate --json`); the fastest traced run is kept and
- * compensated in lower and upper mode too.  Writes log.txt, runs.csv and
+ * mode (up_run_compensate in this process, with its --json summary); the
+ * fastest traced run is kept and compensated in lower and upper mode too.  Writes log.txt, runs.csv and
  * the kept traces into the output set's temporary folder (v->dir); the
  * caller writes table.txt, validate.json and plot.svg (src/report/runs.h)
  * and commits.  A failed run leaves the end of its output in v->tail.
@@ -243,10 +269,6 @@ void up_run_val_order(uint64_t seed, unsigned i, unsigned k, unsigned n, unsigne
  * NULL-terminated in argv (UP_VAL_MAXARGV words); returns their number. */
 int up_run_val_launch_argv(char *const *launcher, int nlauncher, char *const *prog, unsigned np,
                        unsigned cores, bool root, char **argv, char *npbuf, size_t npcap);
-/* `exe compensate TRACE -o OUT --mode MODE --json JSON -q` (11 words with
- * the NULL; json: OUT.json, written to jbuf). */
-void up_run_val_compensate_argv(const char *exe, const char *trace, const char *out, const char *mode,
-                            char **argv, char *jbuf, size_t jcap);
 /* The rows of runs.csv (header: np,extra_ns,run,kind,window_s,Ta_network_s);
  * rep counts from 0. */
 void up_run_val_csv_header(FILE *f);

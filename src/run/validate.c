@@ -8,13 +8,14 @@
  * to start of MPI_Finalize) and, alternating with those runs, traced once per
  * extra cost.  The fastest run of each kind is kept, as the paper does; the
  * fastest traced run is compensated in lower, upper and network mode with
- * the calibration stored in its archive.  Only public interfaces are used:
- * the `unperturb trace` and `unperturb compensate` commands (compensate thus
- * resolves its parameters as the command does, up_run_params) and their
- * JSON, and the reader for the records per region of every traced run
- * (src/analysis/counts.h): a run whose counts differ by more than 1% from
- * the reference run (the first traced run at the smallest extra cost of its
- * rank count) is a different execution.  Writes log.txt, runs.csv and per
+ * the calibration stored in its archive.  It runs the `unperturb trace`
+ * command, compensates with the pipeline of `unperturb compensate` in this
+ * process (which resolves its parameters as the command does, up_run_params,
+ * and writes the same folders and --json summaries), and reads the records
+ * per region of every traced run (src/analysis/counts.h): a run whose
+ * counts differ by more than 1% from the reference run (the first traced
+ * run at the smallest extra cost of its rank count) is a different
+ * execution.  Writes log.txt, runs.csv and per
  * configuration the kept trace and its three compensations; the table,
  * validate.json and plot.svg are the view's (src/report/runs.c).
  */
@@ -32,9 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
-#include "run/pipeline.h"
+#include "run/launch.h"
 
 void up_run_val_opts_init(up_run_val_opts *o)
 {
@@ -97,16 +96,6 @@ int up_run_val_launch_argv(char *const *launcher, int nlauncher, char *const *pr
         argv[n++] = prog[i];
     argv[n] = NULL;
     return n;
-}
-
-void up_run_val_compensate_argv(const char *exe, const char *trace, const char *out, const char *mode,
-                            char **argv, char *jbuf, size_t jcap)
-{
-    int n = 0;
-    snprintf(jbuf, jcap, "%s.json", out);
-    argv[n++] = (char *)exe, argv[n++] = "compensate", argv[n++] = (char *)trace;
-    argv[n++] = "-o", argv[n++] = (char *)out, argv[n++] = "--mode", argv[n++] = (char *)mode;
-    argv[n++] = "--json", argv[n++] = jbuf, argv[n++] = "-q", argv[n] = NULL;
 }
 
 void up_run_val_csv_header(FILE *f) { fprintf(f, "np,extra_ns,run,kind,window_s,Ta_network_s\n"); }
@@ -285,14 +274,11 @@ static int run(up_run_val *v, char *const *argv, char *const *env)
         setpgid(0, 0);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
-        up_signals_child();
         dup2(pfd[1], 1);
         dup2(pfd[1], 2);
         for (i = 0; env && env[i]; i++)
             putenv(env[i]);
-        execvp(argv[0], argv);
-        fprintf(stderr, "unperturb validate: cannot run '%s': %s\n", argv[0], strerror(errno));
-        _exit(127);
+        up_run_exec_child("validate", argv);
     }
     close(pfd[1]);
     setpgid(pid, pid);
@@ -400,26 +386,79 @@ static up_status untraced(up_run_val *v, const up_run_val_opts *o, unsigned np, 
     return UP_OK;
 }
 
-/* `unperturb compensate TRACE -o OUT --mode MODE --json OUT.json`: the
- * measured and approximated windows */
-static up_status compensate(up_run_val *v, const char *trace, const char *out, const char *mode,
-                            double *Tm, double *Ta, up_err *err)
+/* What `unperturb compensate` printed when it ran as a child went to the
+ * log: its warnings, the damage it found in the trace, and its error. */
+static void log_warning(void *ctx, const char *msg)
 {
-    char json[PATH_MAX + 16], *argv[12];
-    json_t *root;
-    json_error_t je;
-    int rc;
-    up_run_val_compensate_argv(v->exe, trace, out, mode, argv, json, sizeof json);
-    fprintf(v->log, "== compensate %s (%s)\n", trace, mode);
-    if ((rc = run(v, argv, NULL)) != 0)
-        return run_failed(v, "unperturb compensate", rc, err);
-    if (!(root = json_load_file(json, 0, &je))) {
-        UP_ERR(err, UP_EFORMAT, "%s: %s", json, je.text);
-        return UP_EFORMAT;
+    fprintf(((up_run_val *)ctx)->log, "unperturb compensate: warning: %s\n", msg);
+}
+
+static void log_damage(void *ctx, const up_trace *t, const up_damage *d)
+{
+    char line[1024];
+    up_damage_line(t, d, line, sizeof line);
+    log_warning(ctx, line);
+}
+
+/* A figure as compensate's JSON summary gives it (JSON_REAL_PRECISION(12),
+ * report/summary.c): validate read Tm and Ta from there when compensate ran
+ * as a child, and its table, JSON and runs.csv keep those figures. */
+static double as_summary(double x)
+{
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.12g", x);
+    return strtod(buf, NULL);
+}
+
+/* `unperturb compensate TRACE -o OUT --mode MODE --json OUT.json -q`, in
+ * this process (up_run_compensate, the summary by o->summary): the measured
+ * and approximated windows.  As when it ran as a child, the folder's marker
+ * names compensate, and a failure is its message in the log and the exit
+ * status the command would have had.  A signal that came meanwhile (no run
+ * to kill) stops the runs after it. */
+static up_status compensate(up_run_val *v, const up_run_val_opts *o, const char *trace, const char *out,
+                            up_mode mode, double *Tm, double *Ta, up_err *err)
+{
+    char json[PATH_MAX + 16], esc[4096];
+    up_run_comp_opts co;
+    up_run_comp c;
+    up_damage_hook hook;
+    void *hook_ctx;
+    const char *was;
+    up_err e = {0};
+    up_status st;
+
+    snprintf(json, sizeof json, "%s.json", out);
+    fprintf(v->log, "== compensate %s (%s)\n", trace, up_mode_name(mode));
+    up_run_comp_opts_init(&co);
+    co.input = trace, co.output = out, co.json = json, co.quiet = true;
+    co.cli.mode_set = true, co.cli.mode = mode;
+    co.warn = log_warning, co.warn_ctx = v;
+    was = up_output_command("compensate");
+    hook = up_trace_damage_hook(&hook_ctx);
+    up_trace_set_damage_hook(log_damage, v);
+    if ((st = up_run_compensate(&co, &c, &e)) == UP_OK &&
+        (!o->summary || (st = o->summary(o->summary_ctx, &c, trace, out, up_outset_tmp(c.outs, c.o_json), &e)) == UP_OK))
+        st = up_outset_commit(c.outs, &e);
+    if (st == UP_OK) {
+        *Tm = as_summary(up_replay_measured_s(&c.res));
+        *Ta = as_summary(up_replay_approximated_s(&c.res));
     }
-    *Tm = json_number_value(json_object_get(root, "measured_time_s"));
-    *Ta = json_number_value(json_object_get(root, "approximated_time_s"));
-    json_decref(root);
+    up_run_comp_free(&c); /* (which closes the trace: repairs are reported then) */
+    up_trace_set_damage_hook(hook, hook_ctx);
+    up_output_command(was);
+    if (st != UP_OK) {
+        fprintf(v->log, "unperturb compensate: %s\n", up_text_escape(esc, sizeof esc, e.msg, 0));
+        UP_ERR(err, UP_EIO, "unperturb compensate failed with exit status %d", e.status == UP_EUSAGE ? 2 : 1);
+        log_tail(v);
+        return UP_EIO;
+    }
+    fflush(v->log);
+    if (interrupted) {
+        err->status = UP_EIO;
+        err->msg[0] = '\0';
+        return UP_EIO;
+    }
     return UP_OK;
 }
 
@@ -454,7 +493,7 @@ static up_status traced(up_run_val *v, const up_run_val_opts *o, up_run_val_row 
     }
     r->records[rep] = r->cnt[rep]->total;
     snprintf(comp, sizeof comp, "%s-network", out);
-    if ((st = compensate(v, out, comp, "network", &r->Tm[rep], &Ta, err)) != UP_OK)
+    if ((st = compensate(v, o, out, comp, UP_MODE_NETWORK, &r->Tm[rep], &Ta, err)) != UP_OK)
         return st;
     r->Tn[rep] = Ta;
     up_run_val_csv_traced(v->csv, r->np, r->extra, rep, r->Tm[rep], Ta);
@@ -480,7 +519,7 @@ static up_status traced(up_run_val *v, const up_run_val_opts *o, up_run_val_row 
 }
 
 /* the kept run becomes DIR/npN-xE/trace, its compensations lower/upper/network */
-static up_status finish_row(up_run_val *v, up_run_val_row *r, up_err *err)
+static up_status finish_row(up_run_val *v, const up_run_val_opts *o, up_run_val_row *r, up_err *err)
 {
     char base[PATH_MAX + 32], from[PATH_MAX + 64], to[PATH_MAX + 64];
     double Tm;
@@ -504,10 +543,10 @@ static up_status finish_row(up_run_val *v, up_run_val_row *r, up_err *err)
     rename(from, to);
     snprintf(from, sizeof from, "%s/trace", base);
     snprintf(to, sizeof to, "%s/lower", base);
-    if ((st = compensate(v, from, to, "lower", &Tm, &r->Ta[0], err)) != UP_OK)
+    if ((st = compensate(v, o, from, to, UP_MODE_LOWER, &Tm, &r->Ta[0], err)) != UP_OK)
         return st;
     snprintf(to, sizeof to, "%s/upper", base);
-    return compensate(v, from, to, "upper", &Tm, &r->Ta[1], err);
+    return compensate(v, o, from, to, UP_MODE_UPPER, &Tm, &r->Ta[1], err);
 }
 
 static void say(const up_run_val_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -652,13 +691,13 @@ static up_status runs(const up_run_val_opts *o, up_run_val *v, up_err *err)
                 return st;
         }
         for (e = 0; e < nx; e++)
-            if ((st = finish_row(v, &first[e], err)) != UP_OK)
-                return st;
+            if ((st = finish_row(v, o, &first[e], err)) != UP_OK)
+                goto stop;
     }
     return UP_OK;
 stop:
     /* a run that failed says so (err, v->tail); stopped by a signal before
-     * a run: no message of its own */
+     * a run or after a compensation: no message of its own */
     v->interrupted = interrupted;
     if (st == UP_OK) {
         err->status = st = UP_EIO;

@@ -169,6 +169,12 @@ void up_trace_set_damage_hook(up_damage_hook fn, void *ctx)
     damage_hook_ctx = ctx;
 }
 
+up_damage_hook up_trace_damage_hook(void **ctx)
+{
+    *ctx = damage_hook_ctx;
+    return damage_hook;
+}
+
 void up_damage_line(const up_trace *t, const up_damage *d, char *buf, size_t cap)
 {
     const up_defs *df = &t->defs;

@@ -344,6 +344,8 @@ const up_damage *up_trace_damage(const up_trace *t, size_t i);
  * (d->what then says how many; d->file is its event file). */
 typedef void (*up_damage_hook)(void *ctx, const up_trace *t, const up_damage *d);
 void up_trace_set_damage_hook(up_damage_hook fn, void *ctx);
+/* The hook installed (NULL: none) and its ctx, to put back after a change. */
+up_damage_hook up_trace_damage_hook(void **ctx);
 /* One line for a damage entry: "'FILE': WHAT; N of M records kept, ..." */
 void up_damage_line(const up_trace *t, const up_damage *d, char *buf, size_t cap);
 

@@ -881,10 +881,12 @@ static up_status too_large(const char *given, rlim_t limit, up_err *err)
 
 static const char *command_name = "unperturb";
 
-void up_output_command(const char *name)
+const char *up_output_command(const char *name)
 {
+    const char *was = command_name;
     if (name && *name)
         command_name = name;
+    return was;
 }
 
 /* Writes the marker `name` of the folder `dir` (an output's temporary),

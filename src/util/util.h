@@ -347,8 +347,9 @@ void up_output_remove(const char *path);
  * changed in place (`trace --recover`); nothing when it holds none (not an
  * output of ours). */
 up_status up_output_remark(const char *dir, up_err *err);
-/* the command named in the markers ("compensate"); "unperturb" unset */
-void up_output_command(const char *name);
+/* the command named in the markers ("compensate"); "unperturb" unset.
+ * Returns the name it replaces (validate compensates in its own process). */
+const char *up_output_command(const char *name);
 /* A command's signals: SIGXFSZ ignored (a write past the file-size limit
  * fails with EFBIG and a message, and the temporaries go), unless it was
  * ignored or caught already; up_signals_child, in a forked child before
