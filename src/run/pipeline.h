@@ -187,8 +187,8 @@ typedef struct up_run_val_opts {
     up_run_warn_fn say;      /* a line of progress per run (NULL: none) */
     void *say_ctx;
     /* writes the summary of a compensation to path, as `compensate --json`
-     * does (report/: up_report_compensate_json; NULL: none); input and
-     * output as up_run_compensate had them */
+     * does (report/: up_report_compensate_json), beside its folder (NULL:
+     * no summaries); input and output as up_run_compensate had them */
     up_status (*summary)(void *ctx, const up_run_comp *c, const char *input, const char *output,
                          const char *path, up_err *err);
     void *summary_ctx;

@@ -431,14 +431,16 @@ static up_status compensate(up_run_val *v, const up_run_val_opts *o, const char 
     snprintf(json, sizeof json, "%s.json", out);
     fprintf(v->log, "== compensate %s (%s)\n", trace, up_mode_name(mode));
     up_run_comp_opts_init(&co);
-    co.input = trace, co.output = out, co.json = json, co.quiet = true;
+    co.input = trace, co.output = out, co.json = o->summary ? json : NULL, co.quiet = true;
     co.cli.mode_set = true, co.cli.mode = mode;
     co.warn = log_warning, co.warn_ctx = v;
     was = up_output_command("compensate");
     hook = up_trace_damage_hook(&hook_ctx);
     up_trace_set_damage_hook(log_damage, v);
-    if ((st = up_run_compensate(&co, &c, &e)) == UP_OK &&
-        (!o->summary || (st = o->summary(o->summary_ctx, &c, trace, out, up_outset_tmp(c.outs, c.o_json), &e)) == UP_OK))
+    st = up_run_compensate(&co, &c, &e);
+    if (st == UP_OK && o->summary)
+        st = o->summary(o->summary_ctx, &c, trace, out, up_outset_tmp(c.outs, c.o_json), &e);
+    if (st == UP_OK)
         st = up_outset_commit(c.outs, &e);
     if (st == UP_OK) {
         *Tm = as_summary(up_replay_measured_s(&c.res));
