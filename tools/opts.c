@@ -74,7 +74,8 @@ static int bad_option(const char *cmd, int c, char **argv, const struct option *
 /* getopt_long's arrays from the table; its errors are ours (opterr 0, ':'). */
 void cmd_opts_begin(cmd_opts *p, const cmd_spec *s, int argc, char **argv)
 {
-    size_t i, k = 0;
+    size_t i, j, k = 0;
+    bool twice = false;
     memset(p, 0, sizeof *p);
     p->spec = s;
     p->argc = argc;
@@ -92,9 +93,11 @@ void cmd_opts_begin(cmd_opts *p, const cmd_spec *s, int argc, char **argv)
             if (o->arg)
                 p->shorts[k++] = ':';
         }
+        for (j = 0; j < i; j++) /* two options in one case of the switch */
+            twice |= s->opts[j].id == o->id || (o->letter && s->opts[j].letter == o->letter);
     }
-    if (s->opts[i].name)
-        p->status = cmd_fail(s->cmd, 1, "more options than CMD_MAX_OPTS");
+    if (s->opts[i].name || twice)
+        p->status = cmd_fail(s->cmd, 1, "internal error: more than CMD_MAX_OPTS options, or an id twice");
     optind = 1;
     opterr = 0;
 }
