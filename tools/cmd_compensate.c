@@ -3,7 +3,6 @@
  * compensation replay, OTF2 trace out, summary (text and JSON).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,53 +12,62 @@
 #include "report/runs.h"
 #include "run/pipeline.h"
 
-static const char usage_text[] =
+static const char usage_head[] =
     "usage: unperturb compensate INPUT -o DIR [options]\n"
     "\n"
     "Removes the measurement overhead from an OTF2 trace and writes the\n"
     "approximated trace as a new OTF2 archive DIR/traces.otf2.  INPUT is an\n"
     "anchor file (traces.otf2) or the experiment folder holding it.\n"
-    "\n"
-    "  -o, --output DIR           output folder (must not exist, see --force; never\n"
-    "                             the input's folder or inside it)\n"
-    "  -m, --mode MODE            lower | upper | network (default network)\n"
-    "      --collective MODEL     individual (eq. 13, default) | shared (eq. 12)\n"
-    "      --overhead-ns [KIND=]N overhead per trace record in ns, for all kinds or\n"
-    "                             one of enter leave send recv coll_begin coll_end\n"
-    "                             other metric fn_enter fn_leave; repeatable,\n"
-    "                             later ones win\n"
-    "      --calibration FILE     calibration file (docs/calibration.md)\n"
-    "      --copy-ns-per-byte C   buffer copy time per byte, ns\n"
-    "      --latency-ns S         network mode: message start-up time, ns\n"
-    "      --ns-per-byte G        network mode: transfer time per byte, ns\n"
-    "      --per-hop-ns H         network mode: time per hop between nodes, ns\n"
-    "      --eager-limit BYTES    larger sends are synchronous (rendezvous); default\n"
-    "                             the calibration's, else 4096\n"
-    "      --wildcard POLICY      receives that named MPI_ANY_SOURCE/MPI_ANY_TAG:\n"
-    "                             auto (fifo where the tracer marked them, else\n"
-    "                             preserve; default) | preserve (measured match)\n"
-    "                             | fifo | lifo\n"
-    "      --replies RULE         replies to re-matched wildcard receives: follow\n"
-    "                             (to the re-matched sender, the task's work moves\n"
-    "                             with them; default) | measured\n"
-    "      --progress RULE        when a rendezvous transfer moves: mpi (only while\n"
-    "                             its receiver is inside an MPI call, as in Open\n"
-    "                             MPI without a progress thread; default) | async\n"
-    "                             (as soon as the receive is posted)\n"
-    "      --polls RULE           failed MPI_Test/Iprobe calls: model (spins collapse,\n"
-    "                             completions move to the first poll after their\n"
-    "                             message, default) | local (every poll is work)\n"
-    "      --test-ns N            one uninstrumented MPI_Test, ns (default: the\n"
-    "                             calibration's test_ns, else measured in each spin)\n"
-    "      --spin-gap-ns N        most program time between two polls of a spin\n"
-    "                             on average over the run (default 10)\n"
-    "      --json FILE            also write the summary as JSON\n"
-    "  -f, --force                replace DIR and the --json file if they exist\n"
-    "  -q, --quiet                print nothing on success\n"
-    "  -h, --help                 this text\n"
+    "\n";
+
+static const cmd_opt opts[] = {
+    CMD_OPT_OUTPUT("DIR", "output folder (must not exist, see --force; never\n"
+                          "the input's folder or inside it)"),
+    {"mode", 'm', "MODE", 'm', "lower | upper | network (default network)"},
+    {"collective", 0, "MODEL", 'c', "individual (eq. 13, default) | shared (eq. 12)"},
+    CMD_OPT_OVERHEAD_NS("[KIND=]N", "overhead per trace record in ns, for all kinds or\n"
+                                    "one of enter leave send recv coll_begin coll_end\n"
+                                    "other metric fn_enter fn_leave; repeatable,\n"
+                                    "later ones win"),
+    CMD_OPT_CALIBRATION("calibration file (docs/calibration.md)"),
+    {"copy-ns-per-byte", 0, "C", 'y', "buffer copy time per byte, ns"},
+    {"latency-ns", 0, "S", 'S', "network mode: message start-up time, ns"},
+    {"ns-per-byte", 0, "G", 'G', "network mode: transfer time per byte, ns"},
+    {"per-hop-ns", 0, "H", 'H', "network mode: time per hop between nodes, ns"},
+    {"eager-limit", 0, "BYTES", 'E', "larger sends are synchronous (rendezvous); default\n"
+                                     "the calibration's, else 4096"},
+    {"wildcard", 0, "POLICY", 'W', "receives that named MPI_ANY_SOURCE/MPI_ANY_TAG:\n"
+                                   "auto (fifo where the tracer marked them, else\n"
+                                   "preserve; default) | preserve (measured match)\n"
+                                   "| fifo | lifo"},
+    {"replies", 0, "RULE", 'Y', "replies to re-matched wildcard receives: follow\n"
+                                "(to the re-matched sender, the task's work moves\n"
+                                "with them; default) | measured"},
+    {"progress", 0, "RULE", 'R', "when a rendezvous transfer moves: mpi (only while\n"
+                                 "its receiver is inside an MPI call, as in Open\n"
+                                 "MPI without a progress thread; default) | async\n"
+                                 "(as soon as the receive is posted)"},
+    {"polls", 0, "RULE", 'P', "failed MPI_Test/Iprobe calls: model (spins collapse,\n"
+                              "completions move to the first poll after their\n"
+                              "message, default) | local (every poll is work)"},
+    {"test-ns", 0, "N", 'T', "one uninstrumented MPI_Test, ns (default: the\n"
+                             "calibration's test_ns, else measured in each spin)"},
+    {"spin-gap-ns", 0, "N", 'g', "most program time between two polls of a spin\n"
+                                 "on average over the run (default 10)"},
+    CMD_OPT_JSON("also write the summary as JSON"),
+    CMD_OPT_FORCE(CMD_FORCE_DIR_HELP),
+    CMD_OPT_QUIET(CMD_QUIET_HELP),
+    CMD_OPT_HELP,
+    CMD_OPT_END,
+};
+
+static const cmd_spec spec = {
+    "compensate", usage_head,
     "\n"
     "Precedence: values stored in the archive by the unperturb tracer, then\n"
-    "--calibration, then the options on the command line.\n";
+    "--calibration, then the options on the command line.\n",
+    29, false, opts,
+};
 
 static int usage_fail(const char *fmt, const char *arg) { return cmd_usage("compensate", fmt, arg); }
 
@@ -71,39 +79,15 @@ static void warn(void *ctx, const char *msg)
 
 int cmd_compensate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"mode", required_argument, NULL, 'm'},
-        {"collective", required_argument, NULL, 'c'},
-        {"overhead-ns", required_argument, NULL, 'O'},
-        {"calibration", required_argument, NULL, 'C'},
-        {"copy-ns-per-byte", required_argument, NULL, 'y'},
-        {"latency-ns", required_argument, NULL, 'S'},
-        {"ns-per-byte", required_argument, NULL, 'G'},
-        {"per-hop-ns", required_argument, NULL, 'H'},
-        {"eager-limit", required_argument, NULL, 'E'},
-        {"wildcard", required_argument, NULL, 'W'},
-        {"polls", required_argument, NULL, 'P'},
-        {"replies", required_argument, NULL, 'Y'},
-        {"progress", required_argument, NULL, 'R'},
-        {"test-ns", required_argument, NULL, 'T'},
-        {"spin-gap-ns", required_argument, NULL, 'g'},
-        {"json", required_argument, NULL, 'j'},
-        {"force", no_argument, NULL, 'f'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     up_run_comp_opts o;
     up_run_comp r;
-    char why[256];
+    cmd_opts p;
     int opt, rc = 1;
     up_err err = {0};
     memset(&r, 0, sizeof r);
     up_run_comp_opts_init(&o);
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":o:m:fqh", opts, NULL)) != -1) {
+    cmd_opts_begin(&p, &spec, argc, argv);
+    while ((opt = cmd_opts_next(&p)) > 0) {
         switch (opt) {
         case 'o':
             o.output = optarg;
@@ -128,36 +112,10 @@ int cmd_compensate(int argc, char **argv)
             else
                 return usage_fail("unknown --collective '%s' (expected individual or shared)", up_esc(optarg));
             break;
-        case 'O': {
-            char *eq = strchr(optarg, '=');
-            if (o.cli.noverhead == UP_CLI_MAX_OVERHEAD)
-                return usage_fail("too many --overhead-ns options%s", "");
-            o.cli.overhead[o.cli.noverhead].all = !eq;
-            if (eq) {
-                char kind[32];
-                size_t n = (size_t)(eq - optarg);
-                if (n >= sizeof kind)
-                    n = sizeof kind - 1;
-                memcpy(kind, optarg, n);
-                kind[n] = 0;
-                if (!up_rk_parse(kind, &o.cli.overhead[o.cli.noverhead].kind)) {
-                    char kinds[256], msg[400];
-                    up_rk_list(kinds, sizeof kinds);
-                    snprintf(msg, sizeof msg,
-                             "unknown record kind in --overhead-ns '%s' (expected %s)", up_esc(optarg),
-                             kinds);
-                    return usage_fail("%s", msg);
-                }
-            }
-            if (!up_num_parse(eq ? eq + 1 : optarg, &UP_RANGE_NS, &o.cli.overhead[o.cli.noverhead].ns,
-                              why, sizeof why)) {
-                char msg[1024];
-                snprintf(msg, sizeof msg, "--overhead-ns %s: %s", up_esc(optarg), why);
-                return usage_fail("%s", msg);
-            }
-            o.cli.noverhead++;
+        case 'O':
+            if ((rc = cmd_opt_overhead("compensate", optarg, true, &o.cli)))
+                return rc;
             break;
-        }
         case 'C':
             o.calibration = optarg;
             break;
@@ -221,13 +179,10 @@ int cmd_compensate(int argc, char **argv)
         case 'q':
             o.quiet = true;
             break;
-        case 'h':
-            fputs(usage_text, stdout);
-            return 0;
-        default:
-            return cmd_bad_option("compensate", opt, argv, opts);
         }
     }
+    if (opt < 0)
+        return p.status;
     if (optind != argc - 1)
         return cmd_one_input("compensate", argc, argv, optind);
     if (!o.output)

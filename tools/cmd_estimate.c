@@ -5,7 +5,6 @@
  * model's error against it.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +14,7 @@
 #include "report/runs.h"
 #include "run/pipeline.h"
 
-static const char usage_text[] =
+static const char usage_head[] =
     "usage: unperturb estimate TRACE [options]\n"
     "\n"
     "Estimates the run time without the tracer's overhead with the time-based\n"
@@ -24,19 +23,28 @@ static const char usage_text[] =
     "trace, no replay: the models assume independent locations and ignore\n"
     "waiting, which `unperturb compensate` models.  TRACE is an anchor file\n"
     "(traces.otf2) or the experiment folder holding it.\n"
-    "\n"
-    "      --overhead-ns N        overhead per trace record in ns (the paper's alpha)\n"
-    "      --calibration FILE     per-kind overheads from a calibration file\n"
-    "      --compare              also run the replay (compensate --mode lower, no\n"
-    "                             output) and give each model's error against it\n"
-    "      --per-location         also print the table per location\n"
-    "      --json FILE            also write the estimates as JSON\n"
-    "  -f, --force                replace the --json file if it exists\n"
-    "  -q, --quiet                print nothing on success\n"
-    "  -h, --help                 this text\n"
+    "\n";
+
+static const cmd_opt opts[] = {
+    CMD_OPT_OVERHEAD_NS("N", "overhead per trace record in ns (the paper's alpha)"),
+    CMD_OPT_CALIBRATION("per-kind overheads from a calibration file"),
+    {"compare", 0, NULL, 'c', "also run the replay (compensate --mode lower, no\n"
+                              "output) and give each model's error against it"},
+    {"per-location", 0, NULL, 'l', "also print the table per location"},
+    CMD_OPT_JSON("also write the estimates as JSON"),
+    CMD_OPT_FORCE("replace the --json file if it exists"),
+    CMD_OPT_QUIET(CMD_QUIET_HELP),
+    CMD_OPT_HELP,
+    CMD_OPT_END,
+};
+
+static const cmd_spec spec = {
+    "estimate", usage_head,
     "\n"
     "Overheads: the calibration stored in the archive by the unperturb tracer,\n"
-    "then --calibration, then --overhead-ns.\n";
+    "then --calibration, then --overhead-ns.\n",
+    29, false, opts,
+};
 
 static void warn(void *ctx, const char *msg)
 {
@@ -46,19 +54,8 @@ static void warn(void *ctx, const char *msg)
 
 int cmd_estimate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"overhead-ns", required_argument, NULL, 'O'},
-        {"calibration", required_argument, NULL, 'C'},
-        {"compare", no_argument, NULL, 'c'},
-        {"per-location", no_argument, NULL, 'l'},
-        {"json", required_argument, NULL, 'j'},
-        {"force", no_argument, NULL, 'f'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     bool per_loc = false, quiet = false;
-    double o_ns = 0;
+    cmd_opts p;
     int opt, rc = 1;
     up_err err = {0};
     up_run_est_opts o;
@@ -66,15 +63,12 @@ int cmd_estimate(int argc, char **argv)
 
     memset(&r, 0, sizeof r);
     up_run_est_opts_init(&o);
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":fqh", opts, NULL)) != -1) {
+    cmd_opts_begin(&p, &spec, argc, argv);
+    while ((opt = cmd_opts_next(&p)) > 0) {
         switch (opt) {
         case 'O':
-            if ((rc = cmd_opt_num("estimate", "--overhead-ns", optarg, &UP_RANGE_NS, &o_ns)))
+            if ((rc = cmd_opt_overhead("estimate", optarg, false, &o.cli)))
                 return rc;
-            o.cli.noverhead = 0; /* one O for every kind: the last given */
-            up_comp_cli_overhead(&o.cli, o_ns);
             break;
         case 'C':
             o.calibration = optarg;
@@ -94,13 +88,10 @@ int cmd_estimate(int argc, char **argv)
         case 'q':
             quiet = true;
             break;
-        case 'h':
-            fputs(usage_text, stdout);
-            return 0;
-        default:
-            return cmd_bad_option("estimate", opt, argv, opts);
         }
     }
+    if (opt < 0)
+        return p.status;
     if (optind != argc - 1)
         return cmd_one_input("estimate", argc, argv, optind);
     o.input = argv[optind];

@@ -4,7 +4,6 @@
  * chrome://tracing: the output set and the input are the run layer's
  * (run/pipeline.h: up_run_export), the JSON src/report/perfetto.c's.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +15,7 @@
 
 #define MAX_RANGES 256
 
-static const char usage_text[] =
+static const char usage_head[] =
     "usage: unperturb export TRACE --perfetto OUT.json [options]\n"
     "\n"
     "Writes an OTF2 trace as Chrome trace-event JSON: open OUT.json in\n"
@@ -24,20 +23,29 @@ static const char usage_text[] =
     "anchor file (traces.otf2) or the experiment folder holding it.  One process\n"
     "per MPI rank, one thread per location, a slice per region visit, an arrow\n"
     "per MPI message; ts in microseconds from the trace's start.\n"
+    "\n";
+
+static const cmd_opt opts[] = {
+    {"perfetto", 0, "FILE", 'p', "the JSON file to write (required)"},
+    {"window", 0, "START:END", 'w', "only the records from START to END seconds after\n"
+                                    "the trace's start (either may be left out:\n"
+                                    "'0.5:' is from 0.5 s to the end); regions open at\n"
+                                    "an edge are cut there"},
+    {"locations", 0, "LIST", 'l', "only these OTF2 location ids: comma-separated ids\n"
+                                  "and ranges, e.g. 0,2,4-7 (messages to or from other\n"
+                                  "locations keep only their own end)"},
+    CMD_OPT_FORCE("replace FILE if it exists (never a file of TRACE)"),
+    CMD_OPT_QUIET(CMD_QUIET_HELP),
+    CMD_OPT_HELP,
+    CMD_OPT_END,
+};
+
+static const cmd_spec spec = {
+    "export", usage_head,
     "\n"
-    "      --perfetto FILE       the JSON file to write (required)\n"
-    "      --window START:END    only the records from START to END seconds after\n"
-    "                            the trace's start (either may be left out:\n"
-    "                            '0.5:' is from 0.5 s to the end); regions open at\n"
-    "                            an edge are cut there\n"
-    "      --locations LIST      only these OTF2 location ids: comma-separated ids\n"
-    "                            and ranges, e.g. 0,2,4-7 (messages to or from other\n"
-    "                            locations keep only their own end)\n"
-    "  -f, --force               replace FILE if it exists (never a file of TRACE)\n"
-    "  -q, --quiet               print nothing on success\n"
-    "  -h, --help                this text\n"
-    "\n"
-    "docs/cli.md lists what maps to what.\n";
+    "docs/cli.md lists what maps to what.\n",
+    28, false, opts,
+};
 
 static int usage_fail(const char *fmt, const char *arg) { return cmd_usage("export", fmt, arg); }
 
@@ -106,15 +114,6 @@ static bool parse_ranges(const char *s, up_id_range *r, size_t cap, size_t *n)
 
 int cmd_export(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"perfetto", required_argument, NULL, 'p'},
-        {"window", required_argument, NULL, 'w'},
-        {"locations", required_argument, NULL, 'l'},
-        {"force", no_argument, NULL, 'f'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     static up_id_range ranges[MAX_RANGES];
     const char *out = NULL;
     up_export_opts eo;
@@ -124,12 +123,12 @@ int cmd_export(int argc, char **argv)
     up_err err = {0};
     up_run_exp_opts xo;
     up_run_exp r;
+    cmd_opts p;
 
     memset(&eo, 0, sizeof eo);
     memset(&r, 0, sizeof r);
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":fqh", opts, NULL)) != -1) {
+    cmd_opts_begin(&p, &spec, argc, argv);
+    while ((opt = cmd_opts_next(&p)) > 0) {
         switch (opt) {
         case 'p':
             out = optarg;
@@ -155,13 +154,10 @@ int cmd_export(int argc, char **argv)
         case 'q':
             quiet = true;
             break;
-        case 'h':
-            fputs(usage_text, stdout);
-            return 0;
-        default:
-            return cmd_bad_option("export", opt, argv, opts);
         }
     }
+    if (opt < 0)
+        return p.status;
     if (optind != argc - 1)
         return cmd_one_input("export", argc, argv, optind);
     if (!out)

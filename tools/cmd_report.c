@@ -10,7 +10,6 @@
  * the timeline of each run.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +19,7 @@
 #include "report/runs.h"
 #include "run/pipeline.h"
 
-static const char usage_text[] =
+static const char usage_head[] =
     "usage: unperturb report RUN [--against RUN2] [options]\n"
     "\n"
     "Profiles a trace: run time, time per call path (inclusive, exclusive,\n"
@@ -30,21 +29,29 @@ static const char usage_text[] =
     "shows where the difference went (Wolf et al., Fig. 2): RUN is usually the\n"
     "measured trace and RUN2 its compensated (or predicted) version.  RUN is an\n"
     "anchor file (traces.otf2) or the experiment folder holding it.\n"
-    "\n"
-    "      --against RUN2         the run to compare with\n"
-    "  -o, --html FILE            write report.html: summary, both timelines of one\n"
-    "                             window, wait states, call paths (self-contained)\n"
-    "      --json FILE            write everything as JSON (keys in docs/report.md)\n"
-    "  -f, --force                replace the -o and --json files if they exist\n"
-    "      --window START:END     the timeline window, seconds from the trace start\n"
-    "                             (default: one iteration near the middle)\n"
-    "      --labels A,B           names of the two runs (default measured,compensated)\n"
-    "      --top N                rows of long tables (default 15 in text, 30 in HTML)\n"
-    "      --overhead-ns N        per-record overhead for the time-based estimates\n"
-    "      --calibration FILE     per-kind overheads for them (default: the\n"
-    "                             calibration the unperturb tracer stored)\n"
-    "  -q, --quiet                print nothing on success\n"
-    "  -h, --help                 this text\n";
+    "\n";
+
+static const cmd_opt opts[] = {
+    {"against", 0, "RUN2", 'a', "the run to compare with"},
+    {"html", 'o', "FILE", 'o', "write report.html: summary, both timelines of one\n"
+                               "window, wait states, call paths (self-contained)"},
+    CMD_OPT_JSON("write everything as JSON (keys in docs/report.md)"),
+    CMD_OPT_FORCE("replace the -o and --json files if they exist"),
+    {"window", 0, "START:END", 'w', "the timeline window, seconds from the trace start\n"
+                                    "(default: one iteration near the middle)"},
+    {"labels", 0, "A,B", 'L', "names of the two runs (default measured,compensated)"},
+    {"top", 0, "N", 't', "rows of long tables (default 15 in text, 30 in HTML)"},
+    CMD_OPT_OVERHEAD_NS("N", "per-record overhead for the time-based estimates"),
+    CMD_OPT_CALIBRATION("per-kind overheads for them (default: the\n"
+                        "calibration the unperturb tracer stored)"),
+    CMD_OPT_QUIET(CMD_QUIET_HELP),
+    CMD_OPT_HELP,
+    CMD_OPT_END,
+};
+
+static const cmd_spec spec = {
+    "report", usage_head, NULL, 29, false, opts,
+};
 
 static int usage_fail(const char *fmt, const char *arg) { return cmd_usage("report", fmt, arg); }
 
@@ -79,23 +86,8 @@ static bool parse_window(const char *s, up_timeline_opts *o, char *why, size_t c
 
 int cmd_report(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"against", required_argument, NULL, 'a'},
-        {"html", required_argument, NULL, 'o'},
-        {"json", required_argument, NULL, 'j'},
-        {"window", required_argument, NULL, 'w'},
-        {"labels", required_argument, NULL, 'L'},
-        {"top", required_argument, NULL, 't'},
-        {"overhead-ns", required_argument, NULL, 'O'},
-        {"calibration", required_argument, NULL, 'C'},
-        {"force", no_argument, NULL, 'f'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     char labels[2][64] = {"measured", "compensated"}, cmdline[1024] = "unperturb report";
     bool quiet = false;
-    double o_ns = 0;
     long top = 0;
     int opt, rc = 1, i;
     size_t len;
@@ -103,14 +95,14 @@ int cmd_report(int argc, char **argv)
     up_run_rep r;
     up_report_view v;
     up_err err = {0};
+    cmd_opts p;
 
     memset(&r, 0, sizeof r);
     memset(&v, 0, sizeof v);
     up_run_rep_opts_init(&o);
     up_timeline_opts_init(&v.window);
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":o:fqh", opts, NULL)) != -1) {
+    cmd_opts_begin(&p, &spec, argc, argv);
+    while ((opt = cmd_opts_next(&p)) > 0) {
         switch (opt) {
         case 'a':
             o.path_b = optarg;
@@ -146,10 +138,8 @@ int cmd_report(int argc, char **argv)
             break;
         }
         case 'O':
-            if ((rc = cmd_opt_num("report", "--overhead-ns", optarg, &UP_RANGE_NS, &o_ns)))
+            if ((rc = cmd_opt_overhead("report", optarg, false, &o.cli)))
                 return rc;
-            o.cli.noverhead = 0; /* one O for every kind: the last given */
-            up_comp_cli_overhead(&o.cli, o_ns);
             break;
         case 'C':
             o.calibration = optarg;
@@ -160,13 +150,10 @@ int cmd_report(int argc, char **argv)
         case 'q':
             quiet = true;
             break;
-        case 'h':
-            fputs(usage_text, stdout);
-            return 0;
-        default:
-            return cmd_bad_option("report", opt, argv, opts);
         }
     }
+    if (opt < 0)
+        return p.status;
     if (optind != argc - 1)
         return cmd_one_input("report", argc, argv, optind);
     o.path_a = argv[optind];

@@ -14,7 +14,6 @@
  * set and the simulations are the run layer's (run/simrun.h: up_run_simulate),
  * what is printed and written the report layer's (report/simreport.h).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -23,7 +22,7 @@
 #include "report/simreport.h"
 #include "run/simrun.h"
 
-static const char usage_text[] =
+static const char usage_head[] =
     "usage: unperturb simulate TRACE... [options]\n"
     "       unperturb simulate --experiment FILE [-o DIR] [--json FILE] [-f] [-q]\n"
     "\n"
@@ -35,23 +34,30 @@ static const char usage_text[] =
     "  one TRACE, --sweep   a simulation per value, per pair with two (needs -o)\n"
     "  several TRACEs       runs at different rank counts: speedups (needs -o);\n"
     "                       with one --sweep, a series per value\n"
-    "\n"
-    "      --machine FILE         the target machine (INI); default: built-in defaults\n"
-    "      --set KEY=VALUE        change one parameter after --machine; repeatable,\n"
-    "                             applied in order\n"
-    "      --sweep KEY=FROM:TO:STEP\n"
-    "                             step a numeric parameter (at most 1000 values);\n"
-    "                             at most two, the first varies slowest\n"
-    "      --calibration FILE     tracer overheads to remove from wall-time compute\n"
-    "                             intervals (docs/calibration.md); default: those\n"
-    "                             the unperturb tracer stored in the archive\n"
-    "      --experiment FILE      run a saved experiment.ini again (its inputs, sweeps,\n"
-    "                             machine); -o, --json, -f, -q may be added\n"
-    "      --json FILE            also write the results as JSON\n"
-    "  -o, --output DIR           output folder (must not exist, see --force)\n"
-    "  -f, --force                replace DIR and the --json file if they exist\n"
-    "  -q, --quiet                print nothing on success\n"
-    "  -h, --help                 this text\n";
+    "\n";
+
+static const cmd_opt opts[] = {
+    {"machine", 0, "FILE", 'M', "the target machine (INI); default: built-in defaults"},
+    {"set", 0, "KEY=VALUE", 'S', "change one parameter after --machine; repeatable,\n"
+                                 "applied in order"},
+    {"sweep", 0, "KEY=FROM:TO:STEP", 'W', "step a numeric parameter (at most 1000 values);\n"
+                                          "at most two, the first varies slowest"},
+    CMD_OPT_CALIBRATION("tracer overheads to remove from wall-time compute\n"
+                        "intervals (docs/calibration.md); default: those\n"
+                        "the unperturb tracer stored in the archive"),
+    {"experiment", 0, "FILE", 'E', "run a saved experiment.ini again (its inputs, sweeps,\n"
+                                   "machine); -o, --json, -f, -q may be added"},
+    CMD_OPT_JSON("also write the results as JSON"),
+    CMD_OPT_OUTPUT("DIR", "output folder (must not exist, see --force)"),
+    CMD_OPT_FORCE(CMD_FORCE_DIR_HELP),
+    CMD_OPT_QUIET(CMD_QUIET_HELP),
+    CMD_OPT_HELP,
+    CMD_OPT_END,
+};
+
+static const cmd_spec spec = {
+    "simulate", usage_head, NULL, 29, false, opts,
+};
 
 static int usage_fail(const char *fmt, const char *arg) { return cmd_usage("simulate", fmt, arg); }
 static int fail(int status, const char *msg) { return cmd_fail("simulate", status, msg); }
@@ -100,24 +106,12 @@ static int finish(up_run_sim *r, bool quiet)
 
 int cmd_simulate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"machine", required_argument, NULL, 'M'},
-        {"set", required_argument, NULL, 'S'},
-        {"sweep", required_argument, NULL, 'W'},
-        {"calibration", required_argument, NULL, 'C'},
-        {"experiment", required_argument, NULL, 'E'},
-        {"json", required_argument, NULL, 'j'},
-        {"output", required_argument, NULL, 'o'},
-        {"force", no_argument, NULL, 'f'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     up_run_sim_opts *j = calloc(1, sizeof *j);
     up_run_sim *r = calloc(1, sizeof *r);
     up_experiment *ex;
     up_err err = {0};
     const char *exp_file = NULL;
+    cmd_opts p;
     int opt, rc = 1;
 
     if (!j || !r) {
@@ -127,9 +121,8 @@ int cmd_simulate(int argc, char **argv)
     }
     up_run_sim_opts_init(j);
     ex = &j->ex;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":o:fqh", opts, NULL)) != -1) {
+    cmd_opts_begin(&p, &spec, argc, argv);
+    while ((opt = cmd_opts_next(&p)) > 0) {
         switch (opt) {
         case 'M':
             ex->machine_file = optarg;
@@ -166,14 +159,11 @@ int cmd_simulate(int argc, char **argv)
         case 'q':
             j->quiet = true;
             break;
-        case 'h':
-            fputs(usage_text, stdout);
-            rc = 0;
-            goto out;
-        default:
-            rc = cmd_bad_option("simulate", opt, argv, opts);
-            goto out;
         }
+    }
+    if (opt < 0) {
+        rc = p.status;
+        goto out;
     }
 
     j->experiment = exp_file;

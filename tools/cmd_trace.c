@@ -5,7 +5,6 @@
  * are the run layer's (run/launch.h: up_run_trace); here the options and
  * what is printed.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -13,24 +12,30 @@
 #include "cmd.h"
 #include "run/launch.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: unperturb trace -o DIR [options] -- LAUNCHER... PROGRAM [ARGS]\n"
-          "       unperturb trace --recover DIR\n"
-          "Runs an MPI program with libunperturb-trace.so preloaded; writes one OTF2\n"
-          "archive with the calibration compensate needs.\n"
-          "  -o, --output DIR     the archive folder (written as DIR.tmp-HOST-PID, then renamed)\n"
-          "      --functions      record functions of a program built with -finstrument-functions\n"
-          "      --cpu-time       record the thread CPU time at every MPI call (a Metric\n"
-          "                       record, ~200 ns each; used by unperturb simulate)\n"
-          "      --filter FILE    exclude functions by name (globs, one per line; see docs/tracer.md)\n"
-          "      --extra-ns N     spend N more ns per record (emulates heavier instrumentation)\n"
-          "      --buffer-mb N    event buffer per rank, MiB (default 16); a full buffer is flushed\n"
-          "  -f, --force          replace DIR if it is an earlier output of unperturb\n"
-          "      --recover DIR    merge what a run that died left in DIR\n"
-          "  -q, --quiet          print nothing but errors\n",
-          f);
-}
+static const char usage_head[] =
+    "usage: unperturb trace -o DIR [options] -- LAUNCHER... PROGRAM [ARGS]\n"
+    "       unperturb trace --recover DIR\n"
+    "Runs an MPI program with libunperturb-trace.so preloaded; writes one OTF2\n"
+    "archive with the calibration compensate needs.\n";
+
+static const cmd_opt opts[] = {
+    CMD_OPT_OUTPUT("DIR", "the archive folder (written as DIR.tmp-HOST-PID, then renamed)"),
+    {"functions", 0, NULL, 'F', "record functions of a program built with -finstrument-functions"},
+    {"cpu-time", 0, NULL, 'C', "record the thread CPU time at every MPI call (a Metric\n"
+                               "record, ~200 ns each; used by unperturb simulate)"},
+    {"filter", 0, "FILE", 'L', "exclude functions by name (globs, one per line; see docs/tracer.md)"},
+    CMD_OPT_EXTRA_NS("N", "spend N more ns per record (emulates heavier instrumentation)"),
+    {"buffer-mb", 0, "N", 'b', "event buffer per rank, MiB (default 16); a full buffer is flushed"},
+    CMD_OPT_FORCE("replace DIR if it is an earlier output of unperturb"),
+    {"recover", 0, "DIR", 'R', "merge what a run that died left in DIR"},
+    CMD_OPT_QUIET("print nothing but errors"),
+    CMD_OPT_HELP_UNLISTED,
+    CMD_OPT_END,
+};
+
+static const cmd_spec spec = {
+    "trace", usage_head, NULL, 23, true, opts,
+};
 
 static int recover(const char *dir, bool quiet)
 {
@@ -53,13 +58,7 @@ static void warn(void *ctx, const char *msg)
 
 int cmd_trace(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'}, {"functions", no_argument, 0, 'F'},
-        {"filter", required_argument, 0, 'L'}, {"extra-ns", required_argument, 0, 'x'},
-        {"buffer-mb", required_argument, 0, 'b'}, {"force", no_argument, 0, 'f'},
-        {"recover", required_argument, 0, 'R'}, {"quiet", no_argument, 0, 'q'},
-        {"cpu-time", no_argument, 0, 'C'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    static const up_range extra_range = {0, 1e9, true, "ns"}, buffer_range = {1, 65536, true, "MiB"};
+    static const up_range buffer_range = {1, 65536, true, "MiB"};
     const char *out = NULL, *filter = NULL, *extra = NULL, *bufmb = NULL, *rec = NULL;
     bool functions = false, force = false, quiet = false, cpu = false;
     up_run_tr_opts o;
@@ -68,18 +67,18 @@ int cmd_trace(int argc, char **argv)
     double v;
     char extra_s[32], bufmb_s[32], how[96];
     int c, rc = 1;
+    cmd_opts p;
 
     memset(&o, 0, sizeof o);
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+:o:fqh", opts, NULL)) != -1) {
+    cmd_opts_begin(&p, &spec, argc, argv);
+    while ((c = cmd_opts_next(&p)) > 0) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'F': functions = true; break;
         case 'C': cpu = true; break;
         case 'L': filter = optarg; break;
         case 'x':
-            if ((rc = cmd_opt_num("trace", "--extra-ns", optarg, &extra_range, &v)))
+            if ((rc = cmd_opt_num("trace", "--extra-ns", optarg, &cmd_range_extra_ns, &v)))
                 return rc;
             snprintf(extra_s, sizeof extra_s, "%.0f", v); /* the tracer reads digits only */
             extra = extra_s;
@@ -93,10 +92,11 @@ int cmd_trace(int argc, char **argv)
         case 'f': force = true; break;
         case 'R': rec = optarg; break;
         case 'q': quiet = true; break;
-        case 'h': usage(stdout); return 0;
-        default: return cmd_bad_option("trace", c, argv, opts);
         }
     }
+    if (c < 0)
+        return p.status;
+    rc = 1;
     if (rec)
         return recover(rec, quiet);
     if (!out)

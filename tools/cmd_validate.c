@@ -6,7 +6,6 @@
  * the result with src/report/validate_report.c.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,33 +17,38 @@
 #include "report/runs.h"
 #include "run/launch.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: unperturb validate -o DIR [options] -- PROGRAM [ARGS]\n"
-          "Runs an MPI program uninstrumented and traced, keeps the fastest run of each,\n"
-          "compensates the traced run in lower, upper and network mode, and compares.\n"
-          "A row whose traced runs' records per region differ by more than 1% from the\n"
-          "first traced run at the smallest extra cost is flagged: a different execution.\n"
-          "  -o, --output DIR       results (written as DIR.tmp-HOST-PID, then renamed)\n"
-          "      --np LIST          rank counts, e.g. 2,4 (default 2)\n"
-          "      --repeat N         runs of each kind per configuration (default 5)\n"
-          "      --seed N           the order of the kinds of run within each round is\n"
-          "                         shuffled from N (default 1; docs/validate.md)\n"
-          "      --extra-ns LIST    extra tracer cost per record, ns, e.g. 0,2000 (default 0)\n"
-          "      --launcher CMD     how to start MPI programs (default \"mpirun\"; -np N is\n"
-          "                         added, and --oversubscribe / --allow-run-as-root for\n"
-          "                         mpirun when needed)\n"
-          "      --functions        trace with --functions (program built with\n"
-          "                         -finstrument-functions)\n"
-          "      --timeout S        give up on a run after S seconds (default 600)\n"
-          "      --json FILE        also write the table as JSON to FILE\n"
-          "  -f, --force            replace DIR and the --json file if they exist\n"
-          "  -q, --quiet            print only the table\n",
-          f);
-}
+static const char usage_head[] =
+    "usage: unperturb validate -o DIR [options] -- PROGRAM [ARGS]\n"
+    "Runs an MPI program uninstrumented and traced, keeps the fastest run of each,\n"
+    "compensates the traced run in lower, upper and network mode, and compares.\n"
+    "A row whose traced runs' records per region differ by more than 1% from the\n"
+    "first traced run at the smallest extra cost is flagged: a different execution.\n";
+
+static const cmd_opt opts[] = {
+    CMD_OPT_OUTPUT("DIR", "results (written as DIR.tmp-HOST-PID, then renamed)"),
+    {"np", 0, "LIST", 'n', "rank counts, e.g. 2,4 (default 2)"},
+    {"repeat", 0, "N", 'r', "runs of each kind per configuration (default 5)"},
+    {"seed", 0, "N", 's', "the order of the kinds of run within each round is\n"
+                          "shuffled from N (default 1; docs/validate.md)"},
+    CMD_OPT_EXTRA_NS("LIST", "extra tracer cost per record, ns, e.g. 0,2000 (default 0)"),
+    {"launcher", 0, "CMD", 'l', "how to start MPI programs (default \"mpirun\"; -np N is\n"
+                                "added, and --oversubscribe / --allow-run-as-root for\n"
+                                "mpirun when needed)"},
+    {"functions", 0, NULL, 'F', "trace with --functions (program built with\n"
+                                "-finstrument-functions)"},
+    {"timeout", 0, "S", 't', "give up on a run after S seconds (default 600)"},
+    CMD_OPT_JSON("also write the table as JSON to FILE"),
+    CMD_OPT_FORCE(CMD_FORCE_DIR_HELP),
+    CMD_OPT_QUIET("print only the table"),
+    CMD_OPT_HELP_UNLISTED,
+    CMD_OPT_END,
+};
+
+static const cmd_spec spec = {
+    "validate", usage_head, NULL, 25, true, opts,
+};
 
 static const up_range R_NP = {1, 100000, true, "ranks"};
-static const up_range R_EXTRA = {0, 1e9, true, "ns"}; /* as `unperturb trace --extra-ns` */
 static const up_range R_SEED = {0, 4294967295.0, true, ""};
 static const up_range R_REPEAT = {1, UP_VAL_MAXREP, true, "runs"};
 static const up_range R_TIMEOUT = {1, 604800, true, "s"}; /* a week */
@@ -102,13 +106,6 @@ static long online_cores(void)
 
 int cmd_validate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'}, {"np", required_argument, 0, 'n'},
-        {"repeat", required_argument, 0, 'r'}, {"extra-ns", required_argument, 0, 'x'},
-        {"launcher", required_argument, 0, 'l'}, {"functions", no_argument, 0, 'F'},
-        {"timeout", required_argument, 0, 't'}, {"json", required_argument, 0, 'j'},
-        {"force", no_argument, 0, 'f'}, {"quiet", no_argument, 0, 'q'},
-        {"seed", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     static char exe[PATH_MAX], shim[PATH_MAX];
     up_run_val_opts o;
     up_run_val v;
@@ -117,12 +114,12 @@ int cmd_validate(int argc, char **argv)
     ssize_t len;
     int c, rc = 1;
     double n;
+    cmd_opts p;
 
     memset(&v, 0, sizeof v);
     up_run_val_opts_init(&o);
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+:o:fqh", opts, NULL)) != -1) {
+    cmd_opts_begin(&p, &spec, argc, argv);
+    while ((c = cmd_opts_next(&p)) > 0) {
         switch (c) {
         case 'o': o.output = optarg; break;
         case 'n':
@@ -130,7 +127,7 @@ int cmd_validate(int argc, char **argv)
                 return 2;
             break;
         case 'x':
-            if (!parse_list("--extra-ns", optarg, &R_EXTRA, o.extra, &o.nx))
+            if (!parse_list("--extra-ns", optarg, &cmd_range_extra_ns, o.extra, &o.nx))
                 return 2;
             break;
         case 'r':
@@ -153,10 +150,10 @@ int cmd_validate(int argc, char **argv)
         case 'j': o.json = optarg; break;
         case 'f': o.force = true; break;
         case 'q': quiet = true; break;
-        case 'h': usage(stdout); return 0;
-        default: return cmd_bad_option("validate", c, argv, opts);
         }
     }
+    if (c < 0)
+        return p.status;
     if (!o.output)
         return cmd_usage("validate", "no output folder given (-o DIR)%s", "");
     if (optind >= argc)

@@ -3,7 +3,6 @@
  * Place in the data flow: the top (tools <- report <- analysis <- model <-
  * replay <- trace <- util); everything below is a library that never prints.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,43 +45,6 @@ int cmd_usage(const char *cmd, const char *fmt, const char *arg)
     fprintf(stderr, "unperturb %s: %s\n(try 'unperturb %s --help')\n", cmd,
             up_text_escape(esc, sizeof esc, msg, 0), cmd);
     return 2;
-}
-
-int cmd_bad_option(const char *cmd, int c, char **argv, const struct option *opts)
-{
-    const char *arg = optind > 0 ? argv[optind - 1] : "", *eq = strchr(arg, '=');
-    char name[128], msg[512], list[256] = "", o[3] = {'-', (char)optopt, 0};
-    size_t n = eq ? (size_t)(eq - arg) : strlen(arg), i, nmatch = 0, len = 0;
-    bool exact = false, ours = false;
-    snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), arg);
-    for (i = 0; n > 2 && !strncmp(arg, "--", 2) && opts[i].name; i++) /* unique prefixes count */
-        if (!strncmp(opts[i].name, name + 2, n - 2)) {
-            int w = snprintf(list + len, sizeof list - len, "%s--%s", len ? ", " : "", opts[i].name);
-            len = w > 0 && (size_t)w < sizeof list - len ? len + (size_t)w : len;
-            exact |= strlen(opts[i].name) == n - 2;
-            ours |= opts[i].val == optopt;
-            nmatch++;
-        }
-    if (optopt && !ours) /* a short option: the argument may be a cluster (-qx) */
-        return cmd_usage(cmd, c == ':' ? "option '%s' needs a value" : "unknown option '%s'", o);
-    if (c == ':')
-        return cmd_usage(cmd, "option '%s' needs a value", name);
-    if (optopt && (exact || nmatch == 1))
-        return cmd_usage(cmd, "option '%s' takes no value", name);
-    if (nmatch > 1 && !exact) {
-        snprintf(msg, sizeof msg, "option '%s' is ambiguous (%s)", name, list);
-        return cmd_usage(cmd, "%s", msg);
-    }
-    return cmd_usage(cmd, "unknown option '%s'", name);
-}
-
-int cmd_opt_num(const char *cmd, const char *opt, const char *arg, const up_range *r, double *v)
-{
-    char why[256], msg[1024];
-    if (up_num_parse(arg, r, v, why, sizeof why))
-        return 0;
-    snprintf(msg, sizeof msg, "%s %s: %s", opt, up_esc(arg), why);
-    return cmd_usage(cmd, "%s", msg);
 }
 
 int cmd_one_input(const char *cmd, int argc, char **argv, int optind_)
