@@ -105,6 +105,10 @@ int cmd_opts_next(cmd_opts *p);
 /* The value of a numeric option: arg parsed into *v within r (0), or the
  * usage error "<opt> <arg>: must be between 0 and 1e9 ns" (2). */
 int cmd_opt_num(const char *cmd, const char *opt, const char *arg, const up_range *r, double *v);
+/* The same for a whole number that a program reads back from the
+ * environment or its command line: written to buf as digits only. */
+int cmd_opt_digits(const char *cmd, const char *opt, const char *arg, const up_range *r, char *buf,
+                   size_t cap);
 
 /* --overhead-ns into the command line's parameters: with kinds, N for
  * every record kind or KIND=N for one, repeatable, the later win; without,

@@ -34,7 +34,6 @@ int cmd_calibrate(int argc, char **argv)
 {
     const char *out = NULL, *extra = "0", *launcher = NULL;
     char extra_s[32];
-    double v;
     bool force = false;
     int c, rc = 1;
     up_err err = {0};
@@ -47,9 +46,9 @@ int cmd_calibrate(int argc, char **argv)
         switch (c) {
         case 'o': out = optarg; break;
         case 'x':
-            if ((rc = cmd_opt_num("calibrate", "--extra-ns", optarg, &cmd_range_extra_ns, &v)))
+            if ((rc = cmd_opt_digits("calibrate", "--extra-ns", optarg, &cmd_range_extra_ns, extra_s,
+                                     sizeof extra_s)))
                 return rc;
-            snprintf(extra_s, sizeof extra_s, "%.0f", v); /* unperturb-calibrate reads digits */
             extra = extra_s;
             break;
         case 'l': launcher = optarg; break;

@@ -64,7 +64,6 @@ int cmd_trace(int argc, char **argv)
     up_run_tr_opts o;
     up_run_tr r;
     up_err err = {0};
-    double v;
     char extra_s[32], bufmb_s[32], how[96];
     int c, rc = 1;
     cmd_opts p;
@@ -78,15 +77,14 @@ int cmd_trace(int argc, char **argv)
         case 'C': cpu = true; break;
         case 'L': filter = optarg; break;
         case 'x':
-            if ((rc = cmd_opt_num("trace", "--extra-ns", optarg, &cmd_range_extra_ns, &v)))
+            if ((rc = cmd_opt_digits("trace", "--extra-ns", optarg, &cmd_range_extra_ns, extra_s,
+                                     sizeof extra_s)))
                 return rc;
-            snprintf(extra_s, sizeof extra_s, "%.0f", v); /* the tracer reads digits only */
             extra = extra_s;
             break;
         case 'b':
-            if ((rc = cmd_opt_num("trace", "--buffer-mb", optarg, &buffer_range, &v)))
+            if ((rc = cmd_opt_digits("trace", "--buffer-mb", optarg, &buffer_range, bufmb_s, sizeof bufmb_s)))
                 return rc;
-            snprintf(bufmb_s, sizeof bufmb_s, "%.0f", v);
             bufmb = bufmb_s;
             break;
         case 'f': force = true; break;

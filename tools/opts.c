@@ -135,6 +135,16 @@ int cmd_opt_num(const char *cmd, const char *opt, const char *arg, const up_rang
     return cmd_usage(cmd, "%s", msg);
 }
 
+int cmd_opt_digits(const char *cmd, const char *opt, const char *arg, const up_range *r, char *buf,
+                   size_t cap)
+{
+    double v;
+    int rc = cmd_opt_num(cmd, opt, arg, r, &v);
+    if (!rc)
+        snprintf(buf, cap, "%.0f", v);
+    return rc;
+}
+
 int cmd_opt_overhead(const char *cmd, const char *arg, bool kinds, struct up_comp_cli *cli)
 {
     const char *eq = kinds ? strchr(arg, '=') : NULL;
