@@ -1,10 +1,11 @@
 /*
  * timeline.c - the Vampir-like timelines of `unperturb report` (timeline.h):
- * which window to draw, the boxes and messages inside it, and the SVG.
+ * which window to draw, and the boxes and messages inside it, merged to the
+ * drawing's resolution.  src/report/timeline.c draws them as SVG.
  *
  * Place in the data flow: OTF2 archive --reader streams--> [the window: one
  * location read once or twice] and [the timeline: every location read once,
- * merged in time order by a heap] --> up_timeline --> <svg> in report.html.
+ * merged in time order by a heap (util/heap.h)] --> up_timeline.
  *
  * Time: ticks of the archive.  "Seconds from the trace start" count from the
  * ClockProperties' global offset, as `unperturb export --window` does.
@@ -20,14 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
-#include "report/timeline.h"
+#include "analysis/timeline.h"
+#include "util/heap.h"
 
 #define WIDTH_MAX 20000u              /* width_px above this is a usage error */
 #define STACK_MAX ((size_t)1 << 16)   /* open regions remembered per location */
 #define QUEUE_CAP ((size_t)1 << 20)   /* message ends waiting for their partner */
-#define TITLE_MAX 3000                /* boxes with their own <title> tooltip */
-#define ARROWS_MAX 400                /* messages drawn with arrowheads */
 
 void up_timeline_opts_init(up_timeline_opts *o)
 {
@@ -65,9 +64,14 @@ static void loc_label(const up_defs *d, uint32_t li, char *buf, size_t n)
         snprintf(buf, n, "location %llu", (unsigned long long)l->id);
 }
 
-static const char *region_name(const up_defs *d, OTF2_RegionRef r)
+double up_timeline_s(const up_timeline *tl, uint64_t ticks)
 {
-    const up_region_def *rg = up_defs_region(d, r);
+    return ticks_s(ticks, tl->resolution);
+}
+
+const char *up_timeline_region_name(const up_timeline *tl, OTF2_RegionRef r)
+{
+    const up_region_def *rg = up_defs_region(tl->defs, r);
     return rg && rg->name ? rg->name : "?";
 }
 
@@ -573,7 +577,6 @@ typedef struct tl_pend {
 
 typedef struct tl_loc {
     up_stream *s;
-    uint64_t next_t;
     uint64_t cur;              /* drawn up to here */
     uint64_t flush_end;
     OTF2_RegionRef *stack;
@@ -591,8 +594,8 @@ typedef struct tl_build {
     double px;                 /* ticks per pixel column */
     unsigned W;
     tl_loc *L;
-    uint32_t *heap;
-    size_t n, nheap;
+    size_t n;
+    up_heap heap;              /* locations by the time of their next record */
     tl_pend *pend;             /* by row */
     size_t *boxcap;            /* by row */
     double *acc_mpi, *acc_ovh; /* grouped: nrows x W, pixel-columns of time */
@@ -605,34 +608,6 @@ typedef struct tl_build {
     uint64_t stride, found;
     bool nomem;
 } tl_build;
-
-static bool heap_less(const tl_build *B, uint32_t a, uint32_t b)
-{
-    return B->L[a].next_t < B->L[b].next_t || (B->L[a].next_t == B->L[b].next_t && a < b);
-}
-
-static void heap_down(tl_build *B, size_t i)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        uint32_t x;
-        if (l < B->nheap && heap_less(B, B->heap[l], B->heap[m]))
-            m = l;
-        if (r < B->nheap && heap_less(B, B->heap[r], B->heap[m]))
-            m = r;
-        if (m == i)
-            return;
-        x = B->heap[i], B->heap[i] = B->heap[m], B->heap[m] = x;
-        i = m;
-    }
-}
-
-static void heap_make(tl_build *B)
-{
-    size_t i = B->nheap / 2;
-    while (i-- > 0)
-        heap_down(B, i);
-}
 
 static unsigned kind_of(const tl_build *B, OTF2_RegionRef r)
 {
@@ -1059,7 +1034,8 @@ static up_status setup_rows(tl_build *B, const up_timeline_opts *o)
     return UP_OK;
 }
 
-static up_status pull(tl_build *B, uint32_t li, bool *more)
+/* The next record of li: *more false at its end, else *t its time. */
+static up_status pull(tl_build *B, uint32_t li, bool *more, uint64_t *t)
 {
     up_event *ev;
     up_status st;
@@ -1068,15 +1044,17 @@ static up_status pull(tl_build *B, uint32_t li, bool *more)
         return st;
     *more = ev != NULL;
     if (ev)
-        B->L[li].next_t = ev->time;
+        *t = ev->time;
     return UP_OK;
 }
 
 static up_status run(tl_build *B, up_trace *t)
 {
+    up_heap *h = &B->heap;
     up_event *ev;
     up_status st;
     size_t i, j;
+    uint64_t next = 0;
     bool more;
 
     for (i = 0; i < B->n; i++) {
@@ -1084,48 +1062,51 @@ static up_status run(tl_build *B, up_trace *t)
         L->s = up_trace_stream(t, i);
         if ((st = up_stream_peek(L->s, 0, &ev, B->err)) != UP_OK)
             return st;
-        if (ev) {
-            L->next_t = ev->time;
-            B->heap[B->nheap++] = (uint32_t)i;
+        if (ev) { /* room for every location is reserved */
+            h->a[h->n].key = ev->time;
+            h->a[h->n++].loc = (uint32_t)i;
         }
     }
-    heap_make(B);
+    up_heap_make(h);
     /* the records up to the window's end, in time order */
-    while (B->nheap && !B->nomem) {
-        uint32_t li = B->heap[0];
-        if (B->L[li].next_t > B->t1)
+    while (h->n && !B->nomem) {
+        uint32_t li = h->a[0].loc;
+        if (h->a[0].key > B->t1)
             break;
         up_stream_peek(B->L[li].s, 0, &ev, B->err); /* buffered: cannot fail */
         record(B, li, ev);
-        if ((st = pull(B, li, &more)) != UP_OK)
+        if ((st = pull(B, li, &more, &next)) != UP_OK)
             return st;
-        if (!more) { /* its last record: a buffer flush still runs to its end */
-            if (B->L[li].flushing)
-                advance(B, &B->L[li], B->L[li].flush_end);
-            B->heap[0] = B->heap[--B->nheap];
+        if (more) {
+            up_heap_rekey_top(h, next);
+            continue;
         }
-        heap_down(B, 0);
+        /* its last record: a buffer flush still runs to its end */
+        if (B->L[li].flushing)
+            advance(B, &B->L[li], B->L[li].flush_end);
+        up_heap_pop(h);
     }
     /* regions still open at the window's end are drawn to it */
-    for (i = 0; i < B->nheap; i++)
-        advance(B, &B->L[B->heap[i]], B->t1);
+    for (i = 0; i < h->n; i++)
+        advance(B, &B->L[h->a[i].loc], B->t1);
     for (i = 0; i < B->tl->nrows && !B->tl->grouped; i++)
         close_box(B, (uint32_t)i);
     /* after it: the receives of in-window sends, on their receivers only */
-    for (i = j = 0; i < B->nheap; i++)
-        if (B->L[B->heap[i]].pending_to)
-            B->heap[j++] = B->heap[i];
-    B->nheap = j;
-    heap_make(B);
-    while (B->nheap && B->pending && !B->nomem) {
-        uint32_t li = B->heap[0];
+    for (i = j = 0; i < h->n; i++)
+        if (B->L[h->a[i].loc].pending_to)
+            h->a[j++] = h->a[i];
+    h->n = j;
+    up_heap_make(h);
+    while (h->n && B->pending && !B->nomem) {
+        uint32_t li = h->a[0].loc;
         up_stream_peek(B->L[li].s, 0, &ev, B->err);
         record_late(B, li, ev);
-        if ((st = pull(B, li, &more)) != UP_OK)
+        if ((st = pull(B, li, &more, &next)) != UP_OK)
             return st;
-        if (!more || !B->L[li].pending_to)
-            B->heap[0] = B->heap[--B->nheap];
-        heap_down(B, 0);
+        if (more && B->L[li].pending_to)
+            up_heap_rekey_top(h, next);
+        else
+            up_heap_pop(h);
     }
     return UP_OK;
 }
@@ -1165,7 +1146,7 @@ up_status up_timeline_build(up_trace *t, const up_timeline_win *w, const up_time
     B.stride = 1;
     B.maxmsgs = o->max_msgs;
     if (!(B.L = up_calloc(B.n ? B.n : 1, sizeof *B.L)) ||
-        !(B.heap = up_calloc(B.n ? B.n : 1, sizeof *B.heap)) ||
+        !up_heap_reserve(&B.heap, B.n ? B.n : 1) ||
         !(B.kind = up_calloc(d->nregions ? d->nregions : 1, 1))) {
         st = UP_ERR(err, UP_ENOMEM, "out of memory");
         goto done;
@@ -1197,7 +1178,7 @@ done:
     up_free(B.ch);
     up_map_free(&B.chmap);
     up_free(B.L);
-    up_free(B.heap);
+    up_heap_free(&B.heap);
     up_free(B.kind);
     up_free(B.pend);
     up_free(B.boxcap);
@@ -1223,447 +1204,4 @@ void up_timeline_free(up_timeline *tl)
     tl->rows = NULL;
     tl->msgs = NULL;
     tl->nrows = tl->nmsgs = 0;
-}
-
-/* ---- SVG -------------------------------------------------------------------- */
-
-/* the layout, pixels */
-enum { ML = 128, MR = 24, TOP = 48 };
-
-#define MPI_COLOUR "#d62728"
-#define OVH_COLOUR "#3b3b3b"
-
-/* A user region's colour, from its id alone (the same in a compensated copy):
- * hues in golden-ratio steps through 35-320 degrees (no reds: those are MPI's),
- * in three shades. */
-static const char *user_colour(OTF2_RegionRef r, char *buf, size_t n)
-{
-    double h = 35 + 285 * fmod((double)r * 0.6180339887, 1), s = r % 2 ? 0.45 : 0.55;
-    double l = 0.60 + 0.07 * (double)((r / 2) % 3) - 0.07, c, x, m, rgb[3] = {0, 0, 0};
-    int i = (int)(h / 60);
-    c = (1 - fabs(2 * l - 1)) * s;
-    x = c * (1 - fabs(fmod(h / 60, 2) - 1));
-    m = l - c / 2;
-    rgb[(7 - i) % 3] = x; /* hue sextant i: (c,x,0) (x,c,0) (0,c,x) (0,x,c) (x,0,c) (c,0,x) */
-    rgb[(i + 1) / 2 % 3] = c;
-    snprintf(buf, n, "#%02x%02x%02x", (unsigned)lround((rgb[0] + m) * 255),
-             (unsigned)lround((rgb[1] + m) * 255), (unsigned)lround((rgb[2] + m) * 255));
-    return buf;
-}
-
-static const char *box_colour(unsigned kind, OTF2_RegionRef r, char *buf, size_t n)
-{
-    if (kind == UP_TIMELINE_MPI)
-        return MPI_COLOUR;
-    if (kind == UP_TIMELINE_OVERHEAD)
-        return OVH_COLOUR;
-    return user_colour(r, buf, n);
-}
-
-/* XML text from outside (labels, titles): whole, in the form terminals show
- * (up_report_xml); region names go through xml_name: a long one cut with
- * its marker (docs/cli.md, "Names in outputs") */
-static void xml_text(FILE *f, const char *s) { up_report_xml(f, s, UP_TEXT_WHOLE); }
-static void xml_name(FILE *f, const char *s) { up_report_xml(f, s, 0); }
-
-/* a duration for people: "850 ns", "12.5 µs", "3.2 ms", "1.25 s" */
-static void fmt_dur(char *buf, size_t n, double s)
-{
-    if (s >= 1)
-        snprintf(buf, n, "%.4g s", s);
-    else if (s >= 1e-3)
-        snprintf(buf, n, "%.4g ms", s * 1e3);
-    else if (s >= 1e-6)
-        snprintf(buf, n, "%.4g &#181;s", s * 1e6);
-    else
-        snprintf(buf, n, "%.4g ns", s * 1e9);
-}
-
-/* a round step (1, 2 or 5 times a power of ten) giving about n ticks */
-static double nice_step(double range, double n)
-{
-    double raw = range / n, p, m;
-    if (!(raw > 0))
-        return 1;
-    p = pow(10, floor(log10(raw)));
-    m = raw / p;
-    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
-}
-
-typedef struct geo {
-    uint64_t t0, span, res;
-    double dw;           /* drawing width, px */
-    double rh, gap;      /* row height and the space between rows */
-} geo;
-
-static double gx(const geo *g, uint64_t t)
-{
-    double v = t >= g->t0 ? (double)(t - g->t0) : -(double)(g->t0 - t);
-    return ML + v / (double)g->span * g->dw;
-}
-
-static double gy(const geo *g, size_t row) { return TOP + (double)row * (g->rh + g->gap); }
-
-/* heat colour of an MPI share level 1..10: pale to Vampir red */
-static void heat_colour(char *buf, size_t n, unsigned level, bool ovh)
-{
-    double f = (double)level / 10.0;
-    unsigned r, g, b;
-    if (ovh) { /* white to the overhead grey */
-        r = g = b = (unsigned)lround(235 - f * (235 - 59));
-    } else { /* #fcded6 to #b2182b */
-        r = (unsigned)lround(252 - f * (252 - 178));
-        g = (unsigned)lround(222 - f * (222 - 24));
-        b = (unsigned)lround(214 - f * (214 - 43));
-    }
-    snprintf(buf, n, "#%02x%02x%02x", r, g, b);
-}
-
-/* one heat strip: runs of columns of equal level (tenths) drawn as
- * horizontal strokes, one path per level */
-static void heat_strip(FILE *f, const float *frac, unsigned W, double x0, double dw, double y,
-                       double h, bool ovh)
-{
-    unsigned level, c, c0;
-    char col[16];
-    for (level = 1; level <= 10; level++) {
-        bool any = false;
-        for (c = 0; c < W;) {
-            if ((unsigned)lround((double)frac[c] * 10) != level) {
-                c++;
-                continue;
-            }
-            c0 = c;
-            while (c < W && (unsigned)lround((double)frac[c] * 10) == level)
-                c++;
-            if (!any) {
-                heat_colour(col, sizeof col, level, ovh);
-                fprintf(f, "<path stroke=\"%s\" stroke-width=\"%.1f\" d=\"", col, h);
-                any = true;
-            }
-            fprintf(f, "M%.1f %.1fH%.1f", x0 + (double)c0 * dw / (double)W, y + h / 2,
-                    x0 + (double)c * dw / (double)W);
-        }
-        if (any)
-            fputs("\"/>\n", f);
-    }
-}
-
-typedef struct keyed {
-    uint32_t key, pos;
-} keyed;
-
-static int keyed_cmp(const void *a, const void *b)
-{
-    const keyed *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-static uint32_t colour_key(const up_timeline_box *b)
-{
-    return b->kind == UP_TIMELINE_MPI ? UINT32_MAX - 1 : b->kind == UP_TIMELINE_OVERHEAD ? UINT32_MAX : b->region;
-}
-
-/* A row's boxes without tooltips: one stroked path per colour, a short
- * "M x y H x" per box (small files whatever the number of rows). */
-static void boxes_by_colour(FILE *f, const geo *g, const up_timeline_row *R, double y)
-{
-    keyed *k = R->nbox ? up_calloc(R->nbox, sizeof *k) : NULL;
-    size_t i, j, n = R->nbox;
-    char col[16];
-    for (i = 0; k && i < n; i++) {
-        k[i].key = colour_key(&R->box[i]);
-        k[i].pos = (uint32_t)i;
-    }
-    if (k)
-        qsort(k, n, sizeof *k, keyed_cmp);
-    for (i = 0; i < n; i = j) {
-        const up_timeline_box *b = &R->box[k ? k[i].pos : i];
-        fprintf(f, "<path stroke=\"%s\" stroke-width=\"%.1f\" d=\"",
-                box_colour(b->kind, b->region, col, sizeof col), g->rh);
-        for (j = i; j < n && (k ? k[j].key == k[i].key : j == i); j++) {
-            const up_timeline_box *c = &R->box[k ? k[j].pos : j];
-            double x0 = gx(g, c->t0), x1 = gx(g, c->t1);
-            if (x1 - x0 < 0.6)
-                x1 = x0 + 0.6;
-            fprintf(f, "M%.1f %.1fH%.1f", x0, y + g->rh / 2, x1);
-        }
-        fputs("\"/>\n", f);
-    }
-    up_free(k);
-}
-
-int up_timeline_svg(FILE *f, const up_timeline *tl, const char *title, uint64_t span)
-{
-    const up_defs *d = tl->defs;
-    const up_timeline_win *w = &tl->win;
-    uint64_t own = w->t1 > w->t0 ? w->t1 - w->t0 : 1;
-    geo g;
-    size_t r, i, nbox = 0, k;
-    double width, height, yaxis, step, s0, s1, v, x;
-    int dec;
-    char buf[64], b2[64], col[16];
-    bool titles;
-    /* the user regions with the most time, for the legend */
-    enum { NLEG = 6 };
-    OTF2_RegionRef leg[NLEG];
-    uint64_t legt[NLEG];
-    size_t nleg = 0;
-    bool any_ovh = false, any_mpi = false;
-
-    memset(&g, 0, sizeof g);
-    g.t0 = w->t0;
-    g.span = span > own ? span : own;
-    g.res = tl->resolution ? tl->resolution : 1;
-    g.dw = (double)(tl->width_px ? tl->width_px : 1000);
-    g.rh = tl->nrows <= 8 ? 22 : tl->nrows <= 16 ? 16 : tl->nrows <= 32 ? 12 : 9;
-    g.gap = tl->nrows <= 16 ? 3 : 1;
-    for (r = 0; r < tl->nrows; r++)
-        nbox += tl->rows[r].nbox;
-    titles = nbox <= TITLE_MAX;
-    width = ML + g.dw + MR;
-    yaxis = gy(&g, tl->nrows) + 2;
-    height = yaxis + 62;
-
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-               "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"11\">\n",
-            width, height, width, height);
-    fputs("<rect width=\"100%\" height=\"100%\" fill=\"#fafafa\"/>\n", f);
-    fputs("<text x=\"12\" y=\"18\" font-size=\"14\" font-weight=\"bold\">", f);
-    xml_text(f, title);
-    fputs("</text>\n", f);
-    /* what the window is */
-    fmt_dur(buf, sizeof buf, ticks_s(own, g.res));
-    dec = (int)ceil(-log10(ticks_s(own, g.res))) + 3; /* 4 digits of the window */
-    dec = dec < 0 ? 0 : dec > 12 ? 12 : dec;
-    fprintf(f, "<text x=\"12\" y=\"35\" fill=\"#555\">%.*f&#8211;%.*f s (%s): ", dec,
-            ticks_s(w->t0 > w->origin ? w->t0 - w->origin : 0, g.res), dec,
-            ticks_s(w->t1 > w->origin ? w->t1 - w->origin : 0, g.res), buf);
-    xml_text(f, w->how);
-    fprintf(f, "; %llu message%s", (unsigned long long)tl->msgs_in_window,
-            tl->msgs_in_window == 1 ? "" : "s");
-    if (tl->nmsgs < tl->msgs_in_window)
-        fprintf(f, " (%zu drawn)", tl->nmsgs);
-    fputs("</text>\n", f);
-
-    /* the time axis: ticks in seconds from the trace start, grid behind */
-    s0 = ticks_s(w->t0 > w->origin ? w->t0 - w->origin : 0, g.res);
-    s1 = s0 + ticks_s(g.span, g.res);
-    step = nice_step(s1 - s0, 8);
-    dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
-    if (dec > 12)
-        dec = 12;
-    fprintf(f, "<line x1=\"%d\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n", ML,
-            ML + g.dw, yaxis, yaxis);
-    for (k = 0, v = ceil(s0 / step - 1e-9) * step; v <= s1 + step * 1e-9 && k < 100;
-         k++, v = (ceil(s0 / step - 1e-9) + (double)k) * step) {
-        if (fabs(v) < step * 1e-6)
-            v = 0; /* not "-0.0" */
-        x = ML + (v - s0) / (s1 - s0) * g.dw;
-        if (x < ML - 0.5 || x > ML + g.dw + 0.5)
-            continue;
-        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
-                   "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>"
-                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.*f</text>\n",
-                x, x, TOP - 2, yaxis, x, x, yaxis, yaxis + 4, x, yaxis + 16, dec, v);
-    }
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#555\">"
-               "seconds from the trace start</text>\n", ML + g.dw / 2, yaxis + 30);
-
-    /* rows */
-    for (r = 0; r < tl->nrows; r++) {
-        const up_timeline_row *R = &tl->rows[r];
-        double y = gy(&g, r), wx = gx(&g, w->t1) - ML;
-        fputs("<g><title>", f);
-        xml_text(f, R->label);
-        fputs("</title>", f);
-        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\""
-                   "%s>",
-                ML - 6, y + g.rh / 2, g.rh < 12 ? " font-size=\"9\"" : "");
-        xml_text(f, R->label);
-        fputs("</text>", f);
-        fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#ececec\"/>\n",
-                ML, y, wx, g.rh);
-        if (tl->grouped && R->mpi_frac) {
-            double ho = 0;
-            for (i = 0; i < tl->width_px && R->ovh_frac; i++)
-                if (R->ovh_frac[i] >= 0.05f) {
-                    ho = g.rh >= 12 ? 3 : 2;
-                    any_ovh = true;
-                    break;
-                }
-            for (i = 0; i < tl->width_px; i++)
-                if (R->mpi_frac[i] >= 0.05f) {
-                    any_mpi = true;
-                    break;
-                }
-            /* the columns span the own window: wx pixels of the drawing */
-            heat_strip(f, R->mpi_frac, tl->width_px, ML, wx, y, g.rh - ho, false);
-            if (ho > 0)
-                heat_strip(f, R->ovh_frac, tl->width_px, ML, wx, y + g.rh - ho, ho, true);
-        } else if (titles) {
-            for (i = 0; i < R->nbox; i++) {
-                const up_timeline_box *b = &R->box[i];
-                double x0 = gx(&g, b->t0), x1 = gx(&g, b->t1);
-                if (x1 - x0 < 0.6)
-                    x1 = x0 + 0.6;
-                fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
-                           "fill=\"%s\"><title>",
-                        x0, y, x1 - x0, g.rh, box_colour(b->kind, b->region, col, sizeof col));
-                xml_name(f, b->region == OTF2_UNDEFINED_REGION ? "buffer flush"
-                                                               : region_name(d, b->region));
-                if (b->mixed)
-                    fputs(" and others", f);
-                fmt_dur(buf, sizeof buf, ticks_s(b->t1 - b->t0, g.res));
-                fprintf(f, "\n%s", buf);
-                if (b->parts > 1 && b->mixed)
-                    fprintf(f, " (%u intervals merged)", b->parts);
-                fputs("</title></rect>\n", f);
-            }
-        } else
-            boxes_by_colour(f, &g, R, y);
-        fputs("</g>\n", f);
-        /* legend bookkeeping */
-        for (i = 0; i < R->nbox; i++) {
-            const up_timeline_box *b = &R->box[i];
-            any_mpi |= b->kind == UP_TIMELINE_MPI;
-            any_ovh |= b->kind == UP_TIMELINE_OVERHEAD;
-            if (b->kind != UP_TIMELINE_USER)
-                continue;
-            for (k = 0; k < nleg && leg[k] != b->region; k++)
-                ;
-            if (k < nleg)
-                legt[k] += b->t1 - b->t0;
-            else if (nleg < NLEG) {
-                leg[nleg] = b->region;
-                legt[nleg++] = b->t1 - b->t0;
-            } else { /* replace the smallest if this one is longer */
-                size_t m = 0;
-                for (k = 1; k < NLEG; k++)
-                    if (legt[k] < legt[m])
-                        m = k;
-                if (b->t1 - b->t0 > legt[m]) {
-                    leg[m] = b->region;
-                    legt[m] = b->t1 - b->t0;
-                }
-            }
-        }
-    }
-
-    /* messages: one path of lines, one of arrowheads at the receive */
-    if (tl->nmsgs) {
-        double xa = gx(&g, w->t0), xb = gx(&g, w->t1);
-        bool few = tl->nmsgs <= ARROWS_MAX;
-        fprintf(f, "<path stroke=\"#000\" stroke-width=\"%.1f\" stroke-opacity=\"%s\" "
-                   "fill=\"none\" d=\"",
-                tl->grouped || !few ? 0.5 : 0.8, few ? "0.85" : "0.6");
-        for (i = 0; i < tl->nmsgs; i++) {
-            const up_timeline_msg *m = &tl->msgs[i];
-            double x0 = gx(&g, m->t_send), x1 = gx(&g, m->t_recv);
-            double y0 = gy(&g, m->src_row) + g.rh / 2, y1 = gy(&g, m->dst_row) + g.rh / 2;
-            double ca = 0, cb = 1; /* clip the segment to [xa, xb] */
-            if (x1 != x0) {
-                double ta = (xa - x0) / (x1 - x0), tb = (xb - x0) / (x1 - x0);
-                double lo = ta < tb ? ta : tb, hi = ta < tb ? tb : ta;
-                ca = lo > 0 ? lo : 0;
-                cb = hi < 1 ? hi : 1;
-                if (ca >= cb)
-                    continue;
-            } else if (x0 < xa || x0 > xb)
-                continue;
-            fprintf(f, "M%.1f %.1fL%.1f %.1f", x0 + ca * (x1 - x0), y0 + ca * (y1 - y0),
-                    x0 + cb * (x1 - x0), y0 + cb * (y1 - y0));
-        }
-        fputs("\"/>\n", f);
-        if (few)
-            fputs("<path fill=\"#000\" d=\"", f);
-        for (i = 0; few && i < tl->nmsgs; i++) {
-            const up_timeline_msg *m = &tl->msgs[i];
-            double x0 = gx(&g, m->t_send), x1 = gx(&g, m->t_recv);
-            double y0 = gy(&g, m->src_row) + g.rh / 2, y1 = gy(&g, m->dst_row) + g.rh / 2;
-            double dx = x1 - x0, dy = y1 - y0, len = sqrt(dx * dx + dy * dy), ux, uy;
-            if (m->t_recv < w->t0 || m->t_recv > w->t1 || len < 1)
-                continue;
-            ux = dx / len;
-            uy = dy / len;
-            fprintf(f, "M%.1f %.1fL%.1f %.1fL%.1f %.1fz", x1, y1, x1 - 5 * ux - 2 * uy,
-                    y1 - 5 * uy + 2 * ux, x1 - 5 * ux + 2 * uy, y1 - 5 * uy - 2 * ux);
-        }
-        if (few)
-            fputs("\"/>\n", f);
-    }
-    if (gx(&g, w->t1) < ML + g.dw - 1) /* the end of a window shorter than the other's */
-        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.1f\" stroke=\"#888\" "
-                   "stroke-dasharray=\"3,2\"/>\n",
-                gx(&g, w->t1), gx(&g, w->t1), TOP - 2, yaxis);
-
-    /* legend */
-    {
-        double lx = ML, ly = yaxis + 44;
-        size_t a, b;
-        for (a = 0; a < nleg; a++) /* longest first */
-            for (b = a + 1; b < nleg; b++)
-                if (legt[b] > legt[a]) {
-                    OTF2_RegionRef tr = leg[a];
-                    uint64_t tt = legt[a];
-                    leg[a] = leg[b], legt[a] = legt[b];
-                    leg[b] = tr, legt[b] = tt;
-                }
-        fputs("<g>", f);
-        if (tl->grouped) {
-            fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">time in MPI per group: 10%%</text>", lx,
-                    ly + 4);
-            lx += 160;
-            for (a = 1; a <= 10; a += 3) {
-                heat_colour(buf, sizeof buf, (unsigned)a, false);
-                fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"22\" height=\"10\" fill=\"%s\"/>",
-                        lx, ly - 5, buf);
-                lx += 22;
-            }
-            fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">100%%</text>", lx + 4, ly + 4);
-            lx += 50;
-            if (any_ovh) {
-                heat_colour(buf, sizeof buf, 10, true);
-                fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"12\" height=\"10\" fill=\"%s\"/>"
-                           "<text x=\"%.0f\" y=\"%.1f\">overhead (lower band)</text>",
-                        lx, ly - 5, buf, lx + 16, ly + 4);
-                lx += 150;
-            }
-        } else {
-            if (any_mpi || !nleg) {
-                fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"12\" height=\"10\" fill=\"%s\"/>"
-                           "<text x=\"%.0f\" y=\"%.1f\">MPI</text>",
-                        lx, ly - 5, MPI_COLOUR, lx + 16, ly + 4);
-                lx += 52;
-            }
-            if (any_ovh) {
-                fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"12\" height=\"10\" fill=\"%s\"/>"
-                           "<text x=\"%.0f\" y=\"%.1f\">measurement overhead</text>",
-                        lx, ly - 5, OVH_COLOUR, lx + 16, ly + 4);
-                lx += 150;
-            }
-            for (a = 0; a < nleg && lx < ML + g.dw - 140; a++) {
-                size_t len;
-                /* at most 28 bytes, escaped, a cut marked "..." */
-                up_text_escape(b2, 29, region_name(d, leg[a]), 0);
-                len = strlen(b2);
-                fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"12\" height=\"10\" fill=\"%s\"/>"
-                           "<text x=\"%.0f\" y=\"%.1f\">",
-                        lx, ly - 5, box_colour(UP_TIMELINE_USER, leg[a], col, sizeof col), lx + 16,
-                        ly + 4);
-                xml_text(f, b2);
-                fputs("</text>", f);
-                lx += 28 + 6.5 * (double)len;
-            }
-        }
-        if (tl->nmsgs)
-            fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/>"
-                       "<text x=\"%.0f\" y=\"%.1f\">message</text>",
-                    lx, lx + 18, ly, ly, lx + 22, ly + 4);
-        fputs("</g>\n", f);
-    }
-    fputs("</svg>\n", f);
-    return ferror(f) ? -1 : 0;
 }

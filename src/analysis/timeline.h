@@ -5,14 +5,13 @@
  *
  * Place in the data flow: OTF2 archive --up_trace_open--> one stream per
  * location --up_timeline_build--> boxes merged to the drawing's resolution
- * --up_timeline_svg--> an <svg> element inside report.html.
+ * --up_timeline_svg (src/report/timeline.h)--> an <svg> element inside
+ * report.html; up_run_report (src/run/report.c) builds them.
  * Memory is bounded by rows x width_px boxes and max_msgs messages, whatever
  * the trace's length: records outside the window are read and dropped.
  */
 #ifndef UNPERTURB_TIMELINE_H
 #define UNPERTURB_TIMELINE_H
-
-#include <stdio.h>
 
 #include "trace/trace.h"
 
@@ -31,7 +30,7 @@ typedef struct up_timeline_win {
                                * (indices among that location's records) */
     char how[160];            /* "iteration 12 of 25 (MPI_Allreduce on rank 0)",
                                * "--window 0.5:0.6", ... */
-    /* added by src/report/timeline.c: */
+    /* added by src/analysis/timeline.c: */
     uint64_t resolution;      /* ticks per second of the archive */
     uint64_t nrecs;           /* records of `loc` inside [t0, t1]; 0: none, and
                                * rec0, rec1, r0_t, r1_t mean nothing */
@@ -106,10 +105,9 @@ up_status up_timeline_build(up_trace *t, const up_timeline_win *w, const up_time
                             up_timeline *out, up_err *err);
 void up_timeline_free(up_timeline *tl);
 
-/* Writes one <svg> element (no scripts, no external resources): a time axis
- * in seconds from the trace start, one row per up_timeline_row, message lines.
- * `span` ticks fill the width (pass the longer window of two timelines so
- * that they share a scale); `title` goes above it. Returns 0 or -1. */
-int up_timeline_svg(FILE *f, const up_timeline *tl, const char *title, uint64_t span);
+/* Seconds of `ticks` at the timeline's resolution; the name of region r
+ * ("?" when it has none). */
+double up_timeline_s(const up_timeline *tl, uint64_t ticks);
+const char *up_timeline_region_name(const up_timeline *tl, OTF2_RegionRef r);
 
 #endif /* UNPERTURB_TIMELINE_H */
