@@ -14,7 +14,7 @@
 #include "test.h"
 #include "tutil.h"
 #include "tracegen.h"
-#include "report/export.h"
+#include "report/perfetto.h"
 
 static json_t *load(const char *path)
 {

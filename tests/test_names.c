@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "report/export.h"
-#include "report/report.h"
+#include "report/perfetto.h"
+#include "report/names.h"
 #include "test.h"
 #include "tutil.h"
 
@@ -145,9 +145,9 @@ TEST(names_json_and_xml)
         CHECK(!"open_memstream");
         return;
     }
-    up_report_xml(f, "a<b>&\"'\x01\xff\xe2\x80\xae \xc3\xa4", 0);
+    up_report_xml_name(f, "a<b>&\"'\x01\xff\xe2\x80\xae \xc3\xa4");
     fputc('|', f);
-    up_report_xml(f, NULL, UP_TEXT_WHOLE);
+    up_report_xml_text(f, NULL);
     fclose(f);
     CHECK(buf && !strcmp(buf, "a&lt;b&gt;&amp;&quot;&#39;\\x01\\xff\\xe2\\x80\\xae \xc3\xa4|"));
     free(buf);

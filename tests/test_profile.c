@@ -7,7 +7,7 @@
 
 #include "test.h"
 #include "tracegen.h"
-#include "report/report.h"
+#include "report/profile_report.h"
 
 #define NS 1000000000ull
 

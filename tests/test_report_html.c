@@ -16,41 +16,8 @@
 #include <sys/stat.h>
 
 #include "test.h"
-#include "report/report.h"
-
-/* ---- a fallback while timeline.c is not in the library -----------------------
- * Weak: the library's up_timeline_svg wins as soon as it is linked in.  It
- * draws rows of boxes, enough to look at the page. */
-__attribute__((weak)) int up_timeline_svg(FILE *f, const up_timeline *tl, const char *title, uint64_t span)
-{
-    size_t r, k;
-    double w = 1000.0 / (double)(span ? span : 1);
-    fprintf(f, "<svg viewBox=\"0 0 1100 %zu\" width=\"1100\" height=\"%zu\"><text x=\"0\" y=\"14\">",
-            30 + 20 * tl->nrows, 30 + 20 * tl->nrows);
-    for (; *title; title++)
-        switch (*title) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: fputc(*title, f);
-        }
-    fprintf(f, "</text><text x=\"0\" y=\"30\">%.6f s to %.6f s: %s</text>\n",
-            (double)(tl->win.t0 - tl->win.origin) / (double)tl->resolution,
-            (double)(tl->win.t1 - tl->win.origin) / (double)tl->resolution, tl->win.how);
-    for (r = 0; r < tl->nrows; r++) {
-        fprintf(f, "<text x=\"0\" y=\"%zu\">%s</text>", 36 + 20 * r, tl->rows[r].label);
-        for (k = 0; k < tl->rows[r].nbox; k++) {
-            const up_timeline_box *b = &tl->rows[r].box[k];
-            fprintf(f, "<rect x=\"%.1f\" y=\"%zu\" width=\"%.1f\" height=\"14\" fill=\"%s\"/>",
-                    90 + (double)(b->t0 - tl->win.t0) * w, 24 + 20 * r, (double)(b->t1 - b->t0) * w,
-                    b->kind == UP_TIMELINE_MPI ? "#d62728" : "#4c78a8");
-        }
-        fputc('\n', f);
-    }
-    return fputs("</svg>\n", f) < 0 ? -1 : 0;
-}
+#include "report/profile_report.h"
+#include "report/timeline.h"
 
 /* ---- reading the page back ------------------------------------------------- */
 

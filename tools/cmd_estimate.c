@@ -103,7 +103,7 @@ int cmd_estimate(int argc, char **argv)
         up_estimate_report e = up_run_est_report(&r, o.input);
         if (!quiet)
             up_report_estimate_text(up_outset_stdout(r.outs) ? stderr : stdout, &e, per_loc);
-        if (o.json && up_estimate_json(&e, up_outset_tmp(r.outs, 0), &err) != UP_OK)
+        if (o.json && up_report_estimate_json(&e, up_outset_tmp(r.outs, 0), &err) != UP_OK)
             goto fail;
         if (up_outset_commit(r.outs, &err) != UP_OK)
             goto fail;

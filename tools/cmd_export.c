@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "report/export.h"
+#include "report/perfetto.h"
 #include "run/pipeline.h"
 
 #define MAX_RANGES 256

@@ -100,7 +100,6 @@ int cmd_report(int argc, char **argv)
     memset(&r, 0, sizeof r);
     memset(&v, 0, sizeof v);
     up_run_rep_opts_init(&o);
-    up_timeline_opts_init(&v.window);
     cmd_opts_begin(&p, &spec, argc, argv);
     while ((opt = cmd_opts_next(&p)) > 0) {
         switch (opt) {
@@ -115,7 +114,7 @@ int cmd_report(int argc, char **argv)
             break;
         case 'w': {
             char why[300], msg[1024];
-            if (!parse_window(optarg, &v.window, why, sizeof why)) {
+            if (!parse_window(optarg, &o.window, why, sizeof why)) {
                 snprintf(msg, sizeof msg, "--window %s: %s", up_esc(optarg), why);
                 return usage_fail("%s", msg);
             }
@@ -157,7 +156,7 @@ int cmd_report(int argc, char **argv)
     if (optind != argc - 1)
         return cmd_one_input("report", argc, argv, optind);
     o.path_a = argv[optind];
-    if (v.window.window_set && !o.html)
+    if (o.window.window_set && !o.html)
         return usage_fail("--window%s applies to the timelines of report.html: add -o FILE", "");
     for (i = 1, len = strlen(cmdline); i < argc && len + 2 < sizeof cmdline; i++) {
         int w = snprintf(cmdline + len, sizeof cmdline - len, " %s", argv[i]);

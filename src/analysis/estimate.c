@@ -4,7 +4,7 @@
  * trace (no replay).
  *
  * Place in the data flow: reader streams -> [this pass] -> up_estimate ->
- * text (tools/cmd_estimate.c) and JSON (here).
+ * text and JSON (src/report/estimate_report.c).
  *
  * The metrics are those of Section 2.2:
  *   AE = T_m(I(P)) - T(P)                         eq. (1)
@@ -30,12 +30,12 @@
  * start (known when the first MPI_Init ends) and at each location's end are
  * read off running counters: memory is O(locations).
  */
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/estimate.h"
+#include "util/heap.h"
 
 static const struct {
     const char *name, *title, *section, *formula;
@@ -53,6 +53,7 @@ static const struct {
 const char *up_estimate_model_name(unsigned m) { return m < UP_ESTIMATE_COUNT ? models[m].name : "?"; }
 const char *up_estimate_model_title(unsigned m) { return m < UP_ESTIMATE_COUNT ? models[m].title : "?"; }
 const char *up_estimate_model_section(unsigned m) { return m < UP_ESTIMATE_COUNT ? models[m].section : "?"; }
+const char *up_estimate_model_formula(unsigned m) { return m < UP_ESTIMATE_COUNT ? models[m].formula : "?"; }
 
 /* ---- running tallies ---------------------------------------------------------- */
 
@@ -124,7 +125,6 @@ typedef struct eloc {
     up_estimate_tally at_start;    /* its records before the window start */
     up_estimate_tally at_end;      /* its records before its end */
     up_estimate_tally all_at_end;  /* every location's records before its end */
-    uint64_t next_t;          /* heap key: time of its next record */
     uint64_t last, fin;       /* latest time; its first Enter(MPI_Finalize) */
     uint64_t ovh_begin;       /* measured start of the open overhead region */
     unsigned depth;           /* open overhead regions */
@@ -134,47 +134,14 @@ typedef struct eloc {
 typedef struct pass {
     const up_defs *d;
     eloc *L;
-    uint32_t *heap;
-    size_t n, nheap;
+    size_t n;
+    up_heap heap;             /* the locations by the time of their next record */
     track all;                /* every location's records */
     up_estimate_tally all_at_start;
     bool have_start;
     uint64_t start, first;
     uint64_t decreasing;
 } pass;
-
-static bool heap_less(const pass *P, uint32_t a, uint32_t b)
-{
-    return P->L[a].next_t < P->L[b].next_t || (P->L[a].next_t == P->L[b].next_t && a < b);
-}
-
-static void heap_down(pass *P, size_t i)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        uint32_t x;
-        if (l < P->nheap && heap_less(P, P->heap[l], P->heap[m]))
-            m = l;
-        if (r < P->nheap && heap_less(P, P->heap[r], P->heap[m]))
-            m = r;
-        if (m == i)
-            return;
-        x = P->heap[i], P->heap[i] = P->heap[m], P->heap[m] = x;
-        i = m;
-    }
-}
-
-static void heap_up(pass *P, size_t i)
-{
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        uint32_t x;
-        if (!heap_less(P, P->heap[i], P->heap[parent]))
-            return;
-        x = P->heap[i], P->heap[i] = P->heap[parent], P->heap[parent] = x;
-        i = parent;
-    }
-}
 
 static void add_rk(eloc *L, track *all, unsigned rk)
 {
@@ -278,14 +245,11 @@ static up_status run_pass(pass *P, up_trace *t, up_estimate *e, up_err *err)
         L->s = up_trace_stream(t, i);
         if (up_stream_peek(L->s, 0, &ev, err) != UP_OK)
             return err->status;
-        if (ev) {
-            L->next_t = ev->time;
-            P->heap[P->nheap++] = (uint32_t)i;
-            heap_up(P, P->nheap - 1);
-        }
+        if (ev)
+            up_heap_push(&P->heap, (uint32_t)i, ev->time); /* room reserved */
     }
-    while (P->nheap) {
-        uint32_t li = P->heap[0];
+    while (P->heap.n) {
+        uint32_t li = P->heap.a[0].loc;
         eloc *L = &P->L[li];
         up_stream_peek(L->s, 0, &ev, err); /* buffered: cannot fail */
         record(P, li, ev);
@@ -293,8 +257,7 @@ static up_status run_pass(pass *P, up_trace *t, up_estimate *e, up_err *err)
         if (up_stream_peek(L->s, 0, &ev, err) != UP_OK)
             return err->status;
         if (ev) {
-            L->next_t = ev->time;
-            heap_down(P, 0);
+            up_heap_rekey_top(&P->heap, ev->time);
             continue;
         }
         /* the location's last record: without MPI_Finalize it ends here */
@@ -302,8 +265,7 @@ static up_status run_pass(pass *P, up_trace *t, up_estimate *e, up_err *err)
             L->at_end = track_lt(&L->tr, L->last);
             L->all_at_end = track_lt(&P->all, L->last);
         }
-        P->heap[0] = P->heap[--P->nheap];
-        heap_down(P, 0);
+        up_heap_pop(&P->heap);
     }
     for (i = 0; i < P->n; i++)
         e->records_total += (e->locs[i].records_total = up_stream_records(P->L[i].s));
@@ -397,9 +359,9 @@ up_status up_estimate_run(up_trace *t, const up_comp_params *p, up_estimate *e, 
     e->resolution = d->resolution;
     e->nlocs = d->nlocs;
     P.L = up_calloc(P.n ? P.n : 1, sizeof *P.L);
-    P.heap = up_calloc(P.n ? P.n : 1, sizeof *P.heap);
+    (void)up_heap_reserve(&P.heap, P.n ? P.n : 1); /* failed: heap.a stays NULL */
     e->locs = up_calloc(P.n ? P.n : 1, sizeof *e->locs);
-    if (!P.L || !P.heap || !e->locs) {
+    if (!P.L || !P.heap.a || !e->locs) {
         st = UP_ERR(err, UP_ENOMEM, "out of memory");
         goto done;
     }
@@ -462,7 +424,7 @@ up_status up_estimate_run(up_trace *t, const up_comp_params *p, up_estimate *e, 
     models_eval(e, p);
 done:
     up_free(P.L);
-    up_free(P.heap);
+    up_heap_free(&P.heap);
     if (st != UP_OK)
         up_estimate_free(e);
     return st;
@@ -475,7 +437,7 @@ void up_estimate_free(up_estimate *e)
     e->nlocs = 0;
 }
 
-/* ---- against the replay, and JSON -------------------------------------------------- */
+/* ---- against the replay -------------------------------------------------- */
 
 double up_estimate_replay_s(const up_estimate_report *r)
 {
@@ -491,141 +453,4 @@ double up_estimate_error(const up_estimate_report *r, unsigned m)
     if (m >= UP_ESTIMATE_COUNT || isnan(tr) || tr <= 0)
         return NAN;
     return fabs(r->est->model[m].approximated_s - tr) / tr;
-}
-
-static int put(json_t *o, const char *k, json_t *v) { return json_object_set_new(o, k, v); }
-static json_t *real_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
-
-/* Text from outside as a JSON string in the form of up_text_form (docs/cli.md,
- * "Names in outputs"): how UP_TEXT_UTF8 for a name, | UP_TEXT_WHOLE for a path */
-static json_t *jtext(const char *s, unsigned how)
-{
-    char buf[UP_NAME_BUF], *t = buf;
-    json_t *v;
-    if (up_text_form(buf, sizeof buf, s, how) >= sizeof buf && !(t = up_text_dup(s, how)))
-        return NULL;
-    v = json_string(t);
-    if (t != buf)
-        up_free(t);
-    return v;
-}
-
-static json_t *child(json_t *parent, const char *key, json_t *v)
-{
-    if (!v || json_object_set_new(parent, key, v) != 0)
-        return NULL;
-    return v;
-}
-
-static json_t *loc_ref(const up_estimate *e, long i)
-{
-    return i >= 0 ? json_integer((json_int_t)e->locs[i].id) : json_null();
-}
-
-up_status up_estimate_json(const up_estimate_report *r, const char *path, up_err *err)
-{
-    const up_estimate *e = r->est;
-    const up_comp_params *p = r->params;
-    const up_replay_result *x = r->replay;
-    json_t *root = json_object(), *win, *ovh, *ons, *kinds, *ms, *locs, *rep = NULL;
-    double tr = up_estimate_replay_s(r), res = e->resolution ? (double)e->resolution : 1.0;
-    char *text;
-    up_status st;
-    size_t i;
-    unsigned k;
-
-    if (!root)
-        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
-    win = child(root, "window", json_object());
-    ovh = child(root, "overhead", json_object());
-    ons = ovh ? child(ovh, "overhead_ns", json_object()) : NULL;
-    kinds = child(root, "records_by_kind", json_object());
-    ms = child(root, "models", json_array());
-    locs = child(root, "per_location", json_array());
-    if (x && !(rep = child(root, "replay", json_object())))
-        goto nomem;
-    if (!win || !ovh || !ons || !kinds || !ms || !locs)
-        goto nomem;
-    if (!x)
-        put(root, "replay", json_null());
-    put(root, "tool", json_string("unperturb estimate"));
-    put(root, "version", json_string(UP_VERSION));
-    put(root, "input", jtext(r->input, UP_TEXT_UTF8 | UP_TEXT_WHOLE));
-    put(root, "measured_time_s", json_real(e->measured_s));
-    put(root, "records", json_integer((json_int_t)e->records));
-    put(root, "records_total", json_integer((json_int_t)e->records_total));
-    put(root, "measured_overhead_records", json_integer((json_int_t)e->window.n_measured));
-    put(root, "measured_overhead_s", json_real(e->measured_ovh_s));
-    put(root, "locations", json_integer((json_int_t)e->nlocs));
-    put(root, "decreasing_time", json_integer((json_int_t)e->decreasing_time));
-    put(root, "unknown_records", json_integer((json_int_t)e->unknown_records));
-    put(win, "marked", json_boolean(e->window_marked));
-    put(win, "description",
-        json_string(e->window_marked ? "end of MPI_Init .. start of MPI_Finalize (marked in the trace)"
-                                     : "first .. last record over all locations (no MPI_Init/MPI_Finalize marks)"));
-    put(win, "resolution_ticks_per_s", json_integer((json_int_t)e->resolution));
-    put(win, "start_ticks", json_integer((json_int_t)e->start_m));
-    put(win, "end_ticks", json_integer((json_int_t)e->end_m));
-    put(ovh, "source", jtext(r->params_source, UP_TEXT_UTF8 | UP_TEXT_WHOLE));
-    put(ovh, "alpha_ns", json_real(e->alpha_ns));
-    for (k = 0; k < UP_RK_COUNT; k++) {
-        put(ons, up_rk_name(k), json_real(p->overhead_ns[k]));
-        put(kinds, up_rk_name(k), json_integer((json_int_t)e->window.n[k]));
-    }
-    for (k = 0; k < UP_ESTIMATE_COUNT; k++) {
-        const up_estimate_value *v = &e->model[k];
-        json_t *o = json_object();
-        if (!o || json_array_append_new(ms, o) != 0)
-            goto nomem;
-        put(o, "name", json_string(models[k].name));
-        put(o, "title", json_string(models[k].title));
-        put(o, "section", json_string(models[k].section));
-        put(o, "formula", json_string(models[k].formula));
-        put(o, "approximated_time_s", json_real(v->approximated_s));
-        put(o, "absolute_error_s", json_real(e->measured_s - v->approximated_s));
-        put(o, "direct_perturbation_s", json_real(v->dp_s));
-        put(o, "dp_sequential_s", json_real(v->dp_seq_s));
-        put(o, "dp_concurrent_s", json_real(v->dp_conc_s));
-        put(o, "records", json_integer((json_int_t)v->records));
-        put(o, "critical_location", loc_ref(e, v->critical));
-        put(o, "error_vs_replay", real_or_null(up_estimate_error(r, k)));
-        put(o, "difference_vs_replay_s", real_or_null(v->approximated_s - tr));
-    }
-    if (x) {
-        put(rep, "mode", json_string("lower"));
-        put(rep, "measured_time_s",
-            json_real((double)(x->end_m > x->start_m ? x->end_m - x->start_m : 0) / res));
-        put(rep, "approximated_time_s", real_or_null(tr));
-        put(rep, "absolute_error_s", real_or_null(e->measured_s - tr));
-    }
-    for (i = 0; i < e->nlocs; i++) {
-        const up_estimate_loc *l = &e->locs[i];
-        json_t *o = json_object();
-        if (!o || json_array_append_new(locs, o) != 0)
-            goto nomem;
-        put(o, "location", json_integer((json_int_t)l->id));
-        put(o, "rank", l->rank == UP_NO_RANK ? json_null() : json_integer((json_int_t)l->rank));
-        put(o, "name", jtext(l->name, UP_TEXT_UTF8));
-        put(o, "records_total", json_integer((json_int_t)l->records_total));
-        put(o, "ends_window", json_boolean(l->counts_for_end));
-        put(o, "measured_end_s", json_real(l->measured_s));
-        put(o, "records", json_integer((json_int_t)l->records));
-        put(o, "direct_perturbation_s", json_real(l->dp_s));
-        put(o, "sequential_event_end_s", json_real(l->seq_event_end_s));
-        put(o, "concurrent_event_end_s", json_real(l->conc_event_end_s));
-        if (x && i < x->nlocs)
-            put(o, "replay_end_s",
-                json_real(x->locs[i].end_a > x->start_a
-                              ? (double)(x->locs[i].end_a - x->start_a) / res : 0.0));
-    }
-    text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-    json_decref(root);
-    if (!text)
-        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
-    st = up_write_file(path, text, strlen(text), err);
-    free(text);
-    return st;
-nomem:
-    json_decref(root);
-    return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
 }

@@ -36,6 +36,7 @@ typedef enum up_estimate_model {
 const char *up_estimate_model_name(unsigned m);    /* "sequential_total", ... (JSON) */
 const char *up_estimate_model_title(unsigned m);   /* "sequential total time", ... */
 const char *up_estimate_model_section(unsigned m); /* "3.1.1", ... */
+const char *up_estimate_model_formula(unsigned m); /* "T_a = T_m - alpha N", ... */
 
 /* What every text that shows a negative T_a says beside it (estimate,
  * report, report.html): the estimate is the model's, not a run time. */
@@ -119,7 +120,8 @@ void up_estimate_free(up_estimate *e);
 double up_estimate_tally_dp_s(const up_estimate *e, const up_comp_params *p,
                          const up_estimate_tally *t);
 
-/* What the JSON describes; replay may be NULL (no --compare). */
+/* What the text and the JSON of `unperturb estimate` describe
+ * (src/report/estimate_report.c); replay may be NULL (no --compare). */
 typedef struct up_estimate_report {
     const char *input;               /* as given by the user */
     const char *params_source;       /* where the overheads came from */
@@ -133,8 +135,5 @@ typedef struct up_estimate_report {
 double up_estimate_error(const up_estimate_report *r, unsigned m);
 /* T_a of the replay, seconds (NAN without one). */
 double up_estimate_replay_s(const up_estimate_report *r);
-
-/* Writes the JSON (keys in docs/cli.md) to `path` through a temporary name. */
-up_status up_estimate_json(const up_estimate_report *r, const char *path, up_err *err);
 
 #endif /* UNPERTURB_ESTIMATE_H */

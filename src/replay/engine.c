@@ -30,45 +30,11 @@ void up_replay_set_schedule(size_t slice, bool reverse)
     sched_reverse = reverse;
 }
 
-/* heap order: (key, loc) before (key2, loc2) */
-static bool hbefore(uint64_t key, uint32_t loc, uint64_t key2, uint32_t loc2)
-{
-    return key < key2 || (key == key2 && (sched_reverse ? loc > loc2 : loc < loc2));
-}
-
+/* A runnable location joins the schedule (room for every location is
+ * reserved: it cannot fail). */
 static void heap_push(engine *E, uint32_t loc, uint64_t key)
 {
-    size_t i = E->hn++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (hbefore(E->heap[p].key, E->heap[p].loc, key, loc))
-            break;
-        E->heap[i] = E->heap[p];
-        i = p;
-    }
-    E->heap[i].key = key;
-    E->heap[i].loc = loc;
-}
-
-static uint32_t heap_pop(engine *E)
-{
-    uint32_t top = E->heap[0].loc;
-    hent last = E->heap[--E->hn];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= E->hn)
-            break;
-        if (c + 1 < E->hn &&
-            hbefore(E->heap[c + 1].key, E->heap[c + 1].loc, E->heap[c].key, E->heap[c].loc))
-            c++;
-        if (hbefore(last.key, last.loc, E->heap[c].key, E->heap[c].loc))
-            break;
-        E->heap[i] = E->heap[c];
-        i = c;
-    }
-    E->heap[i] = last;
-    return top;
+    up_heap_push(&E->heap, loc, key);
 }
 
 /* ---- the claims' heaps (claim_lagging, cw_wake) --------------------------------- */
@@ -82,39 +48,6 @@ static uint64_t claim_clock(const rloc *J)
     return J->ls.started ? J->ls.prev_a : 0;
 }
 
-static bool kh_less(const hent *x, const hent *y)
-{
-    return x->key < y->key || (x->key == y->key && x->loc < y->loc);
-}
-
-/* false: out of memory */
-static bool kh_push(kheap *h, uint32_t loc, uint64_t key)
-{
-    hent e = {key, loc};
-    size_t i;
-    if (h->n == h->cap && !up_grow((void **)&h->a, &h->cap, h->n + 1, sizeof *h->a))
-        return false;
-    for (i = h->n++; i > 0 && kh_less(&e, &h->a[(i - 1) / 2]); i = (i - 1) / 2)
-        h->a[i] = h->a[(i - 1) / 2];
-    h->a[i] = e;
-    return true;
-}
-
-static void kh_pop(kheap *h)
-{
-    hent last = h->a[--h->n];
-    size_t i = 0, c;
-    while ((c = 2 * i + 1) < h->n) {
-        if (c + 1 < h->n && kh_less(&h->a[c + 1], &h->a[c]))
-            c++;
-        if (!kh_less(&h->a[c], &last))
-            break;
-        h->a[i] = h->a[c];
-        i = c;
-    }
-    h->a[i] = last;
-}
-
 /* E->ch holds lower bounds of the clocks of the running locations, a
  * location possibly more than once: up_eng_claim_lagging() raises a stale bound
  * when it reaches the top and drops those of locations that no longer run.
@@ -123,7 +56,7 @@ static void kh_pop(kheap *h)
  * (E->ch_off) and up_eng_claim_lagging() scans every location. */
 static void ch_push(engine *E, uint32_t loc, uint64_t clock)
 {
-    if (!E->ch_off && !kh_push(&E->ch, loc, clock))
+    if (!E->ch_off && !up_heap_push(&E->ch, loc, clock))
         E->ch_off = true;
 }
 
@@ -274,21 +207,21 @@ bool up_eng_claim_lagging(engine *E, uint32_t li, uint64_t until, const up_coll 
     if (c || E->ch_off)
         return claim_scan(E, li, until, c);
     while (E->ch.n) { /* the top made exact: then it is the smallest clock */
-        hent top = E->ch.a[0];
+        up_hent top = E->ch.a[0];
         const rloc *J = &E->L[top.loc];
         uint64_t clock;
         if (J->state != S_RUN) {
-            kh_pop(&E->ch);
+            up_heap_pop(&E->ch);
             continue;
         }
         clock = claim_clock(J);
         if (clock > top.key) {
-            kh_pop(&E->ch);
+            up_heap_pop(&E->ch);
             ch_push(E, top.loc, clock);
             continue;
         }
         if (top.loc == li) { /* not waited for: set aside */
-            kh_pop(&E->ch);
+            up_heap_pop(&E->ch);
             mine = true;
             continue;
         }
@@ -714,11 +647,11 @@ static uint64_t next_key(engine *E, rloc *L)
 static void cw_wake(engine *E)
 {
     while (E->cw.n) {
-        hent top = E->cw.a[0];
+        up_hent top = E->cw.a[0];
         rloc *L = &E->L[top.loc];
         if (up_eng_claim_lagging(E, top.loc, top.key, L->park_coll))
             return;
-        kh_pop(&E->cw);
+        up_heap_pop(&E->cw);
         heap_push(E, top.loc, next_key(E, L));
     }
 }
@@ -731,18 +664,18 @@ int up_eng_run(engine *E)
         size_t slice = 0;
         if (E->cw.n)
             cw_wake(E);
-        if (E->hn == 0 && E->cw.n) {
+        if (E->heap.n == 0 && E->cw.n) {
             UP_ERR(E->err, UP_EINTERNAL, "replay stalled with a parked claim");
             return -1;
         }
-        if (E->hn == 0) {
+        if (E->heap.n == 0) {
             if (E->nwait == 0 || E->part)
                 return 0; /* (a part of a partitioned replay: its driver decides) */
             if (release_one(E) != 0)
                 return -1;
             continue;
         }
-        li = heap_pop(E);
+        li = up_heap_pop(&E->heap).loc;
         L = &E->L[li];
         for (;;) {
             int r;
@@ -771,7 +704,7 @@ int up_eng_run(engine *E)
                 break;
             }
             if (r == STEP_PARK) {
-                if (!kh_push(&E->cw, li, L->defer_at)) {
+                if (!up_heap_push(&E->cw, li, L->defer_at)) {
                     UP_ERR(E->err, UP_ENOMEM, "out of memory");
                     return -1;
                 }
@@ -796,9 +729,9 @@ int up_eng_run(engine *E)
                     up_eng_sync_drop(L, L->nsync - 1);
                 break;
             }
-            if (slice >= sched_slice && E->hn) {
+            if (slice >= sched_slice && E->heap.n) {
                 uint64_t key = next_key(E, L);
-                if (key > E->heap[0].key) {
+                if (key > E->heap.a[0].key) {
                     heap_push(E, li, key);
                     break;
                 }
@@ -989,9 +922,10 @@ up_status up_eng_init(engine *E, up_trace *in, up_writer *out, const up_model_op
         E->spin_pause = E->spin_gap;
     E->poll_flag = E->spin_gap ? UP_REGION_POLL : 0;
     E->L = up_calloc(E->n, sizeof *E->L);
-    E->heap = up_calloc(E->n, sizeof *E->heap);
+    E->heap.flip = sched_reverse ? UINT32_MAX : 0;
+    (void)up_heap_reserve(&E->heap, E->n ? E->n : 1); /* failed: heap.a stays NULL */
     E->seen = up_calloc(E->n ? E->n : 1, sizeof *E->seen);
-    if (!E->L || !E->heap || !E->seen)
+    if (!E->L || !E->heap.a || !E->seen)
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     if (E->part && up_eng_seam_init(E) != UP_OK)
         return err->status;
@@ -1042,9 +976,9 @@ void up_eng_free(engine *E, bool failed)
     up_map_free(&E->xseq);
     up_eng_seam_free(E);
     up_free(E->L);
-    up_free(E->heap);
-    up_free(E->ch.a);
-    up_free(E->cw.a);
+    up_heap_free(&E->heap);
+    up_heap_free(&E->ch);
+    up_heap_free(&E->cw);
     up_free(E->seen);
 }
 

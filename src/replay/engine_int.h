@@ -16,10 +16,11 @@
  *   engine_seam.c     what crosses between the parts of a partitioned replay
  * (vocab.c, beside them, holds the replay's names and parsers: no state)
  */
-#ifndef UP_ENGINE_INT_H
-#define UP_ENGINE_INT_H
+#ifndef UNPERTURB_ENGINE_INT_H
+#define UNPERTURB_ENGINE_INT_H
 
 #include "replay/replay.h"
+#include "util/heap.h"
 
 #define SLICE_MIN 512     /* records a location runs before it may yield */
 #define SWEEP_MIN 4096    /* message queues kept before empty ones are swept */
@@ -194,18 +195,6 @@ typedef struct held {
     uint64_t due;
 } held;
 
-typedef struct hent {
-    uint64_t key;
-    uint32_t loc;
-} hent;
-
-/* A min-heap of hent in ascending key, then location (the claims' heaps;
- * the schedule's heap orders its ties otherwise, hbefore) */
-typedef struct kheap {
-    hent *a;
-    size_t n, cap;
-} kheap;
-
 typedef struct engine {
     uint64_t done;              /* records finished (for ops->progress) */
     up_trace *in;
@@ -215,12 +204,12 @@ typedef struct engine {
     void *model;
     size_t n;
     rloc *L;
-    hent *heap;
-    kheap ch;         /* with ops->claim: lower bounds of the running
+    up_heap heap;     /* the schedule: runnable locations by the measured time
+                       * of their next record (ties: up_replay_set_schedule) */
+    up_heap ch;       /* with ops->claim: lower bounds of the running
                        * locations' clocks (key: clock), up_eng_claim_lagging */
-    kheap cw;         /* locations parked at a claim (key: its time), cw_wake() */
+    up_heap cw;       /* locations parked at a claim (key: its time), cw_wake() */
     bool ch_off;      /* ... given up (out of memory): scans instead */
-    size_t hn;
     up_map msgq, colls;
     up_map rankof;    /* (comm, location) -> its rank; (comm, UINT64_MAX) -> 0
                        * once indexed, 1 when the comm is unusable */
@@ -457,7 +446,7 @@ static inline int claim_wait(engine *E, uint32_t li, const up_event *ev, uint32_
  * receiver's progress, an RMA token) waits (STEP_YIELD) behind it. */
 static inline bool up_eng_behind(const engine *E, uint64_t t)
 {
-    return E->hn && E->heap[0].key < t;
+    return E->heap.n && E->heap.a[0].key < t;
 }
 
 /* Progress (docs/models.md, "Progress"; engine_p2p.c): each location's

@@ -1,37 +1,38 @@
 /*
- * html.c - report.html of `unperturb report` (report.h): one self-contained
- * page, inline CSS and SVG, no scripts and no network, that a Scalasca or
- * Vampir user reads top-down: the two runs, their timelines on one scale,
- * where the overhead went (the breakdown of [K] Fig. 2, in total and per
- * location), the wait states, the call-path tree (drillable with nested
- * <details>, communication per peer at the MPI calls), the locations and the
- * time-based estimates of Malony and Reed.  docs/report.md describes the page.
+ * html.c - report.html of `unperturb report` (profile_report.h): one
+ * self-contained page, inline CSS and SVG, no scripts and no network, that
+ * a Scalasca or Vampir user reads top-down: the two runs, their timelines
+ * on one scale, where the overhead went (the breakdown of [K] Fig. 2, in
+ * total and per location), the wait states, the call-path tree (drillable
+ * with nested <details>, communication per peer at the MPI calls:
+ * html_callpaths.c), the locations and the time-based estimates of Malony
+ * and Reed.  docs/report.md describes the page.  This file holds the frame,
+ * the formats of numbers and every section but the call paths
+ * (html_int.h).
  *
  * Place in the data flow: last.  Reads up_profile (profile.c), up_breakdown,
- * up_timeline (timeline.c draws them through up_timeline_svg) and
- * up_estimate (estimate.c); writes `path` (the command's temporary, see
- * up_outset in util.h) and removes it when a write fails.  Every string that comes from a trace (region and location
- * names, the window's description, paths, the command) is escaped.
+ * up_timeline (src/report/timeline.c draws them through up_timeline_svg)
+ * and up_estimate (estimate.c); writes `path` (the command's temporary, see
+ * up_outset in util.h) and removes it when a write fails.  Every string
+ * that comes from a trace (region and location names, the window's
+ * description, paths, the command) is escaped (names.h).
  *
  * Size: every long list is cut to the input's `top` rows (default 30) with
  * a summary line for the rest, and the call-path tree stops adding nodes
- * after TREE_BUDGET bytes, so the page stays a few MB for 1000 locations and
- * thousands of call paths.  The JSON of `unperturb report` has everything.
+ * after a budget of bytes, so the page stays a few MB for 1000 locations
+ * and thousands of call paths.  The JSON of `unperturb report` has
+ * everything.
  */
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/html_int.h"
+#include "report/timeline.h"
 #include "util/util.h"
 
 #define NPART (2 + UP_WS_COUNT) /* execution, MPI not waiting, the wait states */
-#define TREE_DEPTH 40           /* nested <details> shown below a top-level call path */
-#define TREE_BUDGET (6L << 20)  /* bytes of call-path tree, then "not shown" lines */
-#define COMM_ROWS 10            /* peer rows per MPI call path (at most top) */
-#define LABEL 80                /* bytes of a location label */
 
 /* Colours: the timeline's (MPI red, the program's own code blue), wait
  * states in warm colours. */
@@ -46,32 +47,8 @@ static const char *const part_col[NPART] = {
     "#ff8a80", /* Early Reduce */
 };
 
-typedef struct hx {
-    FILE *f;
-    const up_html_input *in;
-    const up_profile *a, *b;
-    const up_breakdown *bd;
-    size_t top;
-    const char *la, *lb;    /* run labels */
-    double run_a, run_b;    /* window lengths, s */
-    double loc_a, loc_b;    /* location times summed, s */
-    char (*lab)[LABEL];     /* location labels (a's locations) */
-    bool tree_cut;          /* the call-path tree hit TREE_BUDGET */
-    long tree_end;          /* file offset where the budget ends */
-    char ring[16][48];      /* formatted numbers for one printf */
-    unsigned ri;
-} hx;
 
 /* ---- text ---------------------------------------------------------------- */
-
-/* HTML text and attribute values from outside (paths, labels, the command):
- * whole, in the form terminals show (up_report_xml); names from the trace go
- * through esc_name() */
-static void esc(FILE *f, const char *s) { up_report_xml(f, s, UP_TEXT_WHOLE); }
-
-/* a region's name: the same, a long one cut with its marker (docs/cli.md,
- * "Names in outputs") */
-static void esc_name(FILE *f, const char *s) { up_report_xml(f, s, 0); }
 
 static char *slot(hx *x)
 {
@@ -96,7 +73,7 @@ static void group(char *b)
 
 /* seconds with 4 significant digits in s, ms, us or ns; whole seconds from
  * 1,000 s on */
-static const char *ft(hx *x, double s)
+const char *up_html_ft(hx *x, double s)
 {
     char *b = slot(x);
     double m = fabs(s), v;
@@ -129,7 +106,7 @@ static const char *ft(hx *x, double s)
 }
 
 /* a count with thousands separators */
-static const char *fc(hx *x, uint64_t n)
+const char *up_html_fc(hx *x, uint64_t n)
 {
     char *b = slot(x);
     snprintf(b, sizeof x->ring[0], "%llu", (unsigned long long)n);
@@ -137,7 +114,7 @@ static const char *fc(hx *x, uint64_t n)
     return b;
 }
 
-static const char *fbytes(hx *x, uint64_t n)
+const char *up_html_fbytes(hx *x, uint64_t n)
 {
     static const char *const u[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
     char *b = slot(x);
@@ -153,7 +130,7 @@ static const char *fbytes(hx *x, uint64_t n)
     return b;
 }
 
-static const char *fpct(hx *x, double p)
+const char *up_html_fpct(hx *x, double p)
 {
     char *b = slot(x);
     if (!isfinite(p))
@@ -162,7 +139,7 @@ static const char *fpct(hx *x, double p)
     return b;
 }
 
-static double pct(double part, double whole)
+double up_html_pct(double part, double whole)
 {
     return whole != 0 ? 100.0 * part / whole : NAN;
 }
@@ -193,7 +170,7 @@ static double part_diff(const up_breakdown_loc *l, unsigned k)
     return p.a_s - p.b_s;
 }
 
-static const char *loc_label(const hx *x, size_t i)
+const char *up_html_loc_label(const hx *x, size_t i)
 {
     return i < x->a->nlocs ? x->lab[i] : "?";
 }
@@ -245,13 +222,7 @@ static up_status make_labels(hx *x, up_err *err)
     return UP_OK;
 }
 
-/* indices 0..n-1 ordered by key, largest first (ties: smaller index first) */
-typedef struct kv {
-    double key;
-    uint32_t i;
-} kv;
-
-static int kv_desc(const void *p, const void *q)
+int up_html_kv_desc(const void *p, const void *q)
 {
     const kv *a = p, *b = q;
     if (a->key != b->key)
@@ -347,10 +318,10 @@ static void page_head(hx *x)
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>unperturb report: ",
           f);
-    esc(f, x->in->path_a);
+    up_report_xml_text(f, x->in->path_a);
     if (x->b) {
         fputs(" vs ", f);
-        esc(f, x->in->path_b);
+        up_report_xml_text(f, x->in->path_b);
     }
     fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", css);
 }
@@ -370,15 +341,15 @@ static void run_card(hx *x, const up_profile *p, const char *label, const char *
             wait += sec(p, p->locs[i].wait[k]);
     }
     fputs("<div class=\"card\"><div class=\"k\">", f);
-    esc(f, label);
-    fprintf(f, "</div><div class=\"big\">%s</div><div class=\"path\">", ft(x, run_s(p)));
-    esc(f, path);
+    up_report_xml_text(f, label);
+    fprintf(f, "</div><div class=\"big\">%s</div><div class=\"path\">", up_html_ft(x, run_s(p)));
+    up_report_xml_text(f, path);
     fprintf(f, "</div><dl><dt>locations</dt><dd>%s</dd><dt>events</dt><dd>%s</dd><dt>window</dt><dd>%s</dd>",
-            fc(x, p->nlocs), fc(x, p->events),
+            up_html_fc(x, p->nlocs), up_html_fc(x, p->events),
             p->window_marked ? "MPI_Init &#8230; MPI_Finalize (marked)"
                              : "first &#8230; last record (not marked)");
     fprintf(f, "<dt>in MPI</dt><dd>%s of the locations&#8217; time</dd><dt>waiting</dt><dd>%s</dd></dl></div>\n",
-            fpct(x, pct(mpi, t)), fpct(x, pct(wait, t)));
+            up_html_fpct(x, up_html_pct(mpi, t)), up_html_fpct(x, up_html_pct(wait, t)));
 }
 
 static void header(hx *x)
@@ -391,19 +362,19 @@ static void header(hx *x)
     fputs("<header>\n<h1>Performance report<small>unperturb</small></h1>\n<p class=\"note\">", f);
     if (b) {
         fputs("The ", f);
-        esc(f, x->la);
+        up_report_xml_text(f, x->la);
         fputs(" run <code>", f);
-        esc(f, x->in->path_a);
+        up_report_xml_text(f, x->in->path_a);
         fputs("</code> against the ", f);
-        esc(f, x->lb);
+        up_report_xml_text(f, x->lb);
         fputs(" run <code>", f);
-        esc(f, x->in->path_b);
+        up_report_xml_text(f, x->in->path_b);
         fputs("</code>: where the time went, and where the measurement's overhead went.", f);
     } else {
         fputs("The ", f);
-        esc(f, x->la);
+        up_report_xml_text(f, x->la);
         fputs(" run <code>", f);
-        esc(f, x->in->path_a);
+        up_report_xml_text(f, x->in->path_a);
         fputs("</code>.", f);
     }
     fputs("</p>\n<div class=\"cards\">\n", f);
@@ -413,12 +384,12 @@ static void header(hx *x)
         run_card(x, b, x->lb, x->in->path_b);
         fprintf(f, "<div class=\"card hi\"><div class=\"k\">run time reduction</div><div class=\"big\">%s</div>"
                    "<div>%s less than ",
-                fpct(x, pct(ta - tb, ta)), ft(x, ta - tb));
-        esc(f, x->la);
+                up_html_fpct(x, up_html_pct(ta - tb, ta)), up_html_ft(x, ta - tb));
+        up_report_xml_text(f, x->la);
         fprintf(f, "</div><div class=\"cmp\"><div style=\"width:%.1f%%\" title=\"", m > 0 ? 100 * ta / m : 0);
-        esc(f, x->la);
+        up_report_xml_text(f, x->la);
         fprintf(f, "\"></div><div class=\"b\" style=\"width:%.1f%%\" title=\"", m > 0 ? 100 * tb / m : 0);
-        esc(f, x->lb);
+        up_report_xml_text(f, x->lb);
         fputs("\"></div></div></div>\n", f);
     }
     fputs("</div>\n", f);
@@ -429,22 +400,23 @@ static void header(hx *x)
         fputs("<div class=\"warn\"><b>Repairs.</b> The analysis had to repair inconsistencies of the "
               "trace; figures near them are less certain.\n<table><thead><tr><th>repair</th><th>",
               f);
-        esc(f, x->la);
+        up_report_xml_text(f, x->la);
         fputs("</th>", f);
         if (b) {
             fputs("<th>", f);
-            esc(f, x->lb);
+            up_report_xml_text(f, x->lb);
             fputs("</th>", f);
         }
         fputs("<th class=\"l\">what</th></tr></thead><tbody>\n", f);
         for (r = 0; r < UP_REPAIR_COUNT; r++) {
             if (!a->repairs[r] && !(b && b->repairs[r]))
                 continue;
-            fprintf(f, "<tr><td><code>%s</code></td><td>%s</td>", up_repair_name(r), fc(x, a->repairs[r]));
+            fprintf(f, "<tr><td><code>%s</code></td><td>%s</td>", up_repair_name(r),
+                    up_html_fc(x, a->repairs[r]));
             if (b)
-                fprintf(f, "<td>%s</td>", fc(x, b->repairs[r]));
+                fprintf(f, "<td>%s</td>", up_html_fc(x, b->repairs[r]));
             fputs("<td class=\"l\">", f);
-            esc(f, up_repair_text(r));
+            up_report_xml_text(f, up_repair_text(r));
             fputs("</td></tr>\n", f);
         }
         fputs("</tbody></table></div>\n", f);
@@ -529,7 +501,7 @@ static void svg_open(hx *x, int h, const char *label)
 {
     fprintf(x->f, "<svg class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"",
             CW, h, CW, h);
-    esc(x->f, label);
+    up_report_xml_text(x->f, label);
     fputs("\">\n", x->f);
 }
 
@@ -542,7 +514,7 @@ static const char *ftick(hx *x, double v, double mag)
     if (v == 0)
         return "0";
     if (m >= 999.95)
-        return ft(x, v);
+        return up_html_ft(x, v);
     if (m >= 0.99995)
         snprintf(b, sizeof x->ring[0], "%.6g s", v);
     else if (m >= 0.99995e-3)
@@ -589,7 +561,7 @@ static int legend(hx *x, int y, const bool *show, bool draw)
             fprintf(x->f, "<rect x=\"%.1f\" y=\"%d\" width=\"11\" height=\"11\" rx=\"2\" fill=\"%s\"/>"
                           "<text x=\"%.1f\" y=\"%d\">",
                     px, y, part_col[k], px + 16, y + 10);
-            esc(x->f, part_title(k));
+            up_report_xml_text(x->f, part_title(k));
             fputs("</text>\n", x->f);
         }
         px += w;
@@ -603,20 +575,20 @@ static void rect_title(hx *x, double px, double y, double w, double h, const cha
     fprintf(x->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", px, y,
             w > 0.3 ? w : 0.3, h, fill);
     if (who) {
-        esc(x->f, who);
+        up_report_xml_text(x->f, who);
         fputs(": ", x->f);
     }
-    esc(x->f, what);
-    fprintf(x->f, " %s", ft(x, v));
+    up_report_xml_text(x->f, what);
+    fprintf(x->f, " %s", up_html_ft(x, v));
     if (isfinite(share))
-        fprintf(x->f, " (%s)", fpct(x, share));
+        fprintf(x->f, " (%s)", up_html_fpct(x, share));
     fputs("</title></rect>\n", x->f);
 }
 
 static void text_at(hx *x, double px, double y, const char *cls, const char *s)
 {
     fprintf(x->f, "<text x=\"%.1f\" y=\"%.1f\" class=\"%s\">", px, y, cls);
-    esc(x->f, s);
+    up_report_xml_text(x->f, s);
     fputs("</text>", x->f);
 }
 
@@ -649,10 +621,11 @@ static void chart_parts(hx *x)
             if (!(v > 0))
                 continue;
             w = v / hi * CB;
-            rect_title(x, px, y, w, 26, part_col[k], part_title(k), who, v, pct(v, tot));
+            rect_title(x, px, y, w, 26, part_col[k], part_title(k), who, v, up_html_pct(v, tot));
             px += w;
         }
-        fprintf(x->f, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>\n", CL + CB + 12, y + 19, ft(x, tot));
+        fprintf(x->f, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>\n", CL + CB + 12, y + 19,
+                up_html_ft(x, tot));
     }
     legend(x, 4 + 2 * 40 + 26, show, true);
     fputs("</svg>\n", x->f);
@@ -688,11 +661,11 @@ static void chart_diff(hx *x)
             continue;
         text_at(x, CL - 12, y + 14, "lbl", k == 0 ? "Total" : part_title(part));
         rect_title(x, x0 < x1 ? x0 : x1, y + 2, fabs(x1 - x0), 16, k == 0 ? "#57606a" : part_col[part],
-                   k == 0 ? "Total" : part_title(part), NULL, d, pct(d, total));
+                   k == 0 ? "Total" : part_title(part), NULL, d, up_html_pct(d, total));
         fprintf(x->f, "<text x=\"%d\" y=\"%d\" class=\"val\"%s>%s</text>"
                       "<text x=\"%d\" y=\"%d\" class=\"val\" text-anchor=\"end\"%s>%s</text>\n",
-                CL + CB + 12, y + 14, k == 0 ? " font-weight=\"600\"" : "", ft(x, d), CW - 4, y + 14,
-                k == 0 ? " font-weight=\"600\"" : "", fpct(x, pct(d, total)));
+                CL + CB + 12, y + 14, k == 0 ? " font-weight=\"600\"" : "", up_html_ft(x, d), CW - 4, y + 14,
+                k == 0 ? " font-weight=\"600\"" : "", up_html_fpct(x, up_html_pct(d, total)));
         y += 26;
     }
     fputs("</svg>\n", x->f);
@@ -723,7 +696,7 @@ static up_status chart_locs(hx *x, up_err *err)
         o[i].key = n > x->top ? s : -(double)i; /* few: in location order */
         o[i].i = (uint32_t)i;
     }
-    qsort(o, n, sizeof *o, kv_desc);
+    qsort(o, n, sizeof *o, up_html_kv_desc);
     shown = n > x->top ? x->top : n;
     memset(&rest, 0, sizeof rest);
     for (i = shown; i < n; i++) {
@@ -766,7 +739,7 @@ static up_status chart_locs(hx *x, up_err *err)
         char lab[LABEL + 32];
         double pp = xpos(0, lo, hi), pn = pp, scale = CB / (hi - lo);
         if (i < shown)
-            snprintf(lab, sizeof lab, "%s", loc_label(x, o[i].i));
+            snprintf(lab, sizeof lab, "%s", up_html_loc_label(x, o[i].i));
         else
             snprintf(lab, sizeof lab, "%zu others (mean)", n - shown);
         text_at(x, CL - 12, y + 13, "lbl", lab);
@@ -783,7 +756,7 @@ static up_status chart_locs(hx *x, up_err *err)
             }
         }
         fprintf(x->f, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>\n", CL + CB + 12, y + 13,
-                ft(x, l->time.a_s - l->time.b_s));
+                up_html_ft(x, l->time.a_s - l->time.b_s));
     }
     legend(x, (int)rows * 20 + 30, show, true);
     fputs("</svg>\n", x->f);
@@ -796,11 +769,11 @@ static up_status chart_locs(hx *x, up_err *err)
 static void th_runs(hx *x, const char *cls)
 {
     fprintf(x->f, "<th%s>", cls);
-    esc(x->f, x->la);
+    up_report_xml_text(x->f, x->la);
     fputs("</th>", x->f);
     if (x->b) {
         fprintf(x->f, "<th%s>", cls);
-        esc(x->f, x->lb);
+        up_report_xml_text(x->f, x->lb);
         fputs("</th>", x->f);
     }
 }
@@ -808,7 +781,8 @@ static void th_runs(hx *x, const char *cls)
 /* a signed difference cell: positive (time removed) green, negative red */
 static void td_diff(hx *x, double d)
 {
-    fprintf(x->f, "<td%s>%s</td>", d > 0 ? " class=\"pos\"" : d < 0 ? " class=\"neg\"" : "", ft(x, d));
+    fprintf(x->f, "<td%s>%s</td>", d > 0 ? " class=\"pos\"" : d < 0 ? " class=\"neg\"" : "",
+            up_html_ft(x, d));
 }
 
 static up_status overhead(hx *x, up_err *err)
@@ -829,9 +803,9 @@ static up_status overhead(hx *x, up_err *err)
           f);
     chart_parts(x);
     fputs("</div>\n<h3>Difference per part (", f);
-    esc(f, x->la);
+    up_report_xml_text(f, x->la);
     fputs(" &#8722; ", f);
-    esc(f, x->lb);
+    up_report_xml_text(f, x->lb);
     fputs("), share of the total difference</h3>\n<div class=\"fig\">\n", f);
     chart_diff(x);
     fputs("</div>\n<table class=\"bd\"><thead><tr><th>part</th>", f);
@@ -851,17 +825,17 @@ static up_status overhead(hx *x, up_err *err)
         fputs(k == 0 ? "<tr class=\"tot\"><td>" : "<tr><td>", f);
         if (k > 0)
             fprintf(f, "<i class=\"sw\" style=\"background:%s\"></i>", part_col[k - 1]);
-        esc(f, k == 0 ? "Total" : part_title(k - 1));
-        fprintf(f, "</td><td>%s</td><td>%s</td>", ft(x, p.a_s), ft(x, p.b_s));
+        up_report_xml_text(f, k == 0 ? "Total" : part_title(k - 1));
+        fprintf(f, "</td><td>%s</td><td>%s</td>", up_html_ft(x, p.a_s), up_html_ft(x, p.b_s));
         td_diff(x, d);
-        fprintf(f, "<td>%s</td><td class=\"l\">", fpct(x, pct(d, total)));
+        fprintf(f, "<td>%s</td><td class=\"l\">", up_html_fpct(x, up_html_pct(d, total)));
         if (at != SIZE_MAX && best != 0 && d != 0) {
-            double share = pct(best, d);
-            esc(f, loc_label(x, at));
+            double share = up_html_pct(best, d);
+            up_report_xml_text(f, up_html_loc_label(x, at));
             if (share >= 0 && share <= 100.05)
-                fprintf(f, " (%s of it)", fpct(x, share));
+                fprintf(f, " (%s of it)", up_html_fpct(x, share));
             else
-                fprintf(f, " (%s)", ft(x, best));
+                fprintf(f, " (%s)", up_html_ft(x, best));
         }
         fputs("</td></tr>\n", f);
     }
@@ -902,26 +876,26 @@ static up_status waits(hx *x, up_err *err)
     if (b)
         fputs("<th>difference</th>", f);
     fputs("<th>share, ", f);
-    esc(f, x->la);
+    up_report_xml_text(f, x->la);
     fputs("</th>", f);
     if (b) {
         fputs("<th>share, ", f);
-        esc(f, x->lb);
+        up_report_xml_text(f, x->lb);
         fputs("</th>", f);
     }
     fputs("</tr></thead><tbody>\n", f);
     for (k = 0; k < UP_WS_COUNT; k++) {
         double wa = sec(a, up_profile_wait_total(a, k)), wb = b ? sec(b, up_profile_wait_total(b, k)) : 0;
         fprintf(f, "<tr><td><i class=\"sw\" style=\"background:%s\"></i>", part_col[k + 2]);
-        esc(f, up_pattern_title(k));
-        fprintf(f, "</td><td>%s</td>", ft(x, wa));
+        up_report_xml_text(f, up_pattern_title(k));
+        fprintf(f, "</td><td>%s</td>", up_html_ft(x, wa));
         if (b) {
-            fprintf(f, "<td>%s</td>", ft(x, wb));
+            fprintf(f, "<td>%s</td>", up_html_ft(x, wb));
             td_diff(x, wa - wb);
         }
-        fprintf(f, "<td>%s</td>", fpct(x, pct(wa, x->loc_a)));
+        fprintf(f, "<td>%s</td>", up_html_fpct(x, up_html_pct(wa, x->loc_a)));
         if (b)
-            fprintf(f, "<td>%s</td>", fpct(x, pct(wb, x->loc_b)));
+            fprintf(f, "<td>%s</td>", up_html_fpct(x, up_html_pct(wb, x->loc_b)));
         fputs("</tr>\n", f);
     }
     fputs("</tbody></table>\n", f);
@@ -938,7 +912,7 @@ static up_status waits(hx *x, up_err *err)
                 o[n++].i = (uint32_t)(i * UP_WS_COUNT + k);
             }
         }
-    qsort(o, n, sizeof *o, kv_desc);
+    qsort(o, n, sizeof *o, up_html_kv_desc);
     shown = n > x->top ? x->top : n;
     if (n) {
         fputs("<h3>Largest wait states per location</h3>\n<table><thead><tr><th>pattern</th>"
@@ -953,12 +927,12 @@ static up_status waits(hx *x, up_err *err)
             unsigned p = (unsigned)(o[i].i % UP_WS_COUNT);
             double wa = sec(a, loc_wait(a, l, p)), wb = b ? sec(b, loc_wait(b, l, p)) : 0;
             fprintf(f, "<tr><td><i class=\"sw\" style=\"background:%s\"></i>", part_col[p + 2]);
-            esc(f, up_pattern_title(p));
+            up_report_xml_text(f, up_pattern_title(p));
             fputs("</td><td class=\"l\">", f);
-            esc(f, loc_label(x, l));
-            fprintf(f, "</td><td>%s</td>", ft(x, wa));
+            up_report_xml_text(f, up_html_loc_label(x, l));
+            fprintf(f, "</td><td>%s</td>", up_html_ft(x, wa));
             if (b) {
-                fprintf(f, "<td>%s</td>", ft(x, wb));
+                fprintf(f, "<td>%s</td>", up_html_ft(x, wb));
                 td_diff(x, wa - wb);
             }
             fputs("</tr>\n", f);
@@ -966,7 +940,7 @@ static up_status waits(hx *x, up_err *err)
         if (n > shown)
             fprintf(f, "<tr class=\"sum\"><td colspan=\"%d\">%s more (pattern, location) pairs with a wait "
                        "state; the JSON has all</td></tr>\n",
-                    b ? 5 : 3, fc(x, n - shown));
+                    b ? 5 : 3, up_html_fc(x, n - shown));
         fputs("</tbody></table>\n", f);
     }
     fputs("</section>\n", f);
@@ -974,312 +948,7 @@ static up_status waits(hx *x, up_err *err)
     return UP_OK;
 }
 
-/* ---- 5. call paths ---------------------------------------------------------------------- */
-
-/* children of call path i in kid[off[i + 1] .. off[i + 2]), of the top level
- * in kid[off[0] .. off[1]); each list by inclusive time, largest first */
-typedef struct tree {
-    uint32_t *off, *kid;
-    kv *scratch;    /* the largest call path's communication entries */
-} tree;
-
-typedef struct kid_key {
-    uint32_t slot, idx;
-    uint64_t incl;
-} kid_key;
-
-static int kid_cmp(const void *p, const void *q)
-{
-    const kid_key *a = p, *b = q;
-    if (a->slot != b->slot)
-        return a->slot < b->slot ? -1 : 1;
-    if (a->incl != b->incl)
-        return a->incl > b->incl ? -1 : 1;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
-static up_status tree_make(const up_profile *p, tree *t, up_err *err)
-{
-    size_t n = p->ncpaths, i, most = 0, run = 0;
-    kid_key *k = up_calloc(n ? n : 1, sizeof *k);
-    t->off = up_calloc(n + 2, sizeof *t->off);
-    t->kid = up_calloc(n ? n : 1, sizeof *t->kid);
-    for (i = 0; i < p->ncomm; i++) {
-        run = i > 0 && p->comm[i].cpath == p->comm[i - 1].cpath ? run + 1 : 1;
-        most = run > most ? run : most;
-    }
-    t->scratch = up_calloc(most ? most : 1, sizeof *t->scratch);
-    if (!k || !t->off || !t->kid || !t->scratch || n >= UINT32_MAX - 2) {
-        up_free(k);
-        return UP_ERR(err, UP_ENOMEM, "out of memory");
-    }
-    for (i = 0; i < n; i++) {
-        uint32_t par = p->cpaths[i].parent;
-        k[i].slot = par < n && par != i ? par + 1 : 0;
-        k[i].idx = (uint32_t)i;
-        k[i].incl = p->cpaths[i].incl;
-    }
-    qsort(k, n, sizeof *k, kid_cmp);
-    for (i = 0; i < n; i++) {
-        t->kid[i] = k[i].idx;
-        t->off[k[i].slot + 1]++;
-    }
-    for (i = 1; i < n + 2; i++)
-        t->off[i] += t->off[i - 1];
-    up_free(k);
-    return UP_OK;
-}
-
-static void tree_free(tree *t)
-{
-    up_free(t->off);
-    up_free(t->kid);
-    up_free(t->scratch);
-}
-
-/* first communication entry of call path cp (comm is sorted by call path) */
-static size_t comm_lb(const up_profile *p, uint32_t cp)
-{
-    size_t lo = 0, hi = p->ncomm;
-    while (lo < hi) {
-        size_t m = lo + (hi - lo) / 2;
-        if (p->comm[m].cpath < cp)
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return lo;
-}
-
-static const up_comm *comm_find(const up_profile *p, uint32_t cp, uint32_t loc, long peer)
-{
-    size_t lo = comm_lb(p, cp), hi = p->ncomm;
-    while (lo < hi) {
-        size_t m = lo + (hi - lo) / 2;
-        const up_comm *c = &p->comm[m];
-        if (c->cpath > cp || (c->cpath == cp && (c->loc > loc || (c->loc == loc && c->peer >= peer))))
-            hi = m;
-        else
-            lo = m + 1;
-    }
-    return lo < p->ncomm && p->comm[lo].cpath == cp && p->comm[lo].loc == loc && p->comm[lo].peer == peer
-               ? &p->comm[lo]
-               : NULL;
-}
-
-static uint32_t match_b(const hx *x, uint32_t i)
-{
-    uint32_t j;
-    if (!x->b)
-        return UP_CP_ROOT;
-    j = up_profile_match(x->a, i, x->b);
-    return j < x->b->ncpaths ? j : UP_CP_ROOT;
-}
-
-static void comm_table(hx *x, const tree *t, uint32_t cp, size_t c0)
-{
-    FILE *f = x->f;
-    const up_profile *a = x->a, *b = x->b;
-    size_t n = 0, i, shown, lim = x->top < COMM_ROWS ? x->top : COMM_ROWS;
-    uint32_t jb = match_b(x, cp);
-    uint64_t sends = 0, recvs = 0, bytes = 0, delay = 0;
-
-    for (i = c0; i < a->ncomm && a->comm[i].cpath == cp; i++, n++) {
-        const up_comm *c = &a->comm[i];
-        t->scratch[n].key = (double)c->delay + (double)(c->bytes_sent + c->bytes_recvd) * 1e-13;
-        t->scratch[n].i = (uint32_t)(i - c0);
-    }
-    qsort(t->scratch, n, sizeof *t->scratch, kv_desc);
-    shown = n > lim ? lim : n;
-    fputs("<div class=\"comm\"><table><caption>point-to-point messages of this call, per location and "
-          "peer (largest synchronisation delay first)</caption><thead><tr><th>location</th><th>peer</th>"
-          "<th>sends</th><th>bytes sent</th><th>receives</th><th>bytes received</th><th>transmission</th>"
-          "<th>sync. delay</th>",
-          f);
-    if (b) {
-        fputs("<th>delay, ", f);
-        esc(f, x->lb);
-        fputs("</th>", f);
-    }
-    fputs("</tr></thead><tbody>\n", f);
-    for (i = 0; i < n; i++) {
-        const up_comm *c = &a->comm[c0 + t->scratch[i].i];
-        if (i >= shown) {
-            sends += c->sends;
-            recvs += c->recvs;
-            bytes += c->bytes_sent + c->bytes_recvd;
-            delay += c->delay;
-            continue;
-        }
-        fputs("<tr><td>", f);
-        esc(f, loc_label(x, c->loc));
-        fputs("</td><td>", f);
-        if (c->peer_loc < a->nlocs)
-            esc(f, loc_label(x, c->peer_loc));
-        else
-            fprintf(f, "rank %ld", c->peer);
-        fprintf(f, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
-                fc(x, c->sends), fbytes(x, c->bytes_sent), fc(x, c->recvs),
-                fbytes(x, c->bytes_recvd), ft(x, sec(a, c->transfer)), ft(x, sec(a, c->delay)));
-        if (b) {
-            const up_comm *cb = jb != UP_CP_ROOT ? comm_find(b, jb, c->loc, c->peer) : NULL;
-            fprintf(f, "<td>%s</td>", cb ? ft(x, sec(b, cb->delay)) : "&#8211;");
-        }
-        fputs("</tr>\n", f);
-    }
-    if (n > shown)
-        fprintf(f, "<tr class=\"sum\"><td colspan=\"%d\">%s more location&#8211;peer pairs: %s sends, %s "
-                   "receives, %s, delay %s</td></tr>\n",
-                b ? 9 : 8, fc(x, n - shown), fc(x, sends), fc(x, recvs), fbytes(x, bytes),
-                ft(x, sec(a, delay)));
-    fputs("</tbody></table></div>\n", f);
-}
-
-/* the numeric cells of a tree row */
-static void tree_cells(hx *x, const char *visits, double incl, double excl, double wait, double incl_b)
-{
-    FILE *f = x->f;
-    double p = pct(incl, x->loc_a);
-    fprintf(f, "<span>%s</span><span>%s</span><span>%s</span><span class=\"pc\" style=\"--p:%.1f%%\">%s</span>"
-               "<span class=\"w\">%s</span>",
-            visits, ft(x, incl), ft(x, excl), isfinite(p) ? (p < 0 ? 0 : p > 100 ? 100 : p) : 0,
-            fpct(x, p), wait > 0 ? ft(x, wait) : "");
-    if (x->b) {
-        fprintf(f, "<span>%s</span><span>%s</span>", ft(x, incl_b), isfinite(incl_b) ? ft(x, incl - incl_b) : "");
-    }
-}
-
-static bool over_budget(hx *x)
-{
-    long pos;
-    if (x->tree_cut)
-        return true;
-    pos = ftell(x->f);
-    if (pos >= 0 && pos > x->tree_end)
-        x->tree_cut = true;
-    return x->tree_cut;
-}
-
-static void tree_children(hx *x, const tree *t, uint32_t k0, uint32_t k1, unsigned d);
-
-static void tree_node(hx *x, const tree *t, uint32_t i, unsigned d)
-{
-    FILE *f = x->f;
-    const up_profile *a = x->a;
-    const up_cpath *c = &a->cpaths[i];
-    uint32_t k0 = t->off[i + 1], k1 = t->off[i + 2], jb = match_b(x, i);
-    size_t c0 = c->mpi ? comm_lb(a, i) : a->ncomm;
-    bool comm = c0 < a->ncomm && a->comm[c0].cpath == i, open = k1 > k0 || comm;
-    uint64_t w = 0;
-    unsigned k;
-    for (k = 0; k < UP_WS_COUNT; k++)
-        w += c->wait[k];
-    if (open)
-        fprintf(f, "<details%s style=\"--d:%u\"><summary class=\"r\">", d < 2 ? " open" : "", d);
-    else
-        fprintf(f, "<div class=\"r leaf\" style=\"--d:%u\">", d);
-    fputs("<span class=\"n\"", f);
-    if (c->name && strlen(c->name) > 40) {
-        fputs(" title=\"", f);
-        esc_name(f, c->name);
-        fputc('"', f);
-    }
-    fprintf(f, "><i class=\"k%s\"></i>", c->mpi ? " m" : "");
-    if (c->name && *c->name)
-        esc_name(f, c->name);
-    else
-        fprintf(f, "region %u", (unsigned)c->region);
-    fputs("</span>", f);
-    tree_cells(x, fc(x, c->visits), sec(a, c->incl), sec(a, c->excl), sec(a, w),
-               jb != UP_CP_ROOT ? sec(x->b, x->b->cpaths[jb].incl) : NAN);
-    if (!open) {
-        fputs("</div>\n", f);
-        return;
-    }
-    fputs("</summary>\n", f);
-    if (comm)
-        comm_table(x, t, i, c0);
-    tree_children(x, t, k0, k1, d + 1);
-    fputs("</details>\n", f);
-}
-
-static void tree_children(hx *x, const tree *t, uint32_t k0, uint32_t k1, unsigned d)
-{
-    const up_profile *a = x->a;
-    uint32_t k, shown = 0;
-    const char *why = "the JSON has all";
-    uint64_t incl = 0;
-    for (k = k0; k < k1; k++, shown++) {
-        if (shown >= x->top)
-            break;
-        if (d > TREE_DEPTH) {
-            why = "nested too deep to show";
-            break;
-        }
-        if (over_budget(x)) {
-            why = "the page&#8217;s size limit is reached";
-            break;
-        }
-        tree_node(x, t, t->kid[k], d);
-    }
-    if (k == k1)
-        return;
-    for (shown = 0; k + shown < k1; shown++)
-        incl += a->cpaths[t->kid[k + shown]].incl;
-    fprintf(x->f, "<div class=\"r more\" style=\"--d:%u\"><span class=\"n\">&#8230; %s more call path%s "
-                  "(%s)</span><span></span><span>%s</span></div>\n",
-            d, fc(x, shown), shown == 1 ? "" : "s", why, ft(x, sec(a, incl)));
-}
-
-static up_status callpaths(hx *x, up_err *err)
-{
-    FILE *f = x->f;
-    const up_profile *a = x->a, *b = x->b;
-    tree t;
-    up_status s;
-    unsigned k;
-    size_t i;
-    double w = 0;
-    long pos;
-
-    memset(&t, 0, sizeof t);
-    if ((s = tree_make(a, &t, err)) != UP_OK) {
-        tree_free(&t);
-        return s;
-    }
-    pos = ftell(f);
-    x->tree_end = pos >= 0 ? pos + TREE_BUDGET : LONG_MAX;
-    for (i = 0; i < a->nlocs; i++)
-        for (k = 0; k < UP_WS_COUNT; k++)
-            w += sec(a, a->locs[i].wait[k]);
-    fprintf(f, "<section id=\"callpaths\">\n<h2>Call paths</h2>\n<p class=\"note\">The program&#8217;s "
-               "call tree, summed over locations: click a row to open or close it. Inclusive time "
-               "contains the callees, exclusive does not; waiting is the wait states inside the "
-               "call. At most %zu callees per call path are shown, the largest first. "
-               "<span class=\"sw\" style=\"background:var(--mpi)\"></span>MPI call "
-               "<span class=\"sw\" style=\"background:var(--exec)\"></span>the program&#8217;s code</p>\n"
-               "<div class=\"tree\" style=\"--nc:%d\">\n<div class=\"r h\"><span class=\"n\">call path</span>"
-               "<span>visits</span><span>inclusive</span><span>exclusive</span><span>%% of total</span>"
-               "<span>waiting</span>",
-            x->top, b ? 7 : 5);
-    if (b) {
-        fputs("<span>inclusive, ", f);
-        esc(f, x->lb);
-        fputs("</span><span>difference</span>", f);
-    }
-    fputs("</div>\n<div class=\"r prog\" style=\"--d:0\"><span class=\"n\">program (all locations)</span>", f);
-    tree_cells(x, "", x->loc_a, NAN, w, b ? x->loc_b : NAN);
-    fputs("</div>\n", f);
-    tree_children(x, &t, t.off[0], t.off[1], 0);
-    fputs("</div>\n", f);
-    if (x->tree_cut)
-        fputs("<p class=\"note\">The tree was cut to keep this page small; the JSON has every call "
-              "path.</p>\n",
-              f);
-    fputs("</section>\n", f);
-    tree_free(&t);
-    return UP_OK;
-}
+/* ---- 5. call paths: html_callpaths.c ---- */
 
 /* ---- 6. locations -------------------------------------------------------------------- */
 
@@ -1309,10 +978,10 @@ static void loc_row(hx *x, const char *label, const double *v, int nv, double ma
     FILE *f = x->f;
     int k;
     fprintf(f, "<tr%s><td>", cls);
-    esc(f, label);
+    up_report_xml_text(f, label);
     fputs("</td>", f);
     for (k = 0; k < nv; k++)
-        fprintf(f, "<td>%s</td>", ft(x, v[k]));
+        fprintf(f, "<td>%s</td>", up_html_ft(x, v[k]));
     if (x->b)
         td_diff(x, v[0] - v[3]);
     fputs("<td class=\"l\">", f);
@@ -1340,20 +1009,21 @@ static up_status locations(hx *x, up_err *err)
         o[i].i = (uint32_t)i;
         o[i].key = n <= 2 * x->top ? -(double)i : b ? fabs(ta - tb) : loc_wait_s(a, i);
     }
-    qsort(o, n, sizeof *o, kv_desc);
+    qsort(o, n, sizeof *o, up_html_kv_desc);
     shown = n <= 2 * x->top ? n : x->top;
     fputs("<section id=\"locations\">\n<h2>Locations</h2>\n<p class=\"note\">", f);
     if (n > shown)
-        fprintf(f, "The %zu locations whose time changed most (of %s), then the others. ", shown, fc(x, n));
+        fprintf(f, "The %zu locations whose time changed most (of %s), then the others. ", shown,
+                up_html_fc(x, n));
     fputs("Time is the location&#8217;s part of the run-time window; MPI is inside MPI calls "
           "(waiting included); the bars show execution, MPI and waiting of each run on one scale.</p>\n"
           "<table><thead>",
           f);
     if (b) {
         fputs("<tr class=\"grp\"><th></th><th colspan=\"3\">", f);
-        esc(f, x->la);
+        up_report_xml_text(f, x->la);
         fputs("</th><th colspan=\"3\">", f);
-        esc(f, x->lb);
+        up_report_xml_text(f, x->lb);
         fputs("</th><th></th><th></th></tr>", f);
     }
     fputs("<tr><th>location</th><th>time</th><th>MPI</th><th>waiting</th>", f);
@@ -1378,7 +1048,7 @@ static up_status locations(hx *x, up_err *err)
                 rest[k] += v[k] / (double)(n - shown);
         }
         if (i < shown)
-            loc_row(x, loc_label(x, l), v, nv, max, "");
+            loc_row(x, up_html_loc_label(x, l), v, nv, max, "");
     }
     if (n > shown) {
         char lab[64];
@@ -1387,7 +1057,7 @@ static up_status locations(hx *x, up_err *err)
     }
     if (n > 1) {
         char lab[64];
-        snprintf(lab, sizeof lab, "all %s locations (sum)", fc(x, n));
+        snprintf(lab, sizeof lab, "all %s locations (sum)", up_html_fc(x, n));
         loc_row(x, lab, all, nv, 0, " class=\"tot\"");
     }
     fputs("</tbody></table>\n</section>\n", f);
@@ -1413,13 +1083,13 @@ static void estimates(hx *x)
     fputs("<section id=\"estimates\">\n<h2>Estimates without replay</h2>\n<p class=\"note\">The "
           "time-based perturbation models of Malony and Reed on the ",
           f);
-    esc(f, x->la);
+    up_report_xml_text(f, x->la);
     fputs(" run: the run time they approximate from the number of records and the overhead per "
           "record, without waiting or causality",
           f);
     if (x->b) {
         fputs(", and their error against the ", f);
-        esc(f, x->lb);
+        up_report_xml_text(f, x->lb);
         fputs(" run", f);
     }
     fputs(".</p>\n<div class=\"fig\">\n", f);
@@ -1441,10 +1111,10 @@ static void estimates(hx *x)
         }
         text_at(x, CL - 12, y + 14, "lbl", lab);
         rect_title(x, CL, y + 3, isfinite(v) && v > 0 ? v / hi * CB : 0, 15, col, lab, NULL, v, NAN);
-        fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>", CL + CB + 12, y + 14, ft(x, v));
+        fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>", CL + CB + 12, y + 14, up_html_ft(x, v));
         if (r > 0 && r <= UP_ESTIMATE_COUNT && x->b)
             fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"val\" text-anchor=\"end\">%s%s</text>", CW - 4, y + 14,
-                    v > tb ? "+" : "", fpct(x, pct(v - tb, tb)));
+                    v > tb ? "+" : "", up_html_fpct(x, up_html_pct(v - tb, tb)));
         fputc('\n', f);
     }
     fputs("</svg>\n</div>\n<table><thead><tr><th>model</th><th class=\"l\">section</th>"
@@ -1452,28 +1122,28 @@ static void estimates(hx *x)
           f);
     if (x->b) {
         fputs("<th>error against ", f);
-        esc(f, x->lb);
+        up_report_xml_text(f, x->lb);
         fputs("</th>", f);
     }
     fputs("</tr></thead><tbody>\n", f);
-    fprintf(f, "<tr class=\"sum\"><td>measured</td><td></td><td>%s</td><td></td>%s</tr>\n", ft(x, e->measured_s),
-            x->b ? "<td></td>" : "");
+    fprintf(f, "<tr class=\"sum\"><td>measured</td><td></td><td>%s</td><td></td>%s</tr>\n",
+            up_html_ft(x, e->measured_s), x->b ? "<td></td>" : "");
     for (m = 0; m < UP_ESTIMATE_COUNT; m++) {
         double v = e->model[m].approximated_s;
         fputs("<tr><td>", f);
-        esc(f, up_estimate_model_title(m));
+        up_report_xml_text(f, up_estimate_model_title(m));
         fputs("</td><td class=\"l\">", f);
-        esc(f, up_estimate_model_section(m));
-        fprintf(f, "</td><td>%s</td><td>%s</td>", ft(x, v), ft(x, e->model[m].dp_s));
+        up_report_xml_text(f, up_estimate_model_section(m));
+        fprintf(f, "</td><td>%s</td><td>%s</td>", up_html_ft(x, v), up_html_ft(x, e->model[m].dp_s));
         if (x->b)
-            fprintf(f, "<td>%s%s</td>", v > tb ? "+" : "", fpct(x, pct(v - tb, tb)));
+            fprintf(f, "<td>%s%s</td>", v > tb ? "+" : "", up_html_fpct(x, up_html_pct(v - tb, tb)));
         fputs("</tr>\n", f);
     }
     if (x->b) {
         fputs("<tr class=\"tot\"><td>", f);
-        esc(f, x->lb);
-        fprintf(f, " (replay)</td><td></td><td>%s</td><td>%s</td><td></td></tr>\n", ft(x, tb),
-                ft(x, x->run_a - tb));
+        up_report_xml_text(f, x->lb);
+        fprintf(f, " (replay)</td><td></td><td>%s</td><td>%s</td><td></td></tr>\n", up_html_ft(x, tb),
+                up_html_ft(x, x->run_a - tb));
     }
     fputs("</tbody></table>\n", f);
     for (m = 0; m < UP_ESTIMATE_COUNT; m++)
@@ -1496,7 +1166,7 @@ static void footer(hx *x)
     fputs("<footer>", f);
     if (x->in->command) {
         fputs("<div><code>", f);
-        esc(f, x->in->command);
+        up_report_xml_text(f, x->in->command);
         fputs("</code></div>", f);
     }
 #ifdef UP_VERSION
@@ -1515,7 +1185,8 @@ static up_status page(hx *x, up_err *err)
     timelines(x);
     if (x->bd && (s = overhead(x, err)) != UP_OK)
         return s;
-    if ((s = waits(x, err)) != UP_OK || (s = callpaths(x, err)) != UP_OK || (s = locations(x, err)) != UP_OK)
+    if ((s = waits(x, err)) != UP_OK || (s = up_html_callpaths(x, err)) != UP_OK ||
+        (s = locations(x, err)) != UP_OK)
         return s;
     if (x->in->est)
         estimates(x);

@@ -1,18 +1,19 @@
 /*
  * names.c - names from traces, and other text from outside, in the JSON,
- * HTML and SVG the reports write (report.h): one form per kind of output,
+ * HTML and SVG the reports write (names.h): one form per kind of output,
  * the forms of up_text_form (src/util/text.c, docs/cli.md "Names in
- * outputs").
+ * outputs").  The one HTML and XML escape of src/report.
  *
  * Place in the data flow: last, beside the writers of summary.c,
- * profile_report.c, simulate_report.c, validate_report.c, html.c,
- * timeline.c and plot.c.  (Terminals get up_text_escape; perfetto.c writes
- * its JSON itself, from up_text_form too.)
+ * profile_report.c, estimate_report.c, simulate_report.c,
+ * validate_report.c, html*.c, timeline.c and plot.c.  (Terminals get
+ * up_text_escape; perfetto.c writes its JSON itself, from up_text_form
+ * too.)
  */
 #include <jansson.h>
 #include <stdlib.h>
 
-#include "report/report.h"
+#include "report/names.h"
 
 json_t *up_report_json_name(const char *s)
 {
@@ -34,7 +35,8 @@ json_t *up_report_json_text(const char *s)
     return v;
 }
 
-void up_report_xml(FILE *f, const char *s, unsigned how)
+/* how: 0 for a name, UP_TEXT_WHOLE for other text */
+static void xml(FILE *f, const char *s, unsigned how)
 {
     char buf[UP_NAME_BUF], *t = buf;
     const char *p;
@@ -55,3 +57,6 @@ void up_report_xml(FILE *f, const char *s, unsigned how)
     if (t != buf)
         up_free(t);
 }
+
+void up_report_xml_name(FILE *f, const char *s) { xml(f, s, 0); }
+void up_report_xml_text(FILE *f, const char *s) { xml(f, s, UP_TEXT_WHOLE); }

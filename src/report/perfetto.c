@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/export.h"
+#include "report/perfetto.h"
 
 #define OUT_BUF (256u * 1024u)
 #define STACK_MAX ((size_t)1 << 20) /* open regions remembered per location */

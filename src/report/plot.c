@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/names.h"
 #include "report/plot.h"
-#include "report/report.h"
 
 enum { PW = 360, PH = 260, ML = 64, MR = 16, MT = 64, MB = 52, GAP = 60 };
 
@@ -15,9 +15,6 @@ static const char *const colours[] = {"#000000", "#d62728", "#1f77b4", "#2ca02c"
                                       "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"};
 static const char *const dashes[] = {"", "6,3", "2,2", "8,3,2,3", "", "6,3", "2,2", ""};
 #define NSTYLE (sizeof colours / sizeof *colours)
-
-/* XML text: titles and labels whole, in the form terminals show (up_report_xml) */
-static void text(FILE *f, const char *s) { up_report_xml(f, s, UP_TEXT_WHOLE); }
 
 /* a round step (1, 2 or 5 times a power of ten) giving about 5 ticks */
 static double nice_step(double max)
@@ -47,7 +44,7 @@ static void panel(FILE *f, const up_panel *pn, double ox, const char *xlabel)
             PW, PH);
     fputs("<text x=\"", f);
     fprintf(f, "%d\" y=\"-8\" text-anchor=\"middle\" font-weight=\"bold\">", PW / 2);
-    text(f, pn->title);
+    up_report_xml_text(f, pn->title);
     fputs("</text>\n", f);
     for (double v = 0; v <= top + step / 2; v += step) {
         double y = PH - v / top * PH;
@@ -61,7 +58,7 @@ static void panel(FILE *f, const up_panel *pn, double ox, const char *xlabel)
                 pn->x[i]);
     }
     fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", PW / 2, PH + 40);
-    text(f, xlabel);
+    up_report_xml_text(f, xlabel);
     fputs("</text>\n", f);
     for (s = 0; s < pn->nseries; s++) {
         const char *c = colours[s % NSTYLE], *d = dashes[s % NSTYLE];
@@ -89,7 +86,7 @@ static void panel(FILE *f, const up_panel *pn, double ox, const char *xlabel)
             if (isfinite(y)) {
                 fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>", x,
                         PH - y / top * PH, c);
-                text(f, pn->series[s].name);
+                up_report_xml_text(f, pn->series[s].name);
                 fprintf(f, ": %g</title></circle>\n", y);
             }
         }
@@ -112,7 +109,7 @@ int up_plot_svg(FILE *f, const up_plot *p)
                "<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n",
             w, h, w, h);
     fputs("<text x=\"12\" y=\"20\" font-size=\"15\" font-weight=\"bold\">", f);
-    text(f, p->title);
+    up_report_xml_text(f, p->title);
     fputs("</text>\n", f);
     /* the legend: the first panel's series names */
     if (p->npanels) {
@@ -124,14 +121,14 @@ int up_plot_svg(FILE *f, const up_plot *p)
                     x, x + 24, colours[s % NSTYLE], *d ? " stroke-dasharray=\"" : "", d,
                     *d ? "\"" : "");
             fprintf(f, "<text x=\"%.0f\" y=\"40\">", x + 28);
-            text(f, name);
+            up_report_xml_text(f, name);
             fputs("</text>\n", f);
             x += 40 + 7.0 * (double)strlen(name);
         }
     }
     fprintf(f, "<text transform=\"translate(16,%d) rotate(-90)\" text-anchor=\"middle\">",
             MT + PH / 2);
-    text(f, p->ylabel);
+    up_report_xml_text(f, p->ylabel);
     fputs("</text>\n", f);
     for (i = 0; i < p->npanels; i++)
         panel(f, &p->panels[i], ML + (double)i * (PW + GAP), p->xlabel);

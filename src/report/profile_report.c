@@ -1,7 +1,7 @@
 /*
- * profile_report.c - `unperturb report` as text and JSON: the Fig. 2
- * breakdown of two runs, wait states, call paths, communication per peer.
- * (report.html is html.c.)
+ * profile_report.c - `unperturb report` as text and JSON (profile_report.h):
+ * the Fig. 2 breakdown of two runs, wait states, call paths, communication
+ * per peer.  (report.html is html.c.)
  *
  * Place in the data flow: last; reads up_profile / up_breakdown /
  * up_estimate, writes to a FILE or to a file written atomically.
@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/json.h"
+#include "report/names.h"
+#include "report/profile_report.h"
 
 /* ---- breakdown (Wolf et al., Fig. 2) --------------------------------------- */
 
@@ -296,8 +298,6 @@ static json_t *parts_json(const up_breakdown_loc *l)
     return o;
 }
 
-static json_t *rank_json(long rank) { return rank == UP_NO_RANK ? json_null() : json_integer(rank); }
-
 static json_t *waits_json(const up_profile *p, const uint64_t *w)
 {
     json_t *o = json_object();
@@ -325,9 +325,9 @@ static json_t *run_json(const up_profile *p, const char *path, const char *label
         const up_profile_loc *l = &p->locs[i];
         json_array_append_new(
             locs, json_pack("{s:I,s:o,s:o,s:f,s:f,s:o,s:I}", "location", (json_int_t)l->id,
-                            "rank", rank_json(l->rank), "name", up_report_json_name(l->name), "time_s",
-                            up_profile_s(p, l->time), "mpi_s", up_profile_s(p, l->mpi), "wait_s",
-                            waits_json(p, l->wait), "records", (json_int_t)l->records));
+                            "rank", up_report_json_rank(l->rank), "name", up_report_json_name(l->name),
+                            "time_s", up_profile_s(p, l->time), "mpi_s", up_profile_s(p, l->mpi),
+                            "wait_s", waits_json(p, l->wait), "records", (json_int_t)l->records));
     }
     json_object_set_new(o, "per_location", locs);
     return o;
@@ -363,7 +363,7 @@ static json_t *cpaths_json(const up_profile *a, const up_profile *b)
             const up_comm *e = &a->comm[m];
             json_array_append_new(
                 comm, json_pack("{s:I,s:o,s:I,s:I,s:I,s:I,s:f,s:f}", "location",
-                                (json_int_t)a->locs[e->loc].id, "peer_rank", rank_json(e->peer),
+                                (json_int_t)a->locs[e->loc].id, "peer_rank", up_report_json_rank(e->peer),
                                 "sends", (json_int_t)e->sends, "bytes_sent",
                                 (json_int_t)e->bytes_sent, "recvs", (json_int_t)e->recvs,
                                 "bytes_received", (json_int_t)e->bytes_recvd, "transfer_s",
@@ -392,7 +392,6 @@ up_status up_report_json(const char *path, const up_html_input *in, up_err *err)
     json_t *root = json_object(), *ws = json_array();
     size_t i;
     unsigned k;
-    char *text;
     up_status st;
 
     json_object_set_new(root, "measured", run_json(a, in->path_a, in->label_a));
@@ -404,7 +403,7 @@ up_status up_report_json(const char *path, const up_html_input *in, up_err *err)
             const up_profile_loc *l = &a->locs[i];
             json_t *o = json_pack("{s:s,s:s,s:I,s:o,s:o,s:f}", "pattern", up_pattern_name(k),
                                   "title", up_pattern_title(k), "location", (json_int_t)l->id,
-                                  "rank", rank_json(l->rank), "name", up_report_json_name(l->name),
+                                  "rank", up_report_json_rank(l->rank), "name", up_report_json_name(l->name),
                                   "measured_s", up_profile_s(a, l->wait[k]));
             if (b)
                 json_object_set_new(o, "compensated_s",
@@ -418,7 +417,7 @@ up_status up_report_json(const char *path, const up_html_input *in, up_err *err)
         for (i = 0; i < in->bd->nlocs; i++) {
             json_t *o = parts_json(&in->bd->locs[i]);
             json_object_set_new(o, "location", json_integer((json_int_t)a->locs[i].id));
-            json_object_set_new(o, "rank", rank_json(a->locs[i].rank));
+            json_object_set_new(o, "rank", up_report_json_rank(a->locs[i].rank));
             json_array_append_new(locs, o);
         }
         json_object_set_new(bd, "per_location", locs);
@@ -437,11 +436,7 @@ up_status up_report_json(const char *path, const up_html_input *in, up_err *err)
         }
         json_object_set_new(root, "estimates", e);
     }
-    text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+    st = up_report_json_write(root, JSON_INDENT(1) | JSON_REAL_PRECISION(12), path, err);
     json_decref(root);
-    if (!text)
-        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
-    st = up_write_file(path, text, strlen(text), err);
-    free(text);
     return st;
 }

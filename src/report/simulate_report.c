@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/json.h"
+#include "report/names.h"
 #include "report/plot.h"
-#include "report/report.h"
 #include "report/simreport.h"
+#include "report/summary.h"
 
 /* ---- small helpers ---------------------------------------------------------- */
 
@@ -75,8 +77,8 @@ static void csv_str(FILE *f, const char *s)
     up_free(t);
 }
 
-/* A number for JSON: null unless finite (json_real refuses NaN). */
-static json_t *jnum(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+/* A number for JSON: null unless finite. */
+static json_t *jnum(double v) { return up_report_json_real(v); }
 
 /* Text from outside (a path, a --set) for JSON, whole; NULL is null. */
 static json_t *jstr(const char *s) { return up_report_json_text(s); }
@@ -90,18 +92,12 @@ static json_t *jreal(const char *path)
 
 static up_status write_json(json_t *root, const char *dir, const char *name, up_err *err)
 {
-    char *text = root ? json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) : NULL;
     char path[PATH_MAX + 64];
-    up_status st;
     if (dir)
         snprintf(path, sizeof path, "%s/%s", dir, name);
     else
         snprintf(path, sizeof path, "%s", name);
-    if (!text)
-        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
-    st = up_write_file(path, text, strlen(text), err);
-    free(text);
-    return st;
+    return up_report_json_write(root, JSON_INDENT(2) | JSON_REAL_PRECISION(12), path, err);
 }
 
 static up_status write_svg(const char *dir, const char *name, const up_plot *p, up_err *err)
@@ -292,14 +288,10 @@ up_status up_simreport_single_json(const char *path, const up_experiment *ex, co
     json_object_set_new(o, "repairs", rep);
     for (i = 0; i < r->nlocs; i++) {
         const up_loc_result *l = &r->locs[i];
-        json_t *x = json_object();
-        json_object_set_new(x, "location", json_integer((json_int_t)l->id));
-        json_object_set_new(x, "rank", l->rank == UP_NO_RANK ? json_null() : json_integer(l->rank));
-        json_object_set_new(x, "name", up_report_json_name(l->name));
+        json_t *x = up_report_json_loc(locs, l->id, l->rank, l->name);
         json_object_set_new(x, "records", json_integer((json_int_t)l->records));
         json_object_set_new(x, "measured_end_s", jnum(rel_s(r, l->end_m, r->start_m)));
         json_object_set_new(x, "predicted_end_s", jnum(rel_s(r, l->end_a, r->start_a)));
-        json_array_append_new(locs, x);
     }
     json_object_set_new(o, "per_location", locs);
     st = write_json(o, NULL, path, err);

@@ -1,12 +1,14 @@
 /*
- * summary.c - text and JSON summaries of a compensation run.
+ * summary.c - text and JSON summaries of a compensation run (summary.h).
  * Place in the data flow: after the replay; reads up_replay_result only.
  */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/json.h"
+#include "report/names.h"
+#include "report/summary.h"
 
 /* Seconds from the window start to t (0 when t lies before it). */
 static double rel_s(const up_replay_result *r, uint64_t t, uint64_t start)
@@ -195,22 +197,12 @@ void up_report_compensate_text(FILE *f, const up_comp_report *rp)
 
 static int put(json_t *o, const char *k, json_t *v) { return json_object_set_new(o, k, v); }
 
-/* Attaches a new child object/array to `parent` under `key` and returns it
- * (a borrowed reference), or NULL if either allocation failed. */
-static json_t *child(json_t *parent, const char *key, json_t *v)
-{
-    if (!v || json_object_set_new(parent, key, v) != 0)
-        return NULL;
-    return v;
-}
-
 up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
                                     up_err *err)
 {
     const up_replay_result *r = rp->res;
     const up_comp_params *p = rp->params;
     json_t *root = json_object(), *rep, *locs, *par, *ovh, *copy, *win;
-    char *text;
     up_status st;
     size_t i;
     unsigned k;
@@ -233,12 +225,12 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     put(root, "spins", json_integer((json_int_t)r->spins));
     put(root, "polls_collapsed", json_integer((json_int_t)r->polls_collapsed));
     put(root, "completions_moved", json_integer((json_int_t)r->completions_moved));
-    rep = child(root, "repairs", json_object());
-    win = child(root, "window", json_object());
-    par = child(root, "parameters", json_object());
-    locs = child(root, "per_location", json_array());
-    ovh = par ? child(par, "overhead_ns", json_object()) : NULL;
-    copy = par ? child(par, "copy", json_array()) : NULL;
+    rep = up_report_json_child(root, "repairs", json_object());
+    win = up_report_json_child(root, "window", json_object());
+    par = up_report_json_child(root, "parameters", json_object());
+    locs = up_report_json_child(root, "per_location", json_array());
+    ovh = par ? up_report_json_child(par, "overhead_ns", json_object()) : NULL;
+    copy = par ? up_report_json_child(par, "copy", json_array()) : NULL;
     if (!rep || !win || !par || !locs || !ovh || !copy)
         goto nomem;
     put(root, "tool", json_string("unperturb compensate"));
@@ -272,7 +264,7 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
         put(pt, "ns_per_byte", json_real(p->copy_ns_per_byte[i]));
     }
     {
-        json_t *nb = child(par, "network_by_size", json_array());
+        json_t *nb = up_report_json_child(par, "network_by_size", json_array());
         for (i = 0; nb && i < p->nnet; i++) {
             json_t *pt = json_object();
             if (!pt || json_array_append_new(nb, pt) != 0)
@@ -289,7 +281,7 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     put(par, "spin_gap_ns", json_real(p->spin_gap_ns));
     put(par, "source", up_report_json_text(rp->params_source));
     {
-        json_t *bl = child(par, "overhead_by_location_ns", json_object());
+        json_t *bl = up_report_json_child(par, "overhead_by_location_ns", json_object());
         char key[32];
         for (i = 0; bl && i < p->nloc_ovh; i++) {
             snprintf(key, sizeof key, "%llu", (unsigned long long)p->loc_ovh_id[i]);
@@ -304,23 +296,16 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
                                                                : "nominal"));
     for (i = 0; i < r->nlocs; i++) {
         const up_loc_result *l = &r->locs[i];
-        json_t *o = json_object();
-        if (!o || json_array_append_new(locs, o) != 0)
+        json_t *o = up_report_json_loc(locs, l->id, l->rank, l->name);
+        if (!o)
             goto nomem;
-        put(o, "location", json_integer((json_int_t)l->id));
-        put(o, "rank", l->rank == UP_NO_RANK ? json_null() : json_integer((json_int_t)l->rank));
-        put(o, "name", up_report_json_name(l->name));
         put(o, "records", json_integer((json_int_t)l->records));
         put(o, "measured_end_s", json_real(rel_s(r, l->end_m, r->start_m)));
         put(o, "approximated_end_s", json_real(rel_s(r, l->end_a, r->start_a)));
         put(o, "overhead_removed_s", json_real(up_ticks_s(r, rp->removed[i])));
     }
-    text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+    st = up_report_json_write(root, JSON_INDENT(2) | JSON_REAL_PRECISION(12), path, err);
     json_decref(root);
-    if (!text)
-        return UP_ERR(err, UP_ENOMEM, "out of memory writing '%s'", up_output_name(path));
-    st = up_write_file(path, text, strlen(text), err);
-    free(text);
     return st;
 nomem:
     json_decref(root);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/json.h"
+#include "report/names.h"
 #include "report/plot.h"
 #include "report/runs.h"
 
@@ -314,10 +316,10 @@ static int write_plot(const char *path, const up_run_val *v)
 
 up_status up_report_validate_files(const up_run_val *v, up_err *err)
 {
-    char path[PATH_MAX + 64], *jtext = NULL;
+    char path[PATH_MAX + 64];
     json_t *js;
     FILE *tf;
-    up_status st = UP_OK;
+    up_status st;
     snprintf(path, sizeof path, "%s/table.txt", v->dir);
     if ((tf = fopen(path, "w"))) {
         up_report_validate_table(tf, v);
@@ -325,21 +327,13 @@ up_status up_report_validate_files(const up_run_val *v, up_err *err)
     }
     js = json_table(v);
     snprintf(path, sizeof path, "%s/validate.json", v->dir);
-    if (!(jtext = json_dumps(js, JSON_INDENT(2)))) {
-        UP_ERR(err, UP_ENOMEM, "out of memory");
-        st = UP_ENOMEM;
-    } else if ((st = up_write_file(path, jtext, strlen(jtext), err)) != UP_OK ||
-               (v->o_json && (st = up_write_file(up_outset_tmp(v->outs, v->o_json), jtext,
-                                                 strlen(jtext), err)) != UP_OK)) {
-        /* err says which */
-    } else {
+    if ((st = up_report_json_write(js, JSON_INDENT(2), path, err)) == UP_OK && v->o_json)
+        st = up_report_json_write(js, JSON_INDENT(2), up_outset_tmp(v->outs, v->o_json), err);
+    if (st == UP_OK) {
         snprintf(path, sizeof path, "%s/plot.svg", v->dir);
-        if (write_plot(path, v) != 0) {
-            UP_ERR(err, UP_EIO, "cannot write plot.svg");
-            st = UP_EIO;
-        }
+        if (write_plot(path, v) != 0)
+            st = UP_ERR(err, UP_EIO, "cannot write plot.svg");
     }
     json_decref(js);
-    free(jtext);
     return st;
 }

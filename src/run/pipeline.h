@@ -22,6 +22,7 @@
 #include "analysis/counts.h"
 #include "analysis/estimate.h"
 #include "analysis/profile.h"
+#include "analysis/timeline.h"
 #include "model/model.h"
 
 /* A warning for the user, before the work it concerns (NULL: none). */
@@ -113,7 +114,7 @@ typedef struct up_run_est {
  * through up_run_compensate). */
 up_status up_run_estimate(const up_run_est_opts *o, up_run_est *r, up_err *err);
 void up_run_est_free(up_run_est *r);
-/* What up_estimate_json and the text print. */
+/* What up_report_estimate_json and the text print. */
 up_estimate_report up_run_est_report(const up_run_est *r, const char *input);
 
 /* ---- report ----------------------------------------------------------------- */
@@ -124,6 +125,7 @@ typedef struct up_run_rep_opts {
     const char *json, *html;        /* declared in the output set (NULL: none) */
     const char *calibration;
     up_comp_cli cli;                /* --overhead-ns */
+    up_timeline_opts window;        /* report.html's timelines (with html) */
     bool force, quiet;
 } up_run_rep_opts;
 
@@ -135,12 +137,16 @@ typedef struct up_run_rep {
     bool have_b;
     up_estimate est;         /* the time-based models of run a, when O is known */
     bool have_est;
+    up_timeline tl_a, tl_b;  /* with html: the window of run a (o->window), and
+                              * the same part of the program in run b */
+    bool have_tl_a, have_tl_b;
+    up_trace *tl_t_a, *tl_t_b; /* open: the timelines' names point into them */
     up_outset *outs;
     size_t o_json, o_html;
 } up_run_rep;
 
-/* Profiles run a (and b), and the estimates of run a when some source gives
- * O (up_run_params). */
+/* Profiles run a (and b), the estimates of run a when some source gives O
+ * (up_run_params), and with o->html the timelines of report.html. */
 up_status up_run_report(const up_run_rep_opts *o, up_run_rep *r, up_err *err);
 void up_run_rep_free(up_run_rep *r);
 

@@ -1,9 +1,11 @@
 /*
  * report.c - the pipeline of `unperturb report`: the profile of each run
- * (src/analysis/profile.c: the replay engine with an identity model) and
- * the time-based models of run a when some source gives O (up_run_params,
- * as compensate and estimate).  The breakdown, the timelines and
- * report.html are the view's (src/report/runs.c).
+ * (src/analysis/profile.c: the replay engine with an identity model), the
+ * time-based models of run a when some source gives O (up_run_params, as
+ * compensate and estimate), and for report.html the timelines of one window
+ * (src/analysis/timeline.c): the window chosen on run a, the same records'
+ * window in run b.  The breakdown, the text, the JSON and report.html are
+ * the view's (src/report/runs.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +16,7 @@ void up_run_rep_opts_init(up_run_rep_opts *o)
 {
     memset(o, 0, sizeof *o);
     up_comp_cli_init(&o->cli);
+    up_timeline_opts_init(&o->window);
     o->label_a = "measured";
     o->label_b = "compensated";
 }
@@ -53,6 +56,43 @@ static up_status estimates(const up_run_rep_opts *o, up_run_rep *r, up_err *err)
     return st;
 }
 
+/* The timeline of window w of the run at `path`; *t stays open (the
+ * timeline's names point into its definitions). */
+static up_status timeline(const char *path, const up_timeline_win *w, const up_timeline_opts *o,
+                          up_trace **t, up_timeline *tl, bool *has, up_err *err)
+{
+    up_status st;
+    if ((st = up_trace_open(path, t, err)) != UP_OK)
+        return st;
+    if ((st = up_timeline_build(*t, w, o, tl, err)) == UP_OK)
+        *has = true;
+    up_trace_release_streams(*t);
+    return st;
+}
+
+/* The window of run a, and the same part of the program in run b. */
+static up_status timelines(const up_run_rep_opts *o, up_run_rep *r, up_err *err)
+{
+    up_timeline_win wa, wb;
+    up_trace *t = NULL;
+    up_status st;
+    if ((st = up_trace_open(o->path_a, &t, err)) != UP_OK)
+        return st;
+    st = up_timeline_window(t, &o->window, &wa, err);
+    up_trace_close(t);
+    if (st == UP_OK)
+        st = timeline(o->path_a, &wa, &o->window, &r->tl_t_a, &r->tl_a, &r->have_tl_a, err);
+    if (st != UP_OK || !r->have_b)
+        return st;
+    if ((st = up_trace_open(o->path_b, &t, err)) != UP_OK)
+        return st;
+    st = up_timeline_map_window(t, &wa, &wb, err);
+    up_trace_close(t);
+    if (st != UP_OK)
+        return st;
+    return timeline(o->path_b, &wb, &o->window, &r->tl_t_b, &r->tl_b, &r->have_tl_b, err);
+}
+
 up_status up_run_report(const up_run_rep_opts *o, up_run_rep *r, up_err *err)
 {
     up_status st;
@@ -72,7 +112,9 @@ up_status up_run_report(const up_run_rep_opts *o, up_run_rep *r, up_err *err)
             return st;
         r->have_b = true;
     }
-    return estimates(o, r, err);
+    if ((st = estimates(o, r, err)) != UP_OK)
+        return st;
+    return o->html ? timelines(o, r, err) : UP_OK;
 }
 
 void up_run_rep_free(up_run_rep *r)
@@ -81,7 +123,13 @@ void up_run_rep_free(up_run_rep *r)
     up_estimate_free(&r->est);
     up_profile_free(&r->a);
     up_profile_free(&r->b);
+    if (r->have_tl_a)
+        up_timeline_free(&r->tl_a);
+    if (r->have_tl_b)
+        up_timeline_free(&r->tl_b);
     up_trace_close(r->t_a);
     up_trace_close(r->t_b);
+    up_trace_close(r->tl_t_a);
+    up_trace_close(r->tl_t_b);
     memset(r, 0, sizeof *r);
 }

@@ -16,11 +16,12 @@
 #include <string.h>
 
 #include "analysis/estimate.h"
-#include "report/export.h"
+#include "report/perfetto.h"
 #include "model/machine.h"
 #include "model/model.h"
 #include "analysis/profile.h"
-#include "report/report.h"
+#include "report/profile_report.h"
+#include "report/runs.h"
 #include "model/simulate.h"
 #include "report/timeline.h"
 
@@ -65,7 +66,7 @@ static void run_estimate(const char *anchor)
             for (mdl = 0; mdl < 4; mdl++)
                 (void)up_estimate_error(&r, mdl);
             snprintf(path, sizeof path, "%s/estimate.json", fz_workdir());
-            st = up_estimate_json(&r, path, &err);
+            st = up_report_estimate_json(&r, path, &err);
             remove(path);
             up_estimate_free(&est);
         }

@@ -1,5 +1,5 @@
 /*
- * export.h - other trace formats out: Chrome trace-event JSON, which
+ * perfetto.h - other trace formats out: Chrome trace-event JSON, which
  * ui.perfetto.dev and chrome://tracing open (`unperturb export --perfetto`).
  *
  * Place in the data flow: beside the replay, at the end.  Reads any OTF2
@@ -9,8 +9,8 @@
  * a counter per message channel (communicator, sender, receiver, tag); never
  * the trace's records.  What maps to what is in docs/cli.md.
  */
-#ifndef UNPERTURB_EXPORT_H
-#define UNPERTURB_EXPORT_H
+#ifndef UNPERTURB_PERFETTO_H
+#define UNPERTURB_PERFETTO_H
 
 #include "trace/trace.h"
 
@@ -60,4 +60,4 @@ up_status up_export_perfetto(up_trace *t, const char *path, const up_export_opts
  * JSON writers. */
 size_t up_json_quote(char *buf, size_t cap, const char *s);
 
-#endif /* UNPERTURB_EXPORT_H */
+#endif /* UNPERTURB_PERFETTO_H */
