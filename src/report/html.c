@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "report/html_int.h"
+#include "report/plot.h"
 #include "report/timeline.h"
 #include "util/util.h"
 
@@ -482,16 +483,6 @@ static void timelines(hx *x)
 enum { CW = 1100, CL = 200, CR = 170, CB = CW - CL - CR };
 
 /* a round step (1, 2 or 5 times a power of ten) giving about 6 ticks */
-static double nice_step(double range)
-{
-    double raw = range / 6, p, m;
-    if (!(raw > 0) || !isfinite(raw))
-        return 1;
-    p = pow(10, floor(log10(raw)));
-    m = raw / p;
-    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
-}
-
 static double xpos(double v, double lo, double hi)
 {
     return CL + (v - lo) / (hi - lo) * CB;
@@ -529,7 +520,7 @@ static const char *ftick(hx *x, double v, double mag)
 /* vertical grid lines and their labels (seconds) over [lo, hi] */
 static void axis(hx *x, double lo, double hi, int ytop, int ybot)
 {
-    double step = nice_step(hi - lo), v;
+    double step = up_plot_step(hi - lo, 6), v;
     int i;
     for (i = 0, v = ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-6 && i < 40; i++, v += step) {
         double px = xpos(v, lo, hi);

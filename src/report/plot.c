@@ -17,10 +17,10 @@ static const char *const dashes[] = {"", "6,3", "2,2", "8,3,2,3", "", "6,3", "2,
 #define NSTYLE (sizeof colours / sizeof *colours)
 
 /* a round step (1, 2 or 5 times a power of ten) giving about 5 ticks */
-static double nice_step(double max)
+double up_plot_step(double range, double n)
 {
-    double raw = max / 5, p, m;
-    if (!(raw > 0))
+    double raw = range / n, p, m;
+    if (!(raw > 0) || !isfinite(raw))
         return 1;
     p = pow(10, floor(log10(raw)));
     m = raw / p;
@@ -35,7 +35,7 @@ static void panel(FILE *f, const up_panel *pn, double ox, const char *xlabel)
         for (i = 0; i < pn->nx; i++)
             if (isfinite(pn->series[s].y[i]) && pn->series[s].y[i] > ymax)
                 ymax = pn->series[s].y[i];
-    step = nice_step(ymax);
+    step = up_plot_step(ymax, 5);
     top = ceil(ymax / step) * step;
     if (top < ymax * 1.05)
         top += step;

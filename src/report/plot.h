@@ -30,6 +30,11 @@ typedef struct up_plot {
     const up_panel *panels;
 } up_plot;
 
+/* The step of an axis's ticks for about n of them over range: 1, 2 or 5
+ * times a power of ten (1 when range is not a positive finite number).
+ * Shared by the charts, report.html's histograms and the timelines. */
+double up_plot_step(double range, double n);
+
 /* Writes the chart; returns 0, or -1 if writing failed. */
 int up_plot_svg(FILE *f, const up_plot *p);
 

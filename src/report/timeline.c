@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report/names.h"
+#include "report/plot.h"
 #include "report/timeline.h"
 
 #define TITLE_MAX 3000                /* boxes with their own <title> tooltip */
@@ -66,16 +67,6 @@ static void fmt_dur(char *buf, size_t n, double s)
 }
 
 /* a round step (1, 2 or 5 times a power of ten) giving about n ticks */
-static double nice_step(double range, double n)
-{
-    double raw = range / n, p, m;
-    if (!(raw > 0))
-        return 1;
-    p = pow(10, floor(log10(raw)));
-    m = raw / p;
-    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
-}
-
 typedef struct geo {
     uint64_t t0, span;
     double dw;           /* drawing width, px */
@@ -235,7 +226,7 @@ int up_timeline_svg(FILE *f, const up_timeline *tl, const char *title, uint64_t 
     /* the time axis: ticks in seconds from the trace start, grid behind */
     s0 = up_timeline_s(tl, w->t0 > w->origin ? w->t0 - w->origin : 0);
     s1 = s0 + up_timeline_s(tl, g.span);
-    step = nice_step(s1 - s0, 8);
+    step = up_plot_step(s1 - s0, 8);
     dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
     if (dec > 12)
         dec = 12;
