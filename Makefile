@@ -168,9 +168,9 @@ check-generated:
 	  { echo "src/trace/otf2_records.h is out of date with the installed OTF2:"; \
 	    echo "  run tools/dev/gen-otf2-records.sh > src/trace/otf2_records.h"; exit 1; }
 	@mkdir -p $(BUILD)/gen && tools/dev/gen-mpi-wrappers.sh $(BUILD)/gen
-	@for f in mpi_regions.h mpi_c_gen.c mpi_f_gen.c; do \
-	  cmp -s $(BUILD)/gen/$$f src/tracer/$$f || \
-	  { echo "src/tracer/$$f is out of date with the table src/tracer/mpi_calls.def:"; \
+	@for f in tracer/mpi_regions.h tracer/mpi_c_gen.c tracer/mpi_f_gen.c trace/mpi_classes.h; do \
+	  cmp -s $(BUILD)/gen/$$f src/$$f || \
+	  { echo "src/$$f is out of date with the table src/trace/mpi_calls.def:"; \
 	    echo "  run tools/dev/gen-mpi-wrappers.sh"; exit 1; }; done
 
 # ---- tests/check: up-check, the consistency checker of output traces ------------
