@@ -701,7 +701,7 @@ up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor, uint64_
         st = UP_ERR(err, UP_ENOMEM, "out of memory reading the definitions of '%s'", anchor);
     else if (rc != OTF2_SUCCESS)
         st = UP_ERR(err, UP_EFORMAT, "cannot read the definitions of '%s': %s",
-                    anchor, up_otf2_last_error()[0] ? up_otf2_last_error() : OTF2_Error_GetDescription(rc));
+                    anchor, up_otf2_msg_(OTF2_Error_GetDescription(rc)));
     else if (d->resolution == 0)
         st = UP_ERR(err, UP_EFORMAT, "'%s' has no clock properties (timer resolution 0)", anchor);
     else {
