@@ -61,6 +61,17 @@ static OTF2_GlobalDefWriter *main_defs(OTF2_Archive *ar)
     return gw;
 }
 
+/* Location 0, "Master thread" (String 2): a CPU thread of process group 0
+ * on node 0, for an archive of enter_leave_archive(dir, 1). */
+static void one_thread(OTF2_GlobalDefWriter *gw)
+{
+    OTF2_GlobalDefWriter_WriteString(gw, 2, "Master thread");
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, 0, 0, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocation(gw, 0, 2, OTF2_LOCATION_TYPE_CPU_THREAD, 2, 0);
+}
+
 static void write_twice(const char *dir)
 {
     OTF2_Archive *ar = enter_leave_archive(dir, 2);
@@ -135,11 +146,7 @@ TEST(defs_a_string_defined_again_keeps_the_first)
     if (!(ar = enter_leave_archive(dir, 1)))
         return;
     gw = main_defs(ar);
-    OTF2_GlobalDefWriter_WriteString(gw, 2, "Master thread");
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, 0, 0, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                            OTF2_UNDEFINED_LOCATION_GROUP);
-    OTF2_GlobalDefWriter_WriteLocation(gw, 0, 2, OTF2_LOCATION_TYPE_CPU_THREAD, 2, 0);
+    one_thread(gw);
     OTF2_GlobalDefWriter_WriteString(gw, 1, "other");
     OTF2_GlobalDefWriter_WriteString(gw, 2, "another");
     CHECK(OTF2_Archive_Close(ar) == OTF2_SUCCESS);
@@ -328,11 +335,7 @@ TEST(defs_region_flags_by_name)
     if (!(ar = enter_leave_archive(dir, 1)))
         return;
     gw = main_defs(ar);
-    OTF2_GlobalDefWriter_WriteString(gw, 2, "Master thread");
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, 0, 0, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                            OTF2_UNDEFINED_LOCATION_GROUP);
-    OTF2_GlobalDefWriter_WriteLocation(gw, 0, 2, OTF2_LOCATION_TYPE_CPU_THREAD, 2, 0);
+    one_thread(gw);
     for (i = 0; i < NC; i++) {
         OTF2_GlobalDefWriter_WriteString(gw, 3 + i, c[i].name);
         OTF2_GlobalDefWriter_WriteRegion(gw, 1 + i, 3 + i, 3 + i, 0, OTF2_REGION_ROLE_FUNCTION,
