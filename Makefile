@@ -40,7 +40,7 @@ SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-s
 LIB_SRC  := $(wildcard src/util/*.c src/trace/*.c src/replay/*.c src/model/*.c src/report/*.c \
                       src/analysis/*.c src/run/*.c)
 TOOL_SRC := $(wildcard tools/*.c)
-TEST_SRC := $(wildcard tests/*.c)
+TEST_SRC := $(wildcard tests/*.c) src/tracegen/tracegen.c
 BENCH_SRC := bench/gen.c bench/copy.c bench/measure.c bench/spin_after.c
 
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -127,6 +127,7 @@ test:
 	@scripts/deps.sh test
 	$(MAKE) --no-print-directory check-generated
 	tools/dev/check-layers.sh
+	tests/layers/run.sh
 	$(MAKE) --no-print-directory $(SAN)/bin/unperturb $(SAN)/bin/unperturb-tests
 	$(SAN)/bin/unperturb-tests
 	$(MAKE) --no-print-directory fuzz-replay
@@ -168,9 +169,9 @@ check-generated:
 	  { echo "src/trace/otf2_records.h is out of date with the installed OTF2:"; \
 	    echo "  run tools/dev/gen-otf2-records.sh > src/trace/otf2_records.h"; exit 1; }
 	@mkdir -p $(BUILD)/gen && tools/dev/gen-mpi-wrappers.sh $(BUILD)/gen
-	@for f in mpi_regions.h mpi_c_gen.c mpi_f_gen.c; do \
-	  cmp -s $(BUILD)/gen/$$f src/tracer/$$f || \
-	  { echo "src/tracer/$$f is out of date with the table src/tracer/mpi_calls.def:"; \
+	@for f in tracer/mpi_regions.h tracer/mpi_c_gen.c tracer/mpi_f_gen.c trace/mpi_classes.h; do \
+	  cmp -s $(BUILD)/gen/$$f src/$$f || \
+	  { echo "src/$$f is out of date with the table src/trace/mpi_calls.def:"; \
 	    echo "  run tools/dev/gen-mpi-wrappers.sh"; exit 1; }; done
 
 # ---- tests/check: up-check, the consistency checker of output traces ------------
@@ -191,7 +192,7 @@ $(SAN)/bin/up-check-gen: tests/check/badgen.c
 	$(CC) $(CHECK_CFLAGS) $(SAN_CFLAGS) -o $@ $< $(OTF2_LIBS)
 
 # ---- tests/readers: archives whose definitions reference forward (issue 31) ----
-$(BUILD)/bin/up-fwd-gen: $(BUILD)/obj/tests/readers/fwdgen.o $(BUILD)/obj/tests/tracegen.o
+$(BUILD)/bin/up-fwd-gen: $(BUILD)/obj/tests/readers/fwdgen.o $(BUILD)/obj/src/tracegen/tracegen.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(OTF2_LIBS)
 
@@ -224,7 +225,7 @@ uninstall:
 BENCH_BIN := $(BUILD)/bin/up-bench-gen $(BUILD)/bin/up-bench-copy $(BUILD)/bin/up-bench-measure \
              $(BUILD)/bin/up-bench-spin-after $(BUILD)/bin/up-bench-dense $(BUILD)/bin/up-bench-wildrecv
 
-$(BUILD)/bin/up-bench-gen: $(BUILD)/obj/bench/gen.o $(BUILD)/obj/tests/tracegen.o
+$(BUILD)/bin/up-bench-gen: $(BUILD)/obj/bench/gen.o $(BUILD)/obj/src/tracegen/tracegen.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(OTF2_LIBS)
 $(BUILD)/bin/up-bench-copy: $(BUILD)/obj/bench/copy.o $(BUILD)/lib/libunperturb.a

@@ -2,7 +2,7 @@
  * gen.c - up-bench-gen [-a K] [-b N] DIR NEVENTS [NLOCS]: writes a
  * synthetic, causally consistent MPI trace of about NEVENTS records on NLOCS
  * ranks (default 16) for the benchmark (bench/run.sh), through
- * tests/tracegen (OTF2's writer).  With -a every record carries an attribute
+ * src/tracegen (OTF2's writer).  With -a every record carries an attribute
  * list of K entries, with -b the first record of the last rank N more
  * (tg_attrs; tests/linear/run.sh times the commands on such traces).
  *
@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tests/tracegen.h"
+#include "tracegen/tracegen.h"
 
 #define COLL_EVERY 8
 #define MSG_BYTES 1024u

@@ -1,12 +1,12 @@
 /*
  * test_attrs.c - attribute lists, long and short (issue 31): the reader
  * hands every entry over in order with its type and value (the buffered
- * path, up_stream_slot_), compensate writes them back as they came (Enter
- * and Leave on the direct path, the list passed through) and so does
- * simulate (the buffered path: up_writer_event adds them again), up to
- * UP_SCAN_MAX_ATTRS entries; a longer list is damage that ends its
- * location.  Inputs come from OTF2's own writer (tests/tracegen, tg_attrs);
- * outputs are read back with OTF2's own reader.
+ * path, stream_slot of src/trace/records.c), compensate writes them back
+ * as they came (Enter and Leave on the direct path, the list passed
+ * through) and so does simulate (the buffered path: up_writer_event adds
+ * them again), up to UP_SCAN_MAX_ATTRS entries; a longer list is damage
+ * that ends its location.  Inputs come from OTF2's own writer
+ * (src/tracegen, tg_attrs); outputs are read back with OTF2's own reader.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +15,9 @@
 #include <otf2/otf2.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
 #include "trace/scan.h"
+#include "tracegen/tracegen.h"
 
 /* Entry i of the list tracegen numbers v (tg_attrs): its type and value as
  * 64 bits (a double's bits). */

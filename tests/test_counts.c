@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
 #include "analysis/counts.h"
+#include "tracegen/tracegen.h"
 
 /* A table of n entries, given sorted by name as up_counts_read makes them
  * (names copied: the test frees them to show the list owns its own). */

@@ -1,6 +1,6 @@
 /*
  * test_defcopy.c - global definitions in reference order (issue 31): an
- * archive whose definitions reference forward (tests/tracegen.c,
+ * archive whose definitions reference forward (src/tracegen.c,
  * TG_FORWARD_REFS) is copied with every definition after those it
  * references, and read as if it were in order (names found); an archive in
  * order is copied in the same order; a definition that references one the
@@ -15,9 +15,9 @@
 #include <otf2/otf2.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
 #include "trace/trace.h"
+#include "tracegen/tracegen.h"
 
 /* ---- the definitions of an archive, in file order ------------------------ */
 

@@ -61,6 +61,17 @@ static OTF2_GlobalDefWriter *main_defs(OTF2_Archive *ar)
     return gw;
 }
 
+/* Location 0, "Master thread" (String 2): a CPU thread of process group 0
+ * on node 0, for an archive of enter_leave_archive(dir, 1). */
+static void one_thread(OTF2_GlobalDefWriter *gw)
+{
+    OTF2_GlobalDefWriter_WriteString(gw, 2, "Master thread");
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, 0, 0, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocation(gw, 0, 2, OTF2_LOCATION_TYPE_CPU_THREAD, 2, 0);
+}
+
 static void write_twice(const char *dir)
 {
     OTF2_Archive *ar = enter_leave_archive(dir, 2);
@@ -135,11 +146,7 @@ TEST(defs_a_string_defined_again_keeps_the_first)
     if (!(ar = enter_leave_archive(dir, 1)))
         return;
     gw = main_defs(ar);
-    OTF2_GlobalDefWriter_WriteString(gw, 2, "Master thread");
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, 0, 0, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, 0, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                            OTF2_UNDEFINED_LOCATION_GROUP);
-    OTF2_GlobalDefWriter_WriteLocation(gw, 0, 2, OTF2_LOCATION_TYPE_CPU_THREAD, 2, 0);
+    one_thread(gw);
     OTF2_GlobalDefWriter_WriteString(gw, 1, "other");
     OTF2_GlobalDefWriter_WriteString(gw, 2, "another");
     CHECK(OTF2_Archive_Close(ar) == OTF2_SUCCESS);
@@ -243,5 +250,108 @@ TEST(defs_location_kinds_of_a_hybrid_score_p_trace)
         accel += cuda;
     }
     CHECK_EQ(accel, 2);
+    up_trace_close(t);
+}
+
+/* The UP_REGION_* flags of a region, from its name and paradigm: the MPI
+ * call classes of src/trace/mpi_calls.def (INIT, FINALIZE, SSEND whatever
+ * the paradigm; POLL and NOWAIT of MPI regions only, also of calls the
+ * tracer does not wrap, which Score-P traces hold), the overhead and user
+ * regions. */
+TEST(defs_region_flags_by_name)
+{
+    enum { I = UP_REGION_MPI_INIT, F = UP_REGION_MPI_FINALIZE, O = UP_REGION_OVERHEAD,
+           U = UP_REGION_USER, S = UP_REGION_SSEND, M = UP_REGION_MPI, P = UP_REGION_POLL,
+           N = UP_REGION_NOWAIT };
+    static const struct {
+        const char *name;
+        OTF2_Paradigm paradigm;
+        unsigned flags;
+    } c[] = {
+        {"MPI_Init", OTF2_PARADIGM_MPI, I | M},
+        {"MPI_Init_thread", OTF2_PARADIGM_MPI, I | M},
+        {"MPI_Finalize", OTF2_PARADIGM_MPI, F | M},
+        {"MPI_Ssend", OTF2_PARADIGM_MPI, S | M},
+        {"MPI_Issend", OTF2_PARADIGM_MPI, S | M | N},
+        {"MPI_Test", OTF2_PARADIGM_MPI, P | M},
+        {"MPI_Testany", OTF2_PARADIGM_MPI, P | M},
+        {"MPI_Testsome", OTF2_PARADIGM_MPI, P | M},
+        {"MPI_Testall", OTF2_PARADIGM_MPI, P | M},
+        {"MPI_Iprobe", OTF2_PARADIGM_MPI, P | M},
+        {"MPI_Improbe", OTF2_PARADIGM_MPI, P | M},
+        {"MPI_Isend", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Ibsend", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Irsend", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Irecv", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Imrecv", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Send", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Bsend", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Rsend", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Send_init", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Recv_init", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Start", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Startall", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Request_free", OTF2_PARADIGM_MPI, N | M},
+        /* not wrapped by the tracer */
+        {"MPI_Comm_rank", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Comm_size", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Get_count", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Wtime", OTF2_PARADIGM_MPI, N | M},
+        {"MPI_Get_processor_name", OTF2_PARADIGM_MPI, N | M},
+        /* wrapped, in no class */
+        {"MPI_Ssend_init", OTF2_PARADIGM_MPI, M},
+        {"MPI_Bsend_init", OTF2_PARADIGM_MPI, M},
+        {"MPI_Probe", OTF2_PARADIGM_MPI, M},
+        {"MPI_Wait", OTF2_PARADIGM_MPI, M},
+        {"MPI_Recv", OTF2_PARADIGM_MPI, M},
+        {"MPI_Allreduce", OTF2_PARADIGM_MPI, M},
+        {"MPI_Win_fence", OTF2_PARADIGM_MPI, M},
+        {"mpi_test", OTF2_PARADIGM_MPI, M},
+        /* named MPI_ in another paradigm */
+        {"MPI_Testsome", OTF2_PARADIGM_UNKNOWN, P | M},
+        {"MPI_Comm_rank", OTF2_PARADIGM_OPENMP, N | M},
+        /* the program's own function of an MPI call's name: POLL and NOWAIT
+         * only for MPI regions, the others whatever the paradigm */
+        {"MPI_Comm_rank", OTF2_PARADIGM_USER, U},
+        {"MPI_Iprobe", OTF2_PARADIGM_COMPILER, U},
+        {"MPI_Init", OTF2_PARADIGM_USER, I | U},
+        {"MPI_Finalize", OTF2_PARADIGM_COMPILER, F | U},
+        {"MPI_Issend", OTF2_PARADIGM_COMPILER, S | U},
+        /* overhead, user, other */
+        {"TRACE BUFFER FLUSH", OTF2_PARADIGM_MEASUREMENT_SYSTEM, O},
+        {"UNPERTURB flush", OTF2_PARADIGM_USER, O},
+        {"MPI_Test", OTF2_PARADIGM_USER, U},
+        {"compute", OTF2_PARADIGM_COMPILER, U},
+        {"cudaMemcpy", OTF2_PARADIGM_CUDA, 0},
+    };
+    enum { NC = sizeof c / sizeof c[0] };
+    char dir[4096];
+    OTF2_Archive *ar;
+    OTF2_GlobalDefWriter *gw;
+    up_trace *t = NULL;
+    up_err err = {0};
+    unsigned i;
+    snprintf(dir, sizeof dir, "%s", t_dir("rflags"));
+    if (!(ar = enter_leave_archive(dir, 1)))
+        return;
+    gw = main_defs(ar);
+    one_thread(gw);
+    for (i = 0; i < NC; i++) {
+        OTF2_GlobalDefWriter_WriteString(gw, 3 + i, c[i].name);
+        OTF2_GlobalDefWriter_WriteRegion(gw, 1 + i, 3 + i, 3 + i, 0, OTF2_REGION_ROLE_FUNCTION,
+                                         c[i].paradigm, OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    }
+    CHECK(OTF2_Archive_Close(ar) == OTF2_SUCCESS);
+    CHECK_EQ(up_trace_open(dir, &t, &err), UP_OK);
+    if (!t)
+        return;
+    for (i = 0; i < NC; i++) {
+        const up_region_def *rg = up_defs_region(up_trace_defs(t), 1 + i);
+        CHECK(rg && !strcmp(rg->name, c[i].name));
+        if (rg && rg->flags != c[i].flags)
+            t_fail(__FILE__, __LINE__, "region %s of paradigm %d: flags %#x, not %#x", c[i].name,
+                   (int)c[i].paradigm, rg->flags, c[i].flags);
+        CHECK_EQ(up_defs_region_flags(up_trace_defs(t), 1 + i), c[i].flags);
+    }
     up_trace_close(t);
 }

@@ -16,10 +16,10 @@
 #include <string.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
 #include "analysis/profile.h"
 #include "model/simulate.h"
+#include "tracegen/tracegen.h"
 
 #define NS 1000000000ull
 #define NFILL 255 /* filler Enter/Leave pairs: 510 records */

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
 #include "analysis/estimate.h"
+#include "tracegen/tracegen.h"
 
 #define NS 1000000000ull
 

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "run/simrun.h"
+#include "tracegen/tracegen.h"
 
 #define NS 1000000000u
 

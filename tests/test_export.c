@@ -13,8 +13,8 @@
 
 #include "test.h"
 #include "tutil.h"
-#include "tracegen.h"
 #include "report/perfetto.h"
+#include "tracegen/tracegen.h"
 
 static json_t *load(const char *path)
 {

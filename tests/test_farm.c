@@ -34,8 +34,8 @@
 #include <string.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
+#include "tracegen/tracegen.h"
 
 #define NS 1000000000ull
 #define T0 10000u

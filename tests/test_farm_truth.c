@@ -4,7 +4,7 @@
  * Like tests/test_poll_truth.c, a discrete-event simulator of its own (no
  * code or formula shared with src/replay or src/model) runs an MPI program
  * twice: without records (the true run time T) and with O = 1 us per
- * record, written as an OTF2 trace with tests/tracegen.  The trace is
+ * record, written as an OTF2 trace with src/tracegen.  The trace is
  * compensated in network mode with each --wildcard and --replies rule, and the
  * approximated window and each worker's busy time are compared with the
  * untraced run's.
@@ -43,8 +43,8 @@
  * the sum of the worker's task lengths, which is the truth.
  */
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
+#include "tracegen/tracegen.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -20,11 +20,11 @@
 #include <string.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "model/model.h"
 #include "model/machine.h"
 #include "run/pipeline.h"
 #include "run/simrun.h"
+#include "tracegen/tracegen.h"
 
 static void want_msg(const char *file, int line, const char *kind, up_status st, const up_err *err,
                      const char *text, const char *want)

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
+#include "tracegen/tracegen.h"
 
 #define NS 1000000000ull
 

@@ -4,7 +4,7 @@
  * Like tests/test_truth.c, a discrete-event simulator of its own (no code or
  * formula shared with src/replay or src/model) runs an MPI program twice:
  * without records (the true run time T) and with O = 150 ns per record,
- * written as an OTF2 trace with tests/tracegen.  The trace is compensated in
+ * written as an OTF2 trace with src/tracegen.  The trace is compensated in
  * network mode and the approximated window compared with T.  Here the
  * program polls: its receives complete inside MPI_Testany calls, either one
  * poll after each chunk of work (1 or 5 us: an interleaved loop) or in spins
@@ -53,8 +53,8 @@
  * by then.
  */
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
+#include "tracegen/tracegen.h"
 
 #include <stdbool.h>
 #include <stdint.h>

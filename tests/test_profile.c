@@ -1,13 +1,13 @@
 /*
  * test_profile.c - unperturb report's analysis (profile.h, report.h's
- * breakdown) on traces written by tests/tracegen with hand-chosen times:
+ * breakdown) on traces written by src/tracegen with hand-chosen times:
  * every expected value below is worked out by hand in the comment above it.
  */
 #include <string.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "report/profile_report.h"
+#include "tracegen/tracegen.h"
 
 #define NS 1000000000ull
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
+#include "tracegen/tracegen.h"
 
 /* A team on a self communicator (MPI_COMM_SELF's group type, COMM_SELF,
  * has no member list): its one member is the master.  team_wake read the

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
 #include "trace/scan.h"
 #include "replay/replay.h"
+#include "tracegen/tracegen.h"
 
 #define CS 64 /* chunk size of the hand-made files (real ones: >= 256 KiB) */
 

@@ -2,7 +2,7 @@
  * test_scan_fuzz.c - damaged bytes the fuzzer found that the reader's check of
  * an archive (src/trace/scan.c) let through to libotf2, or that the reader
  * (src/trace/reader.c) then mishandled: archives written by OTF2 itself
- * (tests/tracegen.c, tests/data), then changed byte by byte.
+ * (src/tracegen.c, tests/data), then changed byte by byte.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "trace/trace.h"
+#include "tracegen/tracegen.h"
 
 /* ---- files ----------------------------------------------------------------- */
 

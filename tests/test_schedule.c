@@ -14,8 +14,8 @@
 #include <stdio.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
+#include "tracegen/tracegen.h"
 
 /* One trace of tests/data: compensated, and simulated, under every schedule */
 static void schedules_of(const char *name, const char *in, void *ctx)

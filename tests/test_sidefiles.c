@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
 #include "trace/trace.h"
+#include "tracegen/tracegen.h"
 
 /* Two ranks (locations 0 and 1), each Enter(main) 10, Leave(main) 1000. */
 static int write_two(const char *dir)

@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
 #include "model/simulate.h"
 #include "run/simrun.h"
+#include "tracegen/tracegen.h"
 
 #define NS 1000000000u
 

@@ -13,8 +13,8 @@
 
 #include "test.h"
 #include "tutil.h"
-#include "tracegen.h"
 #include "report/timeline.h"
+#include "tracegen/tracegen.h"
 
 #define NS 1000000000u
 

@@ -7,7 +7,7 @@
  * shares no code or formulas with src/replay or src/model):
  *   - uninstrumented: no records, no overhead -> the true run time T;
  *   - instrumented: every record costs a fixed O ns after its timestamp,
- *     written as an OTF2 trace with tests/tracegen.
+ *     written as an OTF2 trace with src/tracegen.
  * The trace is then compensated with the library in lower, upper and
  * network mode, and the approximated run time is compared with T.
  *
@@ -53,8 +53,8 @@
  * every iteration.
  */
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
+#include "tracegen/tracegen.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "tutil.h"
+#include "tracegen/tracegen.h"
 
 TEST(map_matches_reference)
 {

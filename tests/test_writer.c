@@ -1,6 +1,6 @@
 /*
  * test_writer.c - attributes the writer adds to its output
- * (up_writer_attr): archives from tests/tracegen copied record by record
+ * (up_writer_attr): archives from src/tracegen copied record by record
  * through up_writer_event, some records marked, and the output read back
  * with OTF2's own readers (no code of src/trace), the input too, for the
  * ids it already uses; and the writer's clamp on the records of the direct
@@ -12,8 +12,8 @@
 #include <otf2/otf2.h>
 
 #include "test.h"
-#include "tracegen.h"
 #include "trace/trace.h"
+#include "tracegen/tracegen.h"
 
 /* ---- an independent reader: strings, attributes, marked records ------------ */
 

@@ -164,7 +164,7 @@ typedef struct up_run_exp {
 } up_run_exp;
 
 /* The output set (the input, --perfetto), then o->input opened: the caller
- * writes the trace-event JSON (report/export.h) at up_outset_tmp(r->outs, 0)
+ * writes the trace-event JSON (report/perfetto.h) at up_outset_tmp(r->outs, 0)
  * and commits.  Free r in any case. */
 up_status up_run_export(const up_run_exp_opts *o, up_run_exp *r, up_err *err);
 void up_run_exp_free(up_run_exp *r);

@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "mpi_classes.h"
 #include "trace_int.h"
 
 typedef struct group_def {
@@ -233,16 +234,33 @@ static OTF2_CallbackCode on_region(void *ud, OTF2_RegionRef self,
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* The classes of the MPI call named `name` (UP_REGION_* flags: the FLAGS of
+ * src/trace/mpi_calls.def, which also lists calls the tracer does not wrap),
+ * 0 for any other name.  Regions are few: a look down the list will do. */
+static unsigned mpi_classes(const char *name)
+{
+    static const struct {
+        const char *name;
+        unsigned flags;
+    } calls[] = {
+#define X(call, flags) {#call, flags},
+        UP_MPI_CLASSES(X)
+#undef X
+    };
+    size_t i;
+    for (i = 0; i < sizeof calls / sizeof calls[0]; i++)
+        if (!strcmp(name, calls[i].name))
+            return calls[i].flags;
+    return 0;
+}
+
 /* The UP_REGION_* flags of a region, from its name and paradigm. */
 static void region_flags(up_region_def *rg)
 {
     OTF2_Paradigm paradigm = rg->paradigm;
-    if (!strcmp(rg->name, "MPI_Init") || !strcmp(rg->name, "MPI_Init_thread"))
-        rg->flags |= UP_REGION_MPI_INIT;
-    if (!strcmp(rg->name, "MPI_Finalize"))
-        rg->flags |= UP_REGION_MPI_FINALIZE;
-    if (!strcmp(rg->name, "MPI_Ssend") || !strcmp(rg->name, "MPI_Issend"))
-        rg->flags |= UP_REGION_SSEND;
+    unsigned classes = mpi_classes(rg->name);
+    /* MPI_Init, MPI_Finalize and synchronous sends by name alone */
+    rg->flags |= classes & (UP_REGION_MPI_INIT | UP_REGION_MPI_FINALIZE | UP_REGION_SSEND);
     /* Score-P encloses buffer flushes in "TRACE BUFFER FLUSH"; our tracer
      * names every overhead region "UNPERTURB <what>" (docs/models.md). */
     if (!strcmp(rg->name, "TRACE BUFFER FLUSH") || !strncmp(rg->name, "UNPERTURB ", 10))
@@ -251,22 +269,10 @@ static void region_flags(up_region_def *rg)
         rg->flags |= UP_REGION_USER;
     else if (paradigm == OTF2_PARADIGM_MPI || !strncmp(rg->name, "MPI_", 4))
         rg->flags |= UP_REGION_MPI;
-    if ((rg->flags & UP_REGION_MPI) &&
-        (!strcmp(rg->name, "MPI_Test") || !strcmp(rg->name, "MPI_Testany") ||
-         !strcmp(rg->name, "MPI_Testsome") || !strcmp(rg->name, "MPI_Testall") ||
-         !strcmp(rg->name, "MPI_Iprobe") || !strcmp(rg->name, "MPI_Improbe")))
-        rg->flags |= UP_REGION_POLL;
-    if (rg->flags & UP_REGION_MPI) {
-        static const char *const nowait[] = {
-            "MPI_Isend", "MPI_Ibsend", "MPI_Irsend", "MPI_Issend", "MPI_Irecv", "MPI_Imrecv",
-            "MPI_Send", "MPI_Bsend", "MPI_Rsend", "MPI_Send_init", "MPI_Recv_init",
-            "MPI_Start", "MPI_Startall", "MPI_Request_free", "MPI_Comm_rank",
-            "MPI_Comm_size", "MPI_Get_count", "MPI_Wtime", "MPI_Get_processor_name"};
-        size_t i;
-        for (i = 0; i < sizeof nowait / sizeof nowait[0]; i++)
-            if (!strcmp(rg->name, nowait[i]))
-                rg->flags |= UP_REGION_NOWAIT;
-    }
+    /* polls and calls that never wait only as MPI calls (a USER or COMPILER
+     * region of that name is a function of the program's own) */
+    if (rg->flags & UP_REGION_MPI)
+        rg->flags |= classes & (UP_REGION_POLL | UP_REGION_NOWAIT);
 }
 
 /* The thread CPU-time metric of our tracer's --cpu-time: a metric class
@@ -695,7 +701,7 @@ up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor, uint64_
         st = UP_ERR(err, UP_ENOMEM, "out of memory reading the definitions of '%s'", anchor);
     else if (rc != OTF2_SUCCESS)
         st = UP_ERR(err, UP_EFORMAT, "cannot read the definitions of '%s': %s",
-                    anchor, up_otf2_last_error()[0] ? up_otf2_last_error() : OTF2_Error_GetDescription(rc));
+                    anchor, up_otf2_msg_(OTF2_Error_GetDescription(rc)));
     else if (d->resolution == 0)
         st = UP_ERR(err, UP_EFORMAT, "'%s' has no clock properties (timer resolution 0)", anchor);
     else {

@@ -34,72 +34,7 @@ struct up_trace {
     OTF2_EvtReaderCallbacks *ecb; /* for the event readers, made as needed */
 };
 
-/* ---- OTF2 error capture -------------------------------------------------- */
-
-static _Thread_local char otf2_msg[512];
-
-static OTF2_ErrorCode on_otf2_error(void *ud, const char *file, uint64_t line,
-                                    const char *func, OTF2_ErrorCode code,
-                                    const char *fmt, va_list va)
-{
-    int n;
-    (void)ud, (void)file, (void)line, (void)func;
-    n = snprintf(otf2_msg, sizeof otf2_msg, "%s", OTF2_Error_GetDescription(code));
-    if (fmt && *fmt && n > 0 && (size_t)n < sizeof otf2_msg - 3) {
-        snprintf(otf2_msg + n, sizeof otf2_msg - (size_t)n, ": ");
-        vsnprintf(otf2_msg + n + 2, sizeof otf2_msg - (size_t)n - 2, fmt, va);
-    }
-    return code;
-}
-
-void up_otf2_quiet(void) { OTF2_Error_RegisterCallback(on_otf2_error, NULL); }
-
-const char *up_otf2_last_error(void) { return otf2_msg; }
-
-up_status up_otf2_err_(up_err *err, OTF2_ErrorCode code, const char *what)
-{
-    return UP_ERR(err, UP_EOTF2, "%s: %s", what,
-                  otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(code));
-}
-
-/* ---- stream slots ------------------------------------------------------- */
-
-up_event *up_stream_slot_(void *ud, unsigned kind, uint64_t t,
-                          OTF2_AttributeList *al, size_t arrays, unsigned char **xp)
-{
-    up_stream *s = ud;
-    up_event *e = &s->ring[(s->head + s->count) & (s->cap - 1)];
-    uint32_t na = al ? OTF2_AttributeList_GetNumberOfElements(al) : 0, i;
-    size_t abytes = ((size_t)na * sizeof(up_attr) + 7u) / 8u * 8u;
-    size_t need = abytes + arrays;
-
-    if (need > e->xcap) {
-        unsigned char *nb = up_reallocarray(e->xbuf, need, 1);
-        if (!nb) {
-            s->nomem = true;
-            return NULL;
-        }
-        e->xbuf = nb;
-        e->xcap = need;
-    }
-    e->kind = (uint16_t)kind;
-    e->rflags = 0; /* the slot may hold an earlier record's (set_rflags) */
-    e->time = t;
-    e->t_out = t;
-    e->attrs = na ? (up_attr *)(void *)e->xbuf : NULL;
-    /* taken from the front: libotf2's list is linked, and fetching entry i
-     * by index walks i links (a record's list would cost its square).  The
-     * list is libotf2's scratch for this record only: it empties it after
-     * the callback anyway. */
-    for (i = 0; i < na; i++)
-        if (OTF2_AttributeList_PopAttribute(al, &e->attrs[i].id, &e->attrs[i].type,
-                                            &e->attrs[i].value) != OTF2_SUCCESS)
-            break;
-    e->nattrs = i;
-    *xp = abytes ? e->xbuf + abytes : e->xbuf; /* (no arithmetic on a NULL xbuf) */
-    s->count++;
-    return e;
-}
+/* ---- the ring ----------------------------------------------------------- */
 
 static bool ring_grow(up_stream *s)
 {
@@ -219,43 +154,6 @@ void up_trace_time_repairs(const up_trace *t, size_t loc, uint64_t out[3])
     out[2] = s->fix_spike;
 }
 
-/* The next spike of the chunk walked last, or none. */
-static void next_spike(up_stream *s)
-{
-    if (s->spike_i < s->scan.nspikes) {
-        s->spike_first = s->scan.spikes[s->spike_i].first;
-        s->spike_last = s->scan.spikes[s->spike_i].last;
-    } else {
-        s->spike_first = s->spike_last = UINT64_MAX;
-    }
-}
-
-uint64_t up_stream_time_fix_(up_stream *s, uint64_t t, uint64_t no)
-{
-    while (no > s->spike_last) { /* passed by records never delivered (unknown kinds) */
-        s->spike_i++;
-        next_spike(s);
-    }
-    if (no >= s->spike_first) { /* inside a spike (spikes come in order) */
-        if (no == s->spike_last) {
-            s->spike_i++;
-            next_spike(s);
-        }
-        s->fix_spike++;
-        return s->last_t;
-    }
-    if (t > s->t_hi || t < s->t->defs.global_offset) { /* before the range is outside it too */
-        s->fix_range++;
-        return s->last_t;
-    }
-    if (t >= s->last_t) { /* (the spike passed above: nothing to repair) */
-        s->last_t = t;
-        return t;
-    }
-    s->fix_back++;
-    return s->last_t;
-}
-
 /* The stream has delivered all it may: note why it ended early, once. */
 static up_status stream_ended(up_stream *s, up_err *err)
 {
@@ -289,10 +187,10 @@ static up_status evt_reader(up_stream *s, up_err *err)
     up_trace *t = s->t;
     OTF2_LocationRef id = t->defs.locs[s->loc].id;
     OTF2_ErrorCode rc;
-    otf2_msg[0] = 0;
+    up_otf2_clear_();
     if (!(s->rd = OTF2_Reader_GetEvtReader(t->rd, id)))
         return UP_ERR(err, UP_EFORMAT, "cannot open the events of location %llu in '%s': %s",
-                      (unsigned long long)id, t->anchor, otf2_msg[0] ? otf2_msg : "no event reader");
+                      (unsigned long long)id, t->anchor, up_otf2_msg_("no event reader"));
     if ((rc = OTF2_Reader_RegisterEvtCallbacks(t->rd, s->rd, t->ecb, s)) != OTF2_SUCCESS)
         return up_otf2_err_(err, rc, "cannot register event callbacks");
     return UP_OK;
@@ -308,7 +206,7 @@ static up_status stream_room(up_stream *s, uint64_t *want, up_err *err)
             return UP_ERR(err, UP_ENOMEM, "out of memory");
         up_scan_next(&s->scan, t->scratch);
         s->spike_i = 0;
-        next_spike(s);
+        up_stream_next_spike_(s);
     }
     if (s->seq >= s->scan.records) {
         *want = 0;
@@ -367,7 +265,7 @@ static up_status stream_fill(up_stream *s, size_t need, up_err *err)
             return st;
         if (!want)
             break;
-        otf2_msg[0] = 0;
+        up_otf2_clear_();
         rc = OTF2_EvtReader_ReadEvents(s->rd, want, &got);
         if ((st = after_read(s, rc, got, want, err)) != UP_OK)
             return st;
@@ -424,7 +322,7 @@ up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn,
         s->direct_ctx = ctx;
         s->direct_out = out;
         s->stop = s->direct_failed = s->write_failed = false;
-        otf2_msg[0] = 0;
+        up_otf2_clear_();
         got = 0;
         rc = OTF2_EvtReader_ReadEvents(s->rd, want, &got);
         s->direct = NULL;
@@ -437,7 +335,7 @@ up_status up_stream_direct(up_stream *s, size_t max, up_direct_fn fn,
         if (s->write_failed)
             return UP_ERR(err, UP_EOTF2, "cannot write an event of location %llu: %s",
                           (unsigned long long)s->t->defs.locs[s->loc].id,
-                          otf2_msg[0] ? otf2_msg : "OTF2 writer error");
+                          up_otf2_msg_("OTF2 writer error"));
         if (s->stop && !s->nomem) { /* a record was declined: it is buffered, reading resumes later */
             s->stop = false;
             return UP_OK;
@@ -598,7 +496,7 @@ static up_status read_local_defs(up_trace *t, size_t i, OTF2_DefReaderCallbacks 
     up_scan_close(&sc);
     if (sc.records && (dr = OTF2_Reader_GetDefReader(t->rd, id)) != NULL) {
         OTF2_Reader_RegisterDefCallbacks(t->rd, dr, dcb, &t->defs);
-        otf2_msg[0] = 0;
+        up_otf2_clear_();
         rc = OTF2_Reader_ReadLocalDefinitions(t->rd, dr, sc.records, &n);
         t->defs.n_local_defs += n;
         OTF2_Reader_CloseDefReader(t->rd, dr);
@@ -627,7 +525,7 @@ static up_status open_stream(up_trace *t, size_t i, up_err *err)
     snprintf(idbuf, sizeof idbuf, "/%llu.evt", (unsigned long long)d->locs[i].id);
     if (!(s->path = cat3(t->dir, idbuf, "")))
         return UP_ERR(err, UP_ENOMEM, "out of memory");
-    s->last_t = d->global_offset;
+    s->last_t = s->t_lo = d->global_offset;
     s->t_hi = d->trace_length && d->global_offset <= UINT64_MAX - d->trace_length
                   ? d->global_offset + d->trace_length
                   : UINT64_MAX;
@@ -670,17 +568,17 @@ up_status up_trace_open(const char *path, up_trace **out, up_err *err)
         goto fail;
     }
     t->dir[n - 5] = '\0';
-    otf2_msg[0] = 0;
+    up_otf2_clear_();
     t->rd = OTF2_Reader_Open(t->anchor);
     if (!t->rd) {
         st = UP_ERR(err, UP_EFORMAT, "cannot open '%s': not an OTF2 archive (%s)", t->anchor,
-                    otf2_msg[0] ? otf2_msg : "unreadable anchor file");
+                    up_otf2_msg_("unreadable anchor file"));
         goto fail;
     }
     rc = OTF2_Reader_SetSerialCollectiveCallbacks(t->rd);
     if (rc != OTF2_SUCCESS) {
         st = UP_ERR(err, UP_EFORMAT, "cannot open '%s': not an OTF2 archive (%s)", t->anchor,
-                    otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
+                    up_otf2_msg_(OTF2_Error_GetDescription(rc)));
         goto fail;
     }
     {
@@ -727,7 +625,7 @@ up_status up_trace_open(const char *path, up_trace **out, up_err *err)
     }
     if ((rc = OTF2_Reader_OpenEvtFiles(t->rd)) != OTF2_SUCCESS) {
         st = UP_ERR(err, UP_EFORMAT, "cannot open the event files of '%s': %s", t->anchor,
-                    otf2_msg[0] ? otf2_msg : OTF2_Error_GetDescription(rc));
+                    up_otf2_msg_(OTF2_Error_GetDescription(rc)));
         goto fail;
     }
     evt_open = true;

@@ -1,8 +1,10 @@
 /*
  * records.c - every OTF2 event kind, expanded from the generated field lists
  * of otf2_records.h: the reader callbacks that store a record into a stream
- * slot, the writer dispatch, the plain-copy callbacks and the kind names
- * (global definitions are copied by defcopy.c).
+ * slot (with the slot and the time check every record passes), the writer
+ * dispatch, the plain-copy callbacks and the kind names (global definitions
+ * are copied by defcopy.c).  reader.c fills the streams through these; they
+ * use nothing of reader.c.
  * Place in the data flow: trace reading and writing.  Because all of these
  * come from one list, no record kind can be read but not written (or the
  * reverse), and none is skipped silently by OTF2 for want of a callback.
@@ -47,6 +49,88 @@ const char *up_ev_kind_name(unsigned kind)
 #define PASS_F(t, n) , n
 #define PASS_A(t, n, c) , n
 
+/* ---- a record's slot and time ------------------------------------------ */
+
+/* The repair of a record's timestamp `t` (number `no`), when it runs
+ * backwards, lies outside the clock range or in a spike. */
+static uint64_t time_fix(up_stream *s, uint64_t t, uint64_t no)
+{
+    while (no > s->spike_last) { /* passed by records never delivered (unknown kinds) */
+        s->spike_i++;
+        up_stream_next_spike_(s);
+    }
+    if (no >= s->spike_first) { /* inside a spike (spikes come in order) */
+        if (no == s->spike_last) {
+            s->spike_i++;
+            up_stream_next_spike_(s);
+        }
+        s->fix_spike++;
+        return s->last_t;
+    }
+    if (t > s->t_hi || t < s->t_lo) { /* before the range is outside it too */
+        s->fix_range++;
+        return s->last_t;
+    }
+    if (t >= s->last_t) { /* (the spike passed above: nothing to repair) */
+        s->last_t = t;
+        return t;
+    }
+    s->fix_back++;
+    return s->last_t;
+}
+
+/* Every record a stream delivers passes here: its number, and its time,
+ * repaired where it cannot be right (docs/cli.md, "Damaged traces"). */
+static inline uint64_t stream_time(up_stream *s, uint64_t t)
+{
+    uint64_t no = ++s->seq;
+    if (__builtin_expect(t >= s->last_t && no < s->spike_first && t <= s->t_hi, 1)) {
+        s->last_t = t;
+        return t;
+    }
+    return time_fix(s, t, no);
+}
+
+/* Claims the next ring slot of stream `s` for a record of `kind` at `t`,
+ * copies the attribute list, and reserves `arrays` bytes for array fields
+ * (*xp points at them).  Returns NULL on allocation failure (the stream
+ * remembers the error). */
+static up_event *stream_slot(up_stream *s, unsigned kind, uint64_t t, OTF2_AttributeList *al,
+                             size_t arrays, unsigned char **xp)
+{
+    up_event *e = &s->ring[(s->head + s->count) & (s->cap - 1)];
+    uint32_t na = al ? OTF2_AttributeList_GetNumberOfElements(al) : 0, i;
+    size_t abytes = ((size_t)na * sizeof(up_attr) + 7u) / 8u * 8u;
+    size_t need = abytes + arrays;
+
+    if (need > e->xcap) {
+        unsigned char *nb = up_reallocarray(e->xbuf, need, 1);
+        if (!nb) {
+            s->nomem = true;
+            return NULL;
+        }
+        e->xbuf = nb;
+        e->xcap = need;
+    }
+    e->kind = (uint16_t)kind;
+    e->rflags = 0; /* the slot may hold an earlier record's (set_rflags) */
+    e->time = t;
+    e->t_out = t;
+    e->attrs = na ? (up_attr *)(void *)e->xbuf : NULL;
+    /* taken from the front: libotf2's list is linked, and fetching entry i
+     * by index walks i links (a record's list would cost its square).  The
+     * list is libotf2's scratch for this record only: it empties it after
+     * the callback anyway. */
+    for (i = 0; i < na; i++)
+        if (OTF2_AttributeList_PopAttribute(al, &e->attrs[i].id, &e->attrs[i].type,
+                                            &e->attrs[i].value) != OTF2_SUCCESS)
+            break;
+    e->nattrs = i;
+    *xp = abytes ? e->xbuf + abytes : e->xbuf; /* (no arithmetic on a NULL xbuf) */
+    s->count++;
+    return e;
+}
+
 /* ---- store into a stream slot ------------------------------------------ */
 
 /* A record the direct path timed: it is done, and `rc` says how writing it
@@ -70,7 +154,6 @@ static inline OTF2_CallbackCode direct_written(up_stream *s, OTF2_ErrorCode rc)
         size_t need = 0 UP_EVF_##K(NEED_F, NEED_A);                           \
         unsigned char *xp;                                                    \
         up_event *e;                                                          \
-        void *ud = s;                                                         \
         if (s->direct && !s->count) {                                         \
             up_event d;                                                       \
             int r;                                                            \
@@ -101,7 +184,7 @@ static inline OTF2_CallbackCode direct_written(up_stream *s, OTF2_ErrorCode rc)
                 return OTF2_CALLBACK_INTERRUPT;                               \
             }                                                                 \
         }                                                                     \
-        e = up_stream_slot_(ud, UP_EV_##K, t, al, need, &xp);                 \
+        e = stream_slot(s, UP_EV_##K, t, al, need, &xp);                      \
         if (!e)                                                               \
             return OTF2_CALLBACK_INTERRUPT;                                   \
         {                                                                     \
@@ -119,7 +202,7 @@ static inline OTF2_CallbackCode direct_written(up_stream *s, OTF2_ErrorCode rc)
         up_stream *s = ud;                                                    \
         (void)loc;                                                            \
         (void)pos;                                                            \
-        return store_##K(s, up_stream_time_(s, t), al UP_EVF_##K(PASS_F, PASS_A)); \
+        return store_##K(s, stream_time(s, t), al UP_EVF_##K(PASS_F, PASS_A)); \
     }
 UP_OTF2_EVENTS(X)
 #undef X
@@ -136,7 +219,7 @@ UP_OTF2_EVENTS(X)
         uint64_t out;                                                          \
         (void)loc;                                                             \
         (void)pos;                                                             \
-        t = up_stream_time_(s, t);                                             \
+        t = stream_time(s, t);                                                 \
         if (s->direct_region && !s->count &&                                   \
             s->direct_region(s->direct_ctx, s->loc, UP_EV_##K, t, region, &out)) \
             return direct_written(s, s->direct_out                             \

@@ -681,7 +681,7 @@ bool up_scan_next(up_scan *s, unsigned char *buf)
             if (q < end && *q == T_TIMESTAMP)
                 return stop(s, n, off + (uint64_t)(q - p), "two timestamps in a row");
             /* the token before jumped ahead of this one and of the one
-             * before it: its records get the earlier time (reader.c) */
+             * before it: its records get the earlier time (records.c) */
             if (__builtin_expect(t < s->last_token, 0) && s->prev_token <= t &&
                 tok_from < s->records + n + 1 && !add_spike(s, tok_from, s->records + n))
                 return stop(s, n, off + (uint64_t)(rec - p), "out of memory");

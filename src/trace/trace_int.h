@@ -27,36 +27,29 @@ struct up_stream {
     uint64_t seq;
     up_scan scan;
     char *path;
-    /* timestamp repairs: the last time delivered, the spike being passed */
-    uint64_t last_t, t_hi; /* t_hi: the last time the clock properties allow */
+    /* timestamp repairs (records.c): the last time delivered, the spike
+     * being passed */
+    uint64_t last_t;
+    uint64_t t_lo, t_hi; /* the first and last time the clock properties allow */
     size_t spike_i;
     uint64_t spike_first, spike_last; /* UINT64_MAX: none ahead */
     uint64_t fix_back, fix_range, fix_spike;
 };
 
-/* The repair of a record's timestamp `t` (number `no`), when it runs
- * backwards, lies outside the clock range or in a spike (reader.c). */
-uint64_t up_stream_time_fix_(up_stream *s, uint64_t t, uint64_t no);
-
-/* Every record a stream delivers passes here: its number, and its time,
- * repaired where it cannot be right (docs/cli.md, "Damaged traces"). */
-static inline uint64_t up_stream_time_(up_stream *s, uint64_t t)
+/* The next spike of the chunk the stream walked last, or none: after each
+ * walk (reader.c) and as records pass the spikes (records.c). */
+static inline void up_stream_next_spike_(up_stream *s)
 {
-    uint64_t no = ++s->seq;
-    if (__builtin_expect(t >= s->last_t && no < s->spike_first && t <= s->t_hi, 1)) {
-        s->last_t = t;
-        return t;
+    if (s->spike_i < s->scan.nspikes) {
+        s->spike_first = s->scan.spikes[s->spike_i].first;
+        s->spike_last = s->scan.spikes[s->spike_i].last;
+    } else {
+        s->spike_first = s->spike_last = UINT64_MAX;
     }
-    return up_stream_time_fix_(s, t, no);
 }
 
-/* Claims the next ring slot of stream `s` for a record of `kind` at `t`,
- * copies the attribute list, and reserves `arrays` bytes for array fields
- * (*xp points at them).  Returns NULL on allocation failure (the stream
- * remembers the error). */
-up_event *up_stream_slot_(void *s, unsigned kind, uint64_t t,
-                          OTF2_AttributeList *al, size_t arrays,
-                          unsigned char **xp);
+/* The reader callbacks that store each record into its stream (user data:
+ * the up_stream), or hand it to the stream's direct function. */
 void up_store_evt_callbacks_(OTF2_EvtReaderCallbacks *cb);
 OTF2_ErrorCode up_write_event_(OTF2_EvtWriter *w, OTF2_AttributeList *al,
                                uint64_t t, const up_event *e);
@@ -144,7 +137,12 @@ void up_defs_free_(up_defs *d);
 bool up_defs_attr_find_(const up_defs *d, const char *name, OTF2_Type type,
                         OTF2_AttributeRef *ref);
 
-/* Turns an OTF2 error code into an up_err naming `what`. */
+/* Turns an OTF2 error code into an up_err naming `what`, with OTF2's last
+ * message (otf2_error.c). */
 up_status up_otf2_err_(up_err *err, OTF2_ErrorCode code, const char *what);
+/* Forgets OTF2's last message: before a call whose failure it is to name. */
+void up_otf2_clear_(void);
+/* OTF2's last message, or `otherwise` if it gave none since. */
+const char *up_otf2_msg_(const char *otherwise);
 
 #endif

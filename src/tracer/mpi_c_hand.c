@@ -1,6 +1,6 @@
 /*
  * mpi_c_hand.c - the C wrappers that do not fit the table of MPI calls
- * (src/tracer/mpi_calls.def, rows of class `hand`; the others are
+ * (src/trace/mpi_calls.def, rows of class `hand`; the others are
  * generated into mpi_c_gen.c): MPI_Init, MPI_Finalize, MPI_Abort, the
  * matched probes and receives, MPI_Start(all), the wait and test families,
  * MPI_Request_free, MPI_Comm_free, and the synchronisation of one-sided

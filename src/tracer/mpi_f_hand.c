@@ -1,7 +1,7 @@
 /*
  * mpi_f_hand.c - wrappers for Fortran callers of the `use mpi` module and of
  * `include 'mpif.h'` that do not fit the table of MPI calls (rows of class
- * `hand` in src/tracer/mpi_calls.def; the others are generated into
+ * `hand` in src/trace/mpi_calls.def; the others are generated into
  * mpi_f_gen.c).  Place in the data flow: measurement, the Fortran twin of
  * mpi_c_hand.c; both write through the record functions of upt.h and the
  * helpers of wrap.h, and write the same records for the same call.

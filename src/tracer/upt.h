@@ -1,8 +1,8 @@
 /*
  * upt.h - the tracer's internal interface (libunperturb-trace.so).
  *
- * Place in the data flow: measurement.  The PMPI wrappers (generated from
- * the table mpi_calls.def into mpi_c_gen.c, C callers, and mpi_f_gen.c,
+ * Place in the data flow: measurement.  The PMPI wrappers (generated from the
+ * table src/trace/mpi_calls.def into mpi_c_gen.c, C callers, and mpi_f_gen.c,
  * Fortran callers; the rest by hand in mpi_c_hand.c and mpi_f_hand.c; their
  * shared state in wrap.c, helpers in wrap.h), the function hooks (funcs.c:
  * -finstrument-functions and the manual API of <unperturb/region.h>) and the
@@ -74,7 +74,7 @@ extern int upt_rank, upt_size;
 /* ---- regions ------------------------------------------------------------ */
 
 /* The MPI functions we wrap: UPT_MPI_REGIONS(X), X(name, OTF2 region role),
- * generated from the table src/tracer/mpi_calls.def.  Their region ids are
+ * generated from the table src/trace/mpi_calls.def.  Their region ids are
  * the same on every rank (the enum), so they need no unification. */
 #include "tracer/mpi_regions.h"
 

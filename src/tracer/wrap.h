@@ -4,7 +4,7 @@
  * Fortran's symbols and sentinels.  Place in the data flow: measurement.
  *
  * The wrappers: mpi_c_gen.c and mpi_f_gen.c, generated from the table
- * src/tracer/mpi_calls.def by tools/dev/gen-mpi-wrappers.sh, and the calls
+ * src/trace/mpi_calls.def by tools/dev/gen-mpi-wrappers.sh, and the calls
  * that do not fit the table, written by hand in mpi_c_hand.c and
  * mpi_f_hand.c.  wrap.c keeps the requests and windows they share.
  * Every helper here is written once and used by C and Fortran alike, so a

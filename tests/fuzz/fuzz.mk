@@ -21,7 +21,7 @@ FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ)/obj/%.o)
 # what each target links besides its own file and container.c
 fuzz_extra_otf2        := tests/fuzz/mutate.c
 fuzz_extra_analysis    := tests/fuzz/mutate.c
-fuzz_extra_stalls      := tests/tracegen.c
+fuzz_extra_stalls      := src/tracegen/tracegen.c
 fuzz_extra_calibration :=
 fuzz_extra_machine     :=
 fuzz_extra_experiment  :=
@@ -58,7 +58,7 @@ endef
 $(foreach t,$(FUZZ_ALL),$(eval $(call fuzz_target,$(t))))
 
 $(BUILD)/bin/up-fuzz-tool: $(BUILD)/obj/tests/fuzz/tool.o $(BUILD)/obj/tests/fuzz/container.o \
-                           $(BUILD)/obj/tests/tracegen.o
+                           $(BUILD)/obj/src/tracegen/tracegen.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(OTF2_LIBS)
 

@@ -5,7 +5,7 @@
  * (src/model/compensate.c).
  *
  * Place in the data flow: beside a valid trace.  Two archives are written
- * once, with OTF2's own writer (tests/tracegen.c); each input gives the
+ * once, with OTF2's own writer (src/tracegen.c); each input gives the
  * stalls lists of their locations and the options of the replay:
  *
  *   opt:1 n0:1 n1:1 n2:1 rest
@@ -23,10 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tracegen.h"
 #include "model/model.h"
 #include "replay/replay.h"
 #include "trace/trace.h"
+#include "tracegen/tracegen.h"
 
 static char dirs[2][400];
 static uint64_t nrecords[2];

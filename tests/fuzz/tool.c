@@ -12,7 +12,7 @@
  *                                       (fuzz.h: the mode of "otf2", the pass
  *                                       of "analysis")
  *   up-fuzz-tool gen OUTDIR             writes test archives with OTF2's own
- *                                       writer (tests/tracegen.c) and packs
+ *                                       writer (src/tracegen.c) and packs
  *                                       each into OUTDIR/tg-<name>
  *
  * Place in the data flow: beside the fuzz targets; not part of a run.  A
@@ -27,9 +27,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../tracegen.h"
 #include "fuzz.h"
 #include "trace/scan.h"
+#include "tracegen/tracegen.h"
 
 static uint8_t *slurp(const char *path, size_t *n)
 {

@@ -1,6 +1,6 @@
 /*
  * namegen.c - writes the archives of tests/names/run.sh with OTF2's own
- * writer (tests/tracegen.c): names that are not text, and a huge name.
+ * writer (src/tracegen.c): names that are not text, and a huge name.
  *
  *   namegen DIR hostile   2 ranks; regions and locations named with bytes
  *                         that are not UTF-8, control characters (ESC, CR,
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tracegen.h"
+#include "tracegen/tracegen.h"
 
 /* valid UTF-8, not ASCII: "mäin ✓" */
 #define NAME_MAIN "m\xc3\xa4in \xe2\x9c\x93"

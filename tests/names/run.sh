@@ -40,8 +40,8 @@ check() { # NAME COMMAND...: ok when the command succeeds
 # ---- the traces -----------------------------------------------------------------
 otf2_flags=$(pkg-config --cflags --libs otf2 2>/dev/null || echo -lopen-trace-format2)
 # shellcheck disable=SC2086
-${CC:-cc} -std=c11 -D_GNU_SOURCE -O1 -o "$T/namegen" "$SRC/tests/names/namegen.c" "$SRC/tests/tracegen.c" \
-    $otf2_flags || { echo "FAIL: cannot build tests/names/namegen.c" >&2; exit 1; }
+${CC:-cc} -std=c11 -D_GNU_SOURCE -O1 -I"$SRC/src" -o "$T/namegen" "$SRC/tests/names/namegen.c" \
+    "$SRC/src/tracegen/tracegen.c" $otf2_flags || { echo "FAIL: cannot build tests/names/namegen.c" >&2; exit 1; }
 "$T/namegen" "$T/h" hostile || { echo "FAIL: namegen hostile" >&2; exit 1; }
 "$T/namegen" "$T/b" big 1048576 || { echo "FAIL: namegen big" >&2; exit 1; }
 

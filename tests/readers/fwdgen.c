@@ -4,13 +4,13 @@
  * buffer flush, a barrier, CPU-time metrics, MPI_Finalize; an RMA window,
  * sub-communicators, an OpenMP team; the scenario of tests/test_defcopy.c)
  * whose global definitions all reference forward: each is written before
- * the definitions it references (tests/tracegen.c, TG_FORWARD_REFS), as no
+ * the definitions it references (src/tracegen.c, TG_FORWARD_REFS), as no
  * OTF2 reader takes them.  For tests/readers/run.sh: what unperturb writes
  * from it must be in reference order.
  */
 #include <stdio.h>
 
-#include "../tracegen.h"
+#include "tracegen/tracegen.h"
 
 int main(int argc, char **argv)
 {

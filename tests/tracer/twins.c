@@ -4,7 +4,7 @@
  * ABI: MPI_Fint handles by reference, the Fortran sentinels), each inside
  * the manual region "C NAME" or "F NAME".  tests/tracer/twins.sh traces it
  * on 3 ranks and asserts that the records of each pair are equal but for
- * times and ids, for every generated row of src/tracer/mpi_calls.def, and
+ * times and ids, for every generated row of src/trace/mpi_calls.def, and
  * checks some sizes against numbers worked out by hand.
  *
  * Every rank runs every pair; inside one, the roles depend on the rank

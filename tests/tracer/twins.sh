@@ -6,7 +6,7 @@
 # then through its Fortran symbol with the same arguments, inside the
 # manual regions "C NAME" and "F NAME".  Here, from the otf2-print listing:
 #  - every row that tools/dev/gen-mpi-wrappers.sh --list names (the
-#    generated rows of src/tracer/mpi_calls.def, with the Fortran-only
+#    generated rows of src/trace/mpi_calls.def, with the Fortran-only
 #    _cptr twins) has its pair, so a new row cannot escape the test
 #    (twins.c must call it), and the C half entered the call's region;
 #  - on every rank the two halves of every pair hold the same records, but

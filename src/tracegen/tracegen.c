@@ -1,6 +1,7 @@
 /*
  * tracegen.c - test/benchmark trace writer (see tracegen.h).  Uses only the
- * OTF2 writer API; shares no code with src/.
+ * OTF2 writer API; shares no code with the rest of src/ (it includes none
+ * of its headers: tools/dev/check-layers.sh).
  */
 #include "tracegen.h"
 
@@ -95,6 +96,8 @@ tg *tg_open(const char *dir, unsigned nranks, uint64_t resolution, unsigned flag
     }
     OTF2_Archive_SetFlushCallbacks(g->ar, &flush_cb, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(g->ar);
+    /* its name before it moved to src/: the fuzz seeds and every archive
+     * written here keep their bytes */
     OTF2_Archive_SetCreator(g->ar, "unperturb tests/tracegen");
     OTF2_Archive_OpenEvtFiles(g->ar);
     for (r = 0; r < nranks; r++)

@@ -7,6 +7,11 @@
  * `rank`, or `rank << 32 | 5` with TG_SPARSE_IDS), MPI_COMM_WORLD (comm 0,
  * world ranks) and MPI_COMM_SELF (comm 1), and the regions of tg_region_t.
  * Timestamps are ticks of `resolution` per second.
+ *
+ * It is part of no product (libunperturb, the tracer): src/tracegen is the
+ * one folder of src/ that only tests/ and bench/ may include, and it
+ * includes no header of src/ (tools/dev/check-layers.sh), so that the
+ * traces that test the library do not come from the library.
  */
 #ifndef UP_TRACEGEN_H
 #define UP_TRACEGEN_H
