@@ -26,6 +26,7 @@
 
 #include <otf2/otf2.h>
 
+#include "trace/chunks.h"
 #include "trace/merge.h"
 
 typedef struct { uint32_t local, global; } idpair;
@@ -890,15 +891,6 @@ out:
     return rc;
 }
 
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
-                                void *caller, bool final)
-{
-    (void)ud, (void)type, (void)loc, (void)caller, (void)final;
-    return OTF2_FLUSH;
-}
-
-static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, NULL};
-
 /* a failed merge leaves the folder as the tracer left it, so it can retry */
 static void undo(const char *dir)
 {
@@ -944,7 +936,7 @@ int up_merge(const char *dir, up_merge_info *info, char *err, size_t errcap)
         goto out;
     }
     if ((rc = OTF2_Archive_SetSerialCollectiveCallbacks(ar)) != OTF2_SUCCESS ||
-        (rc = OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_SetFlushCallbacks(ar, &up_otf2_flush_callbacks, NULL)) != OTF2_SUCCESS ||
         (rc = OTF2_Archive_SetCreator(ar, "unperturb-trace")) != OTF2_SUCCESS) {
         fail(&m, "%s: %s", dir, OTF2_Error_GetDescription(rc));
         goto out;

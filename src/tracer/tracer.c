@@ -32,6 +32,7 @@
 #include "tracer/upt.h"
 #include "tracer/calib.h"
 #include "tracer/funcs.h"
+#include "trace/chunks.h"
 #include "trace/merge.h"
 
 int upt_on;
@@ -47,7 +48,6 @@ static struct {
     OTF2_EvtWriter *w;
     char dir[PATH_MAX];   /* the run's archive folder */
     int side;             /* DIR/.upt/<rank>.defs, append-only */
-    size_t chunks_max;    /* event buffer, in chunks of CHUNK_SIZE */
     uint64_t extra_ns;    /* UNPERTURB_EXTRA_NS: spent after every record */
     uint64_t extra_ticks; /* the same in TSC ticks (0: spin on clock_gettime) */
     uint64_t next_req;    /* OTF2 request ids */
@@ -189,11 +189,6 @@ static void clean_field(char *s)
 
 /* ---- OTF2 callbacks --------------------------------------------------------- */
 
-typedef struct chunk_list {
-    size_t n, nfree;
-    void **chunks;
-} chunk_list;
-
 /* The event buffer of the run's archive, allocated and written once inside
  * MPI_Init (prefault_buffer): a page first touched while recording costs a
  * page fault inside some record's interval, which no calibrated O covers
@@ -205,77 +200,43 @@ static struct {
     size_t n;
 } pool;
 
+/* A chunk of an OTF2 buffer (src/trace/chunks.c): for the run's archive's
+ * events a pre-faulted one while the pool lasts, else fresh memory faulted
+ * in now, not record by record. */
+static void *chunk_alloc(up_chunks *c, size_t size);
+static void chunk_free(up_chunks *c, void *chunk, size_t size)
+{
+    (void)c, (void)size;
+    free(chunk);
+}
+
+/* the run's archive: its event buffer UNPERTURB_BUFFER_MB chunks (set in
+ * upt_init_from); the calibration's scratch archive (upt_measure_records) */
+static up_chunks run_chunks = {0, 64, chunk_alloc, chunk_free},
+                 scratch_chunks = {0, 64, chunk_alloc, chunk_free};
+
+static void *chunk_alloc(up_chunks *c, size_t size)
+{
+    void *chunk;
+    if (c == &run_chunks && size == CHUNK_SIZE && pool.n)
+        return pool.chunks[--pool.n]; /* the run's archive: a pre-faulted chunk */
+    if ((chunk = malloc(size)) != NULL)
+        memset(chunk, 0x5a, size);
+    return chunk;
+}
+
 static void prefault_buffer(void)
 {
     size_t i;
-    if (!(pool.chunks = calloc(T.chunks_max, sizeof *pool.chunks)))
+    if (!(pool.chunks = calloc(run_chunks.events_max, sizeof *pool.chunks)))
         return;
-    for (i = 0; i < T.chunks_max; i++) {
+    for (i = 0; i < run_chunks.events_max; i++) {
         void *c = malloc(CHUNK_SIZE);
         if (!c)
             break;
         memset(c, 0x5a, CHUNK_SIZE);
         pool.chunks[pool.n++] = c;
     }
-}
-
-static void *mem_allocate(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
-                          void **per_buffer, uint64_t size)
-{
-    chunk_list *cl = *per_buffer;
-    size_t max = type == OTF2_FILETYPE_EVENTS ? T.chunks_max : 64;
-    void *c;
-    (void)ud, (void)loc;
-    if (!cl) {
-        if (!(cl = calloc(1, sizeof *cl)) || !(cl->chunks = calloc(max, sizeof *cl->chunks))) {
-            free(cl);
-            return NULL;
-        }
-        *per_buffer = cl;
-    }
-    if (cl->n >= max)
-        return NULL; /* OTF2 flushes the buffer, then starts over */
-    if (cl->nfree) {
-        cl->nfree--;
-        return cl->chunks[cl->n++];
-    }
-    if (ud == &pool && type == OTF2_FILETYPE_EVENTS && size == CHUNK_SIZE && pool.n)
-        c = pool.chunks[--pool.n]; /* the run's archive: a pre-faulted chunk */
-    else if ((c = malloc((size_t)size)) != NULL)
-        memset(c, 0x5a, (size_t)size); /* fault it in now, not record by record */
-    else
-        return NULL;
-    cl->chunks[cl->n++] = c;
-    return c;
-}
-
-static void mem_free_all(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
-                         void **per_buffer, bool final)
-{
-    chunk_list *cl = *per_buffer;
-    size_t i;
-    (void)ud, (void)type, (void)loc;
-    if (!cl)
-        return;
-    if (!final) {
-        cl->nfree += cl->n;
-        cl->n = 0;
-        return;
-    }
-    for (i = 0; i < cl->n + cl->nfree; i++)
-        free(cl->chunks[i]);
-    free(cl->chunks);
-    free(cl);
-    *per_buffer = NULL;
-}
-
-static const OTF2_MemoryCallbacks mem_callbacks = {mem_allocate, mem_free_all};
-
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
-                                void *caller, bool final)
-{
-    (void)ud, (void)type, (void)loc, (void)caller, (void)final;
-    return OTF2_FLUSH;
 }
 
 /* OTF2 writes a BufferFlush record from the pre-flush time to this one */
@@ -285,7 +246,7 @@ static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType type, OTF2_LocationRef 
     return upt_now();
 }
 
-static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, post_flush};
+static const OTF2_FlushCallbacks flush_callbacks = {up_otf2_pre_flush, post_flush};
 
 /* ---- records ---------------------------------------------------------------- */
 
@@ -1023,7 +984,7 @@ static bool open_archive(void)
         return false;
     }
     if ((rc = OTF2_Archive_SetFlushCallbacks(T.ar, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
-        (rc = OTF2_Archive_SetMemoryCallbacks(T.ar, &mem_callbacks, &pool)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_SetMemoryCallbacks(T.ar, &up_chunk_callbacks, &run_chunks)) != OTF2_SUCCESS ||
         (rc = OTF2_Archive_SetSerialCollectiveCallbacks(T.ar)) != OTF2_SUCCESS ||
         (rc = OTF2_Archive_OpenEvtFiles(T.ar)) != OTF2_SUCCESS ||
         !(T.w = OTF2_Archive_GetEvtWriter(T.ar, (OTF2_LocationRef)upt_rank))) {
@@ -1120,10 +1081,10 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
     upt_main_thread = pthread_self();
     upt_main_thread_set = 1;
     set_extra(env_u64("UNPERTURB_EXTRA_NS", 0));
-    T.chunks_max = (size_t)env_u64("UNPERTURB_BUFFER_MB", 16);
+    run_chunks.events_max = (size_t)env_u64("UNPERTURB_BUFFER_MB", 16);
     T.cpu = env_u64("UNPERTURB_CPU_TIME", 0) != 0;
-    if (T.chunks_max < 1)
-        T.chunks_max = 1;
+    if (run_chunks.events_max < 1)
+        run_chunks.events_max = 1;
     T.next_comm = 2;
     /* Every rank traces, or none: what follows (the clock check, the
      * calibration, the barrier at the end, the one before the merge) is
@@ -1435,7 +1396,6 @@ int upt_measure_records(double ns[UPT_NKINDS], double lo[UPT_NKINDS], double hi[
     OTF2_EvtWriter *saved_w = T.w, *w;
     int saved_on = upt_on, saved_set = upt_main_thread_set;
     pthread_t saved_thread = upt_main_thread;
-    size_t saved_max = T.chunks_max;
     char path[] = "/tmp/unperturb-calib-XXXXXX";
     unsigned k, i, tr;
     uint64_t extra = T.extra_ns;
@@ -1444,8 +1404,7 @@ int upt_measure_records(double ns[UPT_NKINDS], double lo[UPT_NKINDS], double hi[
     *test_ns = -1;
     if (!mkdtemp(path))
         return -1;
-    if (!T.chunks_max)
-        T.chunks_max = 4;
+    scratch_chunks.events_max = run_chunks.events_max ? run_chunks.events_max : 4;
     /* OTF2_SUBSTRATE_NONE: the records are encoded into the buffer exactly
      * as in the run, and flushes write nothing */
     ar = OTF2_Archive_Open(path, "calib", OTF2_FILEMODE_WRITE, CHUNK_SIZE, CHUNK_SIZE,
@@ -1453,7 +1412,7 @@ int upt_measure_records(double ns[UPT_NKINDS], double lo[UPT_NKINDS], double hi[
     if (!ar)
         goto out;
     if (OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL) != OTF2_SUCCESS ||
-        OTF2_Archive_SetMemoryCallbacks(ar, &mem_callbacks, NULL) != OTF2_SUCCESS ||
+        OTF2_Archive_SetMemoryCallbacks(ar, &up_chunk_callbacks, &scratch_chunks) != OTF2_SUCCESS ||
         OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS ||
         OTF2_Archive_OpenEvtFiles(ar) != OTF2_SUCCESS || !(w = OTF2_Archive_GetEvtWriter(ar, 0)))
         goto close;
@@ -1552,7 +1511,6 @@ int upt_measure_records(double ns[UPT_NKINDS], double lo[UPT_NKINDS], double hi[
 close:
     OTF2_Archive_Close(ar);
 out:
-    T.chunks_max = saved_max;
     rmdir(path); /* SUBSTRATE_NONE wrote nothing in it */
     return rc;
 }
