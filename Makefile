@@ -50,8 +50,9 @@ SAN_TOOL_OBJ := $(TOOL_SRC:%.c=$(SAN)/obj/%.o)
 SAN_TEST_OBJ := $(TEST_SRC:%.c=$(SAN)/obj/%.o)
 
 # The tracer (libunperturb-trace.so, preloaded into MPI programs): position-
-# independent objects of its own, plus merge.c which the command shares.
-TRACER_SRC := $(wildcard src/tracer/*.c) src/trace/merge.c
+# independent objects of its own, plus what it shares of src/trace (plain libc
+# and OTF2): merge.c, the calibration's text (calib.c), OTF2's buffers (chunks.c).
+TRACER_SRC := $(wildcard src/tracer/*.c) src/trace/merge.c src/trace/calib.c src/trace/chunks.c
 TRACER_OBJ := $(TRACER_SRC:%.c=$(BUILD)/pic/%.o)
 UBSAN_TRACER_OBJ := $(TRACER_SRC:%.c=$(SAN)/pic/%.o)
 TRACER_CFLAGS := $(MPI_CFLAGS) $(DW_CFLAGS) -fPIC -fvisibility=hidden

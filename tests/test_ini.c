@@ -260,7 +260,7 @@ TEST(ini_stored_calibration_names_the_archive)
     up_trace *t = NULL;
     up_comp_params p;
     up_err err = {0};
-    char source[64];
+    char source[UP_RUN_SOURCE_MAX];
     if (!g) {
         t_fail(__FILE__, __LINE__, "tg_open");
         return;
@@ -277,7 +277,7 @@ TEST(ini_stored_calibration_names_the_archive)
     }
     snprintf(want, sizeof want, "the calibration stored in '%s':2: " AFTER("all = 500", "overhead"),
              up_trace_anchor(t));
-    want_msg(__FILE__, __LINE__, "stored", up_comp_params_load(&p, t, NULL, source, sizeof source, &err),
+    want_msg(__FILE__, __LINE__, "stored", up_run_params(t, NULL, NULL, &p, source, &err),
              &err, "(stored)", want);
     CHECK(strstr(err.msg, dir) != NULL);
     up_trace_close(t);

@@ -11,8 +11,8 @@
 #ifndef UNPERTURB_MODEL_H
 #define UNPERTURB_MODEL_H
 
-#include "trace/merge.h" /* UP_LOC_OVH_MAX */
 #include "replay/replay.h"
+#include "trace/calib.h" /* up_rk, up_calib, UP_LOC_OVH_MAX */
 
 typedef enum up_mode {
     UP_MODE_LOWER,   /* eq. (9): communication no faster than two copies */
@@ -25,36 +25,12 @@ typedef enum up_collective {
     UP_COLLECTIVE_SHARED      /* eq. (12) */
 } up_collective;
 
-/* Record kinds with their own per-record overhead O. */
-typedef enum up_rk {
-    UP_RK_ENTER,
-    UP_RK_LEAVE,
-    UP_RK_SEND,
-    UP_RK_RECV,
-    UP_RK_COLL_BEGIN,
-    UP_RK_COLL_END,
-    UP_RK_OTHER,
-    UP_RK_METRIC,    /* Metric records (the tracer's --cpu-time); defaults to other */
-    UP_RK_FN_ENTER,  /* Enter of a UP_REGION_USER region (function hooks, manual
-                      * regions); defaults to enter */
-    UP_RK_FN_LEAVE,  /* its Leave; defaults to leave */
-    UP_RK_POLL_ENTER, /* Enter of a UP_REGION_POLL region (MPI_Test*, MPI_Iprobe,
-                       * MPI_Improbe: thin wrappers, called in dense loops);
-                       * defaults to enter */
-    UP_RK_POLL_LEAVE, /* its Leave; defaults to leave */
-    UP_RK_COUNT
-} up_rk;
-
-const char *up_rk_name(unsigned rk);             /* "enter", "leave", ... */
-bool up_rk_parse(const char *name, up_rk *out);
-/* "enter, leave, ..., fn_enter or fn_leave" into buf (for error messages) */
-void up_rk_list(char *buf, size_t cap);
+/* The record kinds with an O of their own (up_rk) and their names are the
+ * calibration format's (trace/calib.h). */
 up_rk up_rk_of(unsigned ev_kind);                /* record kind -> O class */
 const char *up_mode_name(up_mode m);
 const char *up_collective_name(up_collective c);
 
-#define UP_COPY_POINTS 64
-#define UP_NET_POINTS 32
 #define UP_DEFAULT_EAGER_LIMIT 4096 /* Open MPI's shared-memory eager limit */
 #define UP_DEFAULT_SPIN_GAP_NS 10.0 /* on average over a spin (docs/models.md, "Polling") */
 
@@ -120,9 +96,9 @@ void up_comp_params_set_overhead(up_comp_params *p, double ns);
 
 /* The command line's values, the last source of parameters (docs/
  * calibration.md, "Where values come from, in order of precedence": the
- * archive, then --calibration, then these).  Every command that takes them
- * applies them with up_comp_params_apply_cli; a field not given (a negative
- * number, a false *_set) leaves the value loaded before. */
+ * archive, then --calibration, then these; up_run_params applies them in
+ * that order).  A field not given (a negative number, a false *_set) leaves
+ * the value an earlier source gave. */
 #define UP_CLI_MAX_OVERHEAD 32
 typedef struct up_comp_cli {
     size_t noverhead;              /* --overhead-ns, in the order given */
@@ -145,22 +121,23 @@ typedef struct up_comp_cli {
 void up_comp_cli_init(up_comp_cli *c);
 /* --overhead-ns N for every kind (false: too many given) */
 bool up_comp_cli_overhead(up_comp_cli *c, double ns);
-/* Applies *c over *p and appends "--overhead-ns" to `source` (cap bytes)
- * when it gave O.  An O given on the command line drops what came with the
- * calibration's O: its range, the per-location costs and the stall lists. */
-void up_comp_params_apply_cli(up_comp_params *p, const up_comp_cli *c, char *source, size_t cap);
-/* The parameters a command starts from: the defaults, then the calibration
- * the unperturb tracer stored in archive t, then the file `calib` (may be
- * NULL).  Writes where the overheads came from to source ("archive",
- * "archive, FILE", ...; empty if none).  Errors name the file and line. */
-up_status up_comp_params_load(up_comp_params *p, up_trace *t, const char *calib, char *source,
-                              size_t cap, up_err *err);
+/* Applies *c over *p.  An O given on the command line drops what came
+ * with the calibration's O: its range, the per-location costs and the stall
+ * lists. */
+void up_comp_params_apply_cli(up_comp_params *p, const up_comp_cli *c);
 /* Once the mode is final: --mode lower removes the high end of the range
  * of O, --mode upper the low end (overhead_ns becomes that end); network
  * mode and parameters without a range keep the nominal O. */
 void up_comp_params_resolve(up_comp_params *p);
-/* Reads a calibration file (INI, docs/calibration.md) into *p; values it
- * holds replace those in *p.  Errors name the file, line and key. */
+/* A calibration over *p: the values it gives replace those in *p, with the
+ * rules of docs/calibration.md (kinds that default to others, a range that
+ * must hold O and goes with an [overhead] of its own, per-location costs
+ * measured against the O they came with, a table that stated S or gamma
+ * replace).  `what` names the source in errors. */
+up_status up_calibration_apply(up_comp_params *p, const up_calib *c, const char *what, up_err *err);
+/* Reads a calibration file (INI, docs/calibration.md) over *p
+ * (up_calib_load, then up_calibration_apply).  Errors name the file, line
+ * and key. */
 up_status up_calibration_load(const char *path, up_comp_params *p, up_err *err);
 /* Same, from INI text (an archive property); `what` names it in errors. */
 up_status up_calibration_parse(const char *text, const char *what,

@@ -26,6 +26,8 @@
 
 #include <otf2/otf2.h>
 
+#include "trace/calib.h"
+#include "trace/chunks.h"
 #include "trace/merge.h"
 
 typedef struct { uint32_t local, global; } idpair;
@@ -451,28 +453,19 @@ static void fold_stalls(merger *m, int r)
  * memory. */
 static char *with_spins(const merger *m, char *calib)
 {
-    size_t len = strlen(calib), cap = len + 160 + (size_t)m->nranks * 40;
-    char *out;
+    uint64_t id[UP_LOC_OVH_MAX];
+    double ns[UP_LOC_OVH_MAX];
+    size_t n = 0;
     int r;
-    bool any = false;
-    for (r = 0; r < m->nranks; r++)
-        any |= m->R[r].has_spin;
-    if (!any || m->nranks > UP_LOC_OVH_MAX) /* more than compensate reads: left out */
+    if (m->nranks > UP_LOC_OVH_MAX) /* more than compensate reads: left out */
         return calib;
-    if (!(out = realloc(calib, cap))) {
-        free(calib);
-        return NULL;
-    }
-    len += (size_t)snprintf(out + len, cap - len,
-                            "[overhead_by_location]\n; ns every record of the location cost "
-                            "beyond [overhead]: its --extra-ns spins took that much longer\n");
     for (r = 0; r < m->nranks; r++)
-        if (m->R[r].has_spin)
-            len += (size_t)snprintf(out + len, cap - len, "%d = %.1f\n", r,
-                                    (m->R[r].spin_ns > m->R[r].spin_cal_ns
-                                         ? m->R[r].spin_ns - m->R[r].spin_cal_ns
-                                         : 0.0) + m->R[r].stall_ns);
-    return out;
+        if (m->R[r].has_spin) {
+            id[n] = (uint64_t)r;
+            ns[n++] = (m->R[r].spin_ns > m->R[r].spin_cal_ns ? m->R[r].spin_ns - m->R[r].spin_cal_ns
+                                                             : 0.0) + m->R[r].stall_ns;
+        }
+    return n ? up_calib_add_by_location(calib, n, id, ns) : calib;
 }
 
 /* the rank count: the `rank` line of any definitions file */
@@ -890,15 +883,6 @@ out:
     return rc;
 }
 
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
-                                void *caller, bool final)
-{
-    (void)ud, (void)type, (void)loc, (void)caller, (void)final;
-    return OTF2_FLUSH;
-}
-
-static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, NULL};
-
 /* a failed merge leaves the folder as the tracer left it, so it can retry */
 static void undo(const char *dir)
 {
@@ -944,7 +928,7 @@ int up_merge(const char *dir, up_merge_info *info, char *err, size_t errcap)
         goto out;
     }
     if ((rc = OTF2_Archive_SetSerialCollectiveCallbacks(ar)) != OTF2_SUCCESS ||
-        (rc = OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_SetFlushCallbacks(ar, &up_otf2_flush_callbacks, NULL)) != OTF2_SUCCESS ||
         (rc = OTF2_Archive_SetCreator(ar, "unperturb-trace")) != OTF2_SUCCESS) {
         fail(&m, "%s: %s", dir, OTF2_Error_GetDescription(rc));
         goto out;
@@ -957,7 +941,7 @@ int up_merge(const char *dir, up_merge_info *info, char *err, size_t errcap)
         goto out;
     }
     if (calib) {
-        rc = OTF2_Archive_SetProperty(ar, "UNPERTURB::CALIBRATION", calib, true);
+        rc = OTF2_Archive_SetProperty(ar, UP_CALIB_PROPERTY, calib, true);
         free(calib);
         if (rc != OTF2_SUCCESS) {
             fail(&m, "%s: cannot store the calibration: %s", dir, OTF2_Error_GetDescription(rc));

@@ -16,11 +16,6 @@
 
 #include <stddef.h>
 
-/* At most this many locations in the [overhead_by_location] section that
- * the merge writes into the archive's calibration (compensate reads it:
- * docs/calibration.md); a run with more ranks leaves it out */
-#define UP_LOC_OVH_MAX 1024
-
 typedef struct up_merge_info {
     int ranks;          /* ranks in the run */
     int ranks_found;    /* ranks with a definitions file */

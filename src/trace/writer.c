@@ -7,9 +7,9 @@
  *
  * Place in the data flow: last stage of compensate/simulate.  Memory is bounded
  * by OTF2 memory callbacks that hand each event buffer at most
- * WRITER_CHUNKS chunks; when a buffer wants another, OTF2 flushes it to disk.
- * There is deliberately no post-flush callback: OTF2 would answer it by
- * inserting BufferFlush records of its own into the output.
+ * WRITER_CHUNKS chunks (chunks.c); when a buffer wants another, OTF2 flushes
+ * it to disk.  There is deliberately no post-flush callback: OTF2 would
+ * answer it by inserting BufferFlush records of its own into the output.
  *
  * Write errors: OTF2 reports a full or read-only disk as "Buffer deletion
  * failed!" or "Chunk handling failed!", often without the errno, so a failed
@@ -23,6 +23,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "trace/chunks.h"
 #include "trace_int.h"
 
 /* One 4 MiB chunk per location: OTF2 3.0 writes a flush of at least 4 MiB
@@ -33,77 +34,26 @@
 #define WRITER_DEF_CHUNK_SIZE (4 * 1024 * 1024)
 #define WRITER_CHUNKS 1
 
-/* ---- OTF2 memory and flush callbacks ------------------------------------- */
+/* ---- OTF2 memory: chunks (chunks.c) ---------------------------------------- */
 
 /* Chunks are mapped pages backed by transparent huge pages where the kernel
  * offers them (up_pages_alloc): OTF2 clears every chunk it is handed, and
  * faulting a fresh 4 MiB chunk in 4 KiB pages costs 1024 page faults.  With
  * 16 locations that made a 1M-record compensate 1.5x slower (bench/README.md). */
-typedef struct chunk_list {
-    size_t size;         /* of every chunk of this buffer */
-    size_t n, cap;       /* chunks handed to OTF2 */
-    size_t nfree;        /* chunks[n .. n+nfree) are kept for reuse */
-    void **chunks;
-} chunk_list;
-
-static void *mem_allocate(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
-                          void **per_buffer, uint64_t size)
+static void *pages_alloc(up_chunks *c, size_t size)
 {
-    chunk_list *cl = *per_buffer;
-    void *c;
-    (void)ud, (void)loc;
-    if (!cl) {
-        if (!(cl = up_calloc(1, sizeof *cl)))
-            return NULL;
-        *per_buffer = cl;
-    }
-    if (cl->size != (size_t)size && cl->n + cl->nfree)
-        return NULL; /* OTF2 asks for one chunk size per buffer */
-    cl->size = (size_t)size;
-    if (type == OTF2_FILETYPE_EVENTS && cl->n >= WRITER_CHUNKS)
-        return NULL; /* makes OTF2 flush this buffer and start over */
-    if (cl->nfree) { /* reuse: no unmap/map and no fresh page faults per flush */
-        cl->nfree--;
-        return cl->chunks[cl->n++];
-    }
-    if (!up_grow((void **)&cl->chunks, &cl->cap, cl->n + 1, sizeof *cl->chunks))
-        return NULL;
-    if (!(c = up_pages_alloc((size_t)size)))
-        return NULL;
-    cl->chunks[cl->n++] = c;
-    return c;
+    (void)c;
+    return up_pages_alloc(size);
 }
 
-static void mem_free_all(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
-                         void **per_buffer, bool final)
+static void pages_free(up_chunks *c, void *chunk, size_t size)
 {
-    chunk_list *cl = *per_buffer;
-    size_t i;
-    (void)ud, (void)type, (void)loc;
-    if (!cl)
-        return;
-    if (!final) { /* after a flush: keep the chunks for the next ones */
-        cl->nfree += cl->n;
-        cl->n = 0;
-        return;
-    }
-    for (i = 0; i < cl->n + cl->nfree; i++)
-        up_pages_free(cl->chunks[i], cl->size);
-    up_free(cl->chunks);
-    up_free(cl);
-    *per_buffer = NULL;
+    (void)c;
+    up_pages_free(chunk, size);
 }
 
-static const OTF2_MemoryCallbacks mem_callbacks = {mem_allocate, mem_free_all};
-
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
-                                void *caller, bool final)
-{
-    (void)ud, (void)type, (void)loc, (void)caller, (void)final;
-    return OTF2_FLUSH;
-}
-
-static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, NULL};
+/* every event buffer WRITER_CHUNKS chunks, definitions as many as they need */
+static up_chunks writer_chunks = {WRITER_CHUNKS, 0, pages_alloc, pages_free};
 
 /* ---- open / write ---------------------------------------------------------- */
 
@@ -118,8 +68,8 @@ up_status up_otf2_archive_create(const char *dir, OTF2_Archive **out, up_err *er
     if (!ar)
         return UP_ERR(err, UP_EIO, "cannot create the archive '%s': %s", up_output_name(dir),
                       up_otf2_last_error()[0] ? up_otf2_last_error() : "OTF2_Archive_Open failed");
-    if ((rc = OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
-        (rc = OTF2_Archive_SetMemoryCallbacks(ar, &mem_callbacks, NULL)) != OTF2_SUCCESS ||
+    if ((rc = OTF2_Archive_SetFlushCallbacks(ar, &up_otf2_flush_callbacks, NULL)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_SetMemoryCallbacks(ar, &up_chunk_callbacks, &writer_chunks)) != OTF2_SUCCESS ||
         (rc = OTF2_Archive_SetSerialCollectiveCallbacks(ar)) != OTF2_SUCCESS) {
         OTF2_Archive_Close(ar);
         return up_otf2_err_(err, rc, "cannot set up the output archive");

@@ -2,8 +2,13 @@
  * calib.c - the platform constants of [W] Section 4 ("the filter has a
  * component that measures platform constants"): per-record overhead O per
  * kind, copy time C(size), ping-pong latency S and per-byte time gamma, the
- * eager limit, and the cost of a failed MPI_Test without the tracer.  Every figure is the minimum of several trials: the
- * undisturbed cost, as the paper does.
+ * eager limit, and the cost of a failed MPI_Test without the tracer.  Every
+ * figure is the minimum of several trials: the undisturbed cost, as the
+ * paper does.  The text they are written as is src/trace's (trace/calib.h).
+ *
+ * Above tracer.c: the records are timed through its record functions, in a
+ * scratch archive it opens for them (upt_scratch_begin), with its extra
+ * cost paused and timed apart; tracer.c knows nothing of this file.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,13 +16,271 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trace/calib.h"
 #include "tracer/calib.h"
+#include "tracer/funcs.h"
 #include "tracer/upt.h"
 
-static const char *const kind_keys[UPT_NKINDS] = {"enter", "leave", "send", "recv",
-                                                  "coll_begin", "coll_end", "other",
-                                                  "metric", "fn_enter", "fn_leave",
-                                                  "poll_enter", "poll_leave"};
+/* ---- the cost of a record (O, [W] eq. (1)) ------------------------------------- */
+
+/* One round of self-communication on MPI_COMM_SELF, through the wrappers
+ * (`wrapped`) or straight to PMPI: MPI_Irecv, MPI_Isend, MPI_Waitall; ten
+ * records when wrapped.  Returns the ns of `n` rounds. */
+static double self_rounds(unsigned n, bool wrapped)
+{
+    int a = 1, b = 0;
+    MPI_Request r[2];
+    unsigned i;
+    uint64_t t0 = upt_ns();
+    for (i = 0; i < n; i++)
+        if (wrapped) {
+            MPI_Irecv(&b, 1, MPI_INT, 0, 7175, MPI_COMM_SELF, &r[0]);
+            MPI_Isend(&a, 1, MPI_INT, 0, 7175, MPI_COMM_SELF, &r[1]);
+            MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+        } else {
+            PMPI_Irecv(&b, 1, MPI_INT, 0, 7175, MPI_COMM_SELF, &r[0]);
+            PMPI_Isend(&a, 1, MPI_INT, 0, 7175, MPI_COMM_SELF, &r[1]);
+            PMPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+        }
+    return (double)(upt_ns() - t0);
+}
+
+/* The wrappers' own work besides their records (argument checks, the
+ * request table, communicator and datatype lookups), per MPI call: three
+ * wrapped calls cost their ten records plus three times this.  Measured as
+ * wrapped minus PMPI rounds, less the records' calibrated cost. */
+static double wrapper_glue(const double ns[UP_RK_COUNT], unsigned n, unsigned trials)
+{
+    double w = -1, p = -1, rec;
+    unsigned t;
+    for (t = 0; t < trials; t++) {
+        double x = self_rounds(n, true) / n, y = self_rounds(n, false) / n;
+        if (w < 0 || x < w)
+            w = x;
+        if (p < 0 || y < p)
+            p = y;
+    }
+    /* Irecv: Enter, IrecvRequest (other), Leave; Isend: Enter, Isend, Leave;
+     * Waitall: Enter, Irecv, IsendComplete (other), Leave */
+    rec = 3 * ns[UP_RK_ENTER] + 3 * ns[UP_RK_LEAVE] + ns[UP_RK_SEND] + ns[UP_RK_RECV] + 2 * ns[UP_RK_OTHER];
+    return w - p > rec ? (w - p - rec) / 3 : 0;
+}
+
+/* The same for the test and probe family (issue 20, item 4): MPI_Test on a
+ * receive that never comes, through the wrapper or straight to PMPI.  Its
+ * wrapper is thinner than those of wrapper_glue (a request lookup, no
+ * table insert or copy): in a loop of failed MPI_Test calls a poll cost
+ * 42 ns traced, 35 of them its three records, while the glue above gave
+ * every Enter and Leave 16 ns more.  Returns the glue per call, or -1;
+ * *test_ns: one PMPI_Test, the uninstrumented call (issue 21), or -1. */
+static double poll_glue(const double ns[UP_RK_COUNT], unsigned n, unsigned trials, double *test_ns)
+{
+    int b = 0, flag = 0;
+    double w = -1, p = -1, rec;
+    unsigned t, i;
+    MPI_Request r;
+    *test_ns = -1;
+    if (MPI_Irecv(&b, 1, MPI_INT, 0, 7177, MPI_COMM_SELF, &r) != MPI_SUCCESS)
+        return -1;
+    for (t = 0; t < trials; t++) {
+        uint64_t t0 = upt_ns(), t1;
+        double x, y;
+        for (i = 0; i < n; i++)
+            MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+        t1 = upt_ns();
+        for (i = 0; i < n; i++)
+            PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+        x = (double)(t1 - t0) / n;
+        y = (double)(upt_ns() - t1) / n;
+        if (w < 0 || x < w)
+            w = x;
+        if (p < 0 || y < p)
+            p = y;
+    }
+    MPI_Cancel(&r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    *test_ns = p;
+    /* Enter, MpiRequestTest (other), Leave */
+    rec = ns[UP_RK_ENTER] + ns[UP_RK_OTHER] + ns[UP_RK_LEAVE];
+    return w - p > rec ? w - p - rec : 0;
+}
+
+/* ---- how much a record costs inside a program (the range of O) ------------------ */
+
+/* Work a program does between records, for record_range(): a dependent
+ * chain of floating-point operations (about 60 ns here) that the processor
+ * can overlap a record with, and a pass that dirties 32 KiB (a first-level
+ * data cache), after which the record finds its data gone.  64 KiB, or
+ * reading instead of writing, gave the same range here, less steadily. */
+static double range_sink;
+static unsigned char range_buf[32 << 10];
+
+static inline double range_work(int setting, double x)
+{
+    unsigned j;
+    if (setting == 0)
+        for (j = 0; j < 32; j++)
+            x = x * 1.0000001 + 1e-9;
+    else
+        for (j = 0; j < sizeof range_buf; j += 64)
+            range_buf[j]++;
+    return x;
+}
+
+/* ns of n rounds, each of the work of `setting` (none: -1) followed by an
+ * Enter/Leave pair of the tracer's own region when `records` */
+static double range_rounds(int setting, unsigned n, bool records)
+{
+    double x = 1;
+    unsigned i;
+    uint64_t t0 = upt_ns();
+    for (i = 0; i < n; i++) {
+        if (setting >= 0)
+            x = range_work(setting, x);
+        if (records) {
+            upt_enter(UPT_R_OVERHEAD);
+            upt_leave(UPT_R_OVERHEAD);
+        }
+    }
+    t0 = upt_ns() - t0;
+    range_sink += x;
+    return (double)t0;
+}
+
+/* The cost of an Enter/Leave pair between a program's work, as a ratio to
+ * its cost back to back: *lo after work it overlaps (at most 1), *hi after
+ * work that evicted its data (at least 1).  Each cost is the difference of
+ * two minima over the trials, with and without the records. */
+static void record_range(unsigned n, unsigned trials, double *lo, double *hi)
+{
+    double with[2] = {-1, -1}, without[2] = {-1, -1}, tight = -1, v;
+    unsigned t;
+    int s;
+    for (t = 0; t < trials; t++) {
+        v = range_rounds(-1, n, true);
+        if (tight < 0 || v < tight)
+            tight = v;
+        for (s = 0; s < 2; s++) {
+            v = range_rounds(s, n, true);
+            if (with[s] < 0 || v < with[s])
+                with[s] = v;
+            v = range_rounds(s, n, false);
+            if (without[s] < 0 || v < without[s])
+                without[s] = v;
+        }
+    }
+    *lo = tight > 0 ? (with[0] - without[0]) / tight : 1;
+    *hi = tight > 0 ? (with[1] - without[1]) / tight : 1;
+    if (getenv("UNPERTURB_CALIB_DEBUG"))
+        upt_warn("range of O: an Enter/Leave pair costs %.1f ns back to back, %.1f after "
+                 "overlapped work, %.1f after a cache eviction", tight / n,
+                 (with[0] - without[0]) / n, (with[1] - without[1]) / n);
+    *lo = *lo < 0 ? 0 : *lo > 1 ? 1 : *lo;
+    *hi = *hi < 1 ? 1 : *hi;
+}
+
+/* The cost of one record of each kind, ns, the minimum over `trials` runs
+ * of `n` back-to-back records written to a scratch archive that writes no
+ * file (upt_scratch_begin); fn_enter and fn_leave: half an Enter/Leave pair
+ * through the -finstrument-functions hooks.  lo and hi: the range of the
+ * same costs inside a program (ns scaled by the cost of an Enter/Leave pair
+ * after work it overlaps, and after work that evicted its data;
+ * docs/calibration.md).  *test_ns: one failed PMPI_Test without the tracer,
+ * the minimum over the same trials (-1: not measured).  0, or -1. */
+static int measure_records(double ns[UP_RK_COUNT], double lo[UP_RK_COUNT], double hi[UP_RK_COUNT],
+                           double *test_ns, unsigned n, unsigned trials)
+{
+    unsigned k, i, tr;
+    uint64_t extra;
+
+    *test_ns = -1;
+    if (!upt_scratch_begin())
+        return -1;
+    for (k = 0; k < UP_RK_COUNT; k++)
+        ns[k] = -1;
+    /* the extra cost is timed on its own and added: thousands of records
+     * with it would make a calibration of minutes */
+    extra = upt_extra_swap(0);
+    for (tr = 0; tr < trials; tr++) {
+        double pair = upt_funcs_measure(n);
+        /* the hooks' two halves are alike: half a pair each */
+        if (pair >= 0 && (ns[UP_RK_FN_ENTER] < 0 || pair / 2 < ns[UP_RK_FN_ENTER]))
+            ns[UP_RK_FN_ENTER] = ns[UP_RK_FN_LEAVE] = pair / 2;
+        for (k = 0; k < UP_RK_FN_ENTER; k++) {
+            uint64_t t0 = upt_ns(), t1;
+            for (i = 0; i < n; i++)
+                switch (k) {
+                /* a region without a metric record: that is kind "metric" */
+                case UP_RK_ENTER: upt_enter(UPT_R_OVERHEAD); break;
+                case UP_RK_LEAVE: upt_leave(UPT_R_OVERHEAD); break;
+                case UP_RK_SEND: upt_send(1, UPT_COMM_WORLD, 7, 1024); break;
+                case UP_RK_RECV: upt_recv(1, UPT_COMM_WORLD, 7, 1024, 0); break;
+                case UP_RK_COLL_BEGIN: upt_coll_begin(); break;
+                case UP_RK_COLL_END: upt_coll_end(OTF2_COLLECTIVE_OP_ALLREDUCE, UPT_COMM_WORLD,
+                                                  OTF2_UNDEFINED_UINT32, 8, 8); break;
+                case UP_RK_OTHER: upt_request_test(i); break;
+                default: upt_cpu_metric(upt_now()); break; /* UP_RK_METRIC */
+                }
+            t1 = upt_ns();
+            /* the clock read ending one record is the next one's start */
+            if (ns[k] < 0 || (double)(t1 - t0) / n < ns[k])
+                ns[k] = (double)(t1 - t0) / n;
+        }
+    }
+    if (ns[UP_RK_FN_ENTER] < 0) /* no hooks on this thread: as plain Enter and Leave */
+        ns[UP_RK_FN_ENTER] = ns[UP_RK_ENTER], ns[UP_RK_FN_LEAVE] = ns[UP_RK_LEAVE];
+    {
+        /* the glue of an MPI call lies around its Enter and its Leave; a
+         * poll's (poll_glue) around its own */
+        double g = wrapper_glue(ns, n / 5 ? n / 5 : 1, trials), pg = poll_glue(ns, n, trials, test_ns);
+        if (pg < 0)
+            pg = g;
+        ns[UP_RK_POLL_ENTER] = ns[UP_RK_ENTER] + pg / 2;
+        ns[UP_RK_POLL_LEAVE] = ns[UP_RK_LEAVE] + pg / 2;
+        ns[UP_RK_ENTER] += g / 2;
+        ns[UP_RK_LEAVE] += g / 2;
+    }
+    {
+        /* the range of O: the same records between a program's work */
+        double rlo, rhi;
+        record_range(n, trials, &rlo, &rhi);
+        for (k = 0; k < UP_RK_COUNT; k++)
+            lo[k] = ns[k] * rlo, hi[k] = ns[k] * rhi;
+    }
+    upt_extra_swap(extra);
+    if (extra) {
+        /* The spin as the run has it: right after a record.  An Enter/Leave
+         * pair with spins, less the same pair without, per record; spins
+         * timed back to back on their own came out 7-20 ns dearer at 883 ns
+         * (the processor overlaps the end of a record with the spin). */
+        unsigned pairs = extra >= 1000000 ? 1 : (unsigned)(1000000 / extra);
+        double with = -1, without = -1, v;
+        if (pairs > n)
+            pairs = n;
+        upt_spins_restart();
+        for (tr = 0; tr < 5; tr++) {
+            upt_extra_swap(0);
+            v = range_rounds(-1, pairs, true);
+            upt_extra_swap(extra);
+            if (without < 0 || v < without)
+                without = v;
+            v = range_rounds(-1, pairs, true);
+            if (with < 0 || v < with)
+                with = v;
+        }
+        v = (with - without) / (2.0 * pairs);
+        if (v < 0)
+            v = 0;
+        for (k = 0; k < UP_RK_COUNT; k++)
+            ns[k] += v, lo[k] += v, hi[k] += v;
+        /* the mean spin as the run's spins count it, for [overhead_by_location] */
+        upt_spins_calibrated();
+    }
+    upt_scratch_end();
+    return 0;
+}
+
+/* ---- copies and messages ------------------------------------------------------- */
 
 /* ns per byte of memcpy for `size` bytes, min over trials; the loop copies
  * at least `min_total` bytes per trial so small sizes are timed in bulk */
@@ -152,14 +415,6 @@ static long eager_limit(void)
     return result;
 }
 
-#define APPEND(...)                                                              \
-    do {                                                                         \
-        int n_ = snprintf(ini + len, cap > len ? cap - len : 0, __VA_ARGS__);    \
-        if (n_ < 0 || (size_t)n_ >= (cap > len ? cap - len : 0))                 \
-            return -1;                                                           \
-        len += (size_t)n_;                                                       \
-    } while (0)
-
 /* The sizes of [network_by_size]: 0, 64 B, 256 B, 1 KiB, 4 KiB, 4 KiB + 1,
  * 16 KiB, ..., 16 MiB. */
 enum { NNET = 12 };
@@ -168,14 +423,13 @@ static size_t net_size(unsigned i)
     return i == 0 ? 0 : i <= 4 ? (size_t)16 << (2 * i) : i == 5 ? 4097 : (size_t)16 << (2 * (i - 1));
 }
 
-int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
-                  size_t cap)
+int upt_calibrate(enum upt_calib_mode mode, char *ini, size_t cap)
 {
     enum { NSIZES = 11 }; /* 64 B, 256 B, ..., 64 MiB */
     bool thorough = mode == UPT_CALIB_THOROUGH;
-    double rec[UPT_NKINDS], rlo[UPT_NKINDS], rhi[UPT_NKINDS], copy[NSIZES], net[4] = {-1, -1, -1, -1};
+    double rec[UP_RK_COUNT], rlo[UP_RK_COUNT], rhi[UP_RK_COUNT], copy[NSIZES], net[4] = {-1, -1, -1, -1};
     double by_size[NNET], test = -1;
-    size_t sizes[NSIZES], maxsize = thorough ? (size_t)64 << 20 : (size_t)1 << 20, len = 0;
+    size_t sizes[NSIZES], maxsize = thorough ? (size_t)64 << 20 : (size_t)1 << 20;
     unsigned i, nsizes = 0;
     int rank, size, ok;
     long eager;
@@ -183,12 +437,14 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
     uint64_t t_start = upt_ns();
     time_t now = time(NULL);
     struct tm tm;
+    up_calib c;
+    up_calib_info info;
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
 
     /* O per record kind, [W] eq. (1) */
-    ok = upt_measure_records(rec, rlo, rhi, &test, thorough ? 20000 : 500, thorough ? 20 : 40) == 0;
+    ok = measure_records(rec, rlo, rhi, &test, thorough ? 20000 : 500, thorough ? 20 : 40) == 0;
 
     /* C(size) */
     for (i = 0; i < NSIZES; i++)
@@ -250,24 +506,24 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
 
     /* the cheapest rank is the least disturbed one; rank 0 has the network */
     {
-        double all[2 * UPT_NKINDS + NSIZES + 1], out[2 * UPT_NKINDS + NSIZES + 1];
+        double all[2 * UP_RK_COUNT + NSIZES + 1], out[2 * UP_RK_COUNT + NSIZES + 1];
         int okall = 0;
-        for (i = 0; i < UPT_NKINDS; i++) {
+        for (i = 0; i < UP_RK_COUNT; i++) {
             all[i] = ok ? rec[i] : 1e300;
-            all[UPT_NKINDS + i] = ok ? rlo[i] : 1e300;
+            all[UP_RK_COUNT + i] = ok ? rlo[i] : 1e300;
         }
         for (i = 0; i < NSIZES; i++)
-            all[2 * UPT_NKINDS + i] = i < nsizes ? copy[i] : 1e300;
-        all[2 * UPT_NKINDS + NSIZES] = ok && test >= 0 ? test : 1e300;
-        PMPI_Allreduce(all, out, 2 * UPT_NKINDS + NSIZES + 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+            all[2 * UP_RK_COUNT + i] = i < nsizes ? copy[i] : 1e300;
+        all[2 * UP_RK_COUNT + NSIZES] = ok && test >= 0 ? test : 1e300;
+        PMPI_Allreduce(all, out, 2 * UP_RK_COUNT + NSIZES + 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
         memcpy(rec, out, sizeof rec);
-        memcpy(rlo, out + UPT_NKINDS, sizeof rlo);
-        memcpy(copy, out + 2 * UPT_NKINDS, sizeof copy);
-        test = out[2 * UPT_NKINDS + NSIZES];
+        memcpy(rlo, out + UP_RK_COUNT, sizeof rlo);
+        memcpy(copy, out + 2 * UP_RK_COUNT, sizeof copy);
+        test = out[2 * UP_RK_COUNT + NSIZES];
         /* the range's top is the dearest rank's */
-        for (i = 0; i < UPT_NKINDS; i++)
+        for (i = 0; i < UP_RK_COUNT; i++)
             all[i] = ok ? rhi[i] : -1;
-        PMPI_Allreduce(all, rhi, UPT_NKINDS, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        PMPI_Allreduce(all, rhi, UP_RK_COUNT, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         PMPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         PMPI_Bcast(net, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         PMPI_Bcast(by_size, NNET, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -279,41 +535,38 @@ int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
     gethostname(host, sizeof host - 1);
     localtime_r(&now, &tm);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
-    APPEND("; unperturb calibration (docs/calibration.md)\n[info]\n");
-    APPEND("host = %s\ndate = %s\nmode = %s\nranks = %d\nextra_ns = %llu\n", host, date,
-           thorough ? "thorough" : "fast", size, (unsigned long long)extra_ns);
-    APPEND("[overhead]\n; ns per record, min over trials and ranks (includes extra_ns)\n");
-    for (i = 0; i < UPT_NKINDS; i++)
-        APPEND("%s = %.1f\n", kind_keys[i], rec[i]);
-    APPEND("[overhead_low]\n; the same, each record after work it overlaps: the upper bound's O\n");
-    for (i = 0; i < UPT_NKINDS; i++)
-        APPEND("%s = %.1f\n", kind_keys[i], rlo[i]);
-    APPEND("[overhead_high]\n; the same, each record after work that evicted its data: the lower bound's O\n");
-    for (i = 0; i < UPT_NKINDS; i++)
-        APPEND("%s = %.1f\n", kind_keys[i], rhi[i]);
-    APPEND("[copy]\n; memcpy ns per byte by size in bytes\n");
-    for (i = 0; i < NSIZES; i++)
-        if (copy[i] < 1e300)
-            APPEND("%zu = %.4f\n", sizes[i], copy[i]);
-    APPEND("[network]\n");
-    if (net[0] >= 0)
-        APPEND("; ping-pong between ranks 0 and 1\nlatency_ns = %.0f\nns_per_byte = %.4f\n",
-               net[0], net[1]);
-    APPEND("per_hop_ns = 0\n");
-    if (net[2] >= 0 && net[3] >= 0) /* LogGP o, for unperturb simulate (docs/machine.md) */
-        APPEND("; the calls of an eager send and of a receive whose message is there\n"
-               "send_overhead_ns = %.0f\nrecv_overhead_ns = %.0f\n", net[2], net[3]);
-    if (eager > 0)
-        APPEND("eager_limit = %ld\n", eager);
-    if (test < 1e300) /* for the polls of compensate (docs/models.md, "Polling") */
-        APPEND("; one failed MPI_Test without the tracer, on a receive that never comes\n"
-               "test_ns = %.1f\n", test);
-    if (by_size[0] >= 0) {
-        APPEND("[network_by_size]\n; one-way ns of a message by size in bytes, ping-pong between ranks 0 "
-               "and 1, copies included\n");
-        for (i = 0; i < NNET && by_size[i] >= 0; i++)
-            APPEND("%zu = %.0f\n", net_size(i), by_size[i]);
+    memset(&c, 0, sizeof c);
+    for (i = 0; i < UP_RK_COUNT; i++) {
+        c.o_given[i] = c.low_given[i] = c.high_given[i] = true;
+        c.o_ns[i] = rec[i], c.low_ns[i] = rlo[i], c.high_ns[i] = rhi[i];
     }
-    APPEND("; calibration took %.1f ms\n", (double)(upt_ns() - t_start) / 1e6);
-    return 0;
+    for (i = 0; i < NSIZES; i++)
+        if (copy[i] < 1e300) {
+            c.copy_bytes[c.ncopy] = sizes[i];
+            c.copy_ns_per_byte[c.ncopy++] = copy[i];
+        }
+    if (net[0] >= 0) {
+        c.net_given[UP_CN_LATENCY] = c.net_given[UP_CN_NS_PER_BYTE] = true;
+        c.net[UP_CN_LATENCY] = net[0], c.net[UP_CN_NS_PER_BYTE] = net[1];
+    }
+    c.net_given[UP_CN_PER_HOP] = true; /* one node: 0 */
+    if (net[2] >= 0 && net[3] >= 0) { /* LogGP o, for unperturb simulate (docs/machine.md) */
+        c.net_given[UP_CN_SEND_OVERHEAD] = c.net_given[UP_CN_RECV_OVERHEAD] = true;
+        c.net[UP_CN_SEND_OVERHEAD] = net[2], c.net[UP_CN_RECV_OVERHEAD] = net[3];
+    }
+    if (eager > 0)
+        c.net_given[UP_CN_EAGER_LIMIT] = true, c.net[UP_CN_EAGER_LIMIT] = (double)eager;
+    if (test < 1e300) /* for the polls of compensate (docs/models.md, "Polling") */
+        c.net_given[UP_CN_TEST] = true, c.net[UP_CN_TEST] = test;
+    for (i = 0; i < NNET && by_size[i] >= 0; i++) {
+        c.net_bytes[c.nnet] = net_size(i);
+        c.net_ns[c.nnet++] = by_size[i];
+    }
+    info.host = host;
+    info.date = date;
+    info.mode = thorough ? "thorough" : "fast";
+    info.ranks = size;
+    info.extra_ns = (unsigned long long)upt_extra_ns();
+    info.took_ms = (double)(upt_ns() - t_start) / 1e6;
+    return up_calib_write(ini, cap, &c, &info);
 }

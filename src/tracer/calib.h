@@ -1,14 +1,14 @@
 /*
  * calib.h - platform constants for compensation (docs/calibration.md):
  * per-record overhead, copy time C(size), ping-pong latency and per-byte
- * time, the MPI library's eager limit.  Written as the INI text that
- * `unperturb compensate --calibration` reads.
+ * time, the MPI library's eager limit.  Written as the INI text of
+ * src/trace/calib.c, which `unperturb compensate --calibration` reads and
+ * the merge stores in the archive.
  */
 #ifndef UPT_CALIB_H
 #define UPT_CALIB_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #define UPT_CALIB_MAX 4096
 
@@ -18,10 +18,11 @@ enum upt_calib_mode {
 };
 
 /* Collective over MPI_COMM_WORLD (called after PMPI_Init): measures, takes
- * the minimum over ranks, and on every rank writes the INI text into `ini`.
+ * the minimum over ranks, and on every rank writes the INI text into `ini`
+ * (cap bytes).  Records are timed with the tracer's extra cost
+ * (UNPERTURB_EXTRA_NS, upt_calib_extra_ns) added, as the run pays it.
  * Ranks 0 and 1 run the ping-pong (none with one rank).  Returns 0, or -1
  * on failure. */
-int upt_calibrate(enum upt_calib_mode mode, uint64_t extra_ns, char *ini,
-                  size_t cap);
+int upt_calibrate(enum upt_calib_mode mode, char *ini, size_t cap);
 
 #endif

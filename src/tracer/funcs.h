@@ -1,8 +1,8 @@
 /*
- * funcs.h - internals of the function hooks (funcs.c) that tracer.c and the
- * tests may use.  The hooks themselves (__cyg_profile_func_enter/exit) and the
- * manual API (<unperturb/region.h>) need no header here; the life cycle
- * (upt_funcs_init/fini) is in upt.h.
+ * funcs.h - internals of the function hooks (funcs.c) that the tracer's life
+ * cycle (life.c), its calibration (calib.c) and the tests may use.  The hooks
+ * themselves (__cyg_profile_func_enter/exit) and the manual API
+ * (<unperturb/region.h>) need no header here.
  */
 #ifndef UPT_FUNCS_H
 #define UPT_FUNCS_H
@@ -37,6 +37,17 @@ void upt_funcs_stats(struct upt_funcs_stats *st);
  * (main, usually), or UINT64_MAX: upt_funcs_init() writes Enter records this
  * early, so the trace's clock must start no later. */
 uint64_t upt_funcs_earliest(void);
+
+/* ---- life cycle -----------------------------------------------------------------
+ * upt_funcs_init, once recording is on: Enter records of the functions already
+ * running (main, with their saved times), set-up of the filter and the names;
+ * upt_funcs_fini before the archive closes: Leave records of the functions
+ * still running, their names flushed. */
+void upt_funcs_init(void);
+void upt_funcs_fini(void);
+/* (calib.c) ns per Enter/Leave pair written through the compiler hooks, n
+ * pairs back to back; -1 if this thread cannot record functions */
+double upt_funcs_measure(unsigned n);
 
 /* Optional: free the symbol tables (libdw's DWARF can be large), the address
  * cache and the filter after upt_funcs_fini(), from a normal MPI_Finalize (not

@@ -43,7 +43,7 @@ UPT_EXPORT int MPI_Finalize(void)
 UPT_EXPORT int MPI_Abort(MPI_Comm comm, int code)
 {
     upt_enter(UPT_R_MPI_Abort);
-    upt_abort();
+    upt_close();
     return PMPI_Abort(comm, code);
 }
 

@@ -136,7 +136,7 @@ FORTRAN(mpi_finalize, MPI_FINALIZE, (MPI_Fint *ierr))
 FORTRAN(mpi_abort, MPI_ABORT, (MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr))
 {
     upt_enter(UPT_R_MPI_Abort);
-    upt_abort();
+    upt_close();
     pmpi_abort_(comm, errorcode, ierr);
 }
 

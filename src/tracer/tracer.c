@@ -16,6 +16,10 @@
  * OTF2 itself as a BufferFlush record (post-flush callback); the tracer's
  * other own work is enclosed in the region "UNPERTURB tracer".  Both are
  * removed whole by compensation.
+ *
+ * This file depends on none of the tracer's others: the steps of MPI_Init
+ * and MPI_Finalize are put in order by life.c, and the calibration (calib.c)
+ * times the records through the functions of its last section.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,8 +34,7 @@
 #include <unistd.h>
 
 #include "tracer/upt.h"
-#include "tracer/calib.h"
-#include "tracer/funcs.h"
+#include "trace/chunks.h"
 #include "trace/merge.h"
 
 int upt_on;
@@ -47,7 +50,6 @@ static struct {
     OTF2_EvtWriter *w;
     char dir[PATH_MAX];   /* the run's archive folder */
     int side;             /* DIR/.upt/<rank>.defs, append-only */
-    size_t chunks_max;    /* event buffer, in chunks of CHUNK_SIZE */
     uint64_t extra_ns;    /* UNPERTURB_EXTRA_NS: spent after every record */
     uint64_t extra_ticks; /* the same in TSC ticks (0: spin on clock_gettime) */
     uint64_t next_req;    /* OTF2 request ids */
@@ -189,11 +191,6 @@ static void clean_field(char *s)
 
 /* ---- OTF2 callbacks --------------------------------------------------------- */
 
-typedef struct chunk_list {
-    size_t n, nfree;
-    void **chunks;
-} chunk_list;
-
 /* The event buffer of the run's archive, allocated and written once inside
  * MPI_Init (prefault_buffer): a page first touched while recording costs a
  * page fault inside some record's interval, which no calibrated O covers
@@ -205,77 +202,43 @@ static struct {
     size_t n;
 } pool;
 
+/* A chunk of an OTF2 buffer (src/trace/chunks.c): for the run's archive's
+ * events a pre-faulted one while the pool lasts, else fresh memory faulted
+ * in now, not record by record. */
+static void *chunk_alloc(up_chunks *c, size_t size);
+static void chunk_free(up_chunks *c, void *chunk, size_t size)
+{
+    (void)c, (void)size;
+    free(chunk);
+}
+
+/* the run's archive: its event buffer UNPERTURB_BUFFER_MB chunks (set in
+ * upt_open); the calibration's scratch archive (upt_scratch_begin) */
+static up_chunks run_chunks = {0, 64, chunk_alloc, chunk_free},
+                 scratch_chunks = {0, 64, chunk_alloc, chunk_free};
+
+static void *chunk_alloc(up_chunks *c, size_t size)
+{
+    void *chunk;
+    if (c == &run_chunks && size == CHUNK_SIZE && pool.n)
+        return pool.chunks[--pool.n]; /* the run's archive: a pre-faulted chunk */
+    if ((chunk = malloc(size)) != NULL)
+        memset(chunk, 0x5a, size);
+    return chunk;
+}
+
 static void prefault_buffer(void)
 {
     size_t i;
-    if (!(pool.chunks = calloc(T.chunks_max, sizeof *pool.chunks)))
+    if (!(pool.chunks = calloc(run_chunks.events_max, sizeof *pool.chunks)))
         return;
-    for (i = 0; i < T.chunks_max; i++) {
+    for (i = 0; i < run_chunks.events_max; i++) {
         void *c = malloc(CHUNK_SIZE);
         if (!c)
             break;
         memset(c, 0x5a, CHUNK_SIZE);
         pool.chunks[pool.n++] = c;
     }
-}
-
-static void *mem_allocate(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
-                          void **per_buffer, uint64_t size)
-{
-    chunk_list *cl = *per_buffer;
-    size_t max = type == OTF2_FILETYPE_EVENTS ? T.chunks_max : 64;
-    void *c;
-    (void)ud, (void)loc;
-    if (!cl) {
-        if (!(cl = calloc(1, sizeof *cl)) || !(cl->chunks = calloc(max, sizeof *cl->chunks))) {
-            free(cl);
-            return NULL;
-        }
-        *per_buffer = cl;
-    }
-    if (cl->n >= max)
-        return NULL; /* OTF2 flushes the buffer, then starts over */
-    if (cl->nfree) {
-        cl->nfree--;
-        return cl->chunks[cl->n++];
-    }
-    if (ud == &pool && type == OTF2_FILETYPE_EVENTS && size == CHUNK_SIZE && pool.n)
-        c = pool.chunks[--pool.n]; /* the run's archive: a pre-faulted chunk */
-    else if ((c = malloc((size_t)size)) != NULL)
-        memset(c, 0x5a, (size_t)size); /* fault it in now, not record by record */
-    else
-        return NULL;
-    cl->chunks[cl->n++] = c;
-    return c;
-}
-
-static void mem_free_all(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
-                         void **per_buffer, bool final)
-{
-    chunk_list *cl = *per_buffer;
-    size_t i;
-    (void)ud, (void)type, (void)loc;
-    if (!cl)
-        return;
-    if (!final) {
-        cl->nfree += cl->n;
-        cl->n = 0;
-        return;
-    }
-    for (i = 0; i < cl->n + cl->nfree; i++)
-        free(cl->chunks[i]);
-    free(cl->chunks);
-    free(cl);
-    *per_buffer = NULL;
-}
-
-static const OTF2_MemoryCallbacks mem_callbacks = {mem_allocate, mem_free_all};
-
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef loc,
-                                void *caller, bool final)
-{
-    (void)ud, (void)type, (void)loc, (void)caller, (void)final;
-    return OTF2_FLUSH;
 }
 
 /* OTF2 writes a BufferFlush record from the pre-flush time to this one */
@@ -285,7 +248,7 @@ static OTF2_TimeStamp post_flush(void *ud, OTF2_FileType type, OTF2_LocationRef 
     return upt_now();
 }
 
-static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, post_flush};
+static const OTF2_FlushCallbacks flush_callbacks = {up_otf2_pre_flush, post_flush};
 
 /* ---- records ---------------------------------------------------------------- */
 
@@ -418,7 +381,7 @@ static inline void rec_end(OTF2_ErrorCode rc)
  * in ns) with the same timestamp just before the Enter and the Leave of an
  * MPI call, as Score-P writes its synchronous metrics.  It is a record of
  * its own, with its own calibrated cost (kind "metric"). */
-static void cpu_metric(uint64_t t)
+void upt_cpu_metric(uint64_t t)
 {
     static const OTF2_Type type = OTF2_TYPE_UINT64;
     struct timespec ts;
@@ -434,7 +397,7 @@ static inline uint64_t region_stamp(uint32_t r)
 {
     uint64_t t = upt_now();
     if (T.cpu && r < UPT_R_FLUSH) {
-        cpu_metric(t);
+        upt_cpu_metric(t);
         t = upt_now(); /* the Enter/Leave comes after the metric record's cost */
     }
     return t;
@@ -1023,7 +986,7 @@ static bool open_archive(void)
         return false;
     }
     if ((rc = OTF2_Archive_SetFlushCallbacks(T.ar, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
-        (rc = OTF2_Archive_SetMemoryCallbacks(T.ar, &mem_callbacks, &pool)) != OTF2_SUCCESS ||
+        (rc = OTF2_Archive_SetMemoryCallbacks(T.ar, &up_chunk_callbacks, &run_chunks)) != OTF2_SUCCESS ||
         (rc = OTF2_Archive_SetSerialCollectiveCallbacks(T.ar)) != OTF2_SUCCESS ||
         (rc = OTF2_Archive_OpenEvtFiles(T.ar)) != OTF2_SUCCESS ||
         !(T.w = OTF2_Archive_GetEvtWriter(T.ar, (OTF2_LocationRef)upt_rank))) {
@@ -1107,23 +1070,21 @@ static void test_init_delay(void)
         ;
 }
 
-void upt_init_from(uint32_t region, uint64_t t_enter)
+bool upt_open(uint64_t t_start)
 {
     char host[256] = "";
-    char ini[UPT_CALIB_MAX];
-    uint64_t t_funcs = upt_funcs_earliest(); /* main() began before MPI_Init */
     int opened, all = 0;
     if (T.ar || T.closed)
-        return;
+        return false;
     PMPI_Comm_rank(MPI_COMM_WORLD, &upt_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &upt_size);
     upt_main_thread = pthread_self();
     upt_main_thread_set = 1;
     set_extra(env_u64("UNPERTURB_EXTRA_NS", 0));
-    T.chunks_max = (size_t)env_u64("UNPERTURB_BUFFER_MB", 16);
+    run_chunks.events_max = (size_t)env_u64("UNPERTURB_BUFFER_MB", 16);
     T.cpu = env_u64("UNPERTURB_CPU_TIME", 0) != 0;
-    if (T.chunks_max < 1)
-        T.chunks_max = 1;
+    if (run_chunks.events_max < 1)
+        run_chunks.events_max = 1;
     T.next_comm = 2;
     /* Every rank traces, or none: what follows (the clock check, the
      * calibration, the barrier at the end, the one before the merge) is
@@ -1135,7 +1096,7 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
         if (opened)
             upt_warn("another rank could not create its trace; the run is not traced");
         abandon_local();
-        return;
+        return false;
     }
     prefault_buffer();
     gethostname(host, sizeof host - 1);
@@ -1143,7 +1104,7 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
     side_line("unperturb-defs\t1\n");
     side_line("rank\t%d\t%d\t%s\t%d\n", upt_rank, upt_size, host, (int)getpid());
     side_line("chunk\t%d\n", CHUNK_SIZE);
-    side_line("start\t%llu\n", (unsigned long long)(t_enter < t_funcs ? t_enter : t_funcs));
+    side_line("start\t%llu\n", (unsigned long long)t_start);
     define_fixed_regions();
     if ((T.attrs = OTF2_AttributeList_New()) != NULL)
         define_attributes();
@@ -1156,13 +1117,17 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
 
     if ((T.sync = need_clock_sync()))
         clock_sync();
-    /* calibration inside MPI_Init, before the analysis window */
-    if (upt_calibrate(UPT_CALIB_FAST, T.extra_ns, ini, sizeof ini) == 0 && upt_rank == 0) {
+    return true;
+}
+
+void upt_start(const char *calibration)
+{
+    if (calibration && upt_rank == 0) { /* for the merge */
         char path[PATH_MAX + 64];
         int fd;
         snprintf(path, sizeof path, "%s/.upt/calibration.ini", T.dir);
         if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) >= 0) {
-            if (write(fd, ini, strlen(ini)) < 0)
+            if (write(fd, calibration, strlen(calibration)) < 0)
                 upt_warn("cannot write '%s'", path);
             close(fd);
         }
@@ -1177,7 +1142,10 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
                 : upt_tsc ? 0 /* spins on another clock than the trace's: no list */
                           : STALL_NS;
     upt_on = 1;
-    upt_funcs_init();      /* Enter records of the functions already running (main) */
+}
+
+void upt_window_open(uint32_t region, uint64_t t_enter)
+{
     upt_enter_at(region, t_enter);
     test_init_delay();
     /* Start-up in step: the ranks leave MPI_Init together, as they do
@@ -1233,17 +1201,24 @@ static void close_local(void)
     T.side = -1;
 }
 
-void upt_finalize(void)
+bool upt_window_close(void)
 {
     if (!T.ar || T.closed)
-        return;
+        return false;
     upt_enter(UPT_R_MPI_Finalize); /* the analysis window closes here */
     if (T.sync) /* decided at init: no second Allgather here */
         clock_sync();
     upt_leave(UPT_R_MPI_Finalize);
-    upt_funcs_fini();              /* Leave records of the functions still running */
+    return true;
+}
+
+void upt_close(void)
+{
     close_local();
-    upt_funcs_free();
+}
+
+void upt_merge(void)
+{
     PMPI_Barrier(MPI_COMM_WORLD);
     if (upt_rank == 0) {
         char err[512];
@@ -1251,11 +1226,6 @@ void upt_finalize(void)
             upt_warn("%s (the per-rank traces stay in %s/.upt; retry with "
                      "'unperturb trace --recover %s')", err, T.dir, T.dir);
     }
-}
-
-void upt_abort(void)
-{
-    close_local();
 }
 
 static void fatal_signal(int sig)
@@ -1270,291 +1240,81 @@ static void fatal_signal(int sig)
     raise(sig);
 }
 
-/* ---- calibration of the record path -------------------------------------------- */
+/* ---- for the calibration of the record path (calib.c) --------------------------- */
 
-/* One round of self-communication on MPI_COMM_SELF, through the wrappers
- * (`wrapped`) or straight to PMPI: MPI_Irecv, MPI_Isend, MPI_Waitall; ten
- * records when wrapped.  Returns the ns of `n` rounds. */
-static double self_rounds(unsigned n, bool wrapped)
-{
-    int a = 1, b = 0;
-    MPI_Request r[2];
-    unsigned i;
-    uint64_t t0 = upt_ns();
-    for (i = 0; i < n; i++)
-        if (wrapped) {
-            MPI_Irecv(&b, 1, MPI_INT, 0, 7175, MPI_COMM_SELF, &r[0]);
-            MPI_Isend(&a, 1, MPI_INT, 0, 7175, MPI_COMM_SELF, &r[1]);
-            MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
-        } else {
-            PMPI_Irecv(&b, 1, MPI_INT, 0, 7175, MPI_COMM_SELF, &r[0]);
-            PMPI_Isend(&a, 1, MPI_INT, 0, 7175, MPI_COMM_SELF, &r[1]);
-            PMPI_Waitall(2, r, MPI_STATUSES_IGNORE);
-        }
-    return (double)(upt_ns() - t0);
-}
-
-/* The wrappers' own work besides their records (argument checks, the
- * request table, communicator and datatype lookups), per MPI call: three
- * wrapped calls cost their ten records plus three times this.  Measured as
- * wrapped minus PMPI rounds, less the records' calibrated cost. */
-static double wrapper_glue(const double ns[UPT_NKINDS], unsigned n, unsigned trials)
-{
-    double w = -1, p = -1, rec;
-    unsigned t;
-    for (t = 0; t < trials; t++) {
-        double x = self_rounds(n, true) / n, y = self_rounds(n, false) / n;
-        if (w < 0 || x < w)
-            w = x;
-        if (p < 0 || y < p)
-            p = y;
-    }
-    /* Irecv: Enter, IrecvRequest (other), Leave; Isend: Enter, Isend, Leave;
-     * Waitall: Enter, Irecv, IsendComplete (other), Leave */
-    rec = 3 * ns[0] + 3 * ns[1] + ns[2] + ns[3] + 2 * ns[6];
-    return w - p > rec ? (w - p - rec) / 3 : 0;
-}
-
-/* The same for the test and probe family (issue 20, item 4): MPI_Test on a
- * receive that never comes, through the wrapper or straight to PMPI.  Its
- * wrapper is thinner than those of wrapper_glue (a request lookup, no
- * table insert or copy): in a loop of failed MPI_Test calls a poll cost
- * 42 ns traced, 35 of them its three records, while the glue above gave
- * every Enter and Leave 16 ns more.  Returns the glue per call, or -1;
- * *test_ns: one PMPI_Test, the uninstrumented call (issue 21), or -1. */
-static double poll_glue(const double ns[UPT_NKINDS], unsigned n, unsigned trials, double *test_ns)
-{
-    int b = 0, flag = 0;
-    double w = -1, p = -1, rec;
-    unsigned t, i;
-    MPI_Request r;
-    *test_ns = -1;
-    if (MPI_Irecv(&b, 1, MPI_INT, 0, 7177, MPI_COMM_SELF, &r) != MPI_SUCCESS)
-        return -1;
-    for (t = 0; t < trials; t++) {
-        uint64_t t0 = upt_ns(), t1;
-        double x, y;
-        for (i = 0; i < n; i++)
-            MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
-        t1 = upt_ns();
-        for (i = 0; i < n; i++)
-            PMPI_Test(&r, &flag, MPI_STATUS_IGNORE);
-        x = (double)(t1 - t0) / n;
-        y = (double)(upt_ns() - t1) / n;
-        if (w < 0 || x < w)
-            w = x;
-        if (p < 0 || y < p)
-            p = y;
-    }
-    MPI_Cancel(&r);
-    MPI_Wait(&r, MPI_STATUS_IGNORE);
-    *test_ns = p;
-    /* Enter, MpiRequestTest (other), Leave */
-    rec = ns[0] + ns[6] + ns[1];
-    return w - p > rec ? w - p - rec : 0;
-}
-
-/* ---- how much a record costs inside a program (the range of O) ------------------ */
-
-/* Work a program does between records, for record_range(): a dependent
- * chain of floating-point operations (about 60 ns here) that the processor
- * can overlap a record with, and a pass that dirties 32 KiB (a first-level
- * data cache), after which the record finds its data gone.  64 KiB, or
- * reading instead of writing, gave the same range here, less steadily. */
-static double range_sink;
-static unsigned char range_buf[32 << 10];
-
-static inline double range_work(int setting, double x)
-{
-    unsigned j;
-    if (setting == 0)
-        for (j = 0; j < 32; j++)
-            x = x * 1.0000001 + 1e-9;
-    else
-        for (j = 0; j < sizeof range_buf; j += 64)
-            range_buf[j]++;
-    return x;
-}
-
-/* ns of n rounds, each of the work of `setting` (none: -1) followed by an
- * Enter/Leave pair of the tracer's own region when `records` */
-static double range_rounds(int setting, unsigned n, bool records)
-{
-    double x = 1;
-    unsigned i;
-    uint64_t t0 = upt_ns();
-    for (i = 0; i < n; i++) {
-        if (setting >= 0)
-            x = range_work(setting, x);
-        if (records) {
-            upt_enter(UPT_R_OVERHEAD);
-            upt_leave(UPT_R_OVERHEAD);
-        }
-    }
-    t0 = upt_ns() - t0;
-    range_sink += x;
-    return (double)t0;
-}
-
-/* The cost of an Enter/Leave pair between a program's work, as a ratio to
- * its cost back to back: *lo after work it overlaps (at most 1), *hi after
- * work that evicted its data (at least 1).  Each cost is the difference of
- * two minima over the trials, with and without the records. */
-static void record_range(unsigned n, unsigned trials, double *lo, double *hi)
-{
-    double with[2] = {-1, -1}, without[2] = {-1, -1}, tight = -1, v;
-    unsigned t;
-    int s;
-    for (t = 0; t < trials; t++) {
-        v = range_rounds(-1, n, true);
-        if (tight < 0 || v < tight)
-            tight = v;
-        for (s = 0; s < 2; s++) {
-            v = range_rounds(s, n, true);
-            if (with[s] < 0 || v < with[s])
-                with[s] = v;
-            v = range_rounds(s, n, false);
-            if (without[s] < 0 || v < without[s])
-                without[s] = v;
-        }
-    }
-    *lo = tight > 0 ? (with[0] - without[0]) / tight : 1;
-    *hi = tight > 0 ? (with[1] - without[1]) / tight : 1;
-    if (getenv("UNPERTURB_CALIB_DEBUG"))
-        upt_warn("range of O: an Enter/Leave pair costs %.1f ns back to back, %.1f after "
-                 "overlapped work, %.1f after a cache eviction", tight / n,
-                 (with[0] - without[0]) / n, (with[1] - without[1]) / n);
-    *lo = *lo < 0 ? 0 : *lo > 1 ? 1 : *lo;
-    *hi = *hi < 1 ? 1 : *hi;
-}
-
-int upt_measure_records(double ns[UPT_NKINDS], double lo[UPT_NKINDS], double hi[UPT_NKINDS],
-                        double *test_ns, unsigned n, unsigned trials)
-{
+static struct {
+    char path[32];           /* its folder, which OTF2 leaves empty */
     OTF2_Archive *ar;
-    OTF2_EvtWriter *saved_w = T.w, *w;
-    int saved_on = upt_on, saved_set = upt_main_thread_set;
-    pthread_t saved_thread = upt_main_thread;
-    size_t saved_max = T.chunks_max;
-    char path[] = "/tmp/unperturb-calib-XXXXXX";
-    unsigned k, i, tr;
-    uint64_t extra = T.extra_ns;
-    int rc = -1;
+    OTF2_EvtWriter *w;       /* the run's writer, */
+    int on, thread_set;      /* upt_on, upt_main_thread_set */
+    pthread_t thread;        /* and upt_main_thread, while it lasts */
+} scratch;
 
-    *test_ns = -1;
-    if (!mkdtemp(path))
-        return -1;
-    if (!T.chunks_max)
-        T.chunks_max = 4;
+bool upt_scratch_begin(void)
+{
+    OTF2_EvtWriter *w;
+    snprintf(scratch.path, sizeof scratch.path, "/tmp/unperturb-calib-XXXXXX");
+    if (!mkdtemp(scratch.path))
+        return false;
+    scratch_chunks.events_max = run_chunks.events_max ? run_chunks.events_max : 4;
     /* OTF2_SUBSTRATE_NONE: the records are encoded into the buffer exactly
      * as in the run, and flushes write nothing */
-    ar = OTF2_Archive_Open(path, "calib", OTF2_FILEMODE_WRITE, CHUNK_SIZE, CHUNK_SIZE,
-                           OTF2_SUBSTRATE_NONE, OTF2_COMPRESSION_NONE);
-    if (!ar)
-        goto out;
-    if (OTF2_Archive_SetFlushCallbacks(ar, &flush_callbacks, NULL) != OTF2_SUCCESS ||
-        OTF2_Archive_SetMemoryCallbacks(ar, &mem_callbacks, NULL) != OTF2_SUCCESS ||
-        OTF2_Archive_SetSerialCollectiveCallbacks(ar) != OTF2_SUCCESS ||
-        OTF2_Archive_OpenEvtFiles(ar) != OTF2_SUCCESS || !(w = OTF2_Archive_GetEvtWriter(ar, 0)))
-        goto close;
+    scratch.ar = OTF2_Archive_Open(scratch.path, "calib", OTF2_FILEMODE_WRITE, CHUNK_SIZE, CHUNK_SIZE,
+                                   OTF2_SUBSTRATE_NONE, OTF2_COMPRESSION_NONE);
+    if (!scratch.ar)
+        goto fail;
+    if (OTF2_Archive_SetFlushCallbacks(scratch.ar, &flush_callbacks, NULL) != OTF2_SUCCESS ||
+        OTF2_Archive_SetMemoryCallbacks(scratch.ar, &up_chunk_callbacks, &scratch_chunks) !=
+            OTF2_SUCCESS ||
+        OTF2_Archive_SetSerialCollectiveCallbacks(scratch.ar) != OTF2_SUCCESS ||
+        OTF2_Archive_OpenEvtFiles(scratch.ar) != OTF2_SUCCESS ||
+        !(w = OTF2_Archive_GetEvtWriter(scratch.ar, 0))) {
+        OTF2_Archive_Close(scratch.ar);
+        goto fail;
+    }
+    scratch.w = T.w, scratch.on = upt_on;
+    scratch.thread = upt_main_thread, scratch.thread_set = upt_main_thread_set;
     T.w = w;
     upt_on = 1;
     upt_main_thread = pthread_self();
     upt_main_thread_set = 1;
-    for (k = 0; k < UPT_NKINDS; k++)
-        ns[k] = -1;
-    /* the extra cost is timed on its own and added: thousands of records
-     * with it would make a calibration of minutes */
-    extra = T.extra_ns;
-    T.extra_ns = 0;
-    for (tr = 0; tr < trials; tr++) {
-        double pair = upt_funcs_measure(n);
-        /* the hooks' two halves are alike: half a pair each */
-        if (pair >= 0 && (ns[8] < 0 || pair / 2 < ns[8]))
-            ns[8] = ns[9] = pair / 2;
-        for (k = 0; k < 8; k++) {
-            uint64_t t0 = upt_ns(), t1;
-            for (i = 0; i < n; i++)
-                switch (k) {
-                /* a region without a metric record: that is kind "metric" */
-                case 0: upt_enter(UPT_R_OVERHEAD); break;
-                case 1: upt_leave(UPT_R_OVERHEAD); break;
-                case 2: upt_send(1, UPT_COMM_WORLD, 7, 1024); break;
-                case 3: upt_recv(1, UPT_COMM_WORLD, 7, 1024, 0); break;
-                case 4: upt_coll_begin(); break;
-                case 5: upt_coll_end(OTF2_COLLECTIVE_OP_ALLREDUCE, UPT_COMM_WORLD,
-                                     OTF2_UNDEFINED_UINT32, 8, 8); break;
-                case 6: upt_request_test(i); break;
-                default: cpu_metric(upt_now()); break;
-                }
-            t1 = upt_ns();
-            /* the clock read ending one record is the next one's start */
-            if (ns[k] < 0 || (double)(t1 - t0) / n < ns[k])
-                ns[k] = (double)(t1 - t0) / n;
-        }
-    }
-    if (ns[8] < 0) /* no hooks on this thread: as plain Enter and Leave */
-        ns[8] = ns[0], ns[9] = ns[1];
-    {
-        /* the glue of an MPI call lies around its Enter and its Leave; a
-         * poll's (poll_glue) around its own */
-        double g = wrapper_glue(ns, n / 5 ? n / 5 : 1, trials), pg = poll_glue(ns, n, trials, test_ns);
-        if (pg < 0)
-            pg = g;
-        ns[10] = ns[0] + pg / 2;
-        ns[11] = ns[1] + pg / 2;
-        ns[0] += g / 2;
-        ns[1] += g / 2;
-    }
-    {
-        /* the range of O: the same records between a program's work */
-        double rlo, rhi;
-        record_range(n, trials, &rlo, &rhi);
-        for (k = 0; k < UPT_NKINDS; k++)
-            lo[k] = ns[k] * rlo, hi[k] = ns[k] * rhi;
-    }
-    if ((T.extra_ns = extra) != 0) {
-        /* The spin as the run has it: right after a record.  An Enter/Leave
-         * pair with spins, less the same pair without, per record; spins
-         * timed back to back on their own came out 7-20 ns dearer at 883 ns
-         * (the processor overlaps the end of a record with the spin). */
-        unsigned pairs = extra >= 1000000 ? 1 : (unsigned)(1000000 / extra);
-        double with = -1, without = -1, v;
-        if (pairs > n)
-            pairs = n;
-        spin_ticks = spins = 0;
-        for (tr = 0; tr < 5; tr++) {
-            T.extra_ns = 0;
-            v = range_rounds(-1, pairs, true);
-            T.extra_ns = extra;
-            if (without < 0 || v < without)
-                without = v;
-            v = range_rounds(-1, pairs, true);
-            if (with < 0 || v < with)
-                with = v;
-        }
-        v = (with - without) / (2.0 * pairs);
-        if (v < 0)
-            v = 0;
-        for (k = 0; k < UPT_NKINDS; k++)
-            ns[k] += v, lo[k] += v, hi[k] += v;
-        /* the mean spin as extra_spin() counts it, for [overhead_by_location] */
-        spin_cal_ticks = spins ? (double)spin_ticks / (double)spins : 0;
-        spin_ticks = spins = 0; /* from here on: the run's spins */
-    }
-    rc = 0;
-    T.w = saved_w;
-    upt_on = saved_on;
-    upt_main_thread = saved_thread;
-    upt_main_thread_set = saved_set;
-    OTF2_Archive_CloseEvtWriter(ar, w);
-    OTF2_Archive_CloseEvtFiles(ar);
-close:
-    OTF2_Archive_Close(ar);
-out:
-    T.chunks_max = saved_max;
-    rmdir(path); /* SUBSTRATE_NONE wrote nothing in it */
-    return rc;
+    return true;
+fail:
+    rmdir(scratch.path);
+    return false;
+}
+
+void upt_scratch_end(void)
+{
+    OTF2_EvtWriter *w = T.w;
+    T.w = scratch.w;
+    upt_on = scratch.on;
+    upt_main_thread = scratch.thread;
+    upt_main_thread_set = scratch.thread_set;
+    OTF2_Archive_CloseEvtWriter(scratch.ar, w);
+    OTF2_Archive_CloseEvtFiles(scratch.ar);
+    OTF2_Archive_Close(scratch.ar);
+    rmdir(scratch.path); /* SUBSTRATE_NONE wrote nothing in it */
+}
+
+uint64_t upt_extra_ns(void) { return T.extra_ns; }
+
+uint64_t upt_extra_swap(uint64_t ns)
+{
+    uint64_t was = T.extra_ns;
+    T.extra_ns = ns;
+    return was;
+}
+
+void upt_spins_restart(void)
+{
+    spin_ticks = spins = 0;
+}
+
+void upt_spins_calibrated(void)
+{
+    spin_cal_ticks = spins ? (double)spin_ticks / (double)spins : 0;
+    spin_ticks = spins = 0; /* from here on: the run's spins */
 }
 
 void upt_calib_extra_ns(uint64_t ns)

@@ -11,6 +11,11 @@
  * flushing, signals, and the merge into one archive at MPI_Finalize
  * (src/trace/merge.c, shared with `unperturb trace --recover`).
  *
+ * The files depend one way: tracer.c on none of the others; funcs.c,
+ * calib.c and wrap.c on tracer.c; life.c, the start and end of a run inside
+ * MPI_Init and MPI_Finalize, on tracer.c, calib.c and funcs.c; the
+ * wrappers on all of them.
+ *
  * One location per MPI rank; records come from the thread that called
  * MPI_Init (other threads are not recorded: docs/tracer.md).
  */
@@ -116,6 +121,8 @@ void upt_coll_end(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t s
 void upt_nbcoll_request(uint64_t req);
 void upt_nbcoll_complete(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent,
                          uint64_t received, uint64_t req);
+/* --cpu-time's Metric record of the thread CPU time at t (kind "metric") */
+void upt_cpu_metric(uint64_t t);
 
 /* the metric class of the thread CPU time (--cpu-time, UNPERTURB_CPU_TIME=1) */
 #define UPT_METRIC_CPU 0u
@@ -259,38 +266,56 @@ uint64_t upt_next_request(void);
 /* One line on stderr, "unperturb-trace: rank N: ..." */
 void upt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Calibration of the record path (tracer.c): the cost of one record of each
- * kind, ns, the minimum over `trials` runs of `n` back-to-back records written
- * to a scratch archive that writes no file.  Kinds in the order of the
- * calibration file: enter, leave, send, recv, coll_begin, coll_end, other,
- * metric, fn_enter, fn_leave (the last two: half an Enter/Leave pair through
- * the -finstrument-functions hooks). */
-#define UPT_NKINDS 12 /* ..., other, metric (--cpu-time), fn_enter, fn_leave, poll_enter, poll_leave */
-/* lo and hi: the range of the same costs inside a program (ns scaled by the
- * cost of an Enter/Leave pair after work it overlaps, and after work that
- * evicted its data; docs/calibration.md).  *test_ns: one failed PMPI_Test
- * without the tracer, the minimum over the same trials (-1: not measured). */
-int upt_measure_records(double ns[UPT_NKINDS], double lo[UPT_NKINDS], double hi[UPT_NKINDS],
-                        double *test_ns, unsigned n, unsigned trials);
-/* (funcs.c) ns per Enter/Leave pair written through the compiler hooks, n
- * pairs back to back; -1 if this thread cannot record functions */
-double upt_funcs_measure(unsigned n);
+/* ---- for the calibration of the record path (tracer.c; calib.c uses them) --
+ * The calibration times records as the run writes them: through the record
+ * functions above, into a scratch archive whose buffer is encoded exactly as
+ * the run's and whose flushes write nothing.  upt_scratch_begin sends every
+ * record there, recording on, from this thread, until upt_scratch_end puts
+ * the run's writer and state back (false: no scratch archive, nothing
+ * changed). */
+bool upt_scratch_begin(void);
+void upt_scratch_end(void);
+/* UNPERTURB_EXTRA_NS, the extra cost spent after every record, ns; swap:
+ * set another (0: none) and return it, its spin's length in clock ticks
+ * unchanged (the calibration times records without it, then the spin) */
+uint64_t upt_extra_ns(void);
+uint64_t upt_extra_swap(uint64_t ns);
 /* the extra cost per record outside a traced run (unperturb-calibrate) */
 void upt_calib_extra_ns(uint64_t ns);
+/* The spins of the extra cost are counted from upt_spins_restart on;
+ * upt_spins_calibrated takes their mean as the calibration's spin (what
+ * [overhead_by_location] compares the run's with) and counts the run's. */
+void upt_spins_restart(void);
+void upt_spins_calibrated(void);
 
-/* ---- life cycle (tracer.c; the MPI_Init/MPI_Finalize wrappers call these) -- */
+/* ---- life cycle: MPI_Init and MPI_Finalize (life.c, over tracer.c) ----------- */
 
-/* After PMPI_Init(_thread) returned: open the archive, calibrate, then write
- * Enter(region) at t_enter (taken before PMPI_Init) and, after a barrier on
- * MPI_COMM_WORLD, its Leave, which opens the analysis window.  Collective
- * over MPI_COMM_WORLD on every rank, traced or not: a rank that cannot
- * create its trace makes every rank give up (docs/tracer.md). */
+/* After PMPI_Init(_thread) returned: the run's archive opened, the
+ * calibration measured, recording on, then Enter(region) at t_enter (taken
+ * before PMPI_Init) and, after a barrier on MPI_COMM_WORLD, its Leave,
+ * which opens the analysis window.  Collective over MPI_COMM_WORLD on every
+ * rank, traced or not: a rank that cannot create its trace makes every rank
+ * give up (docs/tracer.md). */
 void upt_init_from(uint32_t region, uint64_t t_enter);
 void upt_finalize(void); /* before PMPI_Finalize: close, merge on rank 0 */
-void upt_abort(void);    /* MPI_Abort, fatal signal: flush what we have */
 
-/* Function hooks (funcs.c): set up from upt_init, flushed names at finalize */
-void upt_funcs_init(void);
-void upt_funcs_fini(void);
+/* Its steps in tracer.c.  upt_open: the run's folder, this rank's archive
+ * and definitions file, the fixed definitions (the clock starts at
+ * t_start), the clock offsets on more than one node; false on every rank
+ * when the run is not traced.  upt_start: rank 0 keeps the calibration's
+ * text for the merge (NULL: none), then the clock, the signal handlers,
+ * recording on.  upt_window_open: Enter(region) at t_enter, the barrier,
+ * its Leave. */
+bool upt_open(uint64_t t_start);
+void upt_start(const char *calibration);
+void upt_window_open(uint32_t region, uint64_t t_enter);
+/* upt_window_close: Enter and Leave of MPI_Finalize (the clock offsets
+ * again between them); false when the run is not traced or was closed.
+ * upt_close: this rank's archive closed, every record so far on disk (also
+ * MPI_Abort and fatal signals).  upt_merge: after a barrier, rank 0 merges
+ * the run into one archive. */
+bool upt_window_close(void);
+void upt_close(void);
+void upt_merge(void);
 
 #endif

@@ -19,6 +19,7 @@
 #include "report/perfetto.h"
 #include "model/machine.h"
 #include "model/model.h"
+#include "run/pipeline.h"
 #include "analysis/profile.h"
 #include "report/profile_report.h"
 #include "report/runs.h"
@@ -44,7 +45,7 @@ static void params(up_trace *t, up_comp_params *p)
 {
     char source[256];
     up_err err = {0};
-    if (up_comp_params_load(p, t, NULL, source, sizeof source, &err) != UP_OK)
+    if (up_run_params(t, NULL, NULL, p, source, &err) != UP_OK)
         up_comp_params_init(p);
     if (!p->overhead_set)
         up_comp_params_set_overhead(p, 100);

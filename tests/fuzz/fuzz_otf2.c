@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "model/model.h"
+#include "run/pipeline.h"
 #include "replay/replay.h"
 #include "trace/trace.h"
 
@@ -245,7 +246,7 @@ static void replay(const char *anchor, unsigned opt, uint64_t delivered)
     char source[256];
     if (up_trace_open(anchor, &t, &err) != UP_OK)
         return; /* it opened a moment ago: only out of memory can tell them apart */
-    if (up_comp_params_load(&p, t, NULL, source, sizeof source, &err) != UP_OK) {
+    if (up_run_params(t, NULL, NULL, &p, source, &err) != UP_OK) {
         FZ_CHECK(err.msg[0], "an error without a message");
         up_comp_params_init(&p);
     }

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
     PMPI_Init(&argc, &argv);
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     upt_calib_extra_ns(extra);
-    rc = upt_calibrate(UPT_CALIB_THOROUGH, extra, ini, sizeof ini);
+    rc = upt_calibrate(UPT_CALIB_THOROUGH, ini, sizeof ini);
     if (rank == 0) {
         if (rc != 0)
             fprintf(stderr, "unperturb-calibrate: the measurement failed\n");
