@@ -4,8 +4,8 @@
  * prints "N passed, M failed".  No fork per test: MPI and the sanitizers are
  * happier that way.
  */
-#ifndef UP_TEST_H
-#define UP_TEST_H
+#ifndef UNPERTURB_TEST_H
+#define UNPERTURB_TEST_H
 
 #include <stdint.h>
 #include <stdio.h>

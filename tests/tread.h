@@ -3,8 +3,8 @@
  * reader, for tests to check what unperturb wrote (an independent path: it
  * shares no code with src/trace).
  */
-#ifndef UP_TREAD_H
-#define UP_TREAD_H
+#ifndef UNPERTURB_TREAD_H
+#define UNPERTURB_TREAD_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /*
  * tutil.h - shared helpers of the unit tests.
  */
-#ifndef UP_TUTIL_H
-#define UP_TUTIL_H
+#ifndef UNPERTURB_TUTIL_H
+#define UNPERTURB_TUTIL_H
 
 #include "model/model.h"
 #include "model/simulate.h"

@@ -2,8 +2,8 @@
  * cmd.h - the subcommands of the `unperturb` command, one file each.
  * Each returns the process exit status: 0 success, 1 failure, 2 bad usage.
  */
-#ifndef UP_CMD_H
-#define UP_CMD_H
+#ifndef UNPERTURB_CMD_H
+#define UNPERTURB_CMD_H
 
 #include <getopt.h>
 #include <stdbool.h>

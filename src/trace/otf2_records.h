@@ -8,8 +8,8 @@
  * a third pass them on to OTF2_EvtWriter_<Kind>().  Place in the data flow:
  * trace reading and writing (src/trace/).
  */
-#ifndef UP_OTF2_RECORDS_H
-#define UP_OTF2_RECORDS_H
+#ifndef UNPERTURB_OTF2_RECORDS_H
+#define UNPERTURB_OTF2_RECORDS_H
 
 /* Event records: X(Kind) for OTF2_EvtReaderCallback_<Kind> / OTF2_EvtWriter_<Kind>. */
 #define UP_OTF2_EVENTS(X) \
@@ -253,4 +253,4 @@
 #define UP_DEFF_CallpathParameter(F, A) F(OTF2_CallpathRef, callpath) F(OTF2_ParameterRef, parameter) F(OTF2_Type, type) F(OTF2_AttributeValue, value)
 #define UP_DEFF_InterComm(F, A) F(OTF2_CommRef, self) F(OTF2_StringRef, name) F(OTF2_GroupRef, groupA) F(OTF2_GroupRef, groupB) F(OTF2_CommRef, commonCommunicator) F(OTF2_CommFlag, flags)
 
-#endif /* UP_OTF2_RECORDS_H */
+#endif /* UNPERTURB_OTF2_RECORDS_H */

@@ -11,8 +11,8 @@
  * were found intact.  Damage ends a file's usable part; it is described,
  * never fatal by itself.
  */
-#ifndef UP_TRACE_SCAN_H
-#define UP_TRACE_SCAN_H
+#ifndef UNPERTURB_SCAN_H
+#define UNPERTURB_SCAN_H
 
 #include <stdbool.h>
 #include <stdint.h>

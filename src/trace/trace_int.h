@@ -1,8 +1,8 @@
 /*
  * trace_int.h - internals shared by the files of src/trace/ (not installed).
  */
-#ifndef UP_TRACE_INT_H
-#define UP_TRACE_INT_H
+#ifndef UNPERTURB_TRACE_INT_H
+#define UNPERTURB_TRACE_INT_H
 
 #include "trace/trace.h"
 #include "scan.h"

@@ -13,8 +13,8 @@
  * includes no header of src/ (tools/dev/check-layers.sh), so that the
  * traces that test the library do not come from the library.
  */
-#ifndef UP_TRACEGEN_H
-#define UP_TRACEGEN_H
+#ifndef UNPERTURB_TRACEGEN_H
+#define UNPERTURB_TRACEGEN_H
 
 #include <otf2/otf2.h>
 #include <stdint.h>

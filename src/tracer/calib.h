@@ -5,8 +5,8 @@
  * src/trace/calib.c, which `unperturb compensate --calibration` reads and
  * the merge stores in the archive.
  */
-#ifndef UPT_CALIB_H
-#define UPT_CALIB_H
+#ifndef UNPERTURB_TRACER_CALIB_H
+#define UNPERTURB_TRACER_CALIB_H
 
 #include <stddef.h>
 

@@ -4,8 +4,8 @@
  * themselves (__cyg_profile_func_enter/exit) and the manual API
  * (<unperturb/region.h>) need no header here.
  */
-#ifndef UPT_FUNCS_H
-#define UPT_FUNCS_H
+#ifndef UNPERTURB_FUNCS_H
+#define UNPERTURB_FUNCS_H
 
 #include <stdint.h>
 

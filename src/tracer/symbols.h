@@ -11,8 +11,8 @@
  * Not thread-safe: the tracer calls it from its recording thread only.
  * Never prints; every failure is "no name" (NULL).
  */
-#ifndef UPT_SYMBOLS_H
-#define UPT_SYMBOLS_H
+#ifndef UNPERTURB_SYMBOLS_H
+#define UNPERTURB_SYMBOLS_H
 
 #include <stdint.h>
 

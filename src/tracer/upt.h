@@ -19,8 +19,8 @@
  * One location per MPI rank; records come from the thread that called
  * MPI_Init (other threads are not recorded: docs/tracer.md).
  */
-#ifndef UPT_H
-#define UPT_H
+#ifndef UNPERTURB_UPT_H
+#define UNPERTURB_UPT_H
 
 #include <stdbool.h>
 #include <stdint.h>

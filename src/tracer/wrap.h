@@ -12,8 +12,8 @@
  * The small ones are inline: the recording path calls nothing it did not
  * call before.
  */
-#ifndef UPT_WRAP_H
-#define UPT_WRAP_H
+#ifndef UNPERTURB_WRAP_H
+#define UNPERTURB_WRAP_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -23,8 +23,8 @@
  * traces.def members pick the options of a run (mode, analysis) instead.  A length past the
  * end of the input is cut to it, so every input is a valid container.
  */
-#ifndef UP_FUZZ_H
-#define UP_FUZZ_H
+#ifndef UNPERTURB_FUZZ_H
+#define UNPERTURB_FUZZ_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -270,7 +270,7 @@ END {
 
     rfile = out "/tracer/mpi_regions.h"
     printf "/* mpi_regions.h - the MPI functions the tracer wraps: name, OTF2 region\n * role, in the order of " tname " (their region ids).\n * %s */\n", gen > rfile
-    printf "#ifndef UPT_MPI_REGIONS_H\n#define UPT_MPI_REGIONS_H\n\n#define UPT_MPI_REGIONS(X)" > rfile
+    printf "#ifndef UNPERTURB_MPI_REGIONS_H\n#define UNPERTURB_MPI_REGIONS_H\n\n#define UPT_MPI_REGIONS(X)" > rfile
     for (i = 1; i <= nrow; i++)
         if (cls[row[i]] != "unwrapped") printf " \\\n    X(%s, %s)", row[i], role[row[i]] > rfile
     printf "\n\n#endif\n" > rfile
@@ -298,7 +298,7 @@ END {
 
     kfile = out "/trace/mpi_classes.h"
     printf "/* mpi_classes.h - the classes of MPI calls by name (their UP_REGION_* flags),\n * the FLAGS of the rows of " tname ", in its order:\n * what src/trace/defs.c gives a region of that name, in any trace.\n * %s */\n", gen > kfile
-    printf "#ifndef UP_MPI_CLASSES_H\n#define UP_MPI_CLASSES_H\n\n#define UP_MPI_CLASSES(X)" > kfile
+    printf "#ifndef UNPERTURB_MPI_CLASSES_H\n#define UNPERTURB_MPI_CLASSES_H\n\n#define UP_MPI_CLASSES(X)" > kfile
     for (i = 1; i <= nrow; i++) {
         r = row[i]
         if (flags[r] == "") continue

@@ -65,8 +65,8 @@ cat <<EOF
  * a third pass them on to OTF2_EvtWriter_<Kind>().  Place in the data flow:
  * trace reading and writing (src/trace/).
  */
-#ifndef UP_OTF2_RECORDS_H
-#define UP_OTF2_RECORDS_H
+#ifndef UNPERTURB_OTF2_RECORDS_H
+#define UNPERTURB_OTF2_RECORDS_H
 
 EOF
 
@@ -85,4 +85,4 @@ cut -d'|' -f1 /tmp/up_gen_def.$$ | while read -r k; do printf ' \\\n    X(%s)' "
 printf '\n\n'
 while IFS='|' read -r k f; do printf '#define UP_DEFF_%s(F, A)%s\n' "$k" "$f"; done < /tmp/up_gen_def.$$
 rm -f /tmp/up_gen_evt.$$ /tmp/up_gen_def.$$
-printf '\n#endif /* UP_OTF2_RECORDS_H */\n'
+printf '\n#endif /* UNPERTURB_OTF2_RECORDS_H */\n'
