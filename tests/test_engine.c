@@ -59,10 +59,12 @@ static int comp_load(const char *in, const char *tag, const up_comp_params *p,
 
 static unsigned repairs_total(const up_replay_result *res)
 {
-    unsigned k, n = 0;
-    for (k = 0; k < UP_REPAIR_COUNT; k++)
-        if (up_repair_is_fix(k))
-            n += (unsigned)res->repairs[k];
+    up_repair_line rl[UP_REPAIR_LINES_MAX];
+    size_t k, nrl = up_replay_repairs(res, rl);
+    unsigned n = 0;
+    for (k = 0; k < nrl; k++)
+        if (rl[k].kind->fix)
+            n += (unsigned)rl[k].n;
     return n;
 }
 
@@ -208,7 +210,7 @@ static void self_profiled(int nonblocking)
     up_err err = {0};
     snprintf(in, sizeof in, "%s", t_dir("in"));
     write_self(in, nonblocking);
-    if (up_trace_open(in, &t, &err) != UP_OK || up_profile_run(t, NULL, NULL, &p, &err) != UP_OK) {
+    if (up_trace_open(in, &t, &err) != UP_OK || up_profile_run(t, NULL, &p, &err) != UP_OK) {
         t_fail(__FILE__, __LINE__, "profile: %s", err.msg);
         up_trace_close(t);
         return;
@@ -502,9 +504,9 @@ size_t __sanitizer_get_current_allocated_bytes(void);
 static size_t heap_first, heap_last;
 static unsigned heap_samples;
 
-static void sample_heap(void *m, uint64_t records)
+static void sample_heap(void *ctx, uint64_t done, uint64_t total)
 {
-    (void)m, (void)records;
+    (void)ctx, (void)done, (void)total;
 #ifdef HAVE_ASAN_BYTES
     heap_last = __sanitizer_get_current_allocated_bytes();
     if (!heap_samples++)
@@ -530,7 +532,7 @@ TEST(collectives_missing_an_ended_member_are_freed)
     tg *g;
     unsigned r, k;
     up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
-    up_model_ops ops = *up_comp_ops();
+    up_replay_observer obs = {.progress = sample_heap};
     up_replay_result res;
     tr_trace out;
     char o[4200];
@@ -544,11 +546,11 @@ TEST(collectives_missing_an_ended_member_are_freed)
     tg_enter(g, 2, 0, TG_MAIN);
     tg_leave(g, 2, 10, TG_MAIN);
     CHECK(tg_close(g) == 0);
-    ops.progress = sample_heap;
     heap_samples = 0;
     snprintf(o, sizeof o, "%s-out", in);
     up_rmtree(o);
-    if (t_compensate_ops(in, o, &p, &ops, &res, NULL) != UP_OK || tr_load(o, &out) != 0) {
+    if (t_compensate_ops(in, o, &p, up_comp_ops(), &obs, &res, NULL) != UP_OK ||
+        tr_load(o, &out) != 0) {
         CHECK(!"compensation failed");
         return;
     }
@@ -576,4 +578,101 @@ TEST(collectives_missing_an_ended_member_are_freed)
     tr_free(&out);
     up_replay_result_free(&res);
     up_rmtree(o);
+}
+
+/* ---- the observer (up_replay_observer) ------------------------------------- */
+
+typedef struct watch {
+    uint64_t n[2];          /* records seen per location */
+    uint64_t *t_a[2];       /* their approximated times */
+    uint64_t bad;           /* records out of place (location, kind, measured time) */
+    uint64_t progress, done, total;
+} watch;
+
+enum { WATCH_PAIRS = 20000 }; /* per rank: 40 000 records, then a message */
+
+static void watch_record(void *ctx, uint32_t loc, unsigned kind, uint64_t t_m, uint64_t t_a)
+{
+    watch *w = ctx;
+    uint64_t k = loc < 2 ? w->n[loc] : 0;
+    /* rank r's k-th record (k < 2 * WATCH_PAIRS): fill pair k / 2 at 100k
+     * (Enter) and 100k + 50 (Leave) */
+    if (loc >= 2 || (k < 2 * WATCH_PAIRS && (kind != (k % 2 ? UP_EV_Leave : UP_EV_Enter) ||
+                                             t_m != 100 * (k / 2) + 50 * (k % 2))))
+        w->bad++;
+    if (loc < 2 && k < 2 * WATCH_PAIRS + 3)
+        w->t_a[loc][k] = t_a;
+    if (loc < 2)
+        w->n[loc]++;
+}
+
+static void watch_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    watch *w = ctx;
+    w->progress++;
+    w->done = done;
+    w->total = total;
+}
+
+/* Two ranks of 20 000 Enter/Leave pairs each (pair k at 100k and 100k+50),
+ * then a message from rank 0 to rank 1: the record callback sees every
+ * record once, at its location and measured time, with the approximated
+ * time written; progress comes every 65 536 records, with the records the
+ * definitions declare, whether or not a record callback is there. */
+TEST(observer_sees_every_record)
+{
+    const uint64_t end = 100 * (uint64_t)WATCH_PAIRS;
+    char in[4096];
+    tg *g;
+    unsigned r, k, pass;
+    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace out;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    g = tg_open(in, 2, NS, 0);
+    for (r = 0; r < 2; r++)
+        for (k = 0; k < WATCH_PAIRS; k++) {
+            tg_enter(g, r, 100 * (uint64_t)k, TG_WORK);
+            tg_leave(g, r, 100 * (uint64_t)k + 50, TG_WORK);
+        }
+    tg_mpi_send(g, 0, end, end + 10, end + 20, 1, 7, 8);
+    tg_mpi_recv(g, 1, end, end + 30, end + 40, 0, 7, 8);
+    CHECK(tg_close(g) == 0);
+    for (pass = 0; pass < 2; pass++) { /* with the record callback, then without */
+        watch w;
+        up_replay_observer obs = {.ctx = &w, .progress = watch_progress,
+                                  .record = pass ? NULL : watch_record};
+        char o[4200];
+        memset(&w, 0, sizeof w);
+        for (r = 0; r < 2; r++)
+            w.t_a[r] = calloc(2 * WATCH_PAIRS + 3, sizeof *w.t_a[r]);
+        snprintf(o, sizeof o, "%s-out%u", in, pass);
+        if (!w.t_a[0] || !w.t_a[1] ||
+            t_compensate_ops(in, o, &p, up_comp_ops(), &obs, &res, NULL) != UP_OK ||
+            tr_load(o, &out) != 0) {
+            CHECK(!"compensation failed");
+            free(w.t_a[0]), free(w.t_a[1]);
+            return;
+        }
+        CHECK_EQ(res.events, 4 * WATCH_PAIRS + 6);
+        CHECK_EQ(w.progress, res.events / 65536);
+        CHECK_EQ(w.done, 65536);
+        CHECK_EQ(w.total, res.events);
+        CHECK_EQ(w.bad, 0);
+        for (r = 0; r < 2; r++) {
+            const tr_loc *l = tr_loc_id(&out, r);
+            CHECK_EQ(w.n[r], pass ? 0 : res.locs[r].records);
+            CHECK(l && l->n == res.locs[r].records);
+            for (k = 0; !pass && l && k < l->n && k < w.n[r]; k++)
+                if (w.t_a[r][k] != l->ev[k].t) {
+                    t_fail(__FILE__, __LINE__, "rank %u record %u: %llu seen, %llu written", r, k,
+                           (unsigned long long)w.t_a[r][k], (unsigned long long)l->ev[k].t);
+                    break;
+                }
+        }
+        free(w.t_a[0]), free(w.t_a[1]);
+        tr_free(&out);
+        up_replay_result_free(&res);
+        up_rmtree(o);
+    }
 }

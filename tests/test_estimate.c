@@ -40,7 +40,7 @@ static up_status replay_run(const char *in, const up_comp_params *p, up_replay_r
     memset(res, 0, sizeof *res);
     if ((st = up_trace_open(in, &t, &err)) == UP_OK &&
         (st = up_comp_new(&q, t, &m, &err)) == UP_OK)
-        st = up_replay_run(t, NULL, up_comp_ops(), m, res, &err);
+        st = up_replay_run(t, NULL, up_comp_ops(), m, NULL, res, &err);
     if (st != UP_OK)
         fprintf(stderr, "  replay(%s): %s\n", in, err.msg);
     up_comp_free(m);

@@ -121,11 +121,11 @@ static void check_peers(const char *file, int line, const tr_trace *t, uint64_t 
  * no transfer capped, no overhead clamped. */
 static void check_clean(const char *file, int line, const up_replay_result *res)
 {
-    unsigned k;
-    for (k = 0; k < UP_REPAIR_COUNT; k++)
-        if (res->repairs[k])
-            t_fail(file, line, "repair %s: %llu", up_repair_name(k),
-                   (unsigned long long)res->repairs[k]);
+    up_repair_line rl[UP_REPAIR_LINES_MAX];
+    size_t k, n = up_replay_repairs(res, rl);
+    for (k = 0; k < n; k++)
+        if (rl[k].n)
+            t_fail(file, line, "repair %s: %llu", rl[k].kind->name, (unsigned long long)rl[k].n);
 }
 #define CHECK_CLEAN(res) check_clean(__FILE__, __LINE__, (res))
 
@@ -949,7 +949,7 @@ TEST(farm_tie_keeps_the_measured_match_whatever_the_schedule)
     CHECK_PEERS(&t, 0, TR_RECV, from);
     CHECK_EQ(res.rematched, 0);
     CHECK_EQ(res.replies_inferred + res.replies_marked, 0);
-    CHECK_EQ(res.repairs[UP_REPAIR_transfer_capped], 2); /* S capped by Comm, twice */
+    CHECK_EQ(res.model_repairs[UP_MR_transfer_capped], 2); /* S capped by Comm, twice */
     up_replay_result_free(&res);
     tr_free(&t);
     /* the ties both ways, and slices of 1 to 100000 records: the same */

@@ -24,6 +24,18 @@ static int comp_load(const char *in, const char *tag, const up_comp_params *p,
     return tr_load(dir, out);
 }
 
+/* Repairs of every kind but the one named `except` (NULL: none), summed */
+static uint64_t repairs_but(const up_replay_result *res, const char *except)
+{
+    up_repair_line rl[UP_REPAIR_LINES_MAX];
+    size_t k, n = up_replay_repairs(res, rl);
+    uint64_t sum = 0;
+    for (k = 0; k < n; k++)
+        if (!except || strcmp(rl[k].kind->name, except))
+            sum += rl[k].n;
+    return sum;
+}
+
 static void set_copy(up_comp_params *p, double ns_per_byte)
 {
     p->ncopy = 1;
@@ -71,8 +83,8 @@ static void m1a1_every_mode(const char *in, bool stalls, const uint64_t *s,
         CHECK_TIMES(&out, 1, r, 5);
         CHECK_EQ(rem[0], rem0);
         CHECK_EQ(rem[1], rem1);
-        CHECK_EQ(res.repairs[UP_REPAIR_clock_condition], 0);
-        CHECK_EQ(res.repairs[UP_REPAIR_overhead_clamped], 0);
+        CHECK_EQ(res.model_repairs[UP_MR_clock_condition], 0);
+        CHECK_EQ(res.model_repairs[UP_MR_overhead_clamped], 0);
         free(rem);
         tr_free(&out);
         up_replay_result_free(&res);
@@ -154,7 +166,7 @@ TEST(overhead_by_location_adds_to_every_record_there)
     }
     CHECK_TIMES(&out, 0, s, 5);
     CHECK_TIMES(&out, 1, r, 5);
-    CHECK_EQ(res.repairs[UP_REPAIR_overhead_clamped], 1);
+    CHECK_EQ(res.model_repairs[UP_MR_overhead_clamped], 1);
     tr_free(&out);
     up_replay_result_free(&res);
 }
@@ -253,8 +265,8 @@ TEST(eq_m1_a2_message_waits)
     }
     CHECK_TIMES(&out, 0, s, 8);
     CHECK_TIMES(&out, 1, r, 4);
-    CHECK_EQ(res.repairs[UP_REPAIR_overhead_clamped], 2);
-    CHECK_EQ(res.repairs[UP_REPAIR_min_transfer], 0);
+    CHECK_EQ(res.model_repairs[UP_MR_overhead_clamped], 2);
+    CHECK_EQ(res.model_repairs[UP_MR_min_transfer], 0);
     tr_free(&out);
     up_replay_result_free(&res);
 }
@@ -318,7 +330,7 @@ static void m2_check(const up_comp_params *p, unsigned flags, uint64_t want_recv
     CHECK(!res.window_marked);
     CHECK_EQ(res.end_m - res.start_m, 1000);
     CHECK_EQ(res.end_a - res.start_a, r[6] > 870 ? r[6] : 870);
-    CHECK_EQ(res.repairs[UP_REPAIR_transfer_capped], want_capped);
+    CHECK_EQ(res.model_repairs[UP_MR_transfer_capped], want_capped);
     tr_free(&out);
     up_replay_result_free(&res);
 }
@@ -402,7 +414,7 @@ static void allreduce_case(up_collective coll, const uint64_t exit_a[3])
         uint64_t w[7] = {0, 0, E[i] - 20, E[i] - 20, E[i] - 20, exit_a[i], exit_a[i]};
         CHECK_TIMES(&out, i, w, 7);
     }
-    CHECK_EQ(res.repairs[UP_REPAIR_collective_clock], 0);
+    CHECK_EQ(res.model_repairs[UP_MR_collective_clock], 0);
     CHECK_EQ(res.repairs[UP_REPAIR_collective_incomplete], 0);
     tr_free(&out);
     up_replay_result_free(&res);
@@ -464,8 +476,8 @@ static void bcast_case(up_mode mode, uint64_t want_r1, uint64_t want_r2)
     CHECK_TIMES(&out, 0, r0, 5);
     CHECK_TIMES(&out, 1, r1, 5);
     CHECK_TIMES(&out, 2, r2, 7);
-    CHECK_EQ(res.repairs[UP_REPAIR_min_transfer], 0);
-    CHECK_EQ(res.repairs[UP_REPAIR_transfer_capped], mode == UP_MODE_NETWORK ? 1 : 0);
+    CHECK_EQ(res.model_repairs[UP_MR_min_transfer], 0);
+    CHECK_EQ(res.model_repairs[UP_MR_transfer_capped], mode == UP_MODE_NETWORK ? 1 : 0);
     tr_free(&out);
     up_replay_result_free(&res);
 }
@@ -502,8 +514,8 @@ TEST(one_to_n_without_bytes_is_local)
     }
     CHECK_TIMES(&out, 0, r0, 5);
     CHECK_TIMES(&out, 1, r1, 5);
-    CHECK_EQ(res.repairs[UP_REPAIR_clock_condition], 0);
-    CHECK_EQ(res.repairs[UP_REPAIR_min_transfer], 0);
+    CHECK_EQ(res.model_repairs[UP_MR_clock_condition], 0);
+    CHECK_EQ(res.model_repairs[UP_MR_min_transfer], 0);
     tr_free(&out);
     up_replay_result_free(&res);
 }
@@ -591,7 +603,7 @@ TEST(scan_waits_for_the_ranks_below)
     CHECK_TIMES(&out, 0, r0, 7);
     CHECK_TIMES(&out, 1, r1, 5);
     CHECK_TIMES(&out, 2, r2, 5);
-    CHECK_EQ(res.repairs[UP_REPAIR_collective_clock], 0);
+    CHECK_EQ(res.model_repairs[UP_MR_collective_clock], 0);
     CHECK_EQ(res.repairs[UP_REPAIR_collective_incomplete], 0);
     tr_free(&out);
     up_replay_result_free(&res);
@@ -794,7 +806,6 @@ TEST(send_above_the_eager_limit_completed_before_the_post_was_eager)
     up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
     up_replay_result res;
     tr_trace out;
-    unsigned k;
     snprintf(in, sizeof in, "%s", t_dir("in"));
     g = tg_open(in, 2, NS, 0);
     tg_enter(g, 0, 0, TG_MAIN);
@@ -811,8 +822,7 @@ TEST(send_above_the_eager_limit_completed_before_the_post_was_eager)
         return;
     }
     CHECK_TIMES(&out, 0, r0, 5);
-    for (k = 0; k < UP_REPAIR_COUNT; k++)
-        CHECK_EQ(res.repairs[k], 0);
+    CHECK_EQ(repairs_but(&res, NULL), 0);
     tr_free(&out);
     up_replay_result_free(&res);
 }
@@ -843,7 +853,6 @@ static void progress_case(bool async, bool in_mpi, const uint64_t want0[5],
     up_replay_result res;
     tr_trace out;
     OTF2_EvtWriter *w;
-    unsigned k;
     p.progress = async ? UP_RDV_ASYNC : UP_RDV_MPI;
     snprintf(in, sizeof in, "%s", t_dir("in"));
     g = tg_open(in, 2, NS, 0);
@@ -880,10 +889,8 @@ static void progress_case(bool async, bool in_mpi, const uint64_t want0[5],
     }
     CHECK_TIMES(&out, 0, want0, 5);
     CHECK_TIMES(&out, 1, want1, in_mpi ? 14 : 12);
-    CHECK_EQ(res.repairs[UP_REPAIR_progress_waited], waited);
-    for (k = 0; k < UP_REPAIR_COUNT; k++)
-        if (k != UP_REPAIR_progress_waited)
-            CHECK_EQ(res.repairs[k], 0);
+    CHECK_EQ(res.model_repairs[UP_MR_progress_waited], waited);
+    CHECK_EQ(repairs_but(&res, "progress_waited"), 0);
     tr_free(&out);
     up_replay_result_free(&res);
 }
@@ -1522,7 +1529,7 @@ TEST(overhead_sums_past_the_history_stay_bounds)
             CHECK(!"compensation failed");
             continue;
         }
-        CHECK_EQ(res.repairs[UP_REPAIR_overhead_history], k ? 0 : N - K);
+        CHECK_EQ(res.model_repairs[UP_MR_overhead_history], k ? 0 : N - K);
         up_replay_result_free(&res);
     }
     free(lo);
@@ -1560,7 +1567,7 @@ TEST(flush_before_a_record_with_its_time_is_removed_from_a_later_gap)
     }
     CHECK_TIMES(&out, 0, w, 7);
     CHECK_EQ(rem[0], 550);
-    CHECK_EQ(res.repairs[UP_REPAIR_overhead_clamped], 0);
+    CHECK_EQ(res.model_repairs[UP_MR_overhead_clamped], 0);
     free(rem);
     tr_free(&out);
     up_replay_result_free(&res);
@@ -1734,8 +1741,8 @@ TEST(clock_condition_repaired)
             continue;
         }
         CHECK_TIMES(&out, 1, r, 3);
-        CHECK_EQ(res.repairs[UP_REPAIR_clock_condition], 1);
-        CHECK_EQ(res.repairs[UP_REPAIR_min_transfer], k ? 1 : 0);
+        CHECK_EQ(res.model_repairs[UP_MR_clock_condition], 1);
+        CHECK_EQ(res.model_repairs[UP_MR_min_transfer], k ? 1 : 0);
         CHECK_EQ(res.moved, 1);
         CHECK_EQ(res.max_shift, k ? 120 : 100);
         tr_free(&out);
@@ -1943,8 +1950,7 @@ TEST(identity_zero_overhead_upper_individual)
                 break;
             }
     }
-    for (k = 0; k < UP_REPAIR_COUNT; k++)
-        CHECK_EQ(res.repairs[k], 0);
+    CHECK_EQ(repairs_but(&res, NULL), 0);
     /* the window is marked: end of MPI_Init (1000) to the last MPI_Finalize */
     CHECK(res.window_marked);
     CHECK_EQ(res.start_m, 1000);
@@ -1953,4 +1959,44 @@ TEST(identity_zero_overhead_upper_individual)
     tr_free(&a);
     tr_free(&b);
     up_replay_result_free(&res);
+}
+
+/* Reports list the repairs in the order the kinds were added, the engine's
+ * and the models' interleaved (up_repair_kind.before): the keys of every
+ * JSON report and the order of the summary's lines.  Compensation and
+ * simulation declare the same kinds, so that their reports name the same
+ * keys. */
+TEST(repairs_listed_in_the_order_of_the_reports)
+{
+    static const char *const want[] = {
+        "clock_condition", "unmatched_recv", "unmatched_send", "late_send", "unresolved_peer",
+        "collective_incomplete", "collective_unpaired", "collective_clock", "decreasing_time",
+        "time_out_of_range", "time_spike", "damaged_files", "event_count", "duplicate_definitions",
+        "sync_unposted", "thread_unpaired", "rma_unpaired", "min_transfer", "overhead_clamped",
+        "output_clamped", "transfer_capped", "overhead_history", "progress_waited",
+        "progress_unknown",
+    };
+    const up_model_ops *ops[2] = {up_comp_ops(), up_sim_ops()};
+    up_repair_line rl[UP_REPAIR_LINES_MAX];
+    up_replay_result r;
+    size_t i, k, n;
+    for (i = 0; i < 2; i++) {
+        memset(&r, 0, sizeof r);
+        r.model_kinds = ops[i]->repair_kinds;
+        r.nmodel_kinds = ops[i]->nrepair_kinds;
+        for (k = 0; k < r.nmodel_kinds; k++)
+            r.model_repairs[k] = 100 + k;
+        for (k = 0; k < UP_REPAIR_COUNT; k++)
+            r.repairs[k] = k;
+        n = up_replay_repairs(&r, rl);
+        CHECK_EQ(n, sizeof want / sizeof *want);
+        for (k = 0; k < n && k < sizeof want / sizeof *want; k++) {
+            uint64_t c = rl[k].n; /* the count says which kind it is */
+            CHECK(!strcmp(rl[k].kind->name, want[k]));
+            if (c >= 100)
+                CHECK(rl[k].kind == &r.model_kinds[c - 100]);
+            else
+                CHECK(!strcmp(rl[k].kind->name, up_repair_name((unsigned)c)));
+        }
+    }
 }

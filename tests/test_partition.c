@@ -94,7 +94,7 @@ static int serial_run(const char *in, const char *out, const how *h, up_replay_r
     memset(res, 0, sizeof *res);
     if ((st = up_trace_open(in, &t, &err)) == UP_OK && (st = up_writer_open(out, t, &w, &err)) == UP_OK &&
         (st = model_new(h, t, &m, &err)) == UP_OK &&
-        (st = up_replay_run(t, w, model_ops(h), m, res, &err)) == UP_OK) {
+        (st = up_replay_run(t, w, model_ops(h), m, NULL, res, &err)) == UP_OK) {
         st = up_writer_close(w, t, res->t_min_a, res->t_max_a, "unperturb test", NULL, NULL, &err);
         w = NULL;
     }
@@ -133,7 +133,7 @@ static int part_run(const char *in, const char *out0, const char *out1, const ho
     if (st == UP_OK && !(owner = owners(up_trace_defs(t[0]), h->alt)))
         st = UP_ENOMEM;
     if (st == UP_OK)
-        st = up_replay_run_parts(parts, 2, owner, model_ops(h), seed, res, &err);
+        st = up_replay_run_parts(parts, 2, owner, model_ops(h), NULL, seed, res, &err);
     for (k = 0; k < 2 && st == UP_OK; k++) {
         st = up_writer_close(w[k], t[k], res->t_min_a, res->t_max_a, "unperturb test", NULL, NULL,
                              &err);
@@ -190,16 +190,17 @@ static bool same_records(const char *what, const tr_trace *base, const tr_trace 
 
 static bool same_counts(const char *what, const up_replay_result *a, const up_replay_result *b)
 {
-    size_t i;
+    up_repair_line ra[UP_REPAIR_LINES_MAX], rb[UP_REPAIR_LINES_MAX];
+    size_t i, n = up_replay_repairs(a, ra);
     bool ok = a->events == b->events && a->end_a == b->end_a && a->end_m == b->end_m &&
               a->start_a == b->start_a && a->start_m == b->start_m && a->t_min_a == b->t_min_a &&
               a->t_max_a == b->t_max_a && a->max_shift == b->max_shift && a->moved == b->moved &&
               a->window_marked == b->window_marked && a->nlocs == b->nlocs &&
-              a->unknown_records == b->unknown_records;
-    for (i = 0; ok && i < UP_REPAIR_COUNT; i++)
-        if (a->repairs[i] != b->repairs[i]) {
-            t_fail(__FILE__, __LINE__, "%s: repair %s %llu, not %llu", what, up_repair_name((unsigned)i),
-                   (unsigned long long)b->repairs[i], (unsigned long long)a->repairs[i]);
+              a->unknown_records == b->unknown_records && up_replay_repairs(b, rb) == n;
+    for (i = 0; ok && i < n; i++)
+        if (ra[i].n != rb[i].n) {
+            t_fail(__FILE__, __LINE__, "%s: repair %s %llu, not %llu", what, ra[i].kind->name,
+                   (unsigned long long)rb[i].n, (unsigned long long)ra[i].n);
             return false;
         }
     for (i = 0; ok && i < a->nlocs; i++)

@@ -478,7 +478,8 @@ static void print_head(const char *polls)
 
 static void print_row(unsigned np, uint64_t chunk, const figures *f)
 {
-    unsigned k;
+    up_repair_line rl[UP_REPAIR_LINES_MAX];
+    size_t k, n = up_replay_repairs(&f->res, rl);
     printf("    %u %llu  %.6f  %.6f  %.6f  %+.3f%%  (%llu; %llu/%llu; %llu, %llu, %llu;", np,
            (unsigned long long)(chunk / 1000), (double)f->t_true * 1e-6,
            (double)f->t_traced * 1e-6, f->t_a * 1e3, 100.0 * f->err,
@@ -486,9 +487,9 @@ static void print_row(unsigned np, uint64_t chunk, const figures *f)
            (unsigned long long)f->polls_traced, (unsigned long long)f->res.spins,
            (unsigned long long)f->res.polls_collapsed,
            (unsigned long long)f->res.completions_moved);
-    for (k = 0; k < UP_REPAIR_COUNT; k++)
-        if (f->res.repairs[k])
-            printf(" %s %llu", up_repair_name(k), (unsigned long long)f->res.repairs[k]);
+    for (k = 0; k < n; k++)
+        if (rl[k].n)
+            printf(" %s %llu", rl[k].kind->name, (unsigned long long)rl[k].n);
     printf(")\n");
 }
 

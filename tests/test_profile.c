@@ -19,7 +19,7 @@ static int profile(const char *dir, up_profile *p)
     up_status st;
     tr = NULL;
     if ((st = up_trace_open(dir, &tr, &err)) == UP_OK)
-        st = up_profile_run(tr, NULL, NULL, p, &err);
+        st = up_profile_run(tr, NULL, p, &err);
     if (st != UP_OK)
         fprintf(stderr, "    %s\n", err.msg);
     return st == UP_OK ? 0 : -1;

@@ -240,7 +240,7 @@ TEST(run_report_profiles)
     CHECK(r.have_b && !r.have_est); /* a Score-P trace: no O anywhere */
     memset(&want, 0, sizeof want);
     CHECK(up_trace_open(in, &t, &err) == UP_OK);
-    CHECK(up_profile_run(t, NULL, NULL, &want, &err) == UP_OK);
+    CHECK(up_profile_run(t, NULL, &want, &err) == UP_OK);
     CHECK_EQ(r.a.events, want.events);
     CHECK_EQ(r.a.nlocs, want.nlocs);
     CHECK_EQ(r.a.ncpaths, want.ncpaths);

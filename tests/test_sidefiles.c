@@ -213,7 +213,7 @@ TEST(stall_lists_counted_by_the_model)
         if (!t)
             return;
         CHECK_EQ(up_comp_new(&p, t, &m, &err), UP_OK);
-        if (m && up_replay_run(t, NULL, up_comp_ops(), m, &res, &err) == UP_OK) {
+        if (m && up_replay_run(t, NULL, up_comp_ops(), m, NULL, &res, &err) == UP_OK) {
             up_comp_stalls(m, &count, &ticks, &damaged);
             CHECK_EQ(count, k == 0 ? 2 : 0);
             CHECK_EQ(ticks, k == 0 ? 60 : 0);

@@ -238,7 +238,7 @@ static void progress_sim(bool in_mpi, up_progress_policy pol, uint64_t leave0, u
         CHECK_EQ(EV(o, 1, 6), 4980);
     }
     CHECK_EQ(EV(o, 1, in_mpi ? 5 : 7), recv1);
-    CHECK_EQ(s.res.repairs[UP_REPAIR_progress_waited], waited);
+    CHECK_EQ(s.res.model_repairs[UP_MR_progress_waited], waited);
     CHECK_EQ(s.res.repairs[UP_REPAIR_progress_unknown], 0);
     up_sim_summary_free(&s);
     tr_free(&o);

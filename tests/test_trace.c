@@ -95,8 +95,8 @@ TEST(real_traces_every_mode_keeps_records)
             /* Without copy time, lower and upper only ever shorten measured
              * intervals (eqs. 1-13), so no record moves later, unless the
              * measured trace itself broke the clock condition. */
-            shorter = modes[m] != UP_MODE_NETWORK && !res.repairs[UP_REPAIR_clock_condition] &&
-                      !res.repairs[UP_REPAIR_collective_clock];
+            shorter = modes[m] != UP_MODE_NETWORK && !res.model_repairs[UP_MR_clock_condition] &&
+                      !res.model_repairs[UP_MR_collective_clock];
             CHECK_EQ(a.nlocs, b.nlocs);
             for (l = 0; l < a.nlocs && l < b.nlocs; l++) {
                 CHECK_EQ(a.locs[l].n, b.locs[l].n);
@@ -213,7 +213,7 @@ TEST(real_traces_fast_path_times_as_the_general_one)
             for (w = 0; w < 2; w++) {
                 snprintf(tag, sizeof tag, "%s-fast%u-%d", real[i], m, w);
                 snprintf(out[w], sizeof out[w], "%s", t_dir(tag));
-                if (t_compensate_ops(in, out[w], &p, w ? &general : up_comp_ops(), &res[w],
+                if (t_compensate_ops(in, out[w], &p, w ? &general : up_comp_ops(), NULL, &res[w],
                                      &removed[w]) != UP_OK)
                     t_fail(__FILE__, __LINE__, "%s: compensation failed", tag);
             }
@@ -241,6 +241,8 @@ TEST(real_traces_fast_path_times_as_the_general_one)
             CHECK_EQ(res[0].end_a, res[1].end_a);
             for (k = 0; k < UP_REPAIR_COUNT; k++)
                 CHECK_EQ(res[0].repairs[k], res[1].repairs[k]);
+            for (k = 0; k < UP_MODEL_REPAIRS_MAX; k++)
+                CHECK_EQ(res[0].model_repairs[k], res[1].model_repairs[k]);
             tr_free(&a);
             tr_free(&b);
             free(removed[0]), free(removed[1]);

@@ -516,13 +516,14 @@ static double rel_err(const up_replay_result *res, uint64_t t_true_ns)
 
 static void print_result(const char *what, const up_replay_result *res, uint64_t t_true_ns)
 {
-    unsigned k;
+    up_repair_line rl[UP_REPAIR_LINES_MAX];
+    size_t k, n = up_replay_repairs(res, rl);
     int64_t d = (int64_t)(res->end_a - res->start_a) - (int64_t)t_true_ns;
     printf("  %-14s T_a = %.6f ms  error %+.3f%% (%+lld ns)", what, t_window_s(res, 1) * 1e3,
            100.0 * rel_err(res, t_true_ns), (long long)d);
-    for (k = 0; k < UP_REPAIR_COUNT; k++)
-        if (res->repairs[k])
-            printf("  [%s: %llu]", up_repair_name(k), (unsigned long long)res->repairs[k]);
+    for (k = 0; k < n; k++)
+        if (rl[k].n)
+            printf("  [%s: %llu]", rl[k].kind->name, (unsigned long long)rl[k].n);
     printf("\n");
 }
 

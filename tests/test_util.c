@@ -321,7 +321,7 @@ TEST(allocation_failures_are_reported)
         if (st == UP_OK)
             st = up_comp_new(&p, t, &m, &err);
         if (st == UP_OK)
-            st = up_replay_run(t, NULL, up_comp_ops(), m, &res, &err);
+            st = up_replay_run(t, NULL, up_comp_ops(), m, NULL, &res, &err);
         up_alloc_set_fail_after(-1);
         if (st == UP_OK) {
             successes++;

@@ -15,11 +15,12 @@
 up_status t_compensate(const char *in, const char *out, const up_comp_params *p,
                        up_replay_result *res, uint64_t **removed)
 {
-    return t_compensate_ops(in, out, p, up_comp_ops(), res, removed);
+    return t_compensate_ops(in, out, p, up_comp_ops(), NULL, res, removed);
 }
 
 up_status t_compensate_ops(const char *in, const char *out, const up_comp_params *p,
-                           const up_model_ops *ops, up_replay_result *res, uint64_t **removed)
+                           const up_model_ops *ops, const up_replay_observer *obs,
+                           up_replay_result *res, uint64_t **removed)
 {
     up_err err = {0};
     up_trace *t = NULL;
@@ -37,7 +38,7 @@ up_status t_compensate_ops(const char *in, const char *out, const up_comp_params
         goto out;
     if ((st = up_comp_new(p, t, &m, &err)) != UP_OK)
         goto out;
-    if ((st = up_replay_run(t, w, ops, m, res, &err)) != UP_OK)
+    if ((st = up_replay_run(t, w, ops, m, obs, res, &err)) != UP_OK)
         goto out;
     st = up_writer_close(w, t, res->t_min_a, res->t_max_a, "unperturb test", NULL, NULL, &err);
     w = NULL;
@@ -211,7 +212,7 @@ static void same_output(const char *what, const tr_trace *a, const tr_trace *b, 
 /* what t_check_schedules compares besides the records */
 typedef struct sched_counts {
     uint64_t end_a, rematched, retargeted, bodies_moved;
-    uint64_t repairs[UP_REPAIR_COUNT];
+    uint64_t repairs[UP_REPAIR_COUNT], model_repairs[UP_MODEL_REPAIRS_MAX];
 } sched_counts;
 
 /* Compensates `in` with *p into `out`, or with p NULL simulates it on the
@@ -235,6 +236,7 @@ static int sched_run(const char *in, const char *out, const up_comp_params *p, b
     c->end_a = r->end_a, c->rematched = r->rematched, c->retargeted = r->retargeted;
     c->bodies_moved = r->bodies_moved;
     memcpy(c->repairs, r->repairs, sizeof c->repairs);
+    memcpy(c->model_repairs, r->model_repairs, sizeof c->model_repairs);
     if (p)
         up_replay_result_free(&res);
     else

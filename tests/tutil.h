@@ -14,9 +14,11 @@
  * overhead removed per location (ticks).  Returns the status. */
 up_status t_compensate(const char *in, const char *out, const up_comp_params *p,
                        up_replay_result *res, uint64_t **removed);
-/* The same with the replay ops `ops` (a variant of up_comp_ops()). */
+/* The same with the replay ops `ops` (a variant of up_comp_ops()), telling
+ * obs (may be NULL) how the replay goes. */
 up_status t_compensate_ops(const char *in, const char *out, const up_comp_params *p,
-                           const up_model_ops *ops, up_replay_result *res, uint64_t **removed);
+                           const up_model_ops *ops, const up_replay_observer *obs,
+                           up_replay_result *res, uint64_t **removed);
 
 /* Simulates archive folder `in` into folder `out` (NULL: no archive) on the
  * built-in machine with cpu_ratio 1, wall-time compute and MPI progress;

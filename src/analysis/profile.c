@@ -69,9 +69,6 @@ typedef struct prof {
     up_map cmmap;         /* (cpath << 32 | loc, peer loc) -> comm index */
     size_t cpcap, clcap, cmcap;
     bool oom;
-    up_progress_fn progress;
-    void *pctx;
-    uint64_t total;       /* records declared by the definitions */
 } prof;
 
 static uint64_t min2(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -404,17 +401,15 @@ static uint64_t p_eager_limit(void *m)
     return UP_DEFAULT_EAGER_LIMIT; /* larger sends may block: Late Receiver */
 }
 
-static void p_progress(void *mp, uint64_t records)
-{
-    prof *M = mp;
-    if (M->progress)
-        M->progress(M->pctx, records, M->total);
-}
-
 static const up_model_ops prof_ops = {
-    "profile", p_record_ovh, p_local, p_send, p_recv, p_coll_end, NULL,
-    p_eager_limit, p_sync_end, NULL, NULL, p_progress, false, NULL, false, NULL, NULL, NULL,
-    NULL, NULL, NULL, NULL, NULL,
+    .name = "profile",
+    .record_ovh = p_record_ovh,
+    .local = p_local,
+    .send = p_send,
+    .recv = p_recv,
+    .coll_end = p_coll_end,
+    .eager_limit = p_eager_limit,
+    .sync_end = p_sync_end,
 };
 
 /* A location whose MPI_Init never ended: its window is first .. last record,
@@ -458,7 +453,7 @@ static int cmp_comm(const void *a, const void *b)
     return x->peer < y->peer ? -1 : x->peer > y->peer;
 }
 
-up_status up_profile_run(up_trace *t, up_progress_fn progress, void *pctx, up_profile *out,
+up_status up_profile_run(up_trace *t, const up_replay_observer *obs, up_profile *out,
                          up_err *err)
 {
     const up_defs *d = up_trace_defs(t);
@@ -471,13 +466,9 @@ up_status up_profile_run(up_trace *t, up_progress_fn progress, void *pctx, up_pr
     memset(&M, 0, sizeof M);
     M.d = d;
     M.P = out;
-    M.progress = progress;
-    M.pctx = pctx;
     up_map_init(&M.cpmap);
     up_map_init(&M.clmap);
     up_map_init(&M.cmmap);
-    for (i = 0; i < d->nlocs; i++)
-        M.total += d->locs[i].nevents;
     out->nlocs = d->nlocs;
     out->locs = up_calloc(d->nlocs, sizeof *out->locs);
     M.L = up_calloc(d->nlocs, sizeof *M.L);
@@ -489,7 +480,7 @@ up_status up_profile_run(up_trace *t, up_progress_fn progress, void *pctx, up_pr
         M.L[i].ws = M.L[i].we = UINT64_MAX;
         up_map_init(&M.L[i].pmap);
     }
-    if ((st = up_replay_run(t, NULL, &prof_ops, &M, &res, err)) != UP_OK)
+    if ((st = up_replay_run(t, NULL, &prof_ops, &M, obs, &res, err)) != UP_OK)
         goto done;
     if (M.oom) {
         up_replay_result_free(&res);

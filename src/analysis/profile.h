@@ -111,9 +111,10 @@ typedef struct up_profile {
 
 /* Reads `t` once (open it again for another pass) and fills *out (free with
  * up_profile_free).  Only time inside the run-time window counts (docs/models.md):
- * a region visit is clipped to it.  progress may be NULL. */
-up_status up_profile_run(up_trace *t, up_progress_fn progress, void *pctx,
-                         up_profile *out, up_err *err);
+ * a region visit is clipped to it.  obs (may be NULL) is told how the
+ * replay goes. */
+up_status up_profile_run(up_trace *t, const up_replay_observer *obs, up_profile *out,
+                         up_err *err);
 void up_profile_free(up_profile *p);
 
 double up_profile_s(const up_profile *p, uint64_t ticks);

@@ -64,11 +64,8 @@ struct up_comp {
     up_ovh_table ovh;              /* O by record kind, ticks */
     cloc *L;
     size_t n;
-    uint64_t repairs[UP_REPAIR_COUNT];
+    uint64_t repairs[UP_MR_COUNT];
     uint64_t max_shift;  /* largest clock-condition violation or min_transfer raise */
-    up_progress_fn progress;
-    void *pctx;
-    uint64_t total;      /* records the definitions declare */
     uint64_t moved;      /* receives raised by either */
     uint64_t nstalls, stall_ticks; /* stalls passed, their time removed */
     uint64_t stall_lists_damaged;  /* lists dropped at a damaged entry */
@@ -125,7 +122,7 @@ static uint64_t ovh_since(up_comp *M, const cloc *c, uint64_t t0)
     }
     if (c->forgot && e) { /* e: the oldest remembered, after t0 */
         uint64_t most = min2(e->cum_before, e->t_m - t0), span = e->t_m - c->t_first;
-        M->repairs[UP_REPAIR_overhead_history]++;
+        M->repairs[UP_MR_overhead_history]++;
         if (M->p.mode == UP_MODE_LOWER)
             found -= most;
         else if (M->p.mode != UP_MODE_UPPER && span) {
@@ -274,7 +271,7 @@ UP_HOT_INLINE uint64_t local_time_x(up_comp *M, cloc *c, const up_loc_state *ls,
         rem = fl + c->pend;
         if (rem > gap) { /* the calibrated O did not fit: a model limit */
             rem = gap;
-            M->repairs[UP_REPAIR_overhead_clamped]++;
+            M->repairs[UP_MR_overhead_clamped]++;
         }
     }
     c->removed += rem;
@@ -424,7 +421,7 @@ static uint64_t xfer_capped(up_comp *M, uint64_t xf, uint64_t mx, uint64_t cp)
     uint64_t cap = max2(mx, 2 * cp);
     if (xf <= cap)
         return xf;
-    M->repairs[UP_REPAIR_transfer_capped]++;
+    M->repairs[UP_MR_transfer_capped]++;
     return cap;
 }
 
@@ -457,7 +454,7 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
     if (!measured) /* re-matched (--wildcard): this pair was never measured */
         return max2(send_a + xf, ready_a + cp);
     if (recv_m < send_m + 2 * cp0) { /* measured trace violates it */
-        M->repairs[UP_REPAIR_clock_condition]++;
+        M->repairs[UP_MR_clock_condition]++;
         M->max_shift = max2(M->max_shift, send_m + 2 * cp0 - recv_m);
         moved = true;
     }
@@ -500,7 +497,7 @@ static uint64_t p2p(up_comp *M, cloc *c, uint64_t send_m, uint64_t send_a,
     if (t < send_a + tmin) {
         M->max_shift = max2(M->max_shift, send_a + tmin - t);
         t = send_a + tmin;
-        M->repairs[UP_REPAIR_min_transfer]++;
+        M->repairs[UP_MR_min_transfer]++;
         moved = true;
     }
     M->moved += moved;
@@ -689,7 +686,7 @@ static uint64_t coll_by_deps(up_comp *M, cloc *c, const up_loc_state *ls, const 
     if (!j) /* depends on nobody: a local record */
         return local_time(M, c, ls, ev->time);
     if (self->end_m < j->begin_m && ls->enter_m <= j->begin_m)
-        M->repairs[UP_REPAIR_collective_clock]++;
+        M->repairs[UP_MR_collective_clock]++;
     /* (m.1) when it was waiting in its call already, else (m.2) */
     return after_dep(M, c, ls, ev, ls->enter_m <= j->begin_m, j->begin_m, k_a, j->ovh_in);
 }
@@ -724,7 +721,7 @@ static void c_coll_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
         const up_member *j = &co->m[co->j_last_m], *l = &co->m[co->l_first_end_m];
         uint64_t exit_ref = M->p.collective == UP_COLLECTIVE_SHARED ? l->end_m : self->end_m;
         if (self->end_m < j->begin_m)
-            M->repairs[UP_REPAIR_collective_clock]++;
+            M->repairs[UP_MR_collective_clock]++;
         t = co->max_begin_a + sub0(exit_ref, j->begin_m + j->ovh_in);
         any = true;
         break;
@@ -844,7 +841,7 @@ static void c_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
     }
     base_m = s->post_m, base_a = s->post_a; /* where the transfer can start */
     if (s->has_prog && prog_waited(M, c, ls, ev, s, &t, &base_m)) {
-        M->repairs[UP_REPAIR_progress_waited]++;
+        M->repairs[UP_MR_progress_waited]++;
         base_a = s->prog_a;
     } else if (s->post_m > s->send_m && s->post_m > ls->prev_m) { /* waiting for a late receiver */
         uint64_t wait = sub0(ev->time, s->post_m);
@@ -873,26 +870,34 @@ static up_wildcard c_wildcard(void *mp) { return ((up_comp *)mp)->p.wildcard; }
 static bool c_sync_progress(void *mp) { return ((up_comp *)mp)->p.progress == UP_RDV_MPI; }
 static up_replies c_replies(void *mp) { return ((up_comp *)mp)->p.replies; }
 
-static void c_progress(void *mp, uint64_t records)
-{
-    up_comp *M = mp;
-    if (M->progress)
-        M->progress(M->pctx, records, M->total);
-}
-
-void up_comp_set_progress(up_comp *c, up_progress_fn fn, void *ctx)
-{
-    size_t i;
-    c->progress = fn;
-    c->pctx = ctx;
-    for (c->total = 0, i = 0; i < c->d->nlocs; i++)
-        c->total += c->d->locs[i].nevents;
-}
+/* the models' repairs (model.h), here with the model that counts most of
+ * them; simulate.c declares them too */
+const up_repair_kind up_model_repair_kinds[UP_MR_COUNT] = {
+#define X(name, text, fix, before) {#name, text, fix, UP_REPAIR_##before},
+    UP_MODEL_REPAIRS(X)
+#undef X
+};
 
 static const up_model_ops comp_ops = {
-    "compensate", c_record_ovh, c_local, c_send, c_recv, c_coll_end, c_repairs,
-    c_eager_limit, c_sync_end, c_max_shift, c_wildcard, c_progress, false, c_region, true,
-    c_spin_gap, c_poll_recv, c_replies, NULL, c_sync_progress, NULL, NULL, NULL,
+    .name = "compensate",
+    .record_ovh = c_record_ovh,
+    .local = c_local,
+    .send = c_send,
+    .recv = c_recv,
+    .coll_end = c_coll_end,
+    .repair_kinds = up_model_repair_kinds,
+    .nrepair_kinds = UP_MR_COUNT,
+    .repairs = c_repairs,
+    .eager_limit = c_eager_limit,
+    .sync_end = c_sync_end,
+    .max_shift = c_max_shift,
+    .wildcard = c_wildcard,
+    .region = c_region,
+    .eager_from_trace = true,
+    .spin_gap = c_spin_gap,
+    .poll_recv = c_poll_recv,
+    .replies = c_replies,
+    .sync_progress = c_sync_progress,
 };
 
 const up_model_ops *up_comp_ops(void) { return &comp_ops; }

@@ -177,6 +177,38 @@ static inline uint64_t up_ovh_of(const up_ovh_table *t, const up_event *ev)
     return up_ovh_of_region(t, ev->kind, ev->rflags);
 }
 
+/* ---- the models' repairs ----------------------------------------------------- */
+/* What compensation and simulation repaired or limited beyond the engine's
+ * own repairs (replay.h, UP_REPAIRS), declared to the engine through
+ * up_model_ops.repair_kinds.  One list for both models: a JSON report lists
+ * every kind, zero or not, so that the two reports name the same keys.
+ * name, description, 1 = an inconsistency of the measured trace that was
+ * repaired (0 = a limit the model applied), the engine kind reports list it
+ * before (up_repair_kind.before) */
+#define UP_MODEL_REPAIRS(X)                                                                     \
+    X(clock_condition, "messages received (measured) before send + minimum transfer time", 1,   \
+      unmatched_recv)                                                                           \
+    X(collective_clock, "collective exits measured before the last member entered", 1,          \
+      decreasing_time)                                                                          \
+    X(min_transfer, "approximated receives raised to send + minimum transfer time", 0,          \
+      output_clamped)                                                                           \
+    X(overhead_clamped, "gaps shorter than the overhead to remove from them", 0, output_clamped) \
+    X(transfer_capped, "modelled transfers longer than measured, cut to the measurement (network constants slower than these messages)", 0, \
+      progress_unknown)                                                                         \
+    X(overhead_history, "overhead sums reaching past the 4096 records remembered per location (bounded, docs/models.md)", 0, \
+      progress_unknown)                                                                         \
+    X(progress_waited, "rendezvous sends timed from their receiver's entry into MPI after its post (no asynchronous progress, docs/models.md)", 0, \
+      progress_unknown)
+
+typedef enum up_model_repair {
+#define UP_X_(name, text, fix, before) UP_MR_##name,
+    UP_MODEL_REPAIRS(UP_X_)
+#undef UP_X_
+    UP_MR_COUNT
+} up_model_repair;
+
+extern const up_repair_kind up_model_repair_kinds[UP_MR_COUNT];
+
 typedef struct up_comp up_comp;
 
 /* The model for archive `t` (its definitions; with p->archive_stalls, its
@@ -184,9 +216,6 @@ typedef struct up_comp up_comp;
 up_status up_comp_new(const up_comp_params *p, up_trace *t, up_comp **out, up_err *err);
 void up_comp_free(up_comp *c);
 const up_model_ops *up_comp_ops(void);
-/* Reports the replay's progress (records done of those the definitions
- * declare) to fn, e.g. up_progress_update. */
-void up_comp_set_progress(up_comp *c, up_progress_fn fn, void *ctx);
 /* Overhead removed on location `loc`, ticks. */
 uint64_t up_comp_removed(const up_comp *c, size_t loc);
 /* Stalls of the tracer's spins found in the archive's stall lists, and their

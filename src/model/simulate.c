@@ -115,10 +115,8 @@ struct up_sim {
     uint64_t *tmp_enter, *tmp_sent, *tmp_recvd;
     uint32_t tmp_cap;
     up_ca_barrier bar;
-    uint64_t repairs[UP_REPAIR_COUNT];
-    up_progress_fn progress;
-    void *pctx;
-    uint64_t total;
+    uint64_t repairs[UP_MR_COUNT];    /* the models' kinds (model.h) */
+    uint64_t eng_repairs[UP_REPAIR_COUNT]; /* the engine's kinds counted here */
     bool nomem;
     bool overflow;                    /* a time reached UP_TICKS_MAX */
 };
@@ -733,9 +731,9 @@ static void s_sync_end(void *mp, uint32_t loc, const up_loc_state *ls, up_event 
                            : tk(S, (double)s->bytes * S->g);
         t = max2(t, dep + ser);
         if (how == ANS_WAITED)
-            S->repairs[UP_REPAIR_progress_waited]++;
+            S->repairs[UP_MR_progress_waited]++;
         else if (how == ANS_UNKNOWN)
-            S->repairs[UP_REPAIR_progress_unknown]++;
+            S->eng_repairs[UP_REPAIR_progress_unknown]++;
     } else {
         t = max2(t, s->post_a + S->lat);
     }
@@ -880,14 +878,8 @@ static uint64_t s_claim(void *mp, uint32_t loc, const up_loc_state *ls, const up
 /* ---- the rest of the interface ------------------------------------------------------ */
 
 static const uint64_t *s_repairs(void *mp) { return ((up_sim *)mp)->repairs; }
+static const uint64_t *s_eng_repairs(void *mp) { return ((up_sim *)mp)->eng_repairs; }
 static uint64_t s_eager(void *mp) { return ((up_sim *)mp)->eager; }
-
-static void s_progress(void *mp, uint64_t records)
-{
-    up_sim *S = mp;
-    if (S->progress)
-        S->progress(S->pctx, records, S->total);
-}
 
 /* Wildcard receives are re-matched by predicted send time where the trace
  * marks them (a one-core trace fixes the order of a one-core run); replies
@@ -920,12 +912,14 @@ static const up_model_ops sim_ops = {
     .send = s_send,
     .recv = s_recv,
     .coll_end = s_coll_end,
+    .repair_kinds = up_model_repair_kinds,
+    .nrepair_kinds = UP_MR_COUNT,
     .repairs = s_repairs,
+    .engine_repairs = s_eng_repairs,
     .eager_limit = s_eager,
     .sync_end = s_sync_end,
     .max_shift = NULL,
     .wildcard = s_wildcard,
-    .progress = s_progress,
     .coll_wait_all = true,
     .spin_gap = s_spin_gap,
     .poll_recv = s_poll_recv,
@@ -938,15 +932,6 @@ static const up_model_ops sim_ops = {
 };
 
 const up_model_ops *up_sim_ops(void) { return &sim_ops; }
-
-void up_sim_set_progress(up_sim *s, up_progress_fn fn, void *ctx)
-{
-    size_t i;
-    s->progress = fn;
-    s->pctx = ctx;
-    for (s->total = 0, i = 0; i < s->d->nlocs; i++)
-        s->total += s->d->locs[i].nevents;
-}
 
 bool up_sim_used_cpu_time(const up_sim *s) { return s->used_cpu; }
 
@@ -1054,15 +1039,15 @@ void up_sim_free(up_sim *S)
 
 /* ---- one run --------------------------------------------------------------------------- */
 
-up_status up_sim_trace(up_sim *S, up_trace *t, up_writer *w, const char *what, up_sim_summary *s,
-                       up_err *err)
+up_status up_sim_trace(up_sim *S, up_trace *t, up_writer *w, const up_replay_observer *obs,
+                       const char *what, up_sim_summary *s, up_err *err)
 {
     const up_machine *m = &S->m;
     up_status st;
     size_t i;
 
     memset(s, 0, sizeof *s);
-    if ((st = up_replay_run(t, w, up_sim_ops(), S, &s->res, err)) != UP_OK) {
+    if ((st = up_replay_run(t, w, up_sim_ops(), S, obs, &s->res, err)) != UP_OK) {
         st = up_writer_explain(w, st, err);
         goto done;
     }

@@ -25,7 +25,6 @@ up_status up_sim_new(const up_machine *m, const up_comp_params *ovh, const up_de
                      up_sim **out, up_err *err);
 void up_sim_free(up_sim *s);
 const up_model_ops *up_sim_ops(void);
-void up_sim_set_progress(up_sim *s, up_progress_fn fn, void *ctx);
 /* Did compute intervals come from the CPU-time metric (any location)? */
 bool up_sim_used_cpu_time(const up_sim *s);
 
@@ -42,13 +41,14 @@ typedef struct up_sim_summary {
 
 /* Replays the opened trace t (the one S was made for: up_sim_new with its
  * definitions) on S's machine into the writer w (may be NULL: no archive;
- * not closed here).  `what` names the trace in errors.  Fills *s but for
+ * not closed here), telling obs (may be NULL: nobody) how it goes.  `what`
+ * names the trace in errors.  Fills *s but for
  * overhead_known and overhead_source (the caller knows where the overheads
  * came from); the location names are copies, so *s outlives t.  On error *s
  * is freed.  Opening the trace and the writer is the run layer's
  * (run/simrun.h: up_simrun_one). */
-up_status up_sim_trace(up_sim *S, up_trace *t, up_writer *w, const char *what, up_sim_summary *s,
-                       up_err *err);
+up_status up_sim_trace(up_sim *S, up_trace *t, up_writer *w, const up_replay_observer *obs,
+                       const char *what, up_sim_summary *s, up_err *err);
 void up_sim_summary_free(up_sim_summary *s);
 
 #endif /* UNPERTURB_SIMULATE_H */

@@ -317,6 +317,25 @@ int up_eng_claim_wait(engine *E, uint32_t li, const up_event *ev, uint32_t peer,
  * marks and statistics, update the location state, write the record
  * (attributes from `al` on the direct path, from the record otherwise). */
 
+/* The observer's turn (E->obs_wait ran out): with obs.record, every
+ * record, which it is given; else every 65536th (no callback at all: the
+ * wait is 2^64 - 1, never), for obs.progress.  So each record costs the
+ * observer one decrement and one branch, whatever it asked for. */
+__attribute__((noinline)) static void observe(engine *E, const rloc *L, unsigned kind, uint64_t t_m,
+                                               uint64_t t_a)
+{
+    if (!E->obs.record) {
+        E->done += E->obs_step;
+        E->obs_wait = E->obs_step;
+    } else {
+        E->obs.record(E->obs.ctx, (uint32_t)(L - E->L), kind, t_m, t_a);
+        E->done++;
+        E->obs_wait = 1;
+    }
+    if (E->obs.progress && (E->done & 0xFFFF) == 0)
+        E->obs.progress(E->obs.ctx, E->done, E->total);
+}
+
 /* What every record's end updates on its location: the repairs of a time
  * going back, the Enter (enter.recv) and Leave (exit.send) the models use,
  * the analysis window, the previous times.  Returns the output time. */
@@ -369,8 +388,8 @@ UP_HOT_INLINE uint64_t finish_times(engine *E, rloc *L, unsigned kind, uint64_t 
     if (t_m > L->ls.prev_m)
         L->ls.prev_m = t_m;
     L->ls.prev_a = t_a;
-    if (E->ops->progress && (++E->done & 0xFFFF) == 0)
-        E->ops->progress(E->model, E->done);
+    if (--E->obs_wait == 0)
+        observe(E, L, kind, t_m, t_a);
     return t_a;
 }
 
@@ -841,8 +860,6 @@ up_status up_eng_finish(engine *E, up_replay_result *res)
     if (res->start_m == UINT64_MAX)
         res->start_m = res->start_a = res->end_m = res->end_a = 0;
     res->window_marked = any_init && any_fin;
-    for (i = 0; i < UP_REPAIR_COUNT; i++)
-        res->repairs[i] = E->repairs[i];
     res->max_shift = E->max_shift;
     res->wildcard_recvs = E->wild_recvs;
     res->wildcard = E->wild;
@@ -855,20 +872,29 @@ up_status up_eng_finish(engine *E, up_replay_result *res)
     res->spins = E->spins;
     res->polls_collapsed = E->polls_collapsed;
     res->completions_moved = E->completions_moved;
-    res->moved = E->repairs[UP_REPAIR_output_clamped];
-    up_eng_model_counts(E, res);
+    up_eng_counts(E, res);
     return UP_OK;
 }
 
-/* What E's model and writer counted, added to res (every part's, in a
- * partitioned replay) */
-void up_eng_model_counts(const engine *E, up_replay_result *res)
+/* What E, its model and its writer counted, added to res: the one way
+ * repairs reach a result (every part's, in a partitioned replay) */
+void up_eng_counts(const engine *E, up_replay_result *res)
 {
     size_t i;
+    for (i = 0; i < UP_REPAIR_COUNT; i++)
+        res->repairs[i] += E->repairs[i];
+    res->moved += E->repairs[UP_REPAIR_output_clamped];
+    if (E->ops->engine_repairs) {
+        const uint64_t *er = E->ops->engine_repairs(E->model);
+        for (i = 0; i < UP_REPAIR_COUNT; i++)
+            res->repairs[i] += er[i];
+    }
+    res->model_kinds = E->ops->repair_kinds;
+    res->nmodel_kinds = E->ops->nrepair_kinds;
     if (E->ops->repairs) {
         const uint64_t *mr = E->ops->repairs(E->model);
-        for (i = 0; i < UP_REPAIR_COUNT; i++)
-            res->repairs[i] += mr[i];
+        for (i = 0; i < E->ops->nrepair_kinds; i++)
+            res->model_repairs[i] += mr[i];
     }
     if (E->out)
         res->repairs[UP_REPAIR_output_clamped] += up_writer_clamped(E->out);
@@ -884,10 +910,16 @@ void up_eng_model_counts(const engine *E, up_replay_result *res)
  * every location; else those with owner[l] == self, the others away).
  * Returns UP_OK, or an error in E->err (up_eng_free cleans up either way). */
 up_status up_eng_init(engine *E, up_trace *in, up_writer *out, const up_model_ops *ops,
-                      void *model, const uint32_t *owner, uint32_t self, up_err *err)
+                      void *model, const up_replay_observer *obs, const uint32_t *owner,
+                      uint32_t self, up_err *err)
 {
     size_t i;
     memset(E, 0, sizeof *E);
+    if (obs)
+        E->obs = *obs;
+    /* (observe) */
+    E->obs_step = E->obs.progress ? 0x10000 : UINT64_MAX;
+    E->obs_wait = E->obs.record ? 1 : E->obs_step;
     E->in = in;
     E->out = out;
     E->d = up_trace_defs(in);
@@ -899,6 +931,9 @@ up_status up_eng_init(engine *E, up_trace *in, up_writer *out, const up_model_op
     E->self = self;
     E->part = owner != NULL;
     E->sweep_at = SWEEP_MIN;
+    if (ops->nrepair_kinds > UP_MODEL_REPAIRS_MAX)
+        return UP_ERR(err, UP_EINTERNAL, "model %s: more than %d kinds of repair", ops->name,
+                      UP_MODEL_REPAIRS_MAX);
     up_map_init(&E->msgq);
     up_map_init(&E->colls);
     up_map_init(&E->rankof);
@@ -929,6 +964,9 @@ up_status up_eng_init(engine *E, up_trace *in, up_writer *out, const up_model_op
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     if (E->part && up_eng_seam_init(E) != UP_OK)
         return err->status;
+    for (i = 0; i < E->n; i++)
+        if (up_eng_holds(E, (uint32_t)i))
+            E->total += E->d->locs[i].nevents;
     for (i = 0; i < E->n; i++) {
         E->L[i].s = up_trace_stream(in, i);
         if (!up_eng_holds(E, (uint32_t)i)) { /* another part's: never runs here */
@@ -982,8 +1020,8 @@ void up_eng_free(engine *E, bool failed)
     up_free(E->seen);
 }
 
-up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
-                        void *model, up_replay_result *res, up_err *err)
+up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops, void *model,
+                        const up_replay_observer *obs, up_replay_result *res, up_err *err)
 {
     engine E;
     up_status st;
@@ -992,7 +1030,7 @@ up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
     memset(res, 0, sizeof *res);
     if (!err)
         err = &local_err;
-    st = up_eng_init(&E, in, out, ops, model, NULL, 0, err);
+    st = up_eng_init(&E, in, out, ops, model, obs, NULL, 0, err);
     if (st == UP_OK && up_eng_run(&E) != 0)
         st = err->status;
     if (st == UP_OK)

@@ -196,7 +196,12 @@ typedef struct held {
 } held;
 
 typedef struct engine {
-    uint64_t done;              /* records finished (for ops->progress) */
+    uint64_t obs_wait;          /* records until the observer's turn (observe) */
+    up_replay_observer obs;     /* the caller's (zeroes: none) */
+    uint64_t obs_step;          /* the wait without obs.record */
+    uint64_t done;              /* records timed (for obs.progress; counted
+                                 * in steps of obs_step) */
+    uint64_t total;             /* records its locations declare (obs.progress) */
     up_trace *in;
     up_writer *out;
     const up_defs *d;
@@ -318,14 +323,15 @@ typedef int (*rec_fn)(engine *E, uint32_t li, up_event **evp, bool direct);
 
 /* engine.c: scheduling, claims, the record table and the loop */
 up_status up_eng_init(engine *E, up_trace *in, up_writer *out, const up_model_ops *ops,
-                      void *model, const uint32_t *owner, uint32_t self, up_err *err);
+                      void *model, const up_replay_observer *obs, const uint32_t *owner,
+                      uint32_t self, up_err *err);
 int up_eng_run(engine *E);
 up_status up_eng_finish(engine *E, up_replay_result *res);
 void up_eng_free(engine *E, bool failed);
 int up_eng_release_pick(engine *E, uint32_t *best, uint64_t *best_t);
 int up_eng_release(engine *E, uint32_t li);
 void up_eng_leftovers(engine *E, bool count);
-void up_eng_model_counts(const engine *E, up_replay_result *res);
+void up_eng_counts(const engine *E, up_replay_result *res);
 bool up_eng_comm_held(const engine *E, OTF2_CommRef comm);
 int up_eng_make_runnable(engine *E, uint32_t li);
 void *up_eng_map_obj(up_map *m, uint64_t k0, uint64_t k1, size_t size, bool create);

@@ -684,8 +684,6 @@ static void merge_part(engine *E0, engine *P)
         up_trace_time_repairs(P->in, i, A->away_fix);
     }
     E0->away_unknown += up_trace_unknown_records(P->in);
-    for (i = 0; i < UP_REPAIR_COUNT; i++)
-        E0->repairs[i] += P->repairs[i];
     if (P->max_shift > E0->max_shift)
         E0->max_shift = P->max_shift;
     E0->wild_recvs += P->wild_recvs, E0->rematched += P->rematched;
@@ -823,8 +821,8 @@ out:
 }
 
 up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint32_t *owner,
-                              const up_model_ops *ops, uint64_t seed, up_replay_result *res,
-                              up_err *err)
+                              const up_model_ops *ops, const up_replay_observer *obs,
+                              uint64_t seed, up_replay_result *res, up_err *err)
 {
     engine *E;
     up_status st = UP_OK;
@@ -839,7 +837,7 @@ up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint
     if (!(E = up_calloc(np, sizeof *E)))
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     for (k = 0; k < np && st == UP_OK; k++, inited++)
-        st = up_eng_init(&E[k], parts[k].in, parts[k].out, ops, parts[k].model, owner,
+        st = up_eng_init(&E[k], parts[k].in, parts[k].out, ops, parts[k].model, obs, owner,
                          (uint32_t)k, err);
     for (k = 0; st == UP_OK && k < np; k++)
         if (ops->shared_take) /* the model logs changes to its shared state */
@@ -854,7 +852,7 @@ up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint
         st = up_eng_finish(&E[0], res);
         for (k = 0; st == UP_OK && k < np; k++) {
             if (k) /* (part 0's are in already) */
-                up_eng_model_counts(&E[k], res);
+                up_eng_counts(&E[k], res);
             res->x_msgs += E[k].x_msgs;
             res->x_posts += E[k].x_posts;
             res->x_colls += E[k].x_colls;

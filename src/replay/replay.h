@@ -23,17 +23,30 @@
 #include "trace/trace.h"
 
 /* ---- repairs: what the replay had to fix or could not use ----------------- */
-/* name, description, 1 = an inconsistency of the measured trace that was
- * repaired, 0 = a limit the model applied (not a defect of the trace) */
+
+/* A kind of repair, as reports name and describe it. */
+typedef struct up_repair_kind {
+    const char *name;   /* its key in reports */
+    const char *text;   /* what it counts */
+    bool fix;           /* an inconsistency of the measured trace that was
+                         * repaired; false: a limit the model applied */
+    unsigned before;    /* a model's kind: reports list it before this
+                         * engine kind (an up_repair; UP_REPAIR_COUNT: after
+                         * them all), so that they keep the order in which
+                         * the kinds were added, the engine's and the
+                         * models' interleaved (up_replay_repairs) */
+} up_repair_kind;
+
+/* The engine's own repairs; a model declares its own kinds
+ * (up_model_ops.repair_kinds).  name, description, 1 = an inconsistency of
+ * the measured trace that was repaired, 0 = a limit the replay applied */
 #define UP_REPAIRS(X)                                                                           \
-    X(clock_condition, "messages received (measured) before send + minimum transfer time", 1)  \
     X(unmatched_recv, "receives without a matching send (timed as local records)", 1)          \
     X(unmatched_send, "sends never received", 1)                                                \
     X(late_send, "sends that came after their receive had been released", 1)                    \
     X(unresolved_peer, "messages or collectives whose ranks map to no location", 1)            \
     X(collective_incomplete, "collectives released before all members arrived", 1)             \
     X(collective_unpaired, "collective begin/end records without their partner", 1)            \
-    X(collective_clock, "collective exits measured before the last member entered", 1)         \
     X(decreasing_time, "input timestamps that went backwards on a location", 1)                \
     X(time_out_of_range, "input timestamps outside the clock properties' range", 1)           \
     X(time_spike, "input timestamps ahead of the records before and after them", 1)          \
@@ -43,12 +56,7 @@
     X(sync_unposted, "synchronous sends completed without their receive being posted", 1)      \
     X(thread_unpaired, "thread team begins or joins released without their partners", 1)       \
     X(rma_unpaired, "RMA post/start/complete/wait synchronisations released without their partners", 1) \
-    X(min_transfer, "approximated receives raised to send + minimum transfer time", 0)         \
-    X(overhead_clamped, "gaps shorter than the overhead to remove from them", 0)               \
     X(output_clamped, "output timestamps raised to keep a location monotonic", 0)              \
-    X(transfer_capped, "modelled transfers longer than measured, cut to the measurement (network constants slower than these messages)", 0) \
-    X(overhead_history, "overhead sums reaching past the 4096 records remembered per location (bounded, docs/models.md)", 0) \
-    X(progress_waited, "rendezvous sends timed from their receiver's entry into MPI after its post (no asynchronous progress, docs/models.md)", 0) \
     X(progress_unknown, "rendezvous sends whose receiver's MPI calls were not known, timed from the post", 0)
 
 typedef enum up_repair {
@@ -58,9 +66,13 @@ typedef enum up_repair {
     UP_REPAIR_COUNT
 } up_repair;
 
+/* the engine's kinds */
 const char *up_repair_name(unsigned r);
 const char *up_repair_text(unsigned r);
 bool up_repair_is_fix(unsigned r); /* an inconsistency of the trace */
+
+/* the most kinds a model may declare */
+#define UP_MODEL_REPAIRS_MAX 16
 
 /* ---- what a model is given --------------------------------------------------- */
 
@@ -248,8 +260,15 @@ typedef struct up_model_ops {
     /* the end of collective *c for member *self */
     void (*coll_end)(void *m, uint32_t loc, const up_loc_state *ls, up_event *ev,
                      const up_coll *c, const up_member *self);
-    /* counters of the model's own repairs (UP_REPAIR_*), may be NULL */
+    /* the model's own kinds of repair (nrepair_kinds of them, at most
+     * UP_MODEL_REPAIRS_MAX), and their counters in that order (may be NULL
+     * without kinds) */
+    const up_repair_kind *repair_kinds;
+    unsigned nrepair_kinds;
     const uint64_t *(*repairs)(void *m);
+    /* counters of the engine's kinds (UP_REPAIR_*) the model counts too,
+     * e.g. simulate's own view of a receiver's progress (may be NULL) */
+    const uint64_t *(*engine_repairs)(void *m);
     /* bytes above which a send is synchronous (UINT64_MAX: never) */
     uint64_t (*eager_limit)(void *m);
     /* the record that completes a synchronous send (the Leave of its call,
@@ -264,8 +283,6 @@ typedef struct up_model_ops {
     /* how wildcard receives are matched (NULL: preserve; AUTO is resolved
      * by the engine) */
     up_wildcard (*wildcard)(void *m);
-    /* called every 65536 records with the number of records done (may be NULL) */
-    void (*progress)(void *m, uint64_t records);
     /* every collective's end waits for all its members (a model whose
      * algorithms need every member's entry, e.g. a binomial broadcast) */
     bool coll_wait_all;
@@ -322,6 +339,22 @@ typedef struct up_model_ops {
     void (*shared_put)(void *m, const void *buf, size_t n);
 } up_model_ops;
 
+/* What a replay tells its caller while it runs (up_replay_run's `obs`): a
+ * pipeline's progress bar, or a consumer of every timed record.  Every
+ * callback may be NULL; whatever is asked for, the observer costs a record
+ * one decrement and one predictable branch (engine.c, observe). */
+typedef struct up_replay_observer {
+    void *ctx;                  /* the callbacks' first argument */
+    /* every 65536 records: records timed so far, and those the definitions
+     * declare (in a partitioned replay, each part's of its locations) */
+    up_progress_fn progress;
+    /* after each record is timed: its location (index), kind (UP_EV_*),
+     * measured and approximated time.  A receive's completion that polling
+     * holds for a later poll (docs/models.md, "Polling") is written later,
+     * at its moved time */
+    void (*record)(void *ctx, uint32_t loc, unsigned kind, uint64_t t_m, uint64_t t_a);
+} up_replay_observer;
+
 /* Test hook: the records a location runs before it may yield (0: the
  * default, 512) and, if reverse, the higher location index first among
  * locations at the same measured time.  Process-wide; the results must not
@@ -350,7 +383,11 @@ typedef struct up_replay_result {
     uint64_t events;
     size_t nlocs;
     up_loc_result *locs;
-    uint64_t repairs[UP_REPAIR_COUNT];
+    uint64_t repairs[UP_REPAIR_COUNT];           /* the engine's kinds */
+    /* the model's kinds (up_model_ops.repair_kinds) and their counts */
+    const up_repair_kind *model_kinds;
+    unsigned nmodel_kinds;
+    uint64_t model_repairs[UP_MODEL_REPAIRS_MAX];
     /* records raised by repairs and limits (clock condition, minimum
      * transfer, a model going back), and the largest raise, ticks */
     uint64_t moved, max_shift;
@@ -373,10 +410,10 @@ typedef struct up_replay_result {
 } up_replay_result;
 
 /* Replays every record of `in`, timing it with `ops`/`model`, and writes it to
- * `out` (may be NULL: analysis only).  Fills *res (free with
- * up_replay_result_free). */
-up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops,
-                        void *model, up_replay_result *res, up_err *err);
+ * `out` (may be NULL: analysis only), telling `obs` (may be NULL) how it
+ * goes.  Fills *res (free with up_replay_result_free). */
+up_status up_replay_run(up_trace *in, up_writer *out, const up_model_ops *ops, void *model,
+                        const up_replay_observer *obs, up_replay_result *res, up_err *err);
 
 /* A partitioned replay (docs/design.md, "The seam"): np engine instances,
  * part k holding the locations l with owner[l] == k, each with its own
@@ -392,9 +429,23 @@ typedef struct up_replay_part {
 } up_replay_part;
 
 up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint32_t *owner,
-                              const up_model_ops *ops, uint64_t seed, up_replay_result *res,
-                              up_err *err);
+                              const up_model_ops *ops, const up_replay_observer *obs,
+                              uint64_t seed, up_replay_result *res, up_err *err);
 void up_replay_result_free(up_replay_result *res);
+
+/* One line of a replay's repairs in a report. */
+typedef struct up_repair_line {
+    const up_repair_kind *kind;
+    uint64_t n;
+} up_repair_line;
+
+#define UP_REPAIR_LINES_MAX (UP_REPAIR_COUNT + UP_MODEL_REPAIRS_MAX)
+
+/* The repairs of r as reports list them, zero or not: the engine's kinds
+ * in their order, each of the model's before the engine kind it names
+ * (up_repair_kind.before).  Fills out[] (UP_REPAIR_LINES_MAX at most) and
+ * returns how many. */
+size_t up_replay_repairs(const up_replay_result *r, up_repair_line *out);
 
 /* Helpers for reports: seconds of a tick difference. */
 double up_ticks_s(const up_replay_result *r, uint64_t ticks);

@@ -1,29 +1,42 @@
 /*
  * vocab.c - the replay's vocabulary (replay.h): the names, texts and
- * parsers of its enums and repairs, and the class of a collective
- * operation.  No engine state.
+ * parsers of its enums and repairs, the list of a result's repairs the
+ * reports print (the engine's kinds with the model's), and the class of a
+ * collective operation.  No engine state.
  */
 #include <string.h>
 
 #include "replay/replay.h"
 
-static const char *const repair_names[] = {
-#define X(name, text, fix) #name,
-    UP_REPAIRS(X)
-#undef X
-};
-static const char *const repair_texts[] = {
-#define X(name, text, fix) text,
-    UP_REPAIRS(X)
-#undef X
-};
-static const bool repair_fix[] = {
-#define X(name, text, fix) fix,
+static const up_repair_kind engine_kinds[UP_REPAIR_COUNT] = {
+#define X(name, text, fix) {#name, text, fix, UP_REPAIR_COUNT},
     UP_REPAIRS(X)
 #undef X
 };
 
-bool up_repair_is_fix(unsigned r) { return r < UP_REPAIR_COUNT && repair_fix[r]; }
+const char *up_repair_name(unsigned r) { return r < UP_REPAIR_COUNT ? engine_kinds[r].name : "?"; }
+const char *up_repair_text(unsigned r) { return r < UP_REPAIR_COUNT ? engine_kinds[r].text : "?"; }
+bool up_repair_is_fix(unsigned r) { return r < UP_REPAIR_COUNT && engine_kinds[r].fix; }
+
+size_t up_replay_repairs(const up_replay_result *r, up_repair_line *out)
+{
+    size_t n = 0;
+    unsigned e, m;
+    for (e = 0; e <= UP_REPAIR_COUNT; e++) {
+        for (m = 0; m < r->nmodel_kinds; m++) {
+            unsigned b = r->model_kinds[m].before;
+            if (b == e || (e == UP_REPAIR_COUNT && b > e)) {
+                out[n].kind = &r->model_kinds[m];
+                out[n++].n = r->model_repairs[m];
+            }
+        }
+        if (e < UP_REPAIR_COUNT) {
+            out[n].kind = &engine_kinds[e];
+            out[n++].n = r->repairs[e];
+        }
+    }
+    return n;
+}
 
 const char *up_polls_name(up_polls p) { return p == UP_POLLS_LOCAL ? "local" : "model"; }
 
@@ -86,9 +99,6 @@ bool up_wildcard_parse(const char *s, up_wildcard *out)
         return false;
     return true;
 }
-
-const char *up_repair_name(unsigned r) { return r < UP_REPAIR_COUNT ? repair_names[r] : "?"; }
-const char *up_repair_text(unsigned r) { return r < UP_REPAIR_COUNT ? repair_texts[r] : "?"; }
 
 double up_ticks_s(const up_replay_result *r, uint64_t ticks)
 {

@@ -267,9 +267,9 @@ up_status up_simreport_single_json(const char *path, const up_experiment *ex, co
 {
     const up_replay_result *r = &s->res;
     json_t *o = json_head(ex), *locs = json_array(), *rep = json_object();
+    up_repair_line rl[UP_REPAIR_LINES_MAX];
     up_status st;
-    size_t i;
-    unsigned k;
+    size_t i, nrl;
     json_object_set_new(o, "input", jreal(ex->inputs[0]));
     json_object_set_new(o, "measured_time_s", jnum(s->measured_s));
     json_object_set_new(o, "predicted_time_s", jnum(s->predicted_s));
@@ -283,8 +283,8 @@ up_status up_simreport_single_json(const char *path, const up_experiment *ex, co
     json_object_set_new(o, "wildcard", jstr(up_wildcard_name(r->wildcard)));
     json_object_set_new(o, "wildcard_receives", json_integer((json_int_t)r->wildcard_recvs));
     json_object_set_new(o, "rematched_receives", json_integer((json_int_t)r->rematched));
-    for (k = 0; k < UP_REPAIR_COUNT; k++)
-        json_object_set_new(rep, up_repair_name(k), json_integer((json_int_t)r->repairs[k]));
+    for (i = 0, nrl = up_replay_repairs(r, rl); i < nrl; i++)
+        json_object_set_new(rep, rl[i].kind->name, json_integer((json_int_t)rl[i].n));
     json_object_set_new(o, "repairs", rep);
     for (i = 0; i < r->nlocs; i++) {
         const up_loc_result *l = &r->locs[i];

@@ -79,16 +79,17 @@ json_t *up_report_damage_json(const up_trace *t)
 
 void up_report_repairs_text(FILE *f, const up_replay_result *r)
 {
-    unsigned k;
+    up_repair_line rl[UP_REPAIR_LINES_MAX];
+    size_t n = up_replay_repairs(r, rl), k;
     int pass;
     bool any;
     for (pass = 1; pass >= 0; pass--) {
         any = false;
         fprintf(f, pass ? "  repairs     " : "  model limits");
-        for (k = 0; k < UP_REPAIR_COUNT; k++)
-            if (r->repairs[k] && up_repair_is_fix(k) == (bool)pass) {
-                fprintf(f, "%s %s %llu", any ? "," : "", up_repair_name(k),
-                        (unsigned long long)r->repairs[k]);
+        for (k = 0; k < n; k++)
+            if (rl[k].n && rl[k].kind->fix == (bool)pass) {
+                fprintf(f, "%s %s %llu", any ? "," : "", rl[k].kind->name,
+                        (unsigned long long)rl[k].n);
                 any = true;
             }
         fprintf(f, "%s\n", any ? "" : " none");
@@ -203,8 +204,9 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     const up_replay_result *r = rp->res;
     const up_comp_params *p = rp->params;
     json_t *root = json_object(), *rep, *locs, *par, *ovh, *copy, *win;
+    up_repair_line rl[UP_REPAIR_LINES_MAX];
     up_status st;
-    size_t i;
+    size_t i, nrl;
     unsigned k;
 
     if (!root)
@@ -252,8 +254,8 @@ up_status up_report_compensate_json(const up_comp_report *rp, const char *path,
     put(win, "marked", json_boolean(r->window_marked));
     put(win, "description", json_string(window_text(r)));
     put(win, "resolution_ticks_per_s", json_integer((json_int_t)r->resolution));
-    for (k = 0; k < UP_REPAIR_COUNT; k++)
-        put(rep, up_repair_name(k), json_integer((json_int_t)r->repairs[k]));
+    for (i = 0, nrl = up_replay_repairs(r, rl); i < nrl; i++)
+        put(rep, rl[i].kind->name, json_integer((json_int_t)rl[i].n));
     for (k = 0; k < UP_RK_COUNT; k++)
         put(ovh, up_rk_name(k), json_real(p->overhead_ns[k]));
     for (i = 0; i < p->ncopy; i++) {

@@ -32,7 +32,8 @@ struct json_t;
 struct json_t *up_report_damage_json(const up_trace *t);
 
 /* The "repairs" and "model limits" lines of a replay's summary (counts by
- * UP_REPAIR_* name, or "none"), and a warning for unreadable records. */
+ * kind, the engine's and the model's: up_replay_repairs; or "none"), and a
+ * warning for unreadable records. */
 void up_report_repairs_text(FILE *f, const up_replay_result *r);
 /* A rank column's cell: the rank, or "-" for a location of no MPI rank;
  * returns buf. */

@@ -36,6 +36,7 @@ up_status up_run_compensate(const up_run_comp_opts *o, up_run_comp *r, up_err *e
     up_writer *w = NULL;
     up_comp *model = NULL;
     up_progress pg;
+    up_replay_observer obs = {.ctx = &pg, .progress = up_progress_update};
     char desc[1024], prop[128];
     size_t i;
 
@@ -58,8 +59,7 @@ up_status up_run_compensate(const up_run_comp_opts *o, up_run_comp *r, up_err *e
     if ((st = up_comp_new(&r->params, r->trace, &model, err)) != UP_OK)
         goto out;
     up_progress_init(&pg, "compensate:", o->quiet);
-    up_comp_set_progress(model, up_progress_update, &pg);
-    st = up_replay_run(r->trace, w, up_comp_ops(), model, &r->res, err);
+    st = up_replay_run(r->trace, w, up_comp_ops(), model, &obs, &r->res, err);
     up_progress_end(&pg);
     if (st != UP_OK) {
         if (w)

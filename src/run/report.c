@@ -26,13 +26,14 @@ static up_status profile(const char *path, const char *label, bool quiet, up_tra
                          up_profile *prof, up_err *err)
 {
     up_progress pg;
+    up_replay_observer obs = {.ctx = &pg, .progress = up_progress_update};
     char what[96];
     up_status st;
     if ((st = up_trace_open(path, t, err)) != UP_OK)
         return st;
     snprintf(what, sizeof what, "report: profiling %.40s", label);
     up_progress_init(&pg, what, quiet);
-    st = up_profile_run(*t, up_progress_update, &pg, prof, err);
+    st = up_profile_run(*t, &obs, prof, err);
     up_progress_end(&pg);
     up_trace_release_streams(*t); /* the profile needs only its names */
     return st;

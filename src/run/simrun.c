@@ -18,6 +18,7 @@ up_status up_simrun_one(const up_simrun_opts *o, up_sim_summary *s, up_err *err)
     up_sim *S = NULL;
     up_comp_params p;
     up_progress pg;
+    up_replay_observer obs = {.ctx = &pg, .progress = up_progress_update};
     up_status st;
     char source[UP_RUN_SOURCE_MAX] = "", desc[512];
     bool known;
@@ -35,8 +36,7 @@ up_status up_simrun_one(const up_simrun_opts *o, up_sim_summary *s, up_err *err)
     if (o->out_dir && (st = up_writer_open(o->out_dir, t, &w, err)) != UP_OK)
         goto done;
     up_progress_init(&pg, "simulate:", o->quiet);
-    up_sim_set_progress(S, up_progress_update, &pg);
-    st = up_sim_trace(S, t, w, o->input, s, err);
+    st = up_sim_trace(S, t, w, &obs, o->input, s, err);
     up_progress_end(&pg);
     if (st != UP_OK)
         goto done;

@@ -88,7 +88,7 @@ static void run_profile(const char *anchor, bool html, unsigned opt)
     up_err err = {0};
     up_status st;
     if ((st = up_trace_open(anchor, &t, &err)) == UP_OK &&
-        (st = up_profile_run(t, NULL, NULL, &prof, &err)) == UP_OK) {
+        (st = up_profile_run(t, NULL, &prof, &err)) == UP_OK) {
         have_prof = true;
         up_trace_release_streams(t);
         if ((st = up_breakdown_make(&prof, &prof, &bd, &err)) == UP_OK)
@@ -231,7 +231,7 @@ static void run_simulate(const char *anchor, unsigned opt, unsigned opt2)
     if ((st = up_trace_open(anchor, &t, &err)) == UP_OK) {
         params(t, &p);
         if ((st = up_sim_new(&m, &p, up_trace_defs(t), &S, &err)) == UP_OK) {
-            if ((st = up_replay_run(t, NULL, up_sim_ops(), S, &res, &err)) == UP_OK)
+            if ((st = up_replay_run(t, NULL, up_sim_ops(), S, NULL, &res, &err)) == UP_OK)
                 up_replay_result_free(&res);
             up_sim_free(S);
         }

@@ -260,7 +260,7 @@ static void replay(const char *anchor, unsigned opt, uint64_t delivered)
         p.latency_ns = 1000, p.ns_per_byte = 0.5, p.per_hop_ns = 50, p.network_set = true;
     up_comp_params_resolve(&p);
     if (up_comp_new(&p, t, &m, &err) == UP_OK) {
-        if (up_replay_run(t, NULL, up_comp_ops(), m, &res, &err) == UP_OK) {
+        if (up_replay_run(t, NULL, up_comp_ops(), m, NULL, &res, &err) == UP_OK) {
             FZ_CHECK(res.events == delivered, "the replay saw %llu records, the streams delivered %llu",
                      (unsigned long long)res.events, (unsigned long long)delivered);
             FZ_CHECK(res.nlocs == up_trace_defs(t)->nlocs, "results of %zu locations", res.nlocs);

@@ -182,7 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     p.wildcard = (up_wildcard)((opt >> 4) % 3);
     up_comp_params_resolve(&p);
     FZ_CHECK(up_comp_new(&p, t, &m, &err) == UP_OK, "%s", err.msg);
-    FZ_CHECK(up_replay_run(t, NULL, up_comp_ops(), m, &res, &err) == UP_OK, "%s", err.msg);
+    FZ_CHECK(up_replay_run(t, NULL, up_comp_ops(), m, NULL, &res, &err) == UP_OK, "%s", err.msg);
     FZ_CHECK(res.events == nrecords[k], "the replay saw %llu of %llu records",
              (unsigned long long)res.events, (unsigned long long)nrecords[k]);
     up_comp_stalls(m, &count, &ticks, &damaged);
