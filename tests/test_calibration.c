@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "model/model.h"
+#include "model/compensate.h"
 
 /* Writes n bytes of text to a fresh file of this test; returns its path. */
 static const char *put_file(const char *name, const char *text, size_t n)

@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "test.h"
-#include "model/model.h"
+#include "model/compensate.h"
 
 /* Between two points the time per byte is interpolated linearly; the slope
  * times the distance from the first point overflowed for large values and

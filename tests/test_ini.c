@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "model/model.h"
+#include "model/compensate.h"
 #include "model/machine.h"
 #include "run/pipeline.h"
 #include "run/simrun.h"

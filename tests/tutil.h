@@ -4,7 +4,7 @@
 #ifndef UNPERTURB_TUTIL_H
 #define UNPERTURB_TUTIL_H
 
-#include "model/model.h"
+#include "model/compensate.h"
 #include "model/simulate.h"
 #include "tread.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "model/model.h"
+#include "model/compensate.h"
 
 const up_range cmd_range_extra_ns = {0, 1e9, true, "ns"};
 

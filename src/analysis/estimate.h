@@ -23,7 +23,7 @@
 #ifndef UNPERTURB_ESTIMATE_H
 #define UNPERTURB_ESTIMATE_H
 
-#include "model/model.h"
+#include "model/compensate.h"
 
 typedef enum up_estimate_model {
     UP_ESTIMATE_SEQ_TOTAL,   /* Section 3.1.1 */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
+#include "model/compensate.h"
 #include "analysis/profile.h"
 #include "util/util.h"
 

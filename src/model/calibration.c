@@ -1,5 +1,5 @@
 /*
- * calibration.c - the compensation parameters (model.h) and what each of
+ * calibration.c - the compensation parameters (compensate.h) and what each of
  * their sources gives: a calibration (docs/calibration.md; its text is
  * src/trace's, read into an up_calib by src/trace/calib_read.c) and the
  * command line's values; the bounds' end of the range of O for the mode;
@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "model/model.h"
+#include "model/compensate.h"
 
 up_rk up_rk_of(unsigned k)
 {

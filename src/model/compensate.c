@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/model.h"
+#include "model/compensate.h"
 
 /* Records remembered per location for the overhead sums (ovh_since): the
  * history starts at HIST_MIN entries and doubles when full, up to HIST_MAX
@@ -870,7 +870,7 @@ static up_wildcard c_wildcard(void *mp) { return ((up_comp *)mp)->p.wildcard; }
 static bool c_sync_progress(void *mp) { return ((up_comp *)mp)->p.progress == UP_RDV_MPI; }
 static up_replies c_replies(void *mp) { return ((up_comp *)mp)->p.replies; }
 
-/* the models' repairs (model.h), here with the model that counts most of
+/* the models' repairs (compensate.h), here with the model that counts most of
  * them; simulate.c declares them too */
 const up_repair_kind up_model_repair_kinds[UP_MR_COUNT] = {
 #define X(name, text, fix, before) {#name, text, fix, UP_REPAIR_##before},

@@ -115,7 +115,7 @@ struct up_sim {
     uint64_t *tmp_enter, *tmp_sent, *tmp_recvd;
     uint32_t tmp_cap;
     up_ca_barrier bar;
-    uint64_t repairs[UP_MR_COUNT];    /* the models' kinds (model.h) */
+    uint64_t repairs[UP_MR_COUNT];    /* the models' kinds (compensate.h) */
     uint64_t eng_repairs[UP_REPAIR_COUNT]; /* the engine's kinds counted here */
     bool nomem;
     bool overflow;                    /* a time reached UP_TICKS_MAX */

@@ -14,7 +14,7 @@
 #define UNPERTURB_SIMULATE_H
 
 #include "model/machine.h"
-#include "model/model.h"
+#include "model/compensate.h"
 
 typedef struct up_sim up_sim;
 

@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "model/model.h"
+#include "model/compensate.h"
 
 typedef struct up_comp_report {
     const char *input;              /* as given by the user */

@@ -23,7 +23,7 @@
 #include "analysis/estimate.h"
 #include "analysis/profile.h"
 #include "analysis/timeline.h"
-#include "model/model.h"
+#include "model/compensate.h"
 
 /* A warning for the user, before the work it concerns (NULL: none). */
 typedef void (*up_run_warn_fn)(void *ctx, const char *msg);

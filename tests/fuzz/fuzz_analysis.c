@@ -18,7 +18,7 @@
 #include "analysis/estimate.h"
 #include "report/perfetto.h"
 #include "model/machine.h"
-#include "model/model.h"
+#include "model/compensate.h"
 #include "run/pipeline.h"
 #include "analysis/profile.h"
 #include "report/profile_report.h"

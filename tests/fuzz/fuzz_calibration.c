@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
+#include "model/compensate.h"
 
 static void check_params(const up_comp_params *p)
 {

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/model.h"
+#include "model/compensate.h"
 #include "run/pipeline.h"
 #include "replay/replay.h"
 #include "trace/trace.h"

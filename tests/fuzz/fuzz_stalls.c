@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
+#include "model/compensate.h"
 #include "replay/replay.h"
 #include "trace/trace.h"
 #include "tracegen/tracegen.h"

@@ -47,7 +47,7 @@ plant() {
     rm -f "$T/$1"
 }
 
-plant src/trace/planted.c '#include "model/model.h"' "a header of a higher layer"
+plant src/trace/planted.c '#include "model/compensate.h"' "a header of a higher layer"
 plant src/trace/planted.h '#include "tracer/upt.h"' "only src/tracer/ includes"
 plant src/replay/planted.c '#include "tracer/wrap.h"' "only src/tracer/ includes"
 plant src/tracer/planted.c '#include "replay/replay.h"' "may include util and trace headers only"

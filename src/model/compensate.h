@@ -1,5 +1,5 @@
 /*
- * model.h - the overhead compensation model of Wolf, Malony, Shende and Morris
+ * compensate.h - the overhead compensation model of Wolf, Malony, Shende and Morris
  * (trace-overhead-compensation-kojak.md, Section 3) with the communication
  * model of Sarukkai and Malony (spmd-perturbation-analysis.md, Section 3.3),
  * as a replay model (replay.h), and its parameters.
@@ -8,8 +8,8 @@
  * every record.  Every formula, its source and every choice the papers leave
  * open are documented in docs/models.md.
  */
-#ifndef UNPERTURB_MODEL_H
-#define UNPERTURB_MODEL_H
+#ifndef UNPERTURB_COMPENSATE_H
+#define UNPERTURB_COMPENSATE_H
 
 #include "replay/replay.h"
 #include "trace/calib.h" /* up_rk, up_calib, UP_LOC_OVH_MAX */
@@ -223,4 +223,4 @@ uint64_t up_comp_removed(const up_comp *c, size_t loc);
  * damaged entry. */
 void up_comp_stalls(const up_comp *c, uint64_t *count, uint64_t *ticks, uint64_t *damaged);
 
-#endif /* UNPERTURB_MODEL_H */
+#endif /* UNPERTURB_COMPENSATE_H */
