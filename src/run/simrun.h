@@ -124,8 +124,8 @@ typedef struct up_simrun_opts {
     bool quiet;                 /* no progress bar */
 } up_simrun_opts;
 
-/* Opens the archive, takes the tracer's overheads (up_comp_params_load:
- * --calibration, else the archive's), simulates it (up_sim_trace) and with
+/* Opens the archive, takes the tracer's overheads (up_run_params: the
+ * archive's, then --calibration's), simulates it (up_sim_trace) and with
  * out_dir writes the predicted archive.  Free *s with up_sim_summary_free. */
 up_status up_simrun_one(const up_simrun_opts *o, up_sim_summary *s, up_err *err);
 

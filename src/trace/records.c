@@ -94,8 +94,9 @@ static inline uint64_t stream_time(up_stream *s, uint64_t t)
 /* Claims the next ring slot of stream `s` for a record of `kind` at `t`,
  * copies the attribute list, and reserves `arrays` bytes for array fields
  * (*xp points at them).  Returns NULL on allocation failure (the stream
- * remembers the error). */
-static up_event *stream_slot(up_stream *s, unsigned kind, uint64_t t, OTF2_AttributeList *al,
+ * remembers the error).  Never inlined: one copy instead of one per record
+ * kind, and a symbol that tests/linear/run.sh counts instructions in. */
+static __attribute__((noinline)) up_event *stream_slot(up_stream *s, unsigned kind, uint64_t t, OTF2_AttributeList *al,
                              size_t arrays, unsigned char **xp)
 {
     up_event *e = &s->ring[(s->head + s->count) & (s->cap - 1)];

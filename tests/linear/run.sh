@@ -14,7 +14,7 @@
 #     record is damage (one warning; the location ends there);
 #   - 20 000 and 80 000 records with 3 attributes each, and 100 and 400
 #     with 512 each (the records of a bench trace, `up-bench-gen -a`).
-# And unperturb's own part of reading (up_stream_slot_, the attributes of
+# And unperturb's own part of reading (stream_slot, the attributes of
 # every buffered record) counted in instructions under callgrind: at most
 # 6 times as many for a list 4 times as long (libotf2 is not counted).
 #
@@ -118,10 +118,10 @@ for tr in one2048 one16384; do
 done
 
 # ---- unperturb's own reading, in instructions ------------------------------------
-# slot ATTRS: instructions inside up_stream_slot_ (and what it calls) for
+# slot ATTRS: instructions inside stream_slot (and what it calls) for
 # export of the trace with one list of ATTRS
 slot() {
-    valgrind --tool=callgrind --toggle-collect=up_stream_slot_ --callgrind-out-file=/dev/null \
+    valgrind --tool=callgrind --toggle-collect=stream_slot --callgrind-out-file=/dev/null \
         "$UNPERTURB" export "$T/one$1" --perfetto "$T/o/p.json" -f -q 2>&1 >/dev/null |
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
@@ -130,10 +130,10 @@ ia=$(slot 512)
 ib=$(slot 2048)
 if [ -n "$ia" ] && [ -n "$ib" ] && [ "$ia" -gt 0 ]; then
     r=$(awk -v a="$ia" -v b="$ib" 'BEGIN { printf "%.2f", b / a }')
-    line="up_stream_slot_ (export): 512 attributes $ia instructions, 2048: $ib: x$r"
+    line="stream_slot (export): 512 attributes $ia instructions, 2048: $ib: x$r"
     if awk -v r="$r" -v m="$BOUND" 'BEGIN { exit !(r <= m) }'; then ok "$line"; else bad "$line (more than x$BOUND)"; fi
 else
-    bad "callgrind counted nothing in up_stream_slot_ ('$ia', '$ib'): a build without symbols?"
+    bad "callgrind counted nothing in stream_slot ('$ia', '$ib'): a build without symbols?"
 fi
 
 # ---- CPU of every command ------------------------------------------------------------

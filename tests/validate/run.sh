@@ -70,8 +70,10 @@ near "$tmin" "$(jq '.rows[0].T_s' "$T/v.json")" 1e-9 || fail "T_s is not the shi
 [ "$(grep -c ',uninstrumented,' "$T/val/runs.csv")" = 2 ] && [ "$(grep -c ',traced,' "$T/val/runs.csv")" = 4 ] ||
     fail "runs.csv: expected 2 uninstrumented and 4 traced runs"
 # every traced run's network Ta: the same in runs.csv and in the JSON
-awk -F, '$4 == "traced" { print $6 + 0 }' "$T/val/runs.csv" | sort -g > "$T/csv-tn.txt"
-jq -r '.rows[].runs_Ta_network_s[]' "$T/v.json" | awk '{ print $1 + 0 }' | sort -g > "$T/json-tn.txt"
+# (all digits: awk's print would round both to 6, and two values 1e-9 apart
+# may round to neighbours)
+awk -F, '$4 == "traced" { printf "%.12g\n", $6 }' "$T/val/runs.csv" | sort -g > "$T/csv-tn.txt"
+jq -r '.rows[].runs_Ta_network_s[]' "$T/v.json" | awk '{ printf "%.12g\n", $1 }' | sort -g > "$T/json-tn.txt"
 paste "$T/csv-tn.txt" "$T/json-tn.txt" | awk '{ d = $1 - $2; if (d > 1e-8 || d < -1e-8 || $1 <= 0) bad = 1 } END { exit bad || NR != 4 }' ||
     fail "runs.csv and runs_Ta_network_s differ: csv $(tr '\n' ' ' < "$T/csv-tn.txt"), json $(tr '\n' ' ' < "$T/json-tn.txt"); runs.csv: $(tr '\n' ' ' < "$T/val/runs.csv")"
 ok "T is the fastest window the timing shim wrote; runs.csv lists every run"
