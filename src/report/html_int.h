@@ -4,12 +4,13 @@
  * see profile_report.h.
  *
  * The page's files:
- *   html.c            the frame (CSS, head, footer, the file), the numbers'
- *                     formats, and the sections but one: the runs, the
+ *   html.c            the frame (CSS, head, footer, the file) and the
+ *                     sections but one: the runs, the
  *                     timelines, where the overhead went, the wait states,
  *                     the locations, the estimates
  *   html_callpaths.c  the call-path tree, with communication per peer at
  *                     the MPI calls, cut at a budget of bytes
+ *   html_fmt.c        the numbers' formats and the locations' labels
  */
 #ifndef UNPERTURB_HTML_INT_H
 #define UNPERTURB_HTML_INT_H
@@ -38,6 +39,7 @@ typedef struct hx {
     unsigned ri;
 } hx;
 
+/* ---- html_fmt.c ---- */
 /* indices 0..n-1 ordered by key, largest first (ties: smaller index first):
  * qsort with up_html_kv_desc */
 typedef struct kv {
@@ -51,6 +53,8 @@ int up_html_kv_desc(const void *p, const void *q);
  * count with thousands separators; bytes in B, KiB, MiB, ...; a percentage
  * ("&#8211;" where it is not finite). */
 const char *up_html_ft(hx *x, double s);
+/* the next of x's slots, sizeof x->ring[0] bytes, for a format of one's own */
+char *up_html_slot(hx *x);
 const char *up_html_fc(hx *x, uint64_t n);
 const char *up_html_fbytes(hx *x, uint64_t n);
 const char *up_html_fpct(hx *x, double p);
@@ -58,6 +62,8 @@ const char *up_html_fpct(hx *x, double p);
 double up_html_pct(double part, double whole);
 /* location i's label: "rank 3", "rank 3, <name>" ("?" past run a's) */
 const char *up_html_loc_label(const hx *x, size_t i);
+/* x->lab: every location's label, made once */
+up_status up_html_labels(hx *x, up_err *err);
 
 /* ---- html_callpaths.c ---- */
 /* The section "Call paths". */
