@@ -254,15 +254,17 @@ TEST(defs_location_kinds_of_a_hybrid_score_p_trace)
 }
 
 /* The UP_REGION_* flags of a region, from its name and paradigm: the MPI
- * call classes of src/trace/mpi_calls.def (INIT, FINALIZE, SSEND whatever
- * the paradigm; POLL and NOWAIT of MPI regions only, also of calls the
- * tracer does not wrap, which Score-P traces hold), the overhead and user
- * regions. */
+ * call classes of src/trace/mpi_calls.def (INIT, FINALIZE, SSEND, PROBE,
+ * COLL and the WIN_ flags whatever the paradigm; POLL and NOWAIT of MPI
+ * regions only, also of calls the tracer does not wrap, which Score-P
+ * traces hold), the overhead and user regions. */
 TEST(defs_region_flags_by_name)
 {
     enum { I = UP_REGION_MPI_INIT, F = UP_REGION_MPI_FINALIZE, O = UP_REGION_OVERHEAD,
            U = UP_REGION_USER, S = UP_REGION_SSEND, M = UP_REGION_MPI, P = UP_REGION_POLL,
-           N = UP_REGION_NOWAIT };
+           N = UP_REGION_NOWAIT, PR = UP_REGION_PROBE, C = UP_REGION_COLL,
+           WP = UP_REGION_WIN_POST, WS = UP_REGION_WIN_START, WC = UP_REGION_WIN_COMPLETE,
+           WW = UP_REGION_WIN_WAIT };
     static const struct {
         const char *name;
         OTF2_Paradigm paradigm;
@@ -277,8 +279,8 @@ TEST(defs_region_flags_by_name)
         {"MPI_Testany", OTF2_PARADIGM_MPI, P | M},
         {"MPI_Testsome", OTF2_PARADIGM_MPI, P | M},
         {"MPI_Testall", OTF2_PARADIGM_MPI, P | M},
-        {"MPI_Iprobe", OTF2_PARADIGM_MPI, P | M},
-        {"MPI_Improbe", OTF2_PARADIGM_MPI, P | M},
+        {"MPI_Iprobe", OTF2_PARADIGM_MPI, P | PR | M},
+        {"MPI_Improbe", OTF2_PARADIGM_MPI, P | PR | M},
         {"MPI_Isend", OTF2_PARADIGM_MPI, N | M},
         {"MPI_Ibsend", OTF2_PARADIGM_MPI, N | M},
         {"MPI_Irsend", OTF2_PARADIGM_MPI, N | M},
@@ -304,19 +306,33 @@ TEST(defs_region_flags_by_name)
         {"MPI_Probe", OTF2_PARADIGM_MPI, M},
         {"MPI_Wait", OTF2_PARADIGM_MPI, M},
         {"MPI_Recv", OTF2_PARADIGM_MPI, M},
-        {"MPI_Allreduce", OTF2_PARADIGM_MPI, M},
         {"MPI_Win_fence", OTF2_PARADIGM_MPI, M},
+        {"MPI_Iallreduce", OTF2_PARADIGM_MPI, M},
+        /* blocking collectives (class coll), RMA's active target */
+        {"MPI_Allreduce", OTF2_PARADIGM_MPI, C | M},
+        {"MPI_Barrier", OTF2_PARADIGM_MPI, C | M},
+        {"MPI_Exscan", OTF2_PARADIGM_MPI, C | M},
+        {"MPI_Win_post", OTF2_PARADIGM_MPI, WP | M},
+        {"MPI_Win_start", OTF2_PARADIGM_MPI, WS | M},
+        {"MPI_Win_complete", OTF2_PARADIGM_MPI, WC | M},
+        {"MPI_Win_wait", OTF2_PARADIGM_MPI, WW | M},
+        {"MPI_Win_test", OTF2_PARADIGM_MPI, WW | M},
         {"mpi_test", OTF2_PARADIGM_MPI, M},
         /* named MPI_ in another paradigm */
         {"MPI_Testsome", OTF2_PARADIGM_UNKNOWN, P | M},
         {"MPI_Comm_rank", OTF2_PARADIGM_OPENMP, N | M},
         /* the program's own function of an MPI call's name: POLL and NOWAIT
-         * only for MPI regions, the others whatever the paradigm */
+         * only for MPI regions, the others whatever the paradigm (as the
+         * engine's probes and RMA calls and the timeline's collectives
+         * were found by name) */
         {"MPI_Comm_rank", OTF2_PARADIGM_USER, U},
-        {"MPI_Iprobe", OTF2_PARADIGM_COMPILER, U},
+        {"MPI_Iprobe", OTF2_PARADIGM_COMPILER, PR | U},
         {"MPI_Init", OTF2_PARADIGM_USER, I | U},
         {"MPI_Finalize", OTF2_PARADIGM_COMPILER, F | U},
         {"MPI_Issend", OTF2_PARADIGM_COMPILER, S | U},
+        {"MPI_Improbe", OTF2_PARADIGM_USER, PR | U},
+        {"MPI_Barrier", OTF2_PARADIGM_COMPILER, C | U},
+        {"MPI_Win_post", OTF2_PARADIGM_USER, WP | U},
         /* overhead, user, other */
         {"TRACE BUFFER FLUSH", OTF2_PARADIGM_MEASUREMENT_SYSTEM, O},
         {"UNPERTURB flush", OTF2_PARADIGM_USER, O},
@@ -351,7 +367,8 @@ TEST(defs_region_flags_by_name)
         if (rg && rg->flags != c[i].flags)
             t_fail(__FILE__, __LINE__, "region %s of paradigm %d: flags %#x, not %#x", c[i].name,
                    (int)c[i].paradigm, rg->flags, c[i].flags);
-        CHECK_EQ(up_defs_region_flags(up_trace_defs(t), 1 + i), c[i].flags);
+        /* the flags an Enter or Leave carries: the low byte */
+        CHECK_EQ(up_defs_region_flags(up_trace_defs(t), 1 + i), c[i].flags & UP_REGION_EVENT_MASK);
     }
     up_trace_close(t);
 }

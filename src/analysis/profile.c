@@ -308,10 +308,11 @@ static void p_send(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
     }
 }
 
-/* A receive blocks unless it completes in a test (MPI_Test*, MPI_Iprobe). */
-static bool blocking_call(const up_cpath *c)
+/* A receive blocks unless it completes in a poll (the test family, the
+ * nonblocking probes: UP_REGION_POLL of the table of MPI calls). */
+static bool blocking_call(const prof *M, const up_cpath *c)
 {
-    return c->mpi && strncmp(c->name, "MPI_Test", 8) != 0 && strcmp(c->name, "MPI_Iprobe") != 0;
+    return c->mpi && !(up_defs_region_flags(M->d, c->region) & UP_REGION_POLL);
 }
 
 static void p_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev, const up_msg *msg)
@@ -325,7 +326,7 @@ static void p_recv(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
     if (!msg)
         return;
     f = top(M, loc);
-    if (f && blocking_call(&M->P->cpaths[f->cpath])) {
+    if (f && blocking_call(M, &M->P->cpaths[f->cpath])) {
         /* Late Sender: min(enter.send, recv) - enter.recv */
         uint64_t until = min2(msg->mdata[0], ev->time);
         if (until > f->enter) {

@@ -89,13 +89,6 @@ static up_timeline_kind kind_of_def(const up_region_def *rg)
 /* An MPI collective operation (the iterations' marker). */
 static bool is_collective(const up_region_def *rg)
 {
-    static const char *const names[] = {
-        "MPI_Allreduce", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allgather",
-        "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Gather",
-        "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv", "MPI_Reduce_scatter",
-        "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan",
-    };
-    size_t i;
     if (rg->flags & (UP_REGION_MPI_INIT | UP_REGION_MPI_FINALIZE))
         return false;
     if (rg->paradigm == OTF2_PARADIGM_MPI &&
@@ -103,10 +96,7 @@ static bool is_collective(const up_region_def *rg)
          rg->role == OTF2_REGION_ROLE_COLL_ALL2ONE || rg->role == OTF2_REGION_ROLE_COLL_ALL2ALL ||
          rg->role == OTF2_REGION_ROLE_COLL_OTHER))
         return true;
-    for (i = 0; rg->name && i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(rg->name, names[i]))
-            return true;
-    return false;
+    return (rg->flags & UP_REGION_COLL) != 0; /* by name: the call table's class coll */
 }
 
 /* ---- the window ------------------------------------------------------------- */

@@ -30,7 +30,7 @@ typedef struct spin_run {
 static bool probe_region(const engine *E, OTF2_RegionRef r)
 {
     const up_region_def *rg = up_defs_region(E->d, r);
-    return rg && (!strcmp(rg->name, "MPI_Iprobe") || !strcmp(rg->name, "MPI_Improbe"));
+    return rg && (rg->flags & UP_REGION_PROBE);
 }
 
 static int spin_scan(engine *E, rloc *L, uint32_t li, spin_run *sr)

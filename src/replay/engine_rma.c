@@ -36,18 +36,14 @@ enum { GS_NONE, GS_POST, GS_START, GS_COMPLETE, GS_WAIT };
 static int group_sync_role(const engine *E, const rloc *L, const up_event *ev)
 {
     const up_region_def *rg = up_defs_region(E->d, L->enter_region);
-    const char *n = rg ? rg->name : "";
+    unsigned f = rg ? rg->flags : 0;
     if (ev->u.RmaGroupSync.syncLevel == OTF2_RMA_SYNC_LEVEL_NONE)
         return GS_NONE; /* MPI_Win_test that found the epoch still open */
-    if (!strcmp(n, "MPI_Win_post"))
-        return GS_POST;
-    if (!strcmp(n, "MPI_Win_start"))
-        return GS_START;
-    if (!strcmp(n, "MPI_Win_complete"))
-        return GS_COMPLETE;
-    if (!strcmp(n, "MPI_Win_wait") || !strcmp(n, "MPI_Win_test"))
-        return GS_WAIT;
-    return GS_NONE;
+    return f & UP_REGION_WIN_POST       ? GS_POST
+           : f & UP_REGION_WIN_START    ? GS_START
+           : f & UP_REGION_WIN_COMPLETE ? GS_COMPLETE
+           : f & UP_REGION_WIN_WAIT     ? GS_WAIT
+                                        : GS_NONE;
 }
 
 static tokq *tokq_get(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win, int kind,

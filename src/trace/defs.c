@@ -259,8 +259,11 @@ static void region_flags(up_region_def *rg)
 {
     OTF2_Paradigm paradigm = rg->paradigm;
     unsigned classes = mpi_classes(rg->name);
-    /* MPI_Init, MPI_Finalize and synchronous sends by name alone */
-    rg->flags |= classes & (UP_REGION_MPI_INIT | UP_REGION_MPI_FINALIZE | UP_REGION_SSEND);
+    /* MPI_Init, MPI_Finalize, synchronous sends, probes, blocking
+     * collectives and RMA's active-target calls by name alone */
+    rg->flags |= classes & (UP_REGION_MPI_INIT | UP_REGION_MPI_FINALIZE | UP_REGION_SSEND |
+                            UP_REGION_PROBE | UP_REGION_COLL | UP_REGION_WIN_POST |
+                            UP_REGION_WIN_START | UP_REGION_WIN_COMPLETE | UP_REGION_WIN_WAIT);
     /* Score-P encloses buffer flushes in "TRACE BUFFER FLUSH"; our tracer
      * names every overhead region "UNPERTURB <what>" (docs/models.md). */
     if (!strcmp(rg->name, "TRACE BUFFER FLUSH") || !strncmp(rg->name, "UNPERTURB ", 10))
@@ -713,7 +716,7 @@ up_status up_defs_read_(up_defs *d, OTF2_Reader *rd, const char *anchor, uint64_
         else
             for (i = 0; i < d->nregion_ids; i++)
                 if (d->region_by_id[i] != UINT32_MAX)
-                    d->region_flags[i] = (uint8_t)d->regions[d->region_by_id[i]].flags;
+                    d->region_flags[i] = (uint8_t)(d->regions[d->region_by_id[i]].flags & UP_REGION_EVENT_MASK);
     }
 
     for (i = 0; i < r.lgroups.cap; i++) {

@@ -90,9 +90,18 @@ enum {
     UP_REGION_MPI = 1u << 5,          /* an MPI call (paradigm MPI, or named MPI_*) */
     UP_REGION_POLL = 1u << 6,         /* MPI_Test, _Testany, _Testsome, _Testall, MPI_Iprobe,
                                        * MPI_Improbe: kinds poll_enter/poll_leave */
-    UP_REGION_NOWAIT = 1u << 7        /* MPI calls that start a transfer or ask a value and
+    UP_REGION_NOWAIT = 1u << 7,       /* MPI calls that start a transfer or ask a value and
                                        * never wait for a message: MPI_Isend, MPI_Irecv, MPI_Send,
                                        * MPI_Comm_rank, ... (docs/models.md, "Polling") */
+    /* the flags above travel with every Enter and Leave (up_event.rflags);
+     * those below only with the region's definition (up_region_def.flags) */
+    UP_REGION_EVENT_MASK = 0xffu,
+    UP_REGION_PROBE = 1u << 8,        /* MPI_Iprobe, MPI_Improbe */
+    UP_REGION_COLL = 1u << 9,         /* a blocking collective (the call table's class coll) */
+    UP_REGION_WIN_POST = 1u << 10,    /* MPI_Win_post: RMA's general active target */
+    UP_REGION_WIN_START = 1u << 11,   /* MPI_Win_start */
+    UP_REGION_WIN_COMPLETE = 1u << 12, /* MPI_Win_complete */
+    UP_REGION_WIN_WAIT = 1u << 13     /* MPI_Win_wait, MPI_Win_test */
 };
 
 typedef struct up_region_def {

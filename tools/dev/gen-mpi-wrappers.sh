@@ -47,8 +47,9 @@ function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
         die("unknown class " $3)
     if (($3 == "unwrapped") != ($2 == "-")) die("row " $1 ": ROLE - is for class unwrapped, and only")
     if ($3 == "unwrapped" && NF != 4) die("row " $1 ": an unwrapped row is there for its FLAGS")
-    if (NF == 4 && $4 !~ /^(mpi_init|mpi_finalize|ssend|poll|nowait)(,(mpi_init|mpi_finalize|ssend|poll|nowait))*$/)
-        die("row " $1 ": FLAGS are mpi_init, mpi_finalize, ssend, poll or nowait, comma-separated")
+    fre = "(mpi_init|mpi_finalize|ssend|poll|nowait|probe|win_post|win_start|win_complete|win_wait)"
+    if (NF == 4 && $4 !~ ("^" fre "(," fre ")*$"))
+        die("row " $1 ": FLAGS are mpi_init, mpi_finalize, ssend, poll, nowait, probe, win_post, win_start, win_complete or win_wait, comma-separated")
     next
 }
 {
@@ -297,14 +298,15 @@ END {
     close(ffile)
 
     kfile = out "/trace/mpi_classes.h"
-    printf "/* mpi_classes.h - the classes of MPI calls by name (their UP_REGION_* flags),\n * the FLAGS of the rows of " tname ", in its order:\n * what src/trace/defs.c gives a region of that name, in any trace.\n * %s */\n", gen > kfile
+    printf "/* mpi_classes.h - the classes of MPI calls by name (their UP_REGION_* flags),\n * the FLAGS of the rows of " tname " (and\n * UP_REGION_COLL of its rows of class coll), in its order:\n * what src/trace/defs.c gives a region of that name, in any trace.\n * %s */\n", gen > kfile
     printf "#ifndef UNPERTURB_MPI_CLASSES_H\n#define UNPERTURB_MPI_CLASSES_H\n\n#define UP_MPI_CLASSES(X)" > kfile
     for (i = 1; i <= nrow; i++) {
         r = row[i]
-        if (flags[r] == "") continue
-        n = split(flags[r], fl, ",")
+        if (flags[r] == "" && cls[r] != "coll") continue
+        n = flags[r] == "" ? 0 : split(flags[r], fl, ",")
         s = ""
         for (j = 1; j <= n; j++) s = s (j > 1 ? " | " : "") "UP_REGION_" toupper(fl[j])
+        if (cls[r] == "coll") s = s (n ? " | " : "") "UP_REGION_COLL"
         printf " \\\n    X(%s, %s)", r, s > kfile
     }
     printf "\n\n#endif\n" > kfile
