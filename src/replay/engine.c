@@ -417,6 +417,21 @@ int up_eng_finish_record(engine *E, uint32_t li, up_event *ev, bool direct)
 
 static int step_record(engine *E, uint32_t li);
 
+/* The Enter or Leave of a region whose timing depends on other locations
+ * of its process (E->slow): an OpenMP construct (engine_threads.c) or a
+ * device call (engine_dev.c).  STEP_DECLINED: a local record after all. */
+static int region_rule(engine *E, uint32_t li, up_event **evp)
+{
+    OTF2_RegionRef r = (*evp)->kind == UP_EV_Enter ? (*evp)->u.Enter.region : (*evp)->u.Leave.region;
+    const up_region_def *rg;
+    if (r >= E->d->nregion_ids || !E->slow[r] || !(rg = up_defs_region(E->d, r)))
+        return STEP_DECLINED;
+    set_rflags(E, *evp);
+    if (rg->flags & UP_REGION_DEV_MASK)
+        return up_eng_dev_host(E, li, evp, rg->flags);
+    return up_eng_omp_region(E, li, evp, rg->flags);
+}
+
 /* ---- the record kinds ----------------------------------------------------------
  * One table drives both paths.  A kind's handler (engine_int.h, rec_fn) times
  * a record that depends on other locations; a kind without one is a local
@@ -509,8 +524,13 @@ static int step_record(engine *E, uint32_t li)
         if (r == STEP_OK)
             goto timed;
     }
-    if (REC[ev->kind].fn) {
+    if (L->dev) { /* an accelerator stream: every record (engine_dev.c) */
+        r = up_eng_dev_record(E, li, &ev);
+    } else if (REC[ev->kind].fn) {
         r = REC[ev->kind].fn(E, li, &ev, false);
+    } else if (E->slow && (ev->kind == UP_EV_Enter || ev->kind == UP_EV_Leave) &&
+               (r = region_rule(E, li, &ev)) != STEP_DECLINED) {
+        ; /* a thread's or a device's call */
     } else { /* a local record, or the end of synchronous sends */
         set_rflags(E, ev);
         r = L->nsync ? up_eng_sync_end(E, li, ev) : STEP_DECLINED;
@@ -556,9 +576,14 @@ static int direct_record(void *ctx, uint32_t li, up_event *ev)
     engine *E = ctx;
     rloc *L = &E->L[li];
     const rec_kind *k;
-    if (L->polling || L->body || (ev->kind == UP_EV_Enter &&
+    if (L->polling || L->body || L->dev || (ev->kind == UP_EV_Enter &&
                        (up_defs_region_flags(E->d, ev->u.Enter.region) & E->poll_flag)))
-        return 0; /* polling: step() */
+        return 0; /* polling, a moved task's work, a device: step() */
+    if (E->slow && (ev->kind == UP_EV_Enter || ev->kind == UP_EV_Leave)) {
+        OTF2_RegionRef r = ev->kind == UP_EV_Enter ? ev->u.Enter.region : ev->u.Leave.region;
+        if (r >= E->d->nregion_ids || E->slow[r])
+            return 0; /* a thread's or device's call: step() */
+    }
     k = &REC[ev->kind];
     if (k->direct == DIRECT_NEVER)
         return 0;
@@ -591,8 +616,10 @@ static int direct_region(void *ctx, uint32_t li, unsigned kind, uint64_t t_m,
     if (region >= E->d->nregion_ids || (L->nsync && kind == UP_EV_Leave))
         return 0; /* direct_record: a sparse region id, or a synchronous send's end */
     rflags = E->d->region_flags[region];
-    if ((rflags & E->poll_flag) | L->polling | (L->body != BODY_NONE))
-        return 0; /* polling, or a moved task's work: step() */
+    if ((rflags & E->poll_flag) | L->polling | (L->body != BODY_NONE) | L->dev)
+        return 0; /* polling, a moved task's work, a device: step() */
+    if (E->slow && E->slow[region])
+        return 0; /* a thread's or a device's call: step() */
     *t_out = finish_times(E, L, kind, t_m, E->ops->region(E->model, li, &L->ls, kind, t_m, rflags),
                           rflags, region);
     return 1;
@@ -740,6 +767,8 @@ int up_eng_run(engine *E)
                 if (E->part && up_eng_x_end(E, li) != STEP_OK)
                     return -1; /* the other parts' instances stop waiting for it */
                 L->state = S_DONE;
+                if (E->nds)
+                    up_eng_dev_ended(E, li); /* its stream or its host goes on */
                 if (E->ndrained)
                     up_eng_coll_sweep(E);
                 while (L->npend) /* no Leave followed: exit.send_m = send_m */
@@ -964,6 +993,8 @@ up_status up_eng_init(engine *E, up_trace *in, up_writer *out, const up_model_op
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     if (E->part && up_eng_seam_init(E) != UP_OK)
         return err->status;
+    if (up_eng_dev_init(E) != UP_OK)
+        return err->status;
     for (i = 0; i < E->n; i++)
         if (up_eng_holds(E, (uint32_t)i))
             E->total += E->d->locs[i].nevents;
@@ -1013,6 +1044,7 @@ void up_eng_free(engine *E, bool failed)
     up_map_free(&E->teams);
     up_map_free(&E->xseq);
     up_eng_seam_free(E);
+    up_eng_dev_free(E);
     up_free(E->L);
     up_heap_free(&E->heap);
     up_heap_free(&E->ch);

@@ -12,6 +12,8 @@
  *   engine_coll.c     collectives, blocking and nonblocking
  *   engine_rma.c      RMA: general active target synchronisation and locks
  *   engine_threads.c  threads around fork and join
+ *   engine_dev.c      devices: accelerator streams follow the host that
+ *                     drives them (launches, copies, synchronisations)
  *   engine_poll.c     polling: spins collapsed, completions held
  *   engine_seam.c     what crosses between the parts of a partitioned replay
  * (vocab.c, beside them, holds the replay's names and parsers: no state)
@@ -31,7 +33,8 @@
 
 enum { S_RUN, S_WAIT, S_DONE };
 /* W_PROG, W_GLOBAL: waits of a partitioned replay (engine_seam.c) */
-enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA, W_PROG, W_GLOBAL, W_CLAIM, W_BODY };
+enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA, W_PROG, W_GLOBAL, W_CLAIM, W_BODY, W_DEV,
+       W_OMP };
 
 static inline uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
@@ -46,6 +49,49 @@ typedef struct team {
     uint64_t root_m, root_a; /* the master's ThreadFork (else its ThreadTeamBegin) */
     uint64_t max_end_a;   /* the latest ThreadTeamEnd, approximated */
 } team;
+/* Devices (engine_dev.c; docs/models.md, "Devices"): work a host issued
+ * to a stream (a kernel launch, a copy), numbered per stream from 0 */
+enum { DK_KERNEL = 1, DK_COPY = 2 };
+typedef struct dev_issue {
+    uint64_t seq, m, a;   /* its number; the issuing call's Enter, measured
+                           * and approximated */
+    uint8_t kind;         /* DK_* */
+} dev_issue;
+
+/* The end of an activity paired with issue `seq` (measured, approximated) */
+typedef struct dev_end {
+    uint64_t seq, m, a;
+    bool valid;
+} dev_end;
+
+#define DEV_ENDS 64       /* ends a host can still ask for, per stream */
+#define DEV_WAIT_MAX 8    /* streams one synchronisation waits for */
+
+/* One accelerator stream.  The stream's side lives where the stream is
+ * replayed, the host's side where its host is (in a partitioned replay
+ * each part keeps both, and uses its own side; engine_seam.c) */
+typedef struct dstream {
+    uint32_t loc;         /* the stream's location */
+    uint32_t host;        /* its host: its process's first CPU thread
+                           * (UINT32_MAX: none) */
+    /* the stream's side */
+    dev_issue *q;         /* issues not yet paired, oldest first (a ring) */
+    size_t qpos, qn, qcap;
+    int depth;            /* Enter nesting on the stream */
+    bool act;             /* an activity is open */
+    uint8_t act_kind;
+    bool act_paired;
+    uint64_t act_seq, act_m, act_a; /* its issue, its start */
+    int64_t off;          /* approximated minus measured start of its last
+                           * paired activity */
+    uint64_t prev_end_m, prev_end_a; /* the end of its previous activity */
+    /* the host's side */
+    uint64_t issued;      /* issues made */
+    uint64_t done;        /* issues whose activity ended or that were
+                           * dropped: those numbered below */
+    dev_end ends[DEV_ENDS]; /* recent ends, by seq % DEV_ENDS */
+} dstream;
+
 /* STEP_YIELD: the record waits for locations behind it in measured time to
  * catch up (a wildcard receive chooses among the messages sent so far) */
 /* STEP_DEFER: the same, for the locations that may still send an earlier
@@ -169,6 +215,14 @@ typedef struct rloc {
     uint64_t claim_until;
     uint64_t away_records, away_fix[3];
     uint64_t sync_seq;   /* its synchronous sends so far (up_sync.id) */
+    /* devices (engine_dev.c) */
+    bool dev;            /* an accelerator stream: every record takes step() */
+    uint8_t dev_depth;   /* (a host) nesting of its device calls */
+    bool dw_on;          /* its outermost device call waits for the device */
+    uint32_t dw_n;       /* ... for dw_n streams: (dw_s[i], up to issue dw_q[i]) */
+    uint32_t dw_s[DEV_WAIT_MAX];
+    uint64_t dw_q[DEV_WAIT_MAX];
+    uint64_t dw_enter_m, dw_enter_a; /* ... the call's Enter */
 } rloc;
 
 /* One MPI call of a location that made the library progress: where it
@@ -277,6 +331,17 @@ typedef struct engine {
     size_t nprogq, progqcap;
     uint32_t nparts, *rep; /* the parts, and the first location each holds
                             * (crossings to a part go to it, in one order) */
+    /* threads and devices: regions whose Enter or Leave takes step()
+     * (UP_REGION_OMP_MASK, UP_REGION_DEV_MASK), by region id; NULL when the
+     * trace has none */
+    uint8_t *slow;
+    dstream *ds;      /* accelerator streams (engine_dev.c) */
+    uint32_t nds;
+    uint32_t *dsof;   /* location -> its stream's index, UINT32_MAX: none */
+    bool has_stream_attr;
+    OTF2_AttributeRef stream_attr; /* CUDA_STREAM_REF (a LOCATION) */
+    uint32_t dev_waits; /* hosts waiting for the device (W_DEV) */
+    uint64_t x_dev;   /* device crossings applied here */
 } engine;
 
 /* Does this engine hold location l (always, unless it is a part)? */
@@ -412,6 +477,8 @@ int up_eng_x_tok(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win, int 
 int up_eng_x_lock(engine *E, uint32_t from, uint32_t target, OTF2_RmaWinRef win, bool exclusive,
                   uint64_t m, uint64_t a);
 int up_eng_x_prog_flush(engine *E, uint64_t upto, size_t *answered);
+int up_eng_x_dev_issue(engine *E, uint32_t from, uint32_t s, const dev_issue *is);
+int up_eng_x_dev_done(engine *E, uint32_t s, uint64_t seq, bool has_end, uint64_t m, uint64_t a);
 up_status up_eng_seam_init(engine *E);
 void up_eng_seam_free(engine *E);
 
@@ -425,7 +492,17 @@ int up_eng_tok_push(engine *E, uint32_t from, uint32_t to, OTF2_RmaWinRef win, i
 int up_eng_lock_released(engine *E, uint32_t target, OTF2_RmaWinRef win, bool exclusive,
                          uint64_t m, uint64_t a);
 
+/* engine_dev.c */
+up_status up_eng_dev_init(engine *E);
+void up_eng_dev_free(engine *E);
+int up_eng_dev_record(engine *E, uint32_t li, up_event **evp);
+int up_eng_dev_host(engine *E, uint32_t li, up_event **evp, unsigned flags);
+void up_eng_dev_ended(engine *E, uint32_t li);
+int up_eng_dev_issued(engine *E, uint32_t s, const dev_issue *is);
+void up_eng_dev_done(engine *E, uint32_t s, uint64_t seq, bool has_end, uint64_t m, uint64_t a);
+
 /* engine_threads.c */
+int up_eng_omp_region(engine *E, uint32_t li, up_event **evp, unsigned flags);
 int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct);
 int up_eng_join(engine *E, uint32_t li, up_event **evp, bool direct);
 int up_eng_fork(engine *E, uint32_t li, up_event **evp, bool direct);

@@ -23,6 +23,10 @@
  *   X_TOK     an RMA sync point; X_LOCK a lock release, to every part's
  *             copy of the lock state
  *   X_TEAM    a thread team member's begin or end
+ *   X_DEVQ    a host's launch or copy call reaches its stream's part;
+ *   X_DEVD    the end of the activity paired with it reaches the host's
+ *             (both go to the part's first location, as X_END does, so
+ *             that they keep their order with the location's end)
  *   X_BODYQ/A a task farm's moved work, asked of the part holding the
  *             task's measured receiver
  *   X_SHARED  the model's changes to its shared state (simulate's links),
@@ -39,7 +43,7 @@
 #include "replay/engine_int.h"
 
 enum { X_MSG = 1, X_POST = 2, X_COLL = 3, X_END = 4, X_PROGQ = 5, X_PROGA = 6, X_TOK = 7, X_LOCK = 8,
-       X_SHARED = 9, X_BODYQ = 10, X_BODYA = 11, X_TEAM = 12 };
+       X_SHARED = 9, X_BODYQ = 10, X_BODYA = 11, X_TEAM = 12, X_DEVQ = 13, X_DEVD = 14 };
 
 /* Every crossing starts with this header; `len` bytes of payload follow. */
 typedef struct xhead {
@@ -114,6 +118,13 @@ typedef struct xteam {
     uint64_t key, seq, m, a;
     uint32_t comm, what;
 } xteam;
+
+/* A device issue (engine_dev.c) to stream s, or the end of its activity */
+typedef struct xdev {
+    uint64_t seq, m, a;
+    uint32_t s;
+    uint8_t kind, has_end, pad_[2];
+} xdev;
 
 typedef struct xend {
     uint32_t loc, pad_;
@@ -405,6 +416,24 @@ int up_eng_x_team(engine *E, uint32_t from, OTF2_CommRef comm, uint64_t key, uin
     return x_parts(E, X_TEAM, from, up_defs_comm(E->d, comm), &x, sizeof x);
 }
 
+/* Host `from` issued *is to stream s, held by another part */
+int up_eng_x_dev_issue(engine *E, uint32_t from, uint32_t s, const dev_issue *is)
+{
+    xdev x;
+    memset(&x, 0, sizeof x);
+    x.seq = is->seq, x.m = is->m, x.a = is->a, x.s = s, x.kind = is->kind;
+    return x_send(E, X_DEVQ, from, E->rep[E->owner[E->ds[s].loc]], &x, sizeof x);
+}
+
+/* Stream s's activity of issue seq ended (or was dropped): to its host's part */
+int up_eng_x_dev_done(engine *E, uint32_t s, uint64_t seq, bool has_end, uint64_t m, uint64_t a)
+{
+    xdev x;
+    memset(&x, 0, sizeof x);
+    x.seq = seq, x.m = m, x.a = a, x.s = s, x.has_end = has_end;
+    return x_send(E, X_DEVD, E->ds[s].loc, E->rep[E->owner[E->ds[s].host]], &x, sizeof x);
+}
+
 static int apply_msg(engine *E, const xmsg *x)
 {
     up_msg *m = up_eng_msg_new(E);
@@ -529,6 +558,23 @@ static int apply(engine *E, const xhead *h, const uint8_t *pl)
         E->x_teams++;
         return up_eng_team_crossed(E, x.comm, x.key, x.seq, x.what, x.m, x.a);
     }
+    if ((h->type == X_DEVQ || h->type == X_DEVD) && h->len == sizeof(xdev)) {
+        xdev x;
+        memcpy(&x, pl, sizeof x);
+        if (x.s >= E->nds) {
+            UP_ERR(E->err, UP_EINTERNAL, "partitioned replay: a device crossing of no stream");
+            return STEP_ERROR;
+        }
+        E->x_dev++;
+        if (h->type == X_DEVD) {
+            up_eng_dev_done(E, x.s, x.seq, x.has_end, x.m, x.a);
+            return STEP_OK;
+        } else {
+            dev_issue is;
+            is.seq = x.seq, is.m = x.m, is.a = x.a, is.kind = x.kind;
+            return up_eng_dev_issued(E, x.s, &is);
+        }
+    }
     if (h->type == X_END && h->len == sizeof(xend)) {
         xend x;
         memcpy(&x, pl, sizeof x);
@@ -538,6 +584,7 @@ static int apply(engine *E, const xhead *h, const uint8_t *pl)
         }
         E->x_ends++;
         E->L[x.loc].away_ended = true;
+        up_eng_dev_ended(E, x.loc);
         if (E->ndrained)
             up_eng_coll_sweep(E);
         return STEP_OK;
@@ -862,6 +909,7 @@ up_status up_replay_run_parts(const up_replay_part *parts, size_t np, const uint
             res->x_shared += E[k].x_shared;
             res->x_bodies += E[k].x_bodies;
             res->x_teams += E[k].x_teams;
+            res->x_dev += E[k].x_dev;
             res->x_grants += E[k].x_grants;
         }
     }

@@ -239,3 +239,12 @@ void up_eng_threads_free(engine *E)
         if (up_map_at(&E->teams, i, &k0, &k1, &v))
             up_free((team *)(uintptr_t)v);
 }
+
+/* The Enter or Leave of an OpenMP construct (UP_REGION_OMP_MASK flags fl):
+ * STEP_DECLINED, a local record (the rules of barriers and tasks are to
+ * come, docs/models.md "OpenMP") */
+int up_eng_omp_region(engine *E, uint32_t li, up_event **evp, unsigned fl)
+{
+    (void)E, (void)li, (void)evp, (void)fl;
+    return STEP_DECLINED;
+}

@@ -56,6 +56,9 @@ typedef struct up_repair_kind {
     X(sync_unposted, "synchronous sends completed without their receive being posted", 1)      \
     X(thread_unpaired, "thread team begins or joins released without their partners", 1)       \
     X(rma_unpaired, "RMA post/start/complete/wait synchronisations released without their partners", 1) \
+    X(dev_issue_unpaired, "kernel launches and copies whose device activity the trace does not hold", 1) \
+    X(dev_activity_unpaired, "device activities without a launch or copy call (kept at the stream's last shift)", 1) \
+    X(dev_wait_released, "host calls waiting for the device released without its activity", 1) \
     X(output_clamped, "output timestamps raised to keep a location monotonic", 0)              \
     X(progress_unknown, "rendezvous sends whose receiver's MPI calls were not known, timed from the post", 0)
 
@@ -337,7 +340,14 @@ typedef struct up_model_ops {
      * shared_put applies another part's log (in any order).  May be NULL */
     size_t (*shared_take)(void *m, void *buf, size_t cap);
     void (*shared_put)(void *m, const void *buf, size_t n);
+    /* devices (docs/models.md, "Devices"): the approximated length of a
+     * measured span d (ticks) of accelerator stream loc: an activity's
+     * duration (UP_DEV_DUR) or its launch-to-start latency (UP_DEV_LAT).
+     * May be NULL: kept as measured */
+    uint64_t (*dev_time)(void *m, uint32_t loc, unsigned what, uint64_t d);
 } up_model_ops;
+
+enum { UP_DEV_DUR, UP_DEV_LAT };
 
 /* What a replay tells its caller while it runs (up_replay_run's `obs`): a
  * pipeline's progress bar, or a consumer of every timed record.  Every
@@ -399,7 +409,7 @@ typedef struct up_replay_result {
      * completions moved to a later poll of an interleaved loop */
     uint64_t spins, polls_collapsed, completions_moved;
     /* a partitioned replay (up_replay_run_parts): crossings delivered, by kind */
-    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_shared, x_bodies, x_teams;
+    uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_shared, x_bodies, x_teams, x_dev;
     uint64_t x_grants;
     /* task farms (fifo, lifo): sends found to reply to a wildcard receive
      * (marked by the tracer, or inferred), replies sent to the re-matched

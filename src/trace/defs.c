@@ -168,6 +168,11 @@ bool up_defs_attr_find_(const up_defs *d, const char *name, OTF2_Type type,
     return found;
 }
 
+bool up_defs_attr(const up_defs *d, const char *name, OTF2_Type type, OTF2_AttributeRef *ref)
+{
+    return up_defs_attr_find_(d, name, type, ref);
+}
+
 bool up_defs_win_comm(const up_defs *d, OTF2_RmaWinRef win, OTF2_CommRef *comm)
 {
     uint64_t *v = up_map_get(&d->wins, win, 0);
@@ -276,6 +281,28 @@ static void region_flags(up_region_def *rg)
      * region of that name is a function of the program's own) */
     if (rg->flags & UP_REGION_MPI)
         rg->flags |= classes & (UP_REGION_POLL | UP_REGION_NOWAIT);
+    /* OpenMP constructs by role (Score-P's OPARI2 and OMPT adapters give
+     * them; a barrier of another paradigm, e.g. CUDA's cudaSynchronize of
+     * role IMPLICIT_BARRIER, is no team barrier) */
+    if (paradigm == OTF2_PARADIGM_OPENMP) {
+        if (rg->role == OTF2_REGION_ROLE_BARRIER || rg->role == OTF2_REGION_ROLE_IMPLICIT_BARRIER)
+            rg->flags |= UP_REGION_OMP_BARRIER;
+        else if (rg->role == OTF2_REGION_ROLE_PARALLEL)
+            rg->flags |= UP_REGION_OMP_PARALLEL;
+        else if (rg->role == OTF2_REGION_ROLE_TASK_WAIT)
+            rg->flags |= UP_REGION_OMP_TASKWAIT;
+    }
+    /* CUDA's driver and runtime calls by name (Score-P's CUDA adapter
+     * records them as WRAPPER or FUNCTION regions of paradigm CUDA) */
+    if (paradigm == OTF2_PARADIGM_CUDA) {
+        if (strstr(rg->name, "Launch") ||
+            (strstr(rg->name, "Memcpy") && strstr(rg->name, "Async")))
+            rg->flags |= UP_REGION_DEV_LAUNCH;
+        else if (strstr(rg->name, "Memcpy"))
+            rg->flags |= UP_REGION_DEV_COPY;
+        else if (strstr(rg->name, "Synchronize"))
+            rg->flags |= UP_REGION_DEV_SYNC;
+    }
 }
 
 /* The thread CPU-time metric of our tracer's --cpu-time: a metric class

@@ -101,7 +101,20 @@ enum {
     UP_REGION_WIN_POST = 1u << 10,    /* MPI_Win_post: RMA's general active target */
     UP_REGION_WIN_START = 1u << 11,   /* MPI_Win_start */
     UP_REGION_WIN_COMPLETE = 1u << 12, /* MPI_Win_complete */
-    UP_REGION_WIN_WAIT = 1u << 13     /* MPI_Win_wait, MPI_Win_test */
+    UP_REGION_WIN_WAIT = 1u << 13,    /* MPI_Win_wait, MPI_Win_test */
+    /* threads and devices (docs/models.md, "Hybrid programs"): regions whose
+     * Enter or Leave depends on other locations of the process */
+    UP_REGION_OMP_BARRIER = 1u << 14, /* an OpenMP team barrier: role BARRIER or
+                                       * IMPLICIT_BARRIER, paradigm OPENMP */
+    UP_REGION_OMP_PARALLEL = 1u << 15,/* an OpenMP parallel region (role PARALLEL) */
+    UP_REGION_OMP_TASKWAIT = 1u << 16,/* taskwait (role TASK_WAIT, paradigm OPENMP) */
+    UP_REGION_DEV_LAUNCH = 1u << 17,  /* a device call that enqueues work on a stream
+                                       * and returns: cuLaunchKernel, cudaLaunchKernel,
+                                       * cuMemcpy*Async (paradigm CUDA, by name) */
+    UP_REGION_DEV_COPY = 1u << 18,    /* a blocking copy: cuMemcpy*, cudaMemcpy* (not Async) */
+    UP_REGION_DEV_SYNC = 1u << 19,    /* a call that waits for the device: *Synchronize */
+    UP_REGION_OMP_MASK = UP_REGION_OMP_BARRIER | UP_REGION_OMP_PARALLEL | UP_REGION_OMP_TASKWAIT,
+    UP_REGION_DEV_MASK = UP_REGION_DEV_LAUNCH | UP_REGION_DEV_COPY | UP_REGION_DEV_SYNC
 };
 
 typedef struct up_region_def {
@@ -235,6 +248,9 @@ static inline unsigned up_defs_region_flags(const up_defs *d, OTF2_RegionRef r)
     rg = up_defs_region_slow_(d, r);
     return rg ? rg->flags : 0;
 }
+/* The attribute named `name` of that type (the lowest id of several), or false */
+bool up_defs_attr(const up_defs *d, const char *name, OTF2_Type type, OTF2_AttributeRef *ref);
+
 /* Location index of an OTF2 location id, or false. */
 bool up_defs_loc_index(const up_defs *d, OTF2_LocationRef id, uint32_t *idx);
 
