@@ -152,6 +152,24 @@ static OTF2_CallbackCode on_rma_put(HDR, OTF2_RmaWinRef w, uint32_t r, uint64_t 
     add(ud, loc, TR_OTHER, t, w);
     return OTF2_CALLBACK_SUCCESS;
 }
+static OTF2_CallbackCode on_rma_get(HDR, OTF2_RmaWinRef w, uint32_t r, uint64_t b, uint64_t id)
+{
+    (void)al, (void)r, (void)b, (void)id;
+    add(ud, loc, TR_OTHER, t, w);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_rma_done(HDR, OTF2_RmaWinRef w, uint64_t id)
+{
+    (void)al, (void)id;
+    add(ud, loc, TR_OTHER, t, w);
+    return OTF2_CALLBACK_SUCCESS;
+}
+static OTF2_CallbackCode on_rma_win(HDR, OTF2_RmaWinRef w)
+{
+    (void)al;
+    add(ud, loc, TR_OTHER, t, w);
+    return OTF2_CALLBACK_SUCCESS;
+}
 static OTF2_CallbackCode on_team(HDR, OTF2_CommRef c)
 {
     (void)al;
@@ -268,6 +286,10 @@ int tr_load(const char *dir, tr_trace *t)
     OTF2_GlobalEvtReaderCallbacks_SetRmaRequestLockCallback(ecb, on_rma_lock);
     OTF2_GlobalEvtReaderCallbacks_SetRmaReleaseLockCallback(ecb, on_rma_release);
     OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(ecb, on_rma_put);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(ecb, on_rma_get);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(ecb, on_rma_done);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaWinCreateCallback(ecb, on_rma_win);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaWinDestroyCallback(ecb, on_rma_win);
     OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(ecb, on_isend);
     OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(ecb, on_irecv);
     OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(ecb, on_request);

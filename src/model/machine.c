@@ -28,9 +28,9 @@
 
 /* ---- names ------------------------------------------------------------------ */
 
-enum { S_PROCESSOR, S_NETWORK, S_BARRIER, S_COLLECTIVES, S_COUNT };
+enum { S_PROCESSOR, S_NETWORK, S_BARRIER, S_COLLECTIVES, S_ACCELERATOR, S_COUNT };
 static const char *const sec_names[S_COUNT] = {"processor", "network", "barrier",
-                                               "collectives"};
+                                               "collectives", "accelerator"};
 
 static const char *const compute_names[] = {"auto", "wall", "cpu", NULL};
 static const char *const progress_names[] = {"mpi", "interrupt", "polling", NULL};
@@ -93,6 +93,7 @@ static const up_range R_RATIO = {0.001, 1000, false, ""};
 static const up_range R_POLL_CHUNK = {1, 1e9, false, "ns"};
 static const up_range R_BW = {1e-6, 1e6, false, "GB/s"};
 static const up_range R_RPN = {1, 1e6, true, ""};
+static const up_range R_LAUNCH = {-1, 1e9, false, "ns"};
 static const up_range R_FAT_TREE = {2, 1e6, true, ""};
 #define R_NS (&UP_RANGE_NS)
 #define R_NPB (&UP_RANGE_NS_PER_BYTE)
@@ -114,6 +115,12 @@ typedef struct mkey {
 
 #define F_(f) offsetof(up_machine, f)
 static const mkey keys[] = {
+    {"speed_ratio", S_ACCELERATOR, K_NUM, 0, F_(accel_ratio),
+     "target accelerator speed / traced accelerator speed (2: kernels and copies take half the time)",
+     &R_RATIO},
+    {"launch_latency_ns", S_ACCELERATOR, K_NUM, 0, F_(launch_latency_ns),
+     "from a kernel launch or copy call to the device's start of it, ns (-1: as measured)",
+     &R_LAUNCH},
     {"cpu_ratio", S_PROCESSOR, K_NUM, 0, F_(cpu_ratio),
      "target processor speed / traced processor speed (2: compute takes half the time)", &R_RATIO},
     {"compute", S_PROCESSOR, K_ENUM, E_COMPUTE, 0,
@@ -471,6 +478,8 @@ void up_machine_init(up_machine *m)
     memset(m, 0, sizeof *m);
     /* [processor] */
     m->cpu_ratio = 1;
+    m->accel_ratio = 1;
+    m->launch_latency_ns = -1;
     m->compute = UP_COMPUTE_AUTO;
     m->progress = UP_PROGRESS_MPI;
     m->interrupt_ns = 1000;

@@ -86,6 +86,10 @@ typedef struct up_machine {
     double interrupt_ns;         /* cost of handling one interrupt */
     double poll_chunk_ns;        /* polling: compute chunk length (target time) */
     double poll_ns;              /* polling: cost of one poll */
+    /* [accelerator] (docs/models.md, "Devices") */
+    double accel_ratio;          /* speed_ratio: target / traced accelerator speed */
+    double launch_latency_ns;    /* launch or copy call to the activity's start
+                                  * (-1: as measured) */
     /* [network] LogGP-style point to point:
      *   arrival = depart + send_overhead + latency + hops * per_hop + bytes * ns_per_byte
      * (node_latency_ns / node_ns_per_byte between ranks on the same node) */

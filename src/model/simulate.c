@@ -905,6 +905,18 @@ static up_replies s_replies(void *mp)
     return UP_REPLIES_MEASURED;
 }
 
+/* Devices (docs/models.md, "Devices"): an activity's duration over the
+ * accelerator's speed_ratio; the launch-to-start latency as measured, or
+ * the machine's launch_latency_ns */
+static uint64_t s_dev_time(void *m, uint32_t loc, unsigned what, uint64_t d)
+{
+    up_sim *S = m;
+    (void)loc;
+    if (what == UP_DEV_LAT)
+        return S->m.launch_latency_ns < 0 ? d : ticks(S, S->m.launch_latency_ns);
+    return S->m.accel_ratio == 1 ? d : tk(S, (double)d / S->m.accel_ratio);
+}
+
 static const up_model_ops sim_ops = {
     .name = "simulate",
     .record_ovh = s_record_ovh,
@@ -929,6 +941,7 @@ static const up_model_ops sim_ops = {
     .progress_of = s_progress_of,
     .shared_take = s_shared_take,
     .shared_put = s_shared_put,
+    .dev_time = s_dev_time,
 };
 
 const up_model_ops *up_sim_ops(void) { return &sim_ops; }

@@ -105,6 +105,12 @@ up_status up_eng_dev_init(engine *E)
             E->L[i].dev = true;
         }
     }
+    for (i = 0; i < E->nds; i++) { /* copies pair on a process's only stream */
+        uint32_t p = d->locs[E->ds[i].loc].process, n = 0;
+        for (j = 0; j < E->nds; j++)
+            n += p != UP_NO_PROCESS && d->locs[E->ds[j].loc].process == p;
+        E->ds[i].copies = n == 1;
+    }
     return UP_OK;
 }
 
@@ -160,7 +166,8 @@ static int done(engine *E, uint32_t s, uint64_t seq, bool has_end, uint64_t m, u
 }
 
 /* The stream a launch or copy call of host li issues to: the one its
- * CUDA_STREAM_REF names, else its process's first */
+ * CUDA_STREAM_REF names, else (a copy: Score-P names no stream on copy
+ * calls) its process's only stream; NONE: none known */
 static uint32_t issue_stream(const engine *E, uint32_t li, const up_event *ev)
 {
     uint32_t i, s;
@@ -174,9 +181,28 @@ static uint32_t issue_stream(const engine *E, uint32_t li, const up_event *ev)
             }
     for (s = 0; s < E->nds; s++)
         if (E->d->locs[E->ds[s].loc].process == E->d->locs[li].process &&
-            E->d->locs[li].process != UP_NO_PROCESS)
+            E->d->locs[li].process != UP_NO_PROCESS && E->ds[s].copies)
             return s;
     return NONE;
+}
+
+/* A device call of li waits for every stream of its process, as issued so
+ * far (a synchronisation; a blocking copy on a process with several
+ * streams: CUDA's legacy default stream waits for all of them) */
+static int wait_all(engine *E, uint32_t li)
+{
+    rloc *L = &E->L[li];
+    uint32_t s;
+    for (s = 0; s < E->nds && L->dw_n < DEV_WAIT_MAX; s++)
+        if (E->d->locs[li].process != UP_NO_PROCESS &&
+            E->d->locs[E->ds[s].loc].process == E->d->locs[li].process && E->ds[s].issued) {
+            if (!up_eng_holds(E, E->ds[s].loc) && li != E->ds[s].host)
+                return up_eng_x_outside(E, "a device synchronisation by a thread other than "
+                                           "its stream's host");
+            L->dw_s[L->dw_n] = s;
+            L->dw_q[L->dw_n++] = E->ds[s].issued - 1;
+        }
+    return STEP_OK;
 }
 
 /* (the stream's side) issue *is reaches stream s: queued, the stream woken */
@@ -245,18 +271,11 @@ int up_eng_dev_host(engine *E, uint32_t li, up_event **evp, unsigned fl)
                     L->dw_q[0] = E->ds[s].issued - 1;
                     L->dw_n = 1;
                 }
+            } else if ((fl & UP_REGION_DEV_COPY) && wait_all(E, li) != STEP_OK) {
+                return STEP_ERROR;
             }
-        } else if (fl & UP_REGION_DEV_SYNC) { /* every stream of its process, as issued */
-            uint32_t s;
-            for (s = 0; s < E->nds && L->dw_n < DEV_WAIT_MAX; s++)
-                if (E->d->locs[li].process != UP_NO_PROCESS &&
-                    E->d->locs[E->ds[s].loc].process == E->d->locs[li].process && E->ds[s].issued) {
-                    if (!up_eng_holds(E, E->ds[s].loc) && li != E->ds[s].host)
-                        return up_eng_x_outside(E, "a device synchronisation by a thread other "
-                                                   "than its stream's host");
-                    L->dw_s[L->dw_n] = s;
-                    L->dw_q[L->dw_n++] = E->ds[s].issued - 1;
-                }
+        } else if ((fl & UP_REGION_DEV_SYNC) && wait_all(E, li) != STEP_OK) {
+            return STEP_ERROR;
         }
         L->dw_on = L->dw_n > 0;
         L->dw_enter_m = ev->time;
@@ -353,11 +372,18 @@ int up_eng_dev_record(engine *E, uint32_t li, up_event **evp)
     dstream *ds = &E->ds[s];
     bool start = !ds->act && ((ev->kind == UP_EV_Enter && ds->depth == 0) ||
                               ev->kind == UP_EV_RmaGet || ev->kind == UP_EV_RmaPut);
-    uint64_t t;
+    uint8_t kind = ev->kind == UP_EV_Enter ? DK_KERNEL : DK_COPY;
+    uint64_t t = 0;
 
     set_rflags(E, ev);
-    if (start) {
-        uint8_t kind = ev->kind == UP_EV_Enter ? DK_KERNEL : DK_COPY;
+    if (start && !ds->copies && ev->kind != UP_EV_Enter) {
+        /* a copy on a process with several streams: no call names it (the
+         * header); it keeps the stream's shift, after its previous activity */
+        t = shift(ev->time, ds->off);
+        if (t < ds->prev_end_a)
+            t = ds->prev_end_a;
+        ds->act_paired = false;
+    } else if (start) {
         while (ds->qn && ds->q[ds->qpos].kind != kind)
             if (drop_head(E, s) != STEP_OK)
                 return STEP_ERROR;
@@ -390,10 +416,12 @@ int up_eng_dev_record(engine *E, uint32_t li, up_event **evp)
         }
         if (t < ds->prev_end_a)
             t = ds->prev_end_a;
-        if (t < L->ls.prev_a)
-            t = L->ls.prev_a;
         if (ds->act_paired)
             ds->off = (int64_t)(t - ev->time);
+    }
+    if (start) {
+        if (t < L->ls.prev_a)
+            t = L->ls.prev_a;
         ds->act = true;
         ds->act_kind = kind;
         ds->act_m = ev->time;

@@ -74,6 +74,8 @@ typedef struct dstream {
     uint32_t loc;         /* the stream's location */
     uint32_t host;        /* its host: its process's first CPU thread
                            * (UINT32_MAX: none) */
+    bool copies;          /* copy calls issue to it: the only stream of its
+                           * process (Score-P names no stream on a copy) */
     /* the stream's side */
     dev_issue *q;         /* issues not yet paired, oldest first (a ring) */
     size_t qpos, qn, qcap;
