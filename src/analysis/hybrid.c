@@ -51,6 +51,8 @@ typedef struct hloc {
     hteam_ref *teams;
     size_t nteams, tcap;
     uint64_t span_start, in_team;
+    bool had_team;            /* a ThreadTeamBegin seen */
+    uint64_t reg_start, in_region; /* time inside regions (threads without team records) */
     bool has_fork;
     uint64_t fork_t;
     uint64_t *joinq;          /* team instances this location is master of, ended, not joined */
@@ -297,6 +299,7 @@ static void team_begin(hy *Y, uint32_t li, uint64_t t, OTF2_CommRef comm)
     l->teams[l->nteams++].j = 0;
     if (l->nteams == 1)
         l->span_start = t;
+    l->had_team = true;
     if (!(tm = team_get(Y, key, comm)))
         return;
     tm->nbegin++;
@@ -424,6 +427,8 @@ static void record(hy *Y, uint32_t li, const up_event *ev)
         l->st[l->depth].region = ev->u.Enter.region;
         l->st[l->depth].enter = t;
         l->st[l->depth++].cls = c;
+        if (l->depth == 1)
+            l->reg_start = t;
         if (role == UP_HY_DEVICE) {
             dev_busy(Y, li, t, was);
             break;
@@ -439,6 +444,8 @@ static void record(hy *Y, uint32_t li, const up_event *ev)
         if (!l->depth)
             break;
         c = l->st[--l->depth].cls;
+        if (!l->depth)
+            l->in_region += clip(&Y->H->locs[li], l->reg_start, t);
         if (role == UP_HY_DEVICE) {
             dev_busy(Y, li, t, was);
             break;
@@ -580,6 +587,10 @@ static void finish(hy *Y)
             l->in_team += clip(w, l->span_start, UINT64_MAX);
         if (w->role == UP_HY_DEVICE && (l->depth || l->ncopy))
             l->busy += clip(w, l->busy_start, UINT64_MAX);
+        if (l->depth)
+            l->in_region += clip(w, l->reg_start, UINT64_MAX);
+        if (!l->had_team) /* no team records (OMPT): busy while in a region */
+            l->in_team = l->in_region;
         if (w->role == UP_HY_THREAD)
             w->t[UP_HY_IDLE] = win > l->in_team ? win - l->in_team : 0;
         if (w->role == UP_HY_DEVICE)

@@ -28,7 +28,9 @@
  *                (its last release by another location came after the
  *                request); n: those acquisitions
  *   IDLE         each non-master CPU thread of a process: the window's time
- *                outside its ThreadTeamBegin .. ThreadTeamEnd spans
+ *                outside its ThreadTeamBegin .. ThreadTeamEnd spans (a
+ *                thread with no team records, as in OMPT traces: outside
+ *                its regions)
  *   FORK         at the master: ThreadFork -> the team instance's last
  *                ThreadTeamBegin; n: forks
  *   JOIN         at the master: the instance's last ThreadTeamEnd ->

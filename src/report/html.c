@@ -115,8 +115,7 @@ static const char css[] =
     "tbody tr:hover{background:#f6f8fa}\n"
     "tr.sum td{color:var(--mute);font-style:italic;border-top:1px solid var(--line)}\n"
     "tr.tot td{font-weight:600;border-top:1px solid var(--line)}\n"
-    "tr.proc td{font-weight:600;background:#f6f8fa}\n"
-    "tr.sub td:first-child{padding-left:1.6em}\n"
+
     "td.pos{color:#1a7f37}td.neg{color:#cf222e}\n"
     ".sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:7px;vertical-align:-1px}\n"
     ".mini{display:flex;width:160px;height:7px;margin:2px 0;background:#f0f2f4;border-radius:2px;overflow:hidden}\n"
@@ -169,7 +168,13 @@ static void page_head(hx *x)
         fputs(" vs ", f);
         up_report_xml_text(f, x->in->path_b);
     }
-    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", css);
+    /* the rows of processes and their locations: only pages that group them,
+     * so that a pure MPI trace's page stays as it was */
+    fprintf(f, "</title>\n<style>\n%s%s</style>\n</head>\n<body>\n<main>\n", css,
+            up_report_grouped(x->a) || x->in->hy_a
+                ? "tr.proc td{font-weight:600;background:#f6f8fa}\n"
+                  "tr.sub td:first-child{padding-left:1.6em}\n"
+                : "");
 }
 
 /* ---- 1. header ----------------------------------------------------------------- */
