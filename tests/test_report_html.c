@@ -222,6 +222,7 @@ static void prof_loc(up_profile_loc *l, long rank, double end, double mpi, unsig
     memset(l, 0, sizeof *l);
     l->id = (OTF2_LocationRef)rank;
     l->rank = rank;
+    l->process = (uint32_t)rank; /* one process per rank, as a real profile has */
     l->name = "Master thread";
     l->start = 0;
     l->end = S(end);
@@ -475,6 +476,7 @@ TEST(report_html_one_run)
     x.in.est = NULL;
     x.in.command = NULL;
     x.la[3].rank = 2; /* two threads of rank 2 */
+    x.la[3].process = 2;
     x.la[2].name = "Master thread";
     x.la[3].name = "Pthread \"1\"";
     if (!(html = render(&x.in, "one", &len)))
@@ -482,6 +484,15 @@ TEST(report_html_one_run)
     CHECK(strstr(html, "<td>rank 2, Master thread</td>") != NULL);
     CHECK(strstr(html, "<td>rank 2, Pthread &quot;1&quot;</td>") != NULL);
     CHECK(strstr(html, "<td>rank 1</td>") != NULL);
+    /* the Locations table groups rank 2's two threads under their process */
+    {
+        const char *loc = strstr(html, "id=\"locations\""), *p, *m, *t;
+        CHECK(loc && (p = strstr(loc, "<tr class=\"proc\"><td>rank 2 (2 locations, sum)</td>")) &&
+              (m = strstr(p, "<tr class=\"sub\"><td>Master thread</td>")) &&
+              (t = strstr(m, "<tr class=\"sub\"><td>Pthread &quot;1&quot;</td>")) &&
+              !strstr(loc, "<td>rank 2, Master thread</td>"));
+        CHECK(strstr(html, "tr.sub td:first-child") != NULL);
+    }
     CHECK(strstr(html, "id=\"timeline\"") == NULL);
     CHECK(strstr(html, "id=\"overhead\"") == NULL);
     CHECK(strstr(html, "id=\"estimates\"") == NULL);
@@ -525,6 +536,7 @@ TEST(report_html_large)
     for (i = 0; i < NL; i++) {
         up_profile_loc *l = &a.locs[i];
         l->rank = (long)i;
+        l->process = (uint32_t)i;
         l->name = "Master thread";
         l->end = l->time = 20000000000ull - i * 1000;
         l->mpi = 5000000000ull + i * 1000000;

@@ -115,6 +115,7 @@ static const char css[] =
     "tbody tr:hover{background:#f6f8fa}\n"
     "tr.sum td{color:var(--mute);font-style:italic;border-top:1px solid var(--line)}\n"
     "tr.tot td{font-weight:600;border-top:1px solid var(--line)}\n"
+
     "td.pos{color:#1a7f37}td.neg{color:#cf222e}\n"
     ".sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:7px;vertical-align:-1px}\n"
     ".mini{display:flex;width:160px;height:7px;margin:2px 0;background:#f0f2f4;border-radius:2px;overflow:hidden}\n"
@@ -167,7 +168,13 @@ static void page_head(hx *x)
         fputs(" vs ", f);
         up_report_xml_text(f, x->in->path_b);
     }
-    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", css);
+    /* the rows of processes and their locations: only pages that group them,
+     * so that a pure MPI trace's page stays as it was */
+    fprintf(f, "</title>\n<style>\n%s%s</style>\n</head>\n<body>\n<main>\n", css,
+            up_report_grouped(x->a) || x->in->hy_a
+                ? "tr.proc td{font-weight:600;background:#f6f8fa}\n"
+                  "tr.sub td:first-child{padding-left:1.6em}\n"
+                : "");
 }
 
 /* ---- 1. header ----------------------------------------------------------------- */
@@ -274,6 +281,8 @@ static void header(hx *x)
     fputs("<a href=\"#waits\">Wait states</a><a href=\"#callpaths\">Call paths</a>"
           "<a href=\"#locations\">Locations</a>",
           f);
+    if (x->in->hy_a)
+        fputs("<a href=\"#hybrid\">Threads and devices</a>", f);
     if (x->in->est)
         fputs("<a href=\"#estimates\">Estimates</a>", f);
     fputs("</nav>\n</header>\n", f);
@@ -825,6 +834,20 @@ static void loc_row(hx *x, const char *label, const double *v, int nv, double ma
     fputs("</td></tr>\n", f);
 }
 
+/* time, MPI, waiting of run a, then of run b (0 without it) */
+static void loc_vals(const up_profile *a, const up_profile *b, size_t l, double v[6])
+{
+    v[0] = sec(a, a->locs[l].time);
+    v[1] = sec(a, a->locs[l].mpi);
+    v[2] = loc_wait_s(a, l);
+    if (b && l < b->nlocs) {
+        v[3] = sec(b, b->locs[l].time);
+        v[4] = sec(b, b->locs[l].mpi);
+        v[5] = loc_wait_s(b, l);
+    } else
+        v[3] = v[4] = v[5] = 0;
+}
+
 static up_status locations(hx *x, up_err *err)
 {
     FILE *f = x->f;
@@ -867,21 +890,57 @@ static up_status locations(hx *x, up_err *err)
     for (i = 0; i < n; i++) {
         size_t l = o[i].i;
         double v[6];
-        v[0] = sec(a, a->locs[l].time);
-        v[1] = sec(a, a->locs[l].mpi);
-        v[2] = loc_wait_s(a, l);
-        if (b && l < b->nlocs) {
-            v[3] = sec(b, b->locs[l].time);
-            v[4] = sec(b, b->locs[l].mpi);
-            v[5] = loc_wait_s(b, l);
-        } else
-            v[3] = v[4] = v[5] = 0;
+        loc_vals(a, b, l, v);
         for (k = 0; k < 6; k++) {
             all[k] += v[k];
             if (i >= shown)
                 rest[k] += v[k] / (double)(n - shown);
         }
-        if (i < shown)
+    }
+    if (up_report_grouped(a)) {
+        uint32_t *idx = up_calloc(shown ? shown : 1, sizeof *idx);
+        up_status st;
+        if (!idx) {
+            up_free(o);
+            return UP_ERR(err, UP_ENOMEM, "out of memory");
+        }
+        for (i = 0; i < shown; i++)
+            idx[i] = o[i].i;
+        if ((st = up_report_group_by_proc(a, idx, shown, err)) != UP_OK) {
+            up_free(idx);
+            up_free(o);
+            return st;
+        }
+        for (i = 0; i < shown; i++)
+            o[i].i = idx[i];
+        up_free(idx);
+    }
+    for (i = 0; i < shown; i++) {
+        size_t l = o[i].i, j;
+        uint32_t pr = up_proc_of(a, l);
+        bool many = up_proc_size(a, l) > 1;
+        double v[6];
+        loc_vals(a, b, l, v);
+        if (many && (i == 0 || up_proc_of(a, o[i - 1].i) != pr)) { /* the process: all its locations */
+            double pv[6] = {0, 0, 0, 0, 0, 0}, w[6];
+            char lab[96];
+            size_t cnt = 0;
+            for (j = 0; j < n; j++)
+                if (up_proc_of(a, j) == pr) {
+                    loc_vals(a, b, j, w);
+                    for (k = 0; k < 6; k++)
+                        pv[k] += w[k];
+                    cnt++;
+                }
+            up_proc_label(a, l, lab, 64);
+            snprintf(lab + strlen(lab), sizeof lab - strlen(lab), " (%zu locations, sum)", cnt);
+            loc_row(x, lab, pv, nv, 0, " class=\"proc\"");
+        }
+        if (many) {
+            char lab[LABEL];
+            up_text_escape(lab, sizeof lab, a->locs[l].name && *a->locs[l].name ? a->locs[l].name : "?", 0);
+            loc_row(x, lab, v, nv, max, " class=\"sub\"");
+        } else
             loc_row(x, up_html_loc_label(x, l), v, nv, max, "");
     }
     if (n > shown) {
@@ -896,6 +955,121 @@ static up_status locations(hx *x, up_err *err)
     }
     fputs("</tbody></table>\n</section>\n", f);
     up_free(o);
+    return UP_OK;
+}
+
+/* ---- 6b. hybrid: threads and devices ---------------------------------------------- */
+
+static void hy_cell(hx *x, const up_hybrid *ha, const up_hybrid *hb, uint64_t ta, uint64_t tb)
+{
+    fprintf(x->f, "<td>%s", up_html_ft(x, up_hybrid_s(ha, ta)));
+    if (hb)
+        fprintf(x->f, "<br><span class=\"note\">%s</span>", up_html_ft(x, up_hybrid_s(hb, tb)));
+    fputs("</td>", x->f);
+}
+
+static up_status hybrid(hx *x, up_err *err)
+{
+    FILE *f = x->f;
+    const up_hybrid *ha = x->in->hy_a, *hb = x->in->hy_b;
+    const up_profile *a = x->a;
+    size_t n = ha->nlocs < a->nlocs ? ha->nlocs : a->nlocs, i, j, shown;
+    uint32_t *idx;
+    up_status st;
+    unsigned k;
+    fputs("<section id=\"hybrid\">\n<h2>Threads and devices</h2>\n<p class=\"note\">", f);
+    fprintf(f, "%s OpenMP threads besides the masters, %s accelerator streams. ",
+            up_html_fc(x, ha->nthreads), up_html_fc(x, ha->ndevices));
+    fputs("Barrier wait: each thread&#8217;s time from its entry into an OpenMP barrier to the "
+          "team&#8217;s last entry. Lock contention: request to acquisition of a lock another "
+          "thread held. Idle threads: a thread&#8217;s window outside its parallel regions. "
+          "Fork and join: the master&#8217;s fork to the team&#8217;s last begin, the last end to "
+          "the join. Host waiting: CUDA calls that wait for the device. Device idle: a "
+          "stream&#8217;s window outside kernels and copies.</p>\n<table><thead><tr><th>metric</th><th>",
+          f);
+    up_report_xml_text(f, x->la);
+    fputs("</th>", f);
+    if (hb) {
+        fputs("<th>", f);
+        up_report_xml_text(f, x->lb);
+        fputs("</th><th>difference</th>", f);
+    }
+    fputs("<th class=\"l\">count</th></tr></thead><tbody>\n", f);
+    for (k = 0; k < UP_HY_COUNT; k++) {
+        double va = up_hybrid_s(ha, ha->t[k]);
+        fprintf(f, "<tr><td>%s</td><td>%s</td>", up_hy_title(k), up_html_ft(x, va));
+        if (hb) {
+            double vb = up_hybrid_s(hb, hb->t[k]);
+            fprintf(f, "<td>%s</td>", up_html_ft(x, vb));
+            td_diff(x, va - vb);
+        }
+        fputs("<td class=\"l\">", f);
+        if (k == UP_HY_OMP_BARRIER)
+            fprintf(f, "%s barrier instances", up_html_fc(x, ha->barriers));
+        else if (k == UP_HY_LOCK)
+            fprintf(f, "%s of %s acquisitions contended", up_html_fc(x, ha->n[k]),
+                    up_html_fc(x, ha->acquisitions));
+        else if (k == UP_HY_FORK || k == UP_HY_JOIN)
+            fprintf(f, "%s", up_html_fc(x, ha->n[k]));
+        else if (k == UP_HY_HOST_WAIT)
+            fprintf(f, "%s calls", up_html_fc(x, ha->n[k]));
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</tbody></table>\n", f);
+
+    /* per location, by process; at most 2 x top locations */
+    shown = n <= 2 * x->top ? n : 2 * x->top;
+    if (!(idx = up_calloc(n ? n : 1, sizeof *idx)))
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    for (i = 0; i < n; i++)
+        idx[i] = (uint32_t)i;
+    if ((st = up_report_group_by_proc(a, idx, n, err)) != UP_OK) {
+        up_free(idx);
+        return st;
+    }
+    fputs("<p class=\"note\">Per process and location", f);
+    if (hb) {
+        fputs(" (second line: ", f);
+        up_report_xml_text(f, x->lb);
+        fputs(")", f);
+    }
+    if (shown < n)
+        fprintf(f, "; the first %zu of %s locations", shown, up_html_fc(x, n));
+    fputs(".</p>\n<table><thead><tr><th>location</th>", f);
+    for (k = 0; k < UP_HY_COUNT; k++)
+        fprintf(f, "<th>%s</th>", up_hy_title(k));
+    fputs("</tr></thead><tbody>\n", f);
+    for (i = 0; i < shown; i++) {
+        size_t l = idx[i];
+        uint32_t pr = up_proc_of(a, l);
+        bool many = up_proc_size(a, l) > 1;
+        char lab[LABEL];
+        if (many && (i == 0 || up_proc_of(a, idx[i - 1]) != pr)) {
+            uint64_t sa[UP_HY_COUNT] = {0}, sb[UP_HY_COUNT] = {0};
+            for (j = 0; j < n; j++)
+                if (up_proc_of(a, j) == pr)
+                    for (k = 0; k < UP_HY_COUNT; k++) {
+                        sa[k] += ha->locs[j].t[k];
+                        sb[k] += hb && j < hb->nlocs ? hb->locs[j].t[k] : 0;
+                    }
+            fputs("<tr class=\"proc\"><td>", f);
+            up_report_xml_text(f, up_proc_label(a, l, lab, sizeof lab));
+            fputs("</td>", f);
+            for (k = 0; k < UP_HY_COUNT; k++)
+                hy_cell(x, ha, hb, sa[k], sb[k]);
+            fputs("</tr>\n", f);
+        }
+        fprintf(f, "<tr%s><td>", many ? " class=\"sub\"" : "");
+        if (many)
+            up_text_escape(lab, sizeof lab, a->locs[l].name && *a->locs[l].name ? a->locs[l].name : "?", 0);
+        up_report_xml_text(f, many ? lab : up_html_loc_label(x, l));
+        fputs("</td>", f);
+        for (k = 0; k < UP_HY_COUNT; k++)
+            hy_cell(x, ha, hb, ha->locs[l].t[k], hb && l < hb->nlocs ? hb->locs[l].t[k] : 0);
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table>\n</section>\n", f);
+    up_free(idx);
     return UP_OK;
 }
 
@@ -1021,6 +1195,8 @@ static up_status page(hx *x, up_err *err)
         return s;
     if ((s = waits(x, err)) != UP_OK || (s = up_html_callpaths(x, err)) != UP_OK ||
         (s = locations(x, err)) != UP_OK)
+        return s;
+    if (x->in->hy_a && (s = hybrid(x, err)) != UP_OK)
         return s;
     if (x->in->est)
         estimates(x);

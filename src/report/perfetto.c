@@ -5,10 +5,15 @@
  * Place in the data flow: reads an archive with the reader (src/trace), one
  * location after the other, and writes one JSON file; no replay, no model.
  *
- *   process (pid)   one per MPI rank: pid = rank + 1 (Perfetto reserves pid
- *                   0); a location without a rank gets one per location group
- *   thread (tid)    one per location; the process' first location has
- *                   tid = pid (its main thread), the others tids above every pid
+ *   process (pid)   one per process (up_loc_def.process: an accelerator's is
+ *                   its creator's): pid = its rank + 1 (Perfetto reserves pid
+ *                   0); a process without a rank gets one past the ranks by
+ *                   its index, a location of no process one per location group
+ *   thread (tid)    one per location, its own track under its process (OpenMP
+ *                   threads, accelerator streams); the process' first location
+ *                   has tid = pid (its main thread), the others tids above
+ *                   every pid; "thread_name" names each, "process_name" each
+ *                   process ("rank N" or "process N")
  *   Enter, Leave    "B", "E" with the region's name, category its paradigm
  *   MpiSend/Isend   "s" (flow start); MpiRecv/Irecv "f" (flow end, "bp":"e");
  *                   flow id from the channel (communicator, sender, receiver,
@@ -239,6 +244,7 @@ typedef struct ex {
     uint64_t lo, hi;        /* window, ticks */
     /* processes and threads */
     uint64_t *pid, *tid;    /* by location index */
+    long *prank;            /* by location index: its process's rank (UP_NO_RANK) */
     up_map procs;           /* pid -> location index of its main thread */
     /* message channels: (comm << 32 | tag, sender << 32 | receiver) -> index */
     up_map chans;
@@ -700,7 +706,8 @@ static up_status assign_ids(ex *x)
     bool anyrank = false;
     size_t i;
     if (!(x->pid = up_calloc(d->nlocs, sizeof *x->pid)) ||
-        !(x->tid = up_calloc(d->nlocs, sizeof *x->tid)))
+        !(x->tid = up_calloc(d->nlocs, sizeof *x->tid)) ||
+        !(x->prank = up_calloc(d->nlocs, sizeof *x->prank)))
         return UP_ERR(x->err, UP_ENOMEM, "out of memory");
     for (i = 0; i < d->nlocs; i++)
         if (d->locs[i].rank != UP_NO_RANK) {
@@ -710,8 +717,18 @@ static up_status assign_ids(ex *x)
         }
     for (i = 0; i < d->nlocs; i++) {
         const up_loc_def *l = &d->locs[i];
-        x->pid[i] = l->rank != UP_NO_RANK ? (uint64_t)l->rank + 1
-                                          : (anyrank ? maxrank + 2 : 1) + (uint64_t)l->group;
+        long rank = l->rank;
+        size_t j;
+        /* a stream or thread of a process is in the process's pid, the
+         * process's rank when one of its locations has one */
+        for (j = 0; rank == UP_NO_RANK && l->process != UP_NO_PROCESS && j < d->nlocs; j++)
+            if (d->locs[j].process == l->process)
+                rank = d->locs[j].rank;
+        x->pid[i] = rank != UP_NO_RANK ? (uint64_t)rank + 1
+                    : (anyrank ? maxrank + 2 : 1) +
+                          (l->process != UP_NO_PROCESS ? (uint64_t)l->process
+                                                       : (uint64_t)d->nprocs + (uint64_t)l->group);
+        x->prank[i] = rank;
         if (x->pid[i] > maxpid)
             maxpid = x->pid[i];
     }
@@ -760,8 +777,10 @@ static up_status write_metadata(ex *x, const up_export_opts *o)
             }
             if (m) /* named on its main thread: no thread of another process */
                 main = (uint32_t)*m;
-            if (l->rank != UP_NO_RANK)
-                snprintf(buf, sizeof buf, "\"rank %ld\"", l->rank);
+            if (x->prank[i] != UP_NO_RANK)
+                snprintf(buf, sizeof buf, "\"rank %ld\"", x->prank[i]);
+            else if (l->process != UP_NO_PROCESS)
+                snprintf(buf, sizeof buf, "\"process %llu\"", (unsigned long long)l->process);
             else
                 snprintf(buf, sizeof buf, "\"process %llu\"", (unsigned long long)l->group);
             meta_head(x, "process_name", main);
@@ -959,6 +978,7 @@ done:
     up_free(x.w.buf);
     up_free(x.pid);
     up_free(x.tid);
+    up_free(x.prank);
     up_free(x.ch);
     up_free(x.stack);
     up_map_free(&x.chans);

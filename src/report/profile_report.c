@@ -75,6 +75,94 @@ void up_breakdown_free(up_breakdown *bd)
     memset(bd, 0, sizeof *bd);
 }
 
+/* ---- locations by process ------------------------------------------------ */
+
+uint32_t up_proc_of(const up_profile *p, size_t i)
+{
+    return p->locs[i].process != UP_NO_PROCESS ? p->locs[i].process : UINT32_MAX - (uint32_t)i;
+}
+
+size_t up_proc_size(const up_profile *p, size_t i)
+{
+    uint32_t pr = up_proc_of(p, i);
+    size_t j, n = 0;
+    for (j = 0; j < p->nlocs; j++)
+        n += up_proc_of(p, j) == pr;
+    return n;
+}
+
+bool up_report_grouped(const up_profile *p)
+{
+    size_t i;
+    for (i = 1; i < p->nlocs; i++)
+        if (p->locs[i].process != UP_NO_PROCESS && up_proc_size(p, i) > 1)
+            return true;
+    return false;
+}
+
+const char *up_proc_label(const up_profile *p, size_t i, char *buf, size_t cap)
+{
+    const up_profile_loc *l = &p->locs[i];
+    size_t j;
+    if (l->rank == UP_NO_RANK) /* the rank of another location of the process */
+        for (j = 0; j < p->nlocs; j++)
+            if (p->locs[j].rank != UP_NO_RANK && l->process != UP_NO_PROCESS &&
+                p->locs[j].process == l->process) {
+                l = &p->locs[j];
+                break;
+            }
+    if (l->rank != UP_NO_RANK)
+        snprintf(buf, cap, "rank %ld", l->rank);
+    else if (l->process != UP_NO_PROCESS)
+        snprintf(buf, cap, "process %u", (unsigned)l->process);
+    else /* at most 40 bytes, escaped for the terminal */
+        up_text_escape(buf, cap < 41 ? cap : 41, l->name ? l->name : "?", 0);
+    return buf;
+}
+
+typedef struct gkey {
+    size_t proc_pos, pos;
+    uint32_t i;
+} gkey;
+
+static int cmp_gkey(const void *x, const void *y)
+{
+    const gkey *a = x, *b = y;
+    if (a->proc_pos != b->proc_pos)
+        return a->proc_pos < b->proc_pos ? -1 : 1;
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+up_status up_report_group_by_proc(const up_profile *p, uint32_t *idx, size_t n, up_err *err)
+{
+    gkey *g;
+    up_map first;
+    size_t k;
+    if (!n)
+        return UP_OK;
+    if (!(g = up_calloc(n, sizeof *g)))
+        return UP_ERR(err, UP_ENOMEM, "out of memory");
+    up_map_init(&first);
+    for (k = 0; k < n; k++) {
+        uint32_t pr = up_proc_of(p, idx[k]);
+        uint64_t *v = up_map_get(&first, pr, 0);
+        if (!v && !up_map_put(&first, pr, 0, k)) {
+            up_map_free(&first);
+            up_free(g);
+            return UP_ERR(err, UP_ENOMEM, "out of memory");
+        }
+        g[k].proc_pos = v ? (size_t)*v : k;
+        g[k].pos = k;
+        g[k].i = idx[k];
+    }
+    qsort(g, n, sizeof *g, cmp_gkey);
+    for (k = 0; k < n; k++)
+        idx[k] = g[k].i;
+    up_map_free(&first);
+    up_free(g);
+    return UP_OK;
+}
+
 /* ---- text ---------------------------------------------------------------- */
 
 static double run_s(const up_profile *p) { return up_profile_s(p, p->end > p->start ? p->end - p->start : 0); }
@@ -133,6 +221,173 @@ static int cmp_ranked(const void *x, const void *y)
     return a->key < b->key ? 1 : a->key > b->key ? -1 : (a->i > b->i) - (a->i < b->i);
 }
 
+/* A location's own name under its process, escaped for the terminal. */
+static const char *sub_label(const up_profile_loc *l, char *buf, size_t cap)
+{
+    buf[0] = buf[1] = ' ';
+    up_text_escape(buf + 2, cap - 2 < 41 ? cap - 2 : 41, l->name && *l->name ? l->name : "?", 0);
+    return buf;
+}
+
+/* Wait states by (pattern, process), each process with several locations
+ * followed by its locations that waited. */
+static void waits_grouped(FILE *f, const up_html_input *in, size_t top)
+{
+    const up_profile *a = in->a, *b = in->b;
+    size_t n = a->nlocs * UP_WS_COUNT, m = 0, i, j;
+    ranked *r;
+    char lab[64];
+    unsigned k;
+    if (!(r = up_calloc(n ? n : 1, sizeof *r)))
+        return;
+    for (k = 0; k < UP_WS_COUNT; k++)
+        for (i = 0; i < a->nlocs; i++) {
+            uint32_t pr = up_proc_of(a, i);
+            uint64_t sa = 0, sb = 0;
+            for (j = 0; j < i && up_proc_of(a, j) != pr; j++)
+                ;
+            if (j < i) /* not the process's first location */
+                continue;
+            for (j = i; j < a->nlocs; j++)
+                if (up_proc_of(a, j) == pr) {
+                    sa += a->locs[j].wait[k];
+                    sb += b && j < b->nlocs ? b->locs[j].wait[k] : 0;
+                }
+            if (sa || sb) {
+                r[m].key = up_profile_s(a, sa);
+                r[m].i = i;
+                r[m++].k = k;
+            }
+        }
+    qsort(r, m, sizeof *r, cmp_ranked);
+    if (m) {
+        fprintf(f, "\nWait states by process and location (largest %zu of %zu)\n", m < top ? m : top, m);
+        fprintf(f, "  %-18s %-12s %12s", "pattern", "location", in->label_a);
+        if (b)
+            fprintf(f, " %12s", in->label_b);
+        fputc('\n', f);
+    }
+    for (i = 0; i < m && i < top; i++) {
+        uint32_t pr = up_proc_of(a, r[i].i);
+        bool many = up_proc_size(a, r[i].i) > 1;
+        uint64_t sb = 0;
+        for (j = 0; j < a->nlocs && b; j++)
+            if (up_proc_of(a, j) == pr && j < b->nlocs)
+                sb += b->locs[j].wait[r[i].k];
+        fprintf(f, "  %-18s %-12s %12.6f", up_pattern_title(r[i].k),
+                many ? up_proc_label(a, r[i].i, lab, sizeof lab) : loc_label(&a->locs[r[i].i], lab, sizeof lab),
+                r[i].key);
+        if (b)
+            fprintf(f, " %12.6f", up_profile_s(b, sb));
+        fputc('\n', f);
+        for (j = 0; many && j < a->nlocs; j++) {
+            uint64_t wa, wb;
+            if (up_proc_of(a, j) != pr)
+                continue;
+            wa = a->locs[j].wait[r[i].k];
+            wb = b && j < b->nlocs ? b->locs[j].wait[r[i].k] : 0;
+            if (!wa && !wb)
+                continue;
+            fprintf(f, "  %-18s %-12s %12.6f", "", sub_label(&a->locs[j], lab, sizeof lab),
+                    up_profile_s(a, wa));
+            if (b)
+                fprintf(f, " %12.6f", up_profile_s(b, wb));
+            fputc('\n', f);
+        }
+    }
+    up_free(r);
+}
+
+/* One run's hybrid figures per location, by process. */
+static void hybrid_locs(FILE *f, const up_profile *p, const up_hybrid *h, const char *label)
+{
+    uint32_t *idx;
+    size_t i, j, n = h->nlocs < p->nlocs ? h->nlocs : p->nlocs;
+    char lab[64];
+    unsigned k;
+    if (!(idx = up_calloc(n ? n : 1, sizeof *idx)))
+        return;
+    for (i = 0; i < n; i++)
+        idx[i] = (uint32_t)i;
+    if (up_report_group_by_proc(p, idx, n, &(up_err){0}) != UP_OK) {
+        up_free(idx);
+        return;
+    }
+    fprintf(f, "\nHybrid by process and location, %s (seconds)\n", label);
+    fprintf(f, "  %-24s %11s %11s %11s %11s %11s %11s %11s\n", "location", "omp barrier", "lock",
+            "idle", "fork", "join", "host wait", "device idle");
+    for (i = 0; i < n; i++) {
+        size_t l = idx[i];
+        uint32_t pr = up_proc_of(p, l);
+        bool many = up_proc_size(p, l) > 1;
+        if (many && (i == 0 || up_proc_of(p, idx[i - 1]) != pr)) { /* the process's line */
+            uint64_t sum[UP_HY_COUNT] = {0};
+            for (j = 0; j < n; j++)
+                if (up_proc_of(p, j) == pr)
+                    for (k = 0; k < UP_HY_COUNT; k++)
+                        sum[k] += h->locs[j].t[k];
+            fprintf(f, "  %-24s", up_proc_label(p, l, lab, sizeof lab));
+            for (k = 0; k < UP_HY_COUNT; k++)
+                fprintf(f, " %11.6f", up_hybrid_s(h, sum[k]));
+            fputc('\n', f);
+        }
+        fprintf(f, "  %-24s", many ? sub_label(&p->locs[l], lab, sizeof lab)
+                                   : loc_label(&p->locs[l], lab, sizeof lab));
+        for (k = 0; k < UP_HY_COUNT; k++)
+            fprintf(f, " %11.6f", up_hybrid_s(h, h->locs[l].t[k]));
+        fputc('\n', f);
+    }
+    up_free(idx);
+}
+
+/* The section "Hybrid": only for traces of threads or devices. */
+static void hybrid_text(FILE *f, const up_html_input *in)
+{
+    const up_hybrid *ha = in->hy_a, *hb = in->hy_b;
+    unsigned k;
+    if (!ha)
+        return;
+    fprintf(f, "\nHybrid: threads and devices (seconds summed over locations; %u threads besides "
+               "the masters, %u accelerator streams)\n",
+            ha->nthreads, ha->ndevices);
+    fprintf(f, "  %-26s %12s", "", in->label_a);
+    if (hb)
+        fprintf(f, " %12s %12s", in->label_b, "difference");
+    fprintf(f, "  %s\n", "count");
+    for (k = 0; k < UP_HY_COUNT; k++) {
+        double va = up_hybrid_s(ha, ha->t[k]);
+        fprintf(f, "  %-26s %12.6f", up_hy_title(k), va);
+        if (hb)
+            fprintf(f, " %12.6f %12.6f", up_hybrid_s(hb, hb->t[k]), va - up_hybrid_s(hb, hb->t[k]));
+        switch (k) {
+        case UP_HY_OMP_BARRIER:
+            fprintf(f, "  %llu barrier instances\n", (unsigned long long)ha->barriers);
+            break;
+        case UP_HY_LOCK:
+            fprintf(f, "  %llu of %llu acquisitions contended", (unsigned long long)ha->n[k],
+                    (unsigned long long)ha->acquisitions);
+            if (hb)
+                fprintf(f, " (%s: %llu)", in->label_b, (unsigned long long)hb->n[k]);
+            fputc('\n', f);
+            break;
+        case UP_HY_FORK:
+            fprintf(f, "  %llu forks\n", (unsigned long long)ha->n[k]);
+            break;
+        case UP_HY_JOIN:
+            fprintf(f, "  %llu joins\n", (unsigned long long)ha->n[k]);
+            break;
+        case UP_HY_HOST_WAIT:
+            fprintf(f, "  %llu calls\n", (unsigned long long)ha->n[k]);
+            break;
+        default:
+            fputc('\n', f);
+        }
+    }
+    hybrid_locs(f, in->a, ha, in->label_a);
+    if (hb && in->b)
+        hybrid_locs(f, in->b, hb, in->label_b);
+}
+
 void up_report_profile_text(FILE *f, const up_html_input *in)
 {
     const up_profile *a = in->a, *b = in->b;
@@ -177,34 +432,39 @@ void up_report_profile_text(FILE *f, const up_html_input *in)
             fprintf(f, "  %-22s %12.6f\n", up_pattern_title(k), up_profile_s(a, up_profile_wait_total(a, k)));
     }
 
-    /* wait states by location, largest first */
+    /* wait states by location, largest first (by process when a process has
+     * several locations) */
     n = a->nlocs * UP_WS_COUNT;
-    if ((r = up_calloc(n ? n : 1, sizeof *r))) {
-        size_t m = 0;
-        for (i = 0; i < a->nlocs; i++)
-            for (k = 0; k < UP_WS_COUNT; k++)
-                if (a->locs[i].wait[k] || (b && i < b->nlocs && b->locs[i].wait[k])) {
-                    r[m].key = up_profile_s(a, a->locs[i].wait[k]);
-                    r[m].i = i;
-                    r[m++].k = k;
-                }
-        qsort(r, m, sizeof *r, cmp_ranked);
-        if (m) {
-            fprintf(f, "\nWait states by location (largest %zu of %zu)\n", m < top ? m : top, m);
-            fprintf(f, "  %-18s %-12s %12s", "pattern", "location", in->label_a);
-            if (b)
-                fprintf(f, " %12s", in->label_b);
-            fputc('\n', f);
-            for (i = 0; i < m && i < top; i++) {
-                fprintf(f, "  %-18s %-12s %12.6f", up_pattern_title(r[i].k),
-                        loc_label(&a->locs[r[i].i], lab, sizeof lab), r[i].key);
-                if (b && r[i].i < b->nlocs)
-                    fprintf(f, " %12.6f", up_profile_s(b, b->locs[r[i].i].wait[r[i].k]));
+    if (up_report_grouped(a))
+        waits_grouped(f, in, top);
+    else if ((r = up_calloc(n ? n : 1, sizeof *r))) {
+            size_t m = 0;
+            for (i = 0; i < a->nlocs; i++)
+                for (k = 0; k < UP_WS_COUNT; k++)
+                    if (a->locs[i].wait[k] || (b && i < b->nlocs && b->locs[i].wait[k])) {
+                        r[m].key = up_profile_s(a, a->locs[i].wait[k]);
+                        r[m].i = i;
+                        r[m++].k = k;
+                    }
+            qsort(r, m, sizeof *r, cmp_ranked);
+            if (m) {
+                fprintf(f, "\nWait states by location (largest %zu of %zu)\n", m < top ? m : top, m);
+                fprintf(f, "  %-18s %-12s %12s", "pattern", "location", in->label_a);
+                if (b)
+                    fprintf(f, " %12s", in->label_b);
                 fputc('\n', f);
+                for (i = 0; i < m && i < top; i++) {
+                    fprintf(f, "  %-18s %-12s %12.6f", up_pattern_title(r[i].k),
+                            loc_label(&a->locs[r[i].i], lab, sizeof lab), r[i].key);
+                    if (b && r[i].i < b->nlocs)
+                        fprintf(f, " %12.6f", up_profile_s(b, b->locs[r[i].i].wait[r[i].k]));
+                    fputc('\n', f);
+                }
             }
+            up_free(r);
         }
-        up_free(r);
-    }
+
+    hybrid_text(f, in);
 
     /* call paths by inclusive time */
     if ((r = up_calloc(a->ncpaths ? a->ncpaths : 1, sizeof *r))) {
@@ -386,6 +646,61 @@ static json_t *cpaths_json(const up_profile *a, const up_profile *b)
     return arr;
 }
 
+static const char *const role_names[] = {"master", "thread", "device", "other"};
+
+/* One figure of both runs: {measured_s, compensated_s[, counts]} */
+static json_t *hy_pair(const up_hybrid *ha, const up_hybrid *hb, uint64_t ta, uint64_t tb,
+                       bool count, uint64_t na, uint64_t nb)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "measured_s", json_real(up_hybrid_s(ha, ta)));
+    if (hb)
+        json_object_set_new(o, "compensated_s", json_real(up_hybrid_s(hb, tb)));
+    if (count) {
+        json_object_set_new(o, "measured_count", json_integer((json_int_t)na));
+        if (hb)
+            json_object_set_new(o, "compensated_count", json_integer((json_int_t)nb));
+    }
+    return o;
+}
+
+static json_t *hybrid_json(const up_html_input *in)
+{
+    const up_hybrid *ha = in->hy_a, *hb = in->hy_b;
+    const up_profile *a = in->a;
+    json_t *o = json_object(), *tot = json_object(), *locs = json_array();
+    size_t i;
+    unsigned k;
+    json_object_set_new(o, "threads", json_integer(ha->nthreads));
+    json_object_set_new(o, "devices", json_integer(ha->ndevices));
+    json_object_set_new(o, "lock_acquisitions", json_integer((json_int_t)ha->acquisitions));
+    json_object_set_new(o, "barrier_instances", json_integer((json_int_t)ha->barriers));
+    for (k = 0; k < UP_HY_COUNT; k++)
+        json_object_set_new(tot, up_hy_name(k),
+                            hy_pair(ha, hb, ha->t[k], hb ? hb->t[k] : 0,
+                                    k != UP_HY_IDLE && k != UP_HY_DEVICE_IDLE, ha->n[k],
+                                    hb ? hb->n[k] : 0));
+    json_object_set_new(o, "total", tot);
+    for (i = 0; i < ha->nlocs && i < a->nlocs; i++) {
+        const up_profile_loc *l = &a->locs[i];
+        const up_hybrid_loc *w = &ha->locs[i];
+        const up_hybrid_loc *wb = hb && i < hb->nlocs ? &hb->locs[i] : NULL;
+        json_t *e = up_report_json_loc(locs, l->id, l->rank, l->name);
+        if (!e)
+            break;
+        json_object_set_new(e, "process", l->process != UP_NO_PROCESS ? json_integer(l->process) : json_null());
+        json_object_set_new(e, "role", json_string(role_names[w->role]));
+        json_object_set_new(e, "window_s", json_real(up_hybrid_s(ha, w->win_end > w->win_start ? w->win_end - w->win_start : 0)));
+        for (k = 0; k < UP_HY_COUNT; k++)
+            json_object_set_new(e, up_hy_name(k),
+                                hy_pair(ha, wb ? hb : NULL, w->t[k], wb ? wb->t[k] : 0,
+                                        k != UP_HY_IDLE && k != UP_HY_DEVICE_IDLE, w->n[k],
+                                        wb ? wb->n[k] : 0));
+    }
+    json_object_set_new(o, "per_location", locs);
+    return o;
+}
+
 up_status up_report_json(const char *path, const up_html_input *in, up_err *err)
 {
     const up_profile *a = in->a, *b = in->b;
@@ -424,6 +739,8 @@ up_status up_report_json(const char *path, const up_html_input *in, up_err *err)
         json_object_set_new(root, "breakdown", bd);
     }
     json_object_set_new(root, "callpaths", cpaths_json(a, b));
+    if (in->hy_a)
+        json_object_set_new(root, "hybrid", hybrid_json(in));
     if (in->est) {
         json_t *e = json_array();
         double tb = b ? run_s(b) : NAN;

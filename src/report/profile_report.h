@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "analysis/estimate.h"
+#include "analysis/hybrid.h"
 #include "analysis/profile.h"
 #include "analysis/timeline.h"
 
@@ -51,9 +52,25 @@ typedef struct up_html_input {
     const up_breakdown *bd;
     const up_timeline *tl_a, *tl_b;
     const up_estimate *est;        /* the time-based models on run a */
+    const up_hybrid *hy_a, *hy_b;  /* threads and devices of each run (NULL: none) */
     const char *command;           /* the command line, for the footer */
     size_t top;                    /* rows in long tables (default 30) */
 } up_html_input;
+
+/* Locations grouped by process (docs/report.md): a process's threads and
+ * streams under it.  up_proc_of: the process of location i (its
+ * up_profile_loc.process, or UINT32_MAX - i for a location of none);
+ * up_proc_size: how many locations the process of i has; up_proc_label:
+ * "rank 3", or "process 2" for one of no rank, or the location's own label
+ * for one of no process.  up_report_group_by_proc orders idx[0..n) so that
+ * the locations of one process follow each other, processes in the order
+ * of their first location in idx, each process's locations in their order
+ * in idx. */
+uint32_t up_proc_of(const up_profile *p, size_t i);
+size_t up_proc_size(const up_profile *p, size_t i);
+const char *up_proc_label(const up_profile *p, size_t i, char *buf, size_t cap);
+bool up_report_grouped(const up_profile *p); /* some process has several locations */
+up_status up_report_group_by_proc(const up_profile *p, uint32_t *idx, size_t n, up_err *err);
 
 /* The text summary of `unperturb report` (docs/report.md). */
 void up_report_profile_text(FILE *f, const up_html_input *in);

@@ -38,6 +38,8 @@ up_status up_report_report_outputs(const up_run_rep *r, const up_run_rep_opts *o
     in.tl_a = r->have_tl_a ? &r->tl_a : NULL;
     in.tl_b = r->have_tl_b ? &r->tl_b : NULL;
     in.est = r->have_est ? &r->est : NULL;
+    in.hy_a = r->have_hy_a && r->hy_a.present ? &r->hy_a : NULL;
+    in.hy_b = in.hy_a && r->have_b && r->have_hy_b ? &r->hy_b : NULL;
     in.command = v->command;
     in.top = v->top;
     if (v->text)

@@ -21,6 +21,7 @@
 
 #include "analysis/counts.h"
 #include "analysis/estimate.h"
+#include "analysis/hybrid.h"
 #include "analysis/profile.h"
 #include "analysis/timeline.h"
 #include "model/compensate.h"
@@ -135,6 +136,8 @@ typedef struct up_run_rep {
     up_trace *t_a, *t_b;     /* open: the profiles' names point into them */
     up_profile a, b;         /* b: with path_b */
     bool have_b;
+    up_hybrid hy_a, hy_b;    /* threads and devices (when up_hybrid_present) */
+    bool have_hy_a, have_hy_b;
     up_estimate est;         /* the time-based models of run a, when O is known */
     bool have_est;
     up_timeline tl_a, tl_b;  /* with html: the window of run a (o->window), and

@@ -4,7 +4,8 @@
  * time-based models of run a when some source gives O (up_run_params, as
  * compensate and estimate), and for report.html the timelines of one window
  * (src/analysis/timeline.c): the window chosen on run a, the same records'
- * window in run b.  The breakdown, the text, the JSON and report.html are
+ * window in run b; for traces of threads or devices, the hybrid figures of
+ * each run (src/analysis/hybrid.c, in its profile's windows).  The breakdown, the text, the JSON and report.html are
  * the view's (src/report/runs.c).
  */
 #include <stdio.h>
@@ -36,6 +37,23 @@ static up_status profile(const char *path, const char *label, bool quiet, up_tra
     st = up_profile_run(*t, &obs, prof, err);
     up_progress_end(&pg);
     up_trace_release_streams(*t); /* the profile needs only its names */
+    return st;
+}
+
+/* Threads and devices: a second pass over the run, in its profile's
+ * windows, only when the trace has them. */
+static up_status hybrid(const char *path, const up_trace *tp, const up_profile *prof,
+                        up_hybrid *hy, bool *has, up_err *err)
+{
+    up_trace *t = NULL;
+    up_status st;
+    if (!up_hybrid_present(up_trace_defs(tp)))
+        return UP_OK;
+    if ((st = up_trace_open(path, &t, err)) != UP_OK)
+        return st;
+    if ((st = up_hybrid_run(t, prof, hy, err)) == UP_OK)
+        *has = true;
+    up_trace_close(t);
     return st;
 }
 
@@ -106,12 +124,15 @@ up_status up_run_report(const up_run_rep_opts *o, up_run_rep *r, up_err *err)
         (o->html && (st = up_outset_add(r->outs, o->html, UP_OUT_FILE, "-o", &r->o_html, err)) != UP_OK) ||
         (st = up_outset_begin(r->outs, err)) != UP_OK)
         return st;
-    if ((st = profile(o->path_a, o->label_a, o->quiet, &r->t_a, &r->a, err)) != UP_OK)
+    if ((st = profile(o->path_a, o->label_a, o->quiet, &r->t_a, &r->a, err)) != UP_OK ||
+        (st = hybrid(o->path_a, r->t_a, &r->a, &r->hy_a, &r->have_hy_a, err)) != UP_OK)
         return st;
     if (o->path_b) {
         if ((st = profile(o->path_b, o->label_b, o->quiet, &r->t_b, &r->b, err)) != UP_OK)
             return st;
         r->have_b = true;
+        if ((st = hybrid(o->path_b, r->t_b, &r->b, &r->hy_b, &r->have_hy_b, err)) != UP_OK)
+            return st;
     }
     if ((st = estimates(o, r, err)) != UP_OK)
         return st;
@@ -124,6 +145,8 @@ void up_run_rep_free(up_run_rep *r)
     up_estimate_free(&r->est);
     up_profile_free(&r->a);
     up_profile_free(&r->b);
+    up_hybrid_free(&r->hy_a);
+    up_hybrid_free(&r->hy_b);
     if (r->have_tl_a)
         up_timeline_free(&r->tl_a);
     if (r->have_tl_b)

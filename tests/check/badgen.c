@@ -20,6 +20,14 @@
  *               pthread begin before its create, a wait before the thread's end
  *   altered     good with one record more on rank 1 and one kind changed on
  *               rank 2: against good, the classes count and kinds
+ *   hybrid      2 ranks, an OpenMP thread and a CUDA stream on rank 0: team
+ *               barriers, locks, kernels and a copy, messages from a thread;
+ *               consistent, with warnings device-early 2, device-unpaired 1
+ *   badhybrid   hybrid's records at other times: alone barrier, lock and
+ *               message; against hybrid also device 2 and device-overhead 2
+ *   ompt        one process recorded through OMPT (teams by parallel region
+ *               id, one nested): consistent
+ *   badompt     ompt with one thread leaving the nested team's barrier early
  */
 #include <otf2/otf2.h>
 
@@ -28,20 +36,27 @@
 #include <stdio.h>
 #include <string.h>
 
-#define NLOCS_MAX 5
+#define NLOCS_MAX 6
 #define NONE OTF2_UNDEFINED_UINT32
 
-/* locations: ranks 0..2 are 0..2; the OpenMP thread and the pthread of rank 0 */
+/* locations: ranks 0..2 are 0..2; the OpenMP thread and the pthread of rank 0
+ * (in the OMPT scenarios, two more OpenMP threads); rank 0's CUDA stream */
 #define L_OMP 3
 #define L_PTH 4
-static const OTF2_LocationRef loc_ids[NLOCS_MAX] = {0, 1, 2, UINT64_C(1) << 32, UINT64_C(2) << 32};
+#define L_GPU 5
+static const OTF2_LocationRef loc_ids[NLOCS_MAX] = {0, 1, 2, UINT64_C(1) << 32, UINT64_C(2) << 32,
+                                                    UINT64_C(3) << 32};
+
+/* regions: 0 main; the hybrid scenarios' (check 6) */
+enum { R_MAIN, R_IBAR, R_CUSYNC, R_LAUNCH, R_MEMCPY, R_KERNEL, R_BAR, R_WAITBAR, R_ITASK, N_REGIONS };
 
 /* communicators */
 enum { WORLD, SELF, SUB, TEAM, CONTINGENT, INTER };
 
 enum {
     ENTER, LEAVE, SEND, ISEND, ISEND_DONE, IRECV_REQ, RECV, IRECV, CBEGIN, CEND, NBREQ, NBDONE,
-    FORK, JOIN, TBEGIN, TEND, CREATE, BEGIN, WAIT, END, FLUSH, RBEGIN, REND
+    FORK, JOIN, TBEGIN, TEND, CREATE, BEGIN, WAIT, END, FLUSH, RBEGIN, REND,
+    ACQ, REL, OACQ, OREL, RGET, RPUT, RDONE
 };
 
 #define WIN 0   /* an RMA window on MPI_COMM_WORLD (fences: RBEGIN, REND) */
@@ -49,8 +64,8 @@ enum {
 typedef struct ev {
     int loc, what;
     uint64_t t;
-    uint32_t a, b, c;  /* peer/op, comm, tag/root */
-    uint64_t d;        /* request id, sequence number */
+    uint32_t a, b, c;  /* peer/op/region/lock, comm, tag/root */
+    uint64_t d;        /* request id, sequence number, lock order, OMPT parallel region id */
 } ev;
 
 /* good: every rule holds, with the tight cases (ends that may precede other
@@ -163,6 +178,122 @@ static const ev badthreads[] = {
     {0, WAIT, 940, 0, CONTINGENT, 0, 1},       /* before the thread's end */
 };
 
+/* hybrid: 2 ranks, an OpenMP thread and a CUDA stream on rank 0; every
+ * rule of hybrid programs holds.  The input of badhybrid, which has the
+ * same records at other times. */
+#define HYB_MAIN(l) {l, ENTER, 10, R_MAIN, 0, 0, 0}
+#define HYB_END(l) {l, LEAVE, 1000, R_MAIN, 0, 0, 0}
+static const ev hybrid[] = {
+    HYB_MAIN(0), HYB_MAIN(1),
+    /* a team of rank 0 and its thread with two barriers; cudaSynchronize
+     * (IMPLICIT_BARRIER of CUDA) on the master is no team barrier */
+    {0, FORK, 100, 0, 0, 0, 0}, {0, TBEGIN, 101, 0, TEAM, 0, 0},
+    {L_OMP, TBEGIN, 102, 0, TEAM, 0, 0},
+    {0, ENTER, 110, R_IBAR, 0, 0, 0}, {L_OMP, ENTER, 120, R_IBAR, 0, 0, 0},
+    {0, LEAVE, 130, R_IBAR, 0, 0, 0}, {L_OMP, LEAVE, 131, R_IBAR, 0, 0, 0},
+    {0, ENTER, 140, R_CUSYNC, 0, 0, 0}, {0, LEAVE, 145, R_CUSYNC, 0, 0, 0},
+    {0, ENTER, 150, R_IBAR, 0, 0, 0}, {L_OMP, ENTER, 160, R_IBAR, 0, 0, 0},
+    {0, LEAVE, 170, R_IBAR, 0, 0, 0}, {L_OMP, LEAVE, 171, R_IBAR, 0, 0, 0},
+    /* lock 0 of rank 0: the master (order 1), then the thread (order 2);
+     * rank 1's lock 0 (its own, order 1 again) overlaps both */
+    {0, ACQ, 172, 0, 0, 0, 1}, {0, REL, 175, 0, 0, 0, 1},
+    {L_OMP, ACQ, 176, 0, 0, 0, 2}, {L_OMP, REL, 178, 0, 0, 0, 2},
+    {1, ACQ, 170, 0, 0, 0, 1}, {1, REL, 179, 0, 0, 0, 1},
+    {L_OMP, TEND, 181, 0, TEAM, 0, 0}, {0, TEND, 182, 0, TEAM, 0, 0}, {0, JOIN, 190, 0, 0, 0, 0},
+    /* CUDA: launch 1's kernel is lost; the copy realigns (launch 1 stays
+     * unpaired), so kernel 2 pairs with launch 2; kernels 3 and 4 start 5
+     * and 2 ticks before their launch (clock skew) */
+    {0, ENTER, 200, R_LAUNCH, 0, 0, 0}, {0, LEAVE, 205, R_LAUNCH, 0, 0, 0},
+    {0, ENTER, 210, R_MEMCPY, 0, 0, 0}, {L_GPU, RGET, 215, 0, 0, 0, 0},
+    {L_GPU, RDONE, 235, 0, 0, 0, 0}, {0, LEAVE, 240, R_MEMCPY, 0, 0, 0},
+    {0, ENTER, 250, R_LAUNCH, 0, 0, 0}, {0, LEAVE, 255, R_LAUNCH, 0, 0, 0},
+    {L_GPU, ENTER, 260, R_KERNEL, 0, 0, 0}, {L_GPU, LEAVE, 300, R_KERNEL, 0, 0, 0},
+    {L_GPU, ENTER, 305, R_KERNEL, 0, 0, 0},
+    {0, ENTER, 310, R_LAUNCH, 0, 0, 0}, {0, LEAVE, 315, R_LAUNCH, 0, 0, 0},
+    {L_GPU, LEAVE, 330, R_KERNEL, 0, 0, 0},
+    {L_GPU, ENTER, 338, R_KERNEL, 0, 0, 0},
+    {0, ENTER, 340, R_LAUNCH, 0, 0, 0}, {0, LEAVE, 345, R_LAUNCH, 0, 0, 0},
+    {L_GPU, LEAVE, 360, R_KERNEL, 0, 0, 0},
+    /* MPI from the thread: rank 0's thread sends to and receives from rank 1 */
+    {L_OMP, SEND, 400, 1, WORLD, 3, 0}, {1, RECV, 410, 0, WORLD, 3, 0},
+    {1, SEND, 420, 0, WORLD, 4, 0}, {L_OMP, RECV, 450, 1, WORLD, 4, 0},
+    /* an OpenMP lock of OmpAcquireLock records */
+    {L_OMP, OACQ, 500, 5, 0, 0, 1}, {L_OMP, OREL, 510, 5, 0, 0, 1},
+    {0, OACQ, 520, 5, 0, 0, 2}, {0, OREL, 530, 5, 0, 0, 2},
+    HYB_END(0), HYB_END(1),
+};
+
+/* badhybrid: hybrid with the same records at other times; against hybrid:
+ * a thread leaves barrier 1 before the master enters it, the thread takes
+ * lock 0 before the master releases it, rank 1 receives the thread's message
+ * before it is sent, kernel 2 starts before its launch (not so in hybrid),
+ * kernel 4 by more than in hybrid (4 ticks, 2 in hybrid), kernel 2 and the
+ * copy last 2 and 3 ticks longer (kernel 3 one tick: allowed) */
+static const ev badhybrid[] = {
+    HYB_MAIN(0), HYB_MAIN(1),
+    {0, FORK, 100, 0, 0, 0, 0}, {0, TBEGIN, 101, 0, TEAM, 0, 0},
+    {L_OMP, TBEGIN, 102, 0, TEAM, 0, 0},
+    {0, ENTER, 110, R_IBAR, 0, 0, 0}, {L_OMP, ENTER, 120, R_IBAR, 0, 0, 0},
+    {0, LEAVE, 130, R_IBAR, 0, 0, 0}, {L_OMP, LEAVE, 131, R_IBAR, 0, 0, 0},
+    {0, ENTER, 140, R_CUSYNC, 0, 0, 0}, {0, LEAVE, 145, R_CUSYNC, 0, 0, 0},
+    {L_OMP, ENTER, 152, R_IBAR, 0, 0, 0}, {L_OMP, LEAVE, 155, R_IBAR, 0, 0, 0},  /* barrier */
+    {0, ENTER, 158, R_IBAR, 0, 0, 0}, {0, LEAVE, 170, R_IBAR, 0, 0, 0},
+    {0, ACQ, 172, 0, 0, 0, 1}, {0, REL, 175, 0, 0, 0, 1},
+    {L_OMP, ACQ, 174, 0, 0, 0, 2}, {L_OMP, REL, 178, 0, 0, 0, 2},               /* lock */
+    {1, ACQ, 170, 0, 0, 0, 1}, {1, REL, 179, 0, 0, 0, 1},
+    {L_OMP, TEND, 181, 0, TEAM, 0, 0}, {0, TEND, 182, 0, TEAM, 0, 0}, {0, JOIN, 190, 0, 0, 0, 0},
+    {0, ENTER, 200, R_LAUNCH, 0, 0, 0}, {0, LEAVE, 205, R_LAUNCH, 0, 0, 0},
+    {0, ENTER, 210, R_MEMCPY, 0, 0, 0}, {L_GPU, RGET, 215, 0, 0, 0, 0},
+    {L_GPU, RDONE, 238, 0, 0, 0, 0}, {0, LEAVE, 240, R_MEMCPY, 0, 0, 0},             /* +3 */
+    {L_GPU, ENTER, 248, R_KERNEL, 0, 0, 0},                                        /* device */
+    {0, ENTER, 250, R_LAUNCH, 0, 0, 0}, {0, LEAVE, 255, R_LAUNCH, 0, 0, 0},
+    {L_GPU, LEAVE, 290, R_KERNEL, 0, 0, 0},                                        /* +2 */
+    {L_GPU, ENTER, 305, R_KERNEL, 0, 0, 0},
+    {0, ENTER, 310, R_LAUNCH, 0, 0, 0}, {0, LEAVE, 315, R_LAUNCH, 0, 0, 0},
+    {L_GPU, LEAVE, 331, R_KERNEL, 0, 0, 0},                                        /* +1 */
+    {L_GPU, ENTER, 336, R_KERNEL, 0, 0, 0},                                        /* device */
+    {0, ENTER, 340, R_LAUNCH, 0, 0, 0}, {0, LEAVE, 345, R_LAUNCH, 0, 0, 0},
+    {L_GPU, LEAVE, 358, R_KERNEL, 0, 0, 0},
+    {1, RECV, 395, 0, WORLD, 3, 0}, {L_OMP, SEND, 400, 1, WORLD, 3, 0},            /* message */
+    {1, SEND, 420, 0, WORLD, 4, 0}, {L_OMP, RECV, 450, 1, WORLD, 4, 0},
+    {L_OMP, OACQ, 500, 5, 0, 0, 1}, {L_OMP, OREL, 510, 5, 0, 0, 1},
+    {0, OACQ, 520, 5, 0, 0, 2}, {0, OREL, 530, 5, 0, 0, 2},
+    HYB_END(0), HYB_END(1),
+};
+
+/* ompt: one process recorded through OMPT, no ThreadTeamBegin/End: teams
+ * are the threads whose implicit task carries the same parallel region id
+ * (d).  Team 1 = {0, L_OMP}; L_OMP forks the nested team 2 = {L_OMP, L_PTH}.
+ * The master's wait_barrier inside its barrier is not another barrier. */
+static const ev ompt[] = {
+    {0, ENTER, 10, R_MAIN, 0, 0, 0}, {0, ENTER, 20, R_ITASK, 0, 0, 1},
+    {L_OMP, ENTER, 21, R_ITASK, 0, 0, 1}, {L_OMP, ENTER, 30, R_ITASK, 0, 0, 2},
+    {L_PTH, ENTER, 31, R_ITASK, 0, 0, 2},
+    {0, ENTER, 50, R_BAR, 0, 0, 0}, {0, ENTER, 51, R_WAITBAR, 0, 0, 0},
+    {L_PTH, ENTER, 95, R_BAR, 0, 0, 0}, {L_OMP, ENTER, 100, R_BAR, 0, 0, 0},
+    {L_OMP, LEAVE, 110, R_BAR, 0, 0, 0}, {L_PTH, LEAVE, 111, R_BAR, 0, 0, 0},
+    {L_PTH, LEAVE, 115, R_ITASK, 0, 0, 0}, {L_OMP, LEAVE, 120, R_ITASK, 0, 0, 0},
+    {L_OMP, ENTER, 150, R_BAR, 0, 0, 0},
+    {0, LEAVE, 199, R_WAITBAR, 0, 0, 0}, {0, LEAVE, 200, R_BAR, 0, 0, 0},
+    {L_OMP, LEAVE, 201, R_BAR, 0, 0, 0}, {L_OMP, LEAVE, 205, R_ITASK, 0, 0, 0},
+    {0, LEAVE, 210, R_ITASK, 0, 0, 0}, {0, LEAVE, 1000, R_MAIN, 0, 0, 0},
+};
+
+/* badompt: ompt, but L_PTH leaves team 2's barrier before L_OMP enters it */
+static const ev badompt[] = {
+    {0, ENTER, 10, R_MAIN, 0, 0, 0}, {0, ENTER, 20, R_ITASK, 0, 0, 1},
+    {L_OMP, ENTER, 21, R_ITASK, 0, 0, 1}, {L_OMP, ENTER, 30, R_ITASK, 0, 0, 2},
+    {L_PTH, ENTER, 31, R_ITASK, 0, 0, 2},
+    {0, ENTER, 50, R_BAR, 0, 0, 0}, {0, ENTER, 51, R_WAITBAR, 0, 0, 0},
+    {L_PTH, ENTER, 95, R_BAR, 0, 0, 0}, {L_PTH, LEAVE, 99, R_BAR, 0, 0, 0},
+    {L_OMP, ENTER, 100, R_BAR, 0, 0, 0}, {L_OMP, LEAVE, 110, R_BAR, 0, 0, 0},
+    {L_PTH, LEAVE, 115, R_ITASK, 0, 0, 0}, {L_OMP, LEAVE, 120, R_ITASK, 0, 0, 0},
+    {L_OMP, ENTER, 150, R_BAR, 0, 0, 0},
+    {0, LEAVE, 199, R_WAITBAR, 0, 0, 0}, {0, LEAVE, 200, R_BAR, 0, 0, 0},
+    {L_OMP, LEAVE, 201, R_BAR, 0, 0, 0}, {L_OMP, LEAVE, 205, R_ITASK, 0, 0, 0},
+    {0, LEAVE, 210, R_ITASK, 0, 0, 0}, {0, LEAVE, 1000, R_MAIN, 0, 0, 0},
+};
+
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool final)
 {
     (void)ud, (void)ft, (void)l, (void)c, (void)final;
@@ -171,11 +302,37 @@ static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, 
 
 static const OTF2_FlushCallbacks flush_cb = {pre_flush, NULL};
 
-static OTF2_ErrorCode write_ev(OTF2_EvtWriter *w, const ev *e)
+enum { A_STREAM, A_OMPT };  /* attributes CUDA_STREAM_REF, OMPT_PARALLEL_REGION_ID */
+
+static OTF2_ErrorCode write_ev(OTF2_EvtWriter *w, OTF2_AttributeList *al, const ev *e)
 {
+    OTF2_AttributeValue v;
+    OTF2_ErrorCode rc;
     switch (e->what) {
-    case ENTER: return OTF2_EvtWriter_Enter(w, NULL, e->t, 0);
-    case LEAVE: return OTF2_EvtWriter_Leave(w, NULL, e->t, 0);
+    case ENTER:
+        if (e->a == R_LAUNCH) {  /* a launch names the stream */
+            v.locationRef = loc_ids[L_GPU];
+            if ((rc = OTF2_AttributeList_AddAttribute(al, A_STREAM, OTF2_TYPE_LOCATION, v)) != OTF2_SUCCESS)
+                return rc;
+        }
+        if (e->d) {
+            v.uint64 = e->d;
+            if ((rc = OTF2_AttributeList_AddAttribute(al, A_OMPT, OTF2_TYPE_UINT64, v)) != OTF2_SUCCESS)
+                return rc;
+        }
+        return OTF2_EvtWriter_Enter(w, al, e->t, e->a);
+    case LEAVE: return OTF2_EvtWriter_Leave(w, NULL, e->t, e->a);
+    case ACQ: return OTF2_EvtWriter_ThreadAcquireLock(w, NULL, e->t, OTF2_PARADIGM_OPENMP, e->a, (uint32_t)e->d);
+    case REL: return OTF2_EvtWriter_ThreadReleaseLock(w, NULL, e->t, OTF2_PARADIGM_OPENMP, e->a, (uint32_t)e->d);
+/* OTF2 3 deprecates the OpenMP records, but older traces have them */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    case OACQ: return OTF2_EvtWriter_OmpAcquireLock(w, NULL, e->t, e->a, (uint32_t)e->d);
+    case OREL: return OTF2_EvtWriter_OmpReleaseLock(w, NULL, e->t, e->a, (uint32_t)e->d);
+#pragma GCC diagnostic pop
+    case RGET: return OTF2_EvtWriter_RmaGet(w, NULL, e->t, WIN, 0, 8, 42);
+    case RPUT: return OTF2_EvtWriter_RmaPut(w, NULL, e->t, WIN, 0, 8, 42);
+    case RDONE: return OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, e->t, WIN, 42);
     case SEND: return OTF2_EvtWriter_MpiSend(w, NULL, e->t, e->a, e->b, e->c, 8);
     case ISEND: return OTF2_EvtWriter_MpiIsend(w, NULL, e->t, e->a, e->b, e->c, 8, e->d);
     case ISEND_DONE: return OTF2_EvtWriter_MpiIsendComplete(w, NULL, e->t, e->d);
@@ -218,19 +375,49 @@ static OTF2_ErrorCode write_ev(OTF2_EvtWriter *w, const ev *e)
         }                                                                       \
     } while (0)
 
-static int write_defs(const char *dir, OTF2_GlobalDefWriter *gw, int nranks, bool threads,
+/* the locations of a scenario: bit l for location index l */
+#define HAS(mask, l) (((mask) >> (l)) & 1u)
+#define RANKS(n) ((1u << (n)) - 1u)
+#define THREADS (1u << L_OMP | 1u << L_PTH)
+
+static int write_defs(const char *dir, OTF2_GlobalDefWriter *gw, int nranks, unsigned mask,
                       const uint64_t *nev)
 {
-    enum { S_EMPTY, S_MAIN, S_MACHINE, S_RANK0, S_RANK1, S_RANK2, S_MASTER, S_OMP, S_PTH, S_WORLD };
+    enum { S_EMPTY, S_MAIN, S_MACHINE, S_RANK0, S_RANK1, S_RANK2, S_MASTER, S_OMP, S_PTH, S_WORLD,
+           S_IBAR, S_CUSYNC, S_LAUNCH, S_MEMCPY, S_KERNEL, S_BAR, S_WAITBAR, S_ITASK, S_STREAMREF,
+           S_OMPTID, S_GPU };
     static const char *const strings[] = {"", "main", "machine", "MPI Rank 0", "MPI Rank 1",
                                           "MPI Rank 2", "Master thread", "OMP thread 1",
-                                          "Pthread 1", "MPI_COMM_WORLD"};
+                                          "Pthread 1", "MPI_COMM_WORLD", "!$omp implicit barrier",
+                                          "cudaSynchronize", "cuLaunchKernel", "cuMemcpyHtoD_v2",
+                                          "kernel", "!$omp barrier", "!$omp wait_barrier",
+                                          "!$omp implicit_task", "CUDA_STREAM_REF",
+                                          "OMPT_PARALLEL_REGION_ID", "CUDA[0:7]"};
+    static const struct {
+        uint32_t name;
+        OTF2_RegionRole role;
+        OTF2_Paradigm paradigm;
+    } regions[N_REGIONS] = {
+        [R_MAIN] = {S_MAIN, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER},
+        [R_IBAR] = {S_IBAR, OTF2_REGION_ROLE_IMPLICIT_BARRIER, OTF2_PARADIGM_OPENMP},
+        [R_CUSYNC] = {S_CUSYNC, OTF2_REGION_ROLE_IMPLICIT_BARRIER, OTF2_PARADIGM_CUDA},
+        [R_LAUNCH] = {S_LAUNCH, OTF2_REGION_ROLE_WRAPPER, OTF2_PARADIGM_CUDA},
+        [R_MEMCPY] = {S_MEMCPY, OTF2_REGION_ROLE_WRAPPER, OTF2_PARADIGM_CUDA},
+        [R_KERNEL] = {S_KERNEL, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_CUDA},
+        [R_BAR] = {S_BAR, OTF2_REGION_ROLE_BARRIER, OTF2_PARADIGM_OPENMP},
+        [R_WAITBAR] = {S_WAITBAR, OTF2_REGION_ROLE_IMPLICIT_BARRIER, OTF2_PARADIGM_OPENMP},
+        [R_ITASK] = {S_ITASK, OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_OPENMP},
+    };
     uint64_t all[NLOCS_MAX], idx[NLOCS_MAX];
     uint32_t i;
     for (i = 0; i < sizeof strings / sizeof strings[0]; i++)
         TRY(OTF2_GlobalDefWriter_WriteString(gw, i, strings[i]));
-    TRY(OTF2_GlobalDefWriter_WriteRegion(gw, 0, S_MAIN, S_MAIN, S_EMPTY, OTF2_REGION_ROLE_FUNCTION,
-                                         OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0));
+    for (i = 0; i < N_REGIONS; i++)
+        TRY(OTF2_GlobalDefWriter_WriteRegion(gw, i, regions[i].name, regions[i].name, S_EMPTY,
+                                             regions[i].role, regions[i].paradigm,
+                                             OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0));
+    TRY(OTF2_GlobalDefWriter_WriteAttribute(gw, A_STREAM, S_STREAMREF, S_EMPTY, OTF2_TYPE_LOCATION));
+    TRY(OTF2_GlobalDefWriter_WriteAttribute(gw, A_OMPT, S_OMPTID, S_EMPTY, OTF2_TYPE_UINT64));
     TRY(OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, S_MACHINE, S_MACHINE,
                                                  OTF2_UNDEFINED_SYSTEM_TREE_NODE));
     for (i = 0; i < (uint32_t)nranks; i++)
@@ -239,12 +426,15 @@ static int write_defs(const char *dir, OTF2_GlobalDefWriter *gw, int nranks, boo
     for (i = 0; i < (uint32_t)nranks; i++)
         TRY(OTF2_GlobalDefWriter_WriteLocation(gw, loc_ids[i], S_MASTER, OTF2_LOCATION_TYPE_CPU_THREAD,
                                                nev[i], i));
-    if (threads) {
+    if (HAS(mask, L_OMP))
         TRY(OTF2_GlobalDefWriter_WriteLocation(gw, loc_ids[L_OMP], S_OMP, OTF2_LOCATION_TYPE_CPU_THREAD,
                                                nev[L_OMP], 0));
+    if (HAS(mask, L_PTH))
         TRY(OTF2_GlobalDefWriter_WriteLocation(gw, loc_ids[L_PTH], S_PTH, OTF2_LOCATION_TYPE_CPU_THREAD,
                                                nev[L_PTH], 0));
-    }
+    if (HAS(mask, L_GPU))
+        TRY(OTF2_GlobalDefWriter_WriteLocation(gw, loc_ids[L_GPU], S_GPU,
+                                               OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, nev[L_GPU], 0));
     for (i = 0; i < (uint32_t)nranks; i++) {
         all[i] = loc_ids[i];
         idx[i] = i;
@@ -269,14 +459,18 @@ static int write_defs(const char *dir, OTF2_GlobalDefWriter *gw, int nranks, boo
                                             OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 2, gb));
         TRY(OTF2_GlobalDefWriter_WriteInterComm(gw, INTER, S_EMPTY, 8, 9, WORLD, OTF2_COMM_FLAG_NONE));
     }
-    if (threads) {
-        const uint64_t omp[] = {loc_ids[0], loc_ids[L_OMP]}, pth[] = {loc_ids[0], loc_ids[L_PTH]};
+    if (HAS(mask, L_OMP)) {
+        const uint64_t omp[] = {loc_ids[0], loc_ids[L_OMP]};
         static const uint64_t two[] = {0, 1};
         TRY(OTF2_GlobalDefWriter_WriteGroup(gw, 4, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS,
                                             OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, 2, omp));
         TRY(OTF2_GlobalDefWriter_WriteGroup(gw, 5, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP,
                                             OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE, 2, two));
         TRY(OTF2_GlobalDefWriter_WriteComm(gw, TEAM, S_EMPTY, 5, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+    }
+    if (HAS(mask, L_PTH)) {
+        const uint64_t pth[] = {loc_ids[0], loc_ids[L_PTH]};
+        static const uint64_t two[] = {0, 1};
         TRY(OTF2_GlobalDefWriter_WriteGroup(gw, 6, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS,
                                             OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE, 2, pth));
         TRY(OTF2_GlobalDefWriter_WriteGroup(gw, 7, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP,
@@ -287,13 +481,14 @@ static int write_defs(const char *dir, OTF2_GlobalDefWriter *gw, int nranks, boo
     return 0;
 }
 
-static int generate(const char *dir, const ev *evs, size_t n, int nranks, bool threads, bool altered,
+static int generate(const char *dir, const ev *evs, size_t n, int nranks, unsigned mask, bool altered,
                     bool skew)
 {
     OTF2_Archive *ar;
     OTF2_EvtWriter *w[NLOCS_MAX] = {NULL};
+    OTF2_AttributeList *al;
     uint64_t nev[NLOCS_MAX] = {0}, tmin = UINT64_MAX, tmax = 0;
-    int nlocs = threads ? NLOCS_MAX : nranks, l;
+    int l;
     size_t i;
 
     if (!(ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
@@ -305,16 +500,21 @@ static int generate(const char *dir, const ev *evs, size_t n, int nranks, bool t
     TRY(OTF2_Archive_SetSerialCollectiveCallbacks(ar));
     TRY(OTF2_Archive_SetCreator(ar, "unperturb tests/check/badgen"));
     TRY(OTF2_Archive_OpenEvtFiles(ar));
-    for (l = 0; l < nlocs; l++)
-        if (!(w[l] = OTF2_Archive_GetEvtWriter(ar, loc_ids[l]))) {
+    for (l = 0; l < NLOCS_MAX; l++)
+        if (HAS(mask, l) && !(w[l] = OTF2_Archive_GetEvtWriter(ar, loc_ids[l]))) {
             fprintf(stderr, "up-check-gen: %s: no event writer\n", dir);
             return 1;
         }
+    if (!(al = OTF2_AttributeList_New())) {
+        fprintf(stderr, "up-check-gen: %s: no attribute list\n", dir);
+        return 1;
+    }
     for (i = 0; i < n; i++) {
         ev e = evs[i];
         if (altered && e.loc == 2 && e.what == ENTER)
             e.what = FLUSH;  /* the same count, another kind */
-        TRY(write_ev(w[e.loc], &e));
+        TRY(write_ev(w[e.loc], al, &e));
+        TRY(OTF2_AttributeList_RemoveAllAttributes(al));
         nev[e.loc]++;
         tmin = e.t < tmin ? e.t : tmin;
         tmax = e.t > tmax ? e.t : tmax;
@@ -324,12 +524,17 @@ static int generate(const char *dir, const ev *evs, size_t n, int nranks, bool t
         nev[1]++;
         tmax = 1001;
     }
-    for (l = 0; l < nlocs; l++)
-        TRY(OTF2_Archive_CloseEvtWriter(ar, w[l]));
+    OTF2_AttributeList_Delete(al);
+    for (l = 0; l < NLOCS_MAX; l++)
+        if (HAS(mask, l))
+            TRY(OTF2_Archive_CloseEvtWriter(ar, w[l]));
     TRY(OTF2_Archive_CloseEvtFiles(ar));
     TRY(OTF2_Archive_OpenDefFiles(ar));
-    for (l = 0; l < nlocs; l++) {
-        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, loc_ids[l]);
+    for (l = 0; l < NLOCS_MAX; l++) {
+        OTF2_DefWriter *dw;
+        if (!HAS(mask, l))
+            continue;
+        dw = OTF2_Archive_GetDefWriter(ar, loc_ids[l]);
         if (!dw) {
             fprintf(stderr, "up-check-gen: %s: no definition writer\n", dir);
             return 1;
@@ -353,7 +558,7 @@ static int generate(const char *dir, const ev *evs, size_t n, int nranks, bool t
         }
         TRY(OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, tmin, tmax - tmin + 1,
                                                       OTF2_UNDEFINED_TIMESTAMP));
-        if (write_defs(dir, gw, nranks, threads, nev) != 0)
+        if (write_defs(dir, gw, nranks, mask, nev) != 0)
             return 1;
     }
     TRY(OTF2_Archive_Close(ar));
@@ -364,22 +569,31 @@ int main(int argc, char **argv)
 {
     const char *dir, *s;
     if (argc != 3) {
-        fprintf(stderr, "usage: up-check-gen DIR good|bad|badcoll|badthreads|altered\n");
+        fprintf(stderr, "usage: up-check-gen DIR good|bad|badcoll|badthreads|altered|hybrid|badhybrid|"
+                        "ompt|badompt\n");
         return 2;
     }
     dir = argv[1];
     s = argv[2];
 #define N(a) (sizeof(a) / sizeof((a)[0]))
     if (!strcmp(s, "good"))
-        return generate(dir, good, N(good), 3, true, false, false);
+        return generate(dir, good, N(good), 3, RANKS(3) | THREADS, false, false);
     if (!strcmp(s, "altered"))
-        return generate(dir, good, N(good), 3, true, true, false);
+        return generate(dir, good, N(good), 3, RANKS(3) | THREADS, true, false);
     if (!strcmp(s, "bad"))
-        return generate(dir, bad, N(bad), 2, false, false, true);
+        return generate(dir, bad, N(bad), 2, RANKS(2), false, true);
     if (!strcmp(s, "badcoll"))
-        return generate(dir, badcoll, N(badcoll), 3, false, false, false);
+        return generate(dir, badcoll, N(badcoll), 3, RANKS(3), false, false);
     if (!strcmp(s, "badthreads"))
-        return generate(dir, badthreads, N(badthreads), 3, true, false, false);
+        return generate(dir, badthreads, N(badthreads), 3, RANKS(3) | THREADS, false, false);
+    if (!strcmp(s, "hybrid"))
+        return generate(dir, hybrid, N(hybrid), 2, RANKS(2) | 1u << L_OMP | 1u << L_GPU, false, false);
+    if (!strcmp(s, "badhybrid"))
+        return generate(dir, badhybrid, N(badhybrid), 2, RANKS(2) | 1u << L_OMP | 1u << L_GPU, false, false);
+    if (!strcmp(s, "ompt"))
+        return generate(dir, ompt, N(ompt), 1, RANKS(1) | THREADS, false, false);
+    if (!strcmp(s, "badompt"))
+        return generate(dir, badompt, N(badompt), 1, RANKS(1) | THREADS, false, false);
     fprintf(stderr, "up-check-gen: unknown scenario '%s'\n", s);
     return 2;
 }

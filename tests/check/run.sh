@@ -9,7 +9,10 @@
 #      are the measured run's (clock skew) and do not fail this test.
 #   3. Every input compensated in --mode lower, upper and network (latency
 #      1000 ns) with --overhead-ns 100, then `up-check OUT --against IN`.
-#      Any violation fails the test.
+#      Any violation fails the test, except the known ones of BASELINE below:
+#      the rules of hybrid programs (barrier, lock, device, device-overhead,
+#      issue 35) that the engine does not follow yet.  More of them than
+#      BASELINE lists fails; fewer is progress, printed so BASELINE is lowered.
 #
 #   UNPERTURB=build/san/bin/unperturb tests/check/run.sh build/san
 set -u
@@ -32,6 +35,13 @@ bad() { fail=$((fail + 1)); printf 'FAIL  %s\n' "$1"; [ $# -gt 1 ] && printf '%s
 classes() { sed -n 's/^up-check: .*: VIOLATION \[\([a-z-]*\)\].*/\1/p' "$1" | sort | tr '\n' ' ' | sed 's/ $//'; }
 # "class count" pairs
 class_counts() { sed -n 's/^up-check: .*: VIOLATION \[\([a-z-]*\)\] \([0-9]*\) .*/\1 \2/p' "$1" | tr '\n' ',' | sed 's/,$//; s/,/, /g'; }
+# expect_counts NAME FILE "class count, ..." -- exactly these violation counts
+expect_counts() {
+    got_counts=$(class_counts "$2" | tr ',' '\n' | sed 's/^ //' | sort | tr '\n' ',' | sed 's/,$//; s/,/, /g')
+    [ "$got_counts" = "$3" ] && ok "$1" || bad "$1" "counts '$got_counts', wanted '$3': $(cat "$2")"
+}
+# "class count" pairs of the warnings
+warn_counts() { sed -n 's/^up-check: .*: warning \[\([a-z-]*\)\] \([0-9]*\) .*/\1 \2/p' "$1" | tr '\n' ',' | sed 's/,$//; s/,/, /g'; }
 # a number from the summary line: field records|messages|collectives
 summary() { sed -n "s/^up-check: .* \([0-9][0-9]*\) $2[,:].*/\1/p" "$1" | tail -n 1; }
 
@@ -53,7 +63,7 @@ expect_check() {
 
 # ---- 1. up-check on hand-made traces ------------------------------------------
 echo "== up-check on hand-made traces (tests/check/badgen.c)"
-for s in good bad badcoll badthreads altered; do
+for s in good bad badcoll badthreads altered hybrid badhybrid ompt badompt; do
     "$GEN" "$T/$s" "$s" || { bad "up-check-gen $s" "could not write the trace"; }
 done
 expect_check "a consistent trace passes" 0 "" -- "$T/good"
@@ -80,6 +90,32 @@ grep -q "VIOLATION \[collective\] 6 " "$T/out" && ok "badcoll: exactly 6" || bad
 expect_check "badthreads: team begin, join, pthread begin, pthread wait" \
     1 "team-begin team-join thread-begin thread-wait" -- "$T/badthreads"
 expect_check "altered alone passes" 0 "" -- "$T/altered"
+# hybrid programs (check 6): barriers, locks, devices, messages from threads
+expect_check "hybrid: MPI + OpenMP + CUDA, consistent" 0 "" -- "$T/hybrid"
+if grep -q ": 4 locations, 52 records, 2 messages, 0 collectives, 1 forks, 2 barriers, 5 lock acquisitions, 4 device activities: ok, 3 warnings$" "$T/out" &&
+    [ "$(warn_counts "$T/out")" = "device-early 2, device-unpaired 1" ]; then
+    ok "hybrid: thread messages matched, CUDA barrier ignored, locks per process, lost kernel realigned at the copy"
+else
+    bad "hybrid: thread messages matched, CUDA barrier ignored, locks per process, lost kernel realigned at the copy" "$(cat "$T/out")"
+fi
+expect_check "hybrid against itself" 0 "" -- "$T/hybrid" --against "$T/hybrid"
+expect_check "badhybrid alone: barrier, lock, message (device skew is a warning)" \
+    1 "barrier lock message" -- "$T/badhybrid"
+expect_check "badhybrid against hybrid: barrier, lock, message, device, device-overhead" \
+    1 "barrier device device-overhead lock message" -- "$T/badhybrid" --against "$T/hybrid"
+expect_counts "badhybrid against hybrid: exact counts" "$T/out" \
+    "barrier 1, device 2, device-overhead 2, lock 1, message 1"
+if grep -q "in IN not early" "$T/out" && grep -q "by 4 ticks, in IN by 2" "$T/out" &&
+    [ "$(warn_counts "$T/out")" = "device-early 1, device-unpaired 1" ]; then
+    ok "badhybrid against hybrid: device skew as in IN is a warning only"
+else
+    bad "badhybrid against hybrid: device skew as in IN is a warning only" "$(cat "$T/out")"
+fi
+expect_check "ompt: teams by OMPT_PARALLEL_REGION_ID, nested" 0 "" -- "$T/ompt"
+grep -q ": 3 locations, 20 records, 0 messages, 0 collectives, 2 barriers: ok$" "$T/out" &&
+    ok "ompt: 2 barriers, no warning" || bad "ompt: 2 barriers, no warning" "$(cat "$T/out")"
+expect_check "badompt: a thread leaves the nested team's barrier early" 1 "barrier" -- "$T/badompt"
+expect_counts "badompt: exactly 1" "$T/out" "barrier 1"
 expect_check "altered against good: record count and kinds" 1 "count kinds" -- "$T/altered" --against "$T/good"
 expect_check "different location sets" 1 "count kinds locations" -- "$T/good" --against "$T/bad"
 expect_check "no trace is a usage error" 2 "" --
@@ -111,9 +147,31 @@ done
 
 # ---- 3. the outputs of unperturb compensate ------------------------------------------
 echo
+# Known violations of the rules of hybrid programs (issue 35): "trace mode class
+# count", mode * for all three.  The engine does not follow these rules yet.
+BASELINE='casita-1_scorep-ompt-host-nested * barrier 13
+casita-1_sptc * device-overhead 31
+casita-1_xeonphi_jacobi_01 * barrier 2
+casita-1_xeonphi_jacobi_01 * device-overhead 403
+casita-2_cuda_simple lower barrier 17
+casita-2_cuda_simple upper barrier 16
+casita-2_cuda_simple network barrier 17
+casita-2_cuda_simple * lock 2
+casita-2_cuda_simple * device-overhead 126
+casita-2_jacobi_blame_cpu_015 lower barrier 3582
+casita-2_jacobi_blame_cpu_015 upper barrier 3542
+casita-2_jacobi_blame_cpu_015 network barrier 3582
+casita-2_jacobi_blame_cpu_015 lower lock 1197
+casita-2_jacobi_blame_cpu_015 upper lock 1192
+casita-2_jacobi_blame_cpu_015 network lock 1197
+casita-2_jacobi_blame_cpu_015 * device-overhead 11890'
+# known NAME MODE CLASS: the baseline count, or nothing
+known() { printf '%s\n' "$BASELINE" | awk -v n="$1" -v m="$2" -v c="$3" '$1 == n && ($2 == m || $2 == "*") && $3 == c { print $4; exit }'; }
+
 echo "== up-check OUT --against IN, OUT = unperturb compensate IN --overhead-ns 100 --mode ..."
 printf '%-36s %-8s %9s %9s %11s  %s\n' trace mode records messages collectives violations
 nviol=0
+nknown=0
 for anchor in "$DATA"/*/traces.otf2; do
     dir=$(dirname "$anchor")
     name=$(basename "$dir")
@@ -135,8 +193,23 @@ for anchor in "$DATA"/*/traces.otf2; do
         printf '%-36s %-8s %9s %9s %11s  %s\n' "$name" "$mode" "$(summary "$out.check" records)" \
             "$(summary "$out.check" messages)" "$(summary "$out.check" collectives)" "${v:-none}"
         if [ "$rc" -ne 0 ]; then
-            nviol=$((nviol + 1))
-            cp "$out.check" "$T/viol-$name-$mode"
+            # violations beyond the baseline fail; the baseline's are known
+            over=""
+            for pair in $(class_counts "$out.check" | sed 's/, /,/g; s/ /:/g; s/,/ /g'); do
+                c=${pair%%:*} k=${pair##*:} b=$(known "$name" "$mode" "$c")
+                if [ -z "$b" ] || [ "$k" -gt "$b" ]; then
+                    over="$over $c $k (baseline ${b:-0})"
+                elif [ "$k" -lt "$b" ]; then
+                    echo "      progress: $name $mode $c $k < baseline $b: lower BASELINE in tests/check/run.sh"
+                fi
+            done
+            if [ -n "$over" ]; then
+                nviol=$((nviol + 1))
+                echo "      beyond the baseline:$over"
+                cp "$out.check" "$T/viol-$name-$mode"
+            else
+                nknown=$((nknown + 1))
+            fi
         fi
         rm -rf "$out"
     done
@@ -148,7 +221,7 @@ if [ "$nviol" -gt 0 ]; then
             "$(awk '/: VIOLATION \[/ {p = 1; print; next} /^up-check:/ {p = 0} p' "$f")"
     done
 else
-    ok "every output passes up-check"
+    ok "every output passes up-check, but for $nknown with only the known violations of BASELINE (issue 35)"
 fi
 
 echo

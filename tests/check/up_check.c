@@ -12,15 +12,31 @@
  *   2. with --against IN: the same location ids, and per location the same
  *      number of records and the same sequence of record kinds;
  *   3. clock condition: every receive is at or after its send (sends and
- *      receives matched FIFO per sender, receiver, communicator and tag);
+ *      receives matched FIFO per sender, receiver, communicator and tag; a
+ *      thread's MPI records count as its process's communicator rank);
  *   4. collectives: every End waits for the Begins its operation depends on
  *      (n-to-n, 1-to-n, n-to-1, prefix), blocking and nonblocking;
  *   5. threads: ThreadTeamBegin >= its ThreadFork, ThreadJoin >= every
  *      ThreadTeamEnd; ThreadBegin >= ThreadCreate, ThreadWait >= ThreadEnd.
+ *   6. hybrid programs (MPI + OpenMP threads + GPU streams, as Score-P
+ *      records them):
+ *      barrier: no thread leaves an OpenMP team barrier (role BARRIER or
+ *        IMPLICIT_BARRIER, paradigm OPENMP) before the team's last thread
+ *        entered it; teams from ThreadTeamBegin/End, else (OMPT) from the
+ *        attribute OMPT_PARALLEL_REGION_ID;
+ *      lock: per process and lock, acquisition k+1 >= release k (Thread- and
+ *        OmpAcquireLock/ReleaseLock, in acquisition order);
+ *      device: a kernel or copy on an accelerator stream starts at or after
+ *        the host call that issued it (paired in order, realigned at copies
+ *        where the measurement lost records); with --against, a violation
+ *        only if earlier than in IN (clock skew), else a warning;
+ *      device-overhead (with --against): kernel and copy durations on
+ *        accelerator locations as in IN, within 1 tick.
  * Exit status: 0 all checks pass, 1 a violation, 2 usage or read error.
  *
  * The whole trace is loaded (9 bytes per record, plus 32-64 bytes per
- * message, collective or thread record); fine for test traces.
+ * message, collective, thread, barrier, lock or device record, and 24 bytes
+ * per open Enter); fine for test traces.
  */
 #include <otf2/otf2.h>
 
@@ -45,8 +61,8 @@
 #define KINDS(P, S)                                                                       \
     P(BufferFlush, OTF2_TimeStamp a)                                                      \
     P(MeasurementOnOff, OTF2_MeasurementMode a)                                           \
-    P(Enter, OTF2_RegionRef a)                                                            \
-    P(Leave, OTF2_RegionRef a)                                                            \
+    S(Enter)                                                                              \
+    S(Leave)                                                                              \
     S(MpiSend)                                                                            \
     S(MpiIsend)                                                                           \
     P(MpiIsendComplete, uint64_t a)                                                       \
@@ -59,8 +75,8 @@
     S(MpiCollectiveEnd)                                                                   \
     S(OmpFork)                                                                            \
     S(OmpJoin)                                                                            \
-    P(OmpAcquireLock, uint32_t a, uint32_t b)                                             \
-    P(OmpReleaseLock, uint32_t a, uint32_t b)                                             \
+    S(OmpAcquireLock)                                                                     \
+    S(OmpReleaseLock)                                                                     \
     P(OmpTaskCreate, uint64_t a)                                                          \
     P(OmpTaskSwitch, uint64_t a)                                                          \
     P(OmpTaskComplete, uint64_t a)                                                        \
@@ -79,11 +95,11 @@
     P(RmaReleaseLock, OTF2_RmaWinRef a, uint32_t b, uint64_t c)                           \
     P(RmaSync, OTF2_RmaWinRef a, uint32_t b, OTF2_RmaSyncType c)                          \
     P(RmaWaitChange, OTF2_RmaWinRef a)                                                    \
-    P(RmaPut, OTF2_RmaWinRef a, uint32_t b, uint64_t c, uint64_t d)                       \
-    P(RmaGet, OTF2_RmaWinRef a, uint32_t b, uint64_t c, uint64_t d)                       \
+    S(RmaPut)                                                                             \
+    S(RmaGet)                                                                             \
     P(RmaAtomic, OTF2_RmaWinRef a, uint32_t b, OTF2_RmaAtomicType c, uint64_t d,          \
       uint64_t e, uint64_t f)                                                             \
-    P(RmaOpCompleteBlocking, OTF2_RmaWinRef a, uint64_t b)                                \
+    S(RmaOpCompleteBlocking)                                                              \
     P(RmaOpCompleteNonBlocking, OTF2_RmaWinRef a, uint64_t b)                             \
     P(RmaOpTest, OTF2_RmaWinRef a, uint64_t b)                                            \
     P(RmaOpCompleteRemote, OTF2_RmaWinRef a, uint64_t b)                                  \
@@ -91,8 +107,8 @@
     S(ThreadJoin)                                                                         \
     S(ThreadTeamBegin)                                                                    \
     S(ThreadTeamEnd)                                                                      \
-    P(ThreadAcquireLock, OTF2_Paradigm a, uint32_t b, uint32_t c)                         \
-    P(ThreadReleaseLock, OTF2_Paradigm a, uint32_t b, uint32_t c)                         \
+    S(ThreadAcquireLock)                                                                  \
+    S(ThreadReleaseLock)                                                                  \
     P(ThreadTaskCreate, OTF2_CommRef a, uint32_t b, uint32_t c)                           \
     P(ThreadTaskSwitch, OTF2_CommRef a, uint32_t b, uint32_t c)                           \
     P(ThreadTaskComplete, OTF2_CommRef a, uint32_t b, uint32_t c)                         \
@@ -139,11 +155,12 @@ static const char *const kind_names[K_COUNT] = {KINDS(KIND_NAME_P, KIND_NAME_S) 
  * A class of violation or warning: a count and the first few examples. */
 enum {
     V_TIME, V_LOCS, V_COUNT, V_KINDS, V_MSG, V_COLL, V_TEAM_BEGIN, V_TEAM_JOIN,
-    V_THREAD_BEGIN, V_THREAD_WAIT,
+    V_THREAD_BEGIN, V_THREAD_WAIT, V_BARRIER, V_LOCK, V_DEVICE, V_DEVICE_OVERHEAD,
     W_FIRST,
     W_UNMATCHED_SEND = W_FIRST, W_UNMATCHED_RECV, W_COMM, W_COLL_UNPAIRED,
     W_COLL_INCOMPLETE, W_COLL_MISMATCH, W_COLL_ROOT, W_COLL_INTER, W_TEAM,
-    W_THREAD_UNMATCHED, W_UNKNOWN,
+    W_THREAD_UNMATCHED, W_BARRIER_TEAM, W_LOCK_UNPAIRED, W_DEVICE_EARLY, W_DEVICE_UNPAIRED,
+    W_UNKNOWN,
     N_CLASSES
 };
 
@@ -160,6 +177,10 @@ static const struct {
     [V_TEAM_JOIN] = {"team-join", "thread joins before a team member's end"},
     [V_THREAD_BEGIN] = {"thread-begin", "thread begins before their create"},
     [V_THREAD_WAIT] = {"thread-wait", "thread waits before the thread's end"},
+    [V_BARRIER] = {"barrier", "threads that leave an OpenMP barrier before a team member enters it"},
+    [V_LOCK] = {"lock", "lock acquisitions before the previous holder's release"},
+    [V_DEVICE] = {"device", "device activities that start before their launch (earlier than in IN)"},
+    [V_DEVICE_OVERHEAD] = {"device-overhead", "device activities whose duration differs from IN"},
     [W_UNMATCHED_SEND] = {"unmatched-send", "sends without a receive"},
     [W_UNMATCHED_RECV] = {"unmatched-recv", "receives without a send"},
     [W_COMM] = {"comm", "records whose communicator or rank cannot be resolved"},
@@ -170,6 +191,10 @@ static const struct {
     [W_COLL_INTER] = {"coll-inter", "collectives on intercommunicators (not checked)"},
     [W_TEAM] = {"team", "thread fork/team records that cannot be matched unambiguously"},
     [W_THREAD_UNMATCHED] = {"thread-unmatched", "thread create/begin/wait records without their partner"},
+    [W_BARRIER_TEAM] = {"barrier-team", "OpenMP barriers that cannot be grouped with their team's"},
+    [W_LOCK_UNPAIRED] = {"lock-unpaired", "lock acquisitions without their release, or acquired twice"},
+    [W_DEVICE_EARLY] = {"device-early", "device activities that start before their launch (clock skew, as in IN)"},
+    [W_DEVICE_UNPAIRED] = {"device-unpaired", "kernel launches and device activities left unpaired (lost records)"},
     [W_UNKNOWN] = {"unknown-record", "records of a kind unknown to this OTF2"},
 };
 
@@ -184,8 +209,33 @@ typedef struct nbreq {
     uint64_t id, t, idx;
 } nbreq;
 
+/* load-time state of hybrid programs (check 6) */
+typedef struct frame {      /* an open Enter */
+    uint64_t ompt;          /* OMPT_PARALLEL_REGION_ID of the innermost Enter carrying one */
+    uint32_t bar;           /* the barrier this Enter opens (index into bars), or NONE */
+    uint32_t act;           /* the kernel this Enter starts (index into acts), or NONE */
+    bool inbar;             /* inside a barrier region */
+} frame;
+
+typedef struct tframe {     /* an open thread team: communicator and instance */
+    uint32_t comm;
+    uint64_t inst;
+} tframe;
+
+typedef struct tcount {
+    uint32_t comm;
+    uint64_t n;
+} tcount;
+
+typedef struct pendcopy {   /* an RmaGet/RmaPut waiting for its RmaOpCompleteBlocking */
+    uint32_t win, act;
+    uint64_t match;
+} pendcopy;
+
 typedef struct loc {
     uint64_t id;
+    uint64_t group;  /* its location group (process) */
+    uint8_t ltype;   /* OTF2_LocationType */
     uint64_t n, cap;
     uint8_t *kind;   /* record kinds K_* */
     uint64_t *t;     /* timestamps */
@@ -199,6 +249,14 @@ typedef struct loc {
     uint64_t *moved; /* records marked unperturb::poll = 2: completions that
                       * compensate moved to a later poll (docs/models.md) */
     size_t nmoved, capmoved;
+    frame *stk;      /* open Enters */
+    size_t nstk, capstk;
+    tframe *team;    /* open thread teams */
+    size_t nteam, capteam;
+    tcount *tcnt;    /* ThreadTeamBegins so far, per team communicator */
+    size_t ntcnt, captcnt;
+    pendcopy *pc;    /* copies not completed yet */
+    size_t npc, cappc;
 } loc;
 
 typedef struct lockey {
@@ -234,8 +292,9 @@ typedef struct comm {
 } comm;
 
 typedef struct p2p {
-    uint32_t s, r, comm, tag;  /* sender and receiver location indices */
-    uint64_t idx, t;           /* record index on its own location, time */
+    uint32_t s, r, comm, tag;  /* sender and receiver: their communicator member locations */
+    uint32_t at;               /* the location of the record (a thread of s or r) */
+    uint64_t idx, t, gseq;     /* record index on its own location, time, global order */
 } p2p;
 
 typedef struct coll {
@@ -254,6 +313,62 @@ typedef struct thr {
     uint8_t type;
     uint64_t seq, idx, t;
 } thr;
+
+/* ---- hybrid programs (check 6) */
+typedef struct strdef {
+    uint64_t id;
+    char *s;
+} strdef;
+
+enum { R_BARRIER = 1, R_LAUNCH = 2, R_MEMCPY = 4, R_H2D = 8, R_D2H = 16 };
+
+typedef struct regdef {
+    uint64_t id, name;
+    uint8_t role, paradigm, flags;  /* flags R_* */
+} regdef;
+
+typedef struct attrdef {
+    uint64_t id, name;
+    uint8_t type;
+} attrdef;
+
+enum { BM_TEAM, BM_OMPT };
+
+typedef struct bar {        /* one thread's visit of an OpenMP barrier */
+    uint8_t mode;           /* BM_TEAM: team communicator a, instance b; BM_OMPT:
+                             * process a (location group), parallel region id b */
+    bool left;
+    uint32_t loc;
+    uint64_t a, b, j;       /* j: the location's j-th barrier in that team */
+    uint64_t ie, te, il, tl;
+} bar;
+
+typedef struct lockrec {
+    uint64_t group;
+    uint32_t loc, lock, order;
+    uint8_t model;
+    bool rel;
+    uint64_t idx, t;
+} lockrec;
+
+enum { A_KERNEL, A_GET, A_PUT };
+
+typedef struct act {        /* an activity on an accelerator location */
+    uint32_t loc;
+    uint8_t type;           /* A_* */
+    bool ended;
+    uint64_t idx, t, iend, tend;
+} act;
+
+enum { H_LAUNCH, H_MEMCPY };
+
+typedef struct hostcall {   /* a kernel launch or a memory copy call on a CPU location */
+    uint32_t loc;
+    uint8_t type, flags;    /* H_*; region flags R_H2D, R_D2H */
+    bool hasstream;
+    uint64_t stream;        /* CUDA_STREAM_REF: a location id */
+    uint64_t group, idx, t, gseq;
+} hostcall;
 
 typedef struct trace {
     const char *label;   /* as the user named it */
@@ -283,9 +398,28 @@ typedef struct trace {
     OTF2_AttributeRef pollattr;
     bool bad;            /* a callback failed; err says why */
     char err[512];
+    /* hybrid programs */
+    strdef *strs;
+    size_t nstrs, capstrs;
+    regdef *regs;        /* sorted by id after the definitions */
+    size_t nregs, capregs;
+    attrdef *attrs;
+    size_t nattrs, capattrs;
+    bool has_ompt, has_stream;
+    OTF2_AttributeRef ompt_attr, stream_attr;
+    uint32_t *rep;       /* per location: the location that stands for its process
+                          * in MPI communicators (itself, or its process's MPI location) */
+    bar *bars;
+    size_t nbars, capbars;
+    lockrec *locks;
+    size_t nlocks, caplocks;
+    act *acts;
+    size_t nacts, capacts;
+    hostcall *hcs;
+    size_t nhcs, caphcs;
     /* results */
     finding f[N_CLASSES];
-    uint64_t messages, collectives, forks, threads;
+    uint64_t messages, collectives, forks, threads, barriers, lockpairs, devpaired;
 } trace;
 
 static char otf2_msg[512];
@@ -346,10 +480,12 @@ static OTF2_CallbackCode def_location(void *ud, OTF2_LocationRef self, OTF2_Stri
                                       OTF2_LocationGroupRef lg)
 {
     trace *tr = ud;
-    (void)name, (void)type, (void)lg;
+    (void)name;
     tr->locs = xrealloc(tr->locs, (tr->nlocs + 1) * sizeof *tr->locs);
     memset(&tr->locs[tr->nlocs], 0, sizeof *tr->locs);
     tr->locs[tr->nlocs].id = self;
+    tr->locs[tr->nlocs].group = lg;
+    tr->locs[tr->nlocs].ltype = (uint8_t)type;
     if (nev > 0 && nev < (1u << 26)) {  /* a hint only; never trust it for much */
         tr->locs[tr->nlocs].cap = nev;
         tr->locs[tr->nlocs].kind = xrealloc(NULL, nev);
@@ -411,8 +547,13 @@ static OTF2_CallbackCode def_rmawin(void *ud, OTF2_RmaWinRef self, OTF2_StringRe
 static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s)
 {
     trace *tr = ud;
+    size_t n = strlen(s);
     if (!strcmp(s, "unperturb::poll") && tr->npollname < 4)
         tr->pollname[tr->npollname++] = self;
+    GROW(tr->strs, tr->nstrs, tr->capstrs);
+    tr->strs[tr->nstrs].id = self;
+    tr->strs[tr->nstrs].s = xrealloc(NULL, n + 1);
+    memcpy(tr->strs[tr->nstrs++].s, s, n + 1);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -425,7 +566,88 @@ static OTF2_CallbackCode def_attribute(void *ud, OTF2_AttributeRef self, OTF2_St
     for (i = 0; i < tr->npollname; i++)
         if (name == tr->pollname[i] && type == OTF2_TYPE_UINT8 && !tr->has_pollattr)
             tr->has_pollattr = true, tr->pollattr = self;
+    GROW(tr->attrs, tr->nattrs, tr->capattrs);
+    tr->attrs[tr->nattrs].id = self;
+    tr->attrs[tr->nattrs].name = name;
+    tr->attrs[tr->nattrs++].type = type;
     return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name,
+                                    OTF2_StringRef cname, OTF2_StringRef desc, OTF2_RegionRole role,
+                                    OTF2_Paradigm paradigm, OTF2_RegionFlag flags, OTF2_StringRef file,
+                                    uint32_t begin, uint32_t end)
+{
+    trace *tr = ud;
+    (void)cname, (void)desc, (void)flags, (void)file, (void)begin, (void)end;
+    GROW(tr->regs, tr->nregs, tr->capregs);
+    tr->regs[tr->nregs].id = self;
+    tr->regs[tr->nregs].name = name;
+    tr->regs[tr->nregs].role = role;
+    tr->regs[tr->nregs].paradigm = paradigm;
+    tr->regs[tr->nregs++].flags = 0;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static int cmp_strdef(const void *a, const void *b)
+{
+    const strdef *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_regdef(const void *a, const void *b)
+{
+    const regdef *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static const char *string_of(const trace *tr, uint64_t id)
+{
+    strdef key, *x;
+    key.id = id;
+    x = tr->nstrs ? bsearch(&key, tr->strs, tr->nstrs, sizeof *tr->strs, cmp_strdef) : NULL;
+    return x ? x->s : "";
+}
+
+/* After the definitions (which may reference forward): the region classes
+ * and attributes that the rules of hybrid programs use (check 6). */
+static void resolve_hybrid_defs(trace *tr)
+{
+    size_t i;
+    sort_n(tr->strs, tr->nstrs, sizeof *tr->strs, cmp_strdef);
+    for (i = 0; i < tr->nregs; i++) {
+        regdef *r = &tr->regs[i];
+        const char *name = string_of(tr, r->name);
+        if ((r->role == OTF2_REGION_ROLE_BARRIER || r->role == OTF2_REGION_ROLE_IMPLICIT_BARRIER) &&
+            r->paradigm == OTF2_PARADIGM_OPENMP)
+            r->flags |= R_BARRIER;
+        if (r->paradigm == OTF2_PARADIGM_CUDA && strstr(name, "Launch"))
+            r->flags |= R_LAUNCH;
+        if (r->paradigm == OTF2_PARADIGM_CUDA && strstr(name, "Memcpy")) {
+            r->flags |= R_MEMCPY;
+            if (strstr(name, "HtoD"))
+                r->flags |= R_H2D;
+            if (strstr(name, "DtoH"))
+                r->flags |= R_D2H;
+        }
+    }
+    sort_n(tr->regs, tr->nregs, sizeof *tr->regs, cmp_regdef);
+    for (i = 0; i < tr->nattrs; i++) {
+        const attrdef *a = &tr->attrs[i];
+        const char *name = string_of(tr, a->name);
+        if (!tr->has_ompt && a->type == OTF2_TYPE_UINT64 && !strcmp(name, "OMPT_PARALLEL_REGION_ID"))
+            tr->has_ompt = true, tr->ompt_attr = (OTF2_AttributeRef)a->id;
+        if (!tr->has_stream && a->type == OTF2_TYPE_LOCATION && !strcmp(name, "CUDA_STREAM_REF"))
+            tr->has_stream = true, tr->stream_attr = (OTF2_AttributeRef)a->id;
+    }
+}
+
+static uint8_t region_flags(const trace *tr, uint64_t id)
+{
+    regdef key, *x;
+    key.id = id;
+    x = tr->nregs ? bsearch(&key, tr->regs, tr->nregs, sizeof *tr->regs, cmp_regdef) : NULL;
+    return x ? x->flags : 0;
 }
 
 static OTF2_CallbackCode def_intercomm(void *ud, OTF2_CommRef self, OTF2_StringRef name,
@@ -616,7 +838,7 @@ static uint32_t find_in(const uint32_t *a, uint32_t n, uint32_t x)
 
 /* The location of `rank` in communicator `cid`, seen from location `self`;
  * NONE with a warning when it cannot be resolved. */
-static uint32_t rank_location(trace *tr, uint32_t self, uint32_t cid, uint32_t rank,
+static uint32_t rank_location(trace *tr, uint32_t self, uint32_t at, uint32_t cid, uint32_t rank,
                               const char *kind, uint64_t idx)
 {
     const comm *c = comm_by_id(tr, cid);
@@ -643,8 +865,69 @@ static uint32_t rank_location(trace *tr, uint32_t self, uint32_t cid, uint32_t r
         why = "location not in the intercommunicator, or rank out of range";
     }
     note(tr, W_COMM, "location %" PRIu64 " record %" PRIu64 " (%s): communicator %u rank %u: %s",
-         tr->locs[self].id, idx, kind, cid, rank, why);
+         tr->locs[at].id, idx, kind, cid, rank, why);
     return NONE;
+}
+
+typedef struct grouploc {
+    uint64_t group;
+    uint32_t loc;
+} grouploc;
+
+static int cmp_grouploc(const void *a, const void *b)
+{
+    const grouploc *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return x->loc < y->loc ? -1 : x->loc > y->loc;
+}
+
+/* MPI calls can be recorded on any thread of a process, but communicators
+ * list the processes' MPI locations (their master threads).  Each location
+ * stands in communicators for the MPI location of its location group (the
+ * first one in definition order), or for itself: in a pure MPI trace every
+ * location stands for itself. */
+static void resolve_reps(trace *tr)
+{
+    const group *mpi = comm_locations(tr, OTF2_PARADIGM_MPI);
+    grouploc *gl = NULL;
+    bool *ismpi;
+    size_t i, n = 0;
+    tr->rep = xrealloc(NULL, tr->nlocs * sizeof *tr->rep);
+    for (i = 0; i < tr->nlocs; i++)
+        tr->rep[i] = (uint32_t)i;
+    if (!mpi || !mpi->n)
+        return;
+    ismpi = xrealloc(NULL, tr->nlocs * sizeof *ismpi);
+    memset(ismpi, 0, tr->nlocs * sizeof *ismpi);
+    gl = xrealloc(NULL, mpi->n * sizeof *gl);
+    for (i = 0; i < mpi->n; i++) {
+        uint32_t li = loc_index(tr, mpi->m[i]);
+        if (li == NONE || ismpi[li])
+            continue;
+        ismpi[li] = true;
+        if (tr->locs[li].group == OTF2_UNDEFINED_LOCATION_GROUP)
+            continue;
+        gl[n].group = tr->locs[li].group;
+        gl[n++].loc = li;
+    }
+    sort_n(gl, n, sizeof *gl, cmp_grouploc);
+    for (i = 0; i < tr->nlocs; i++) {
+        size_t lo = 0, hi = n;
+        if (ismpi[i] || tr->locs[i].group == OTF2_UNDEFINED_LOCATION_GROUP)
+            continue;
+        while (lo < hi) {  /* the first entry of the group */
+            size_t mid = lo + (hi - lo) / 2;
+            if (gl[mid].group < tr->locs[i].group)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < n && gl[lo].group == tr->locs[i].group)
+            tr->rep[i] = gl[lo].loc;
+    }
+    free(gl);
+    free(ismpi);
 }
 
 /* ---- events ---------------------------------------------------------------- */
@@ -731,28 +1014,31 @@ static OTF2_CallbackCode on_RmaCollectiveBegin(EV_HDR)
 static void p2p_event(trace *tr, OTF2_LocationRef lid, OTF2_TimeStamp t, int kind, bool is_recv,
                       uint32_t peer, OTF2_CommRef c, uint32_t tag)
 {
-    uint64_t idx;
-    uint32_t li = rec(tr, lid, t, kind, &idx), other;
+    uint64_t idx, gseq = tr->nrec;
+    uint32_t li = rec(tr, lid, t, kind, &idx), other, self;
     p2p *m;
     if (li == NONE || !tr->full)
         return;
-    if ((other = rank_location(tr, li, c, peer, kind_names[kind], idx)) == NONE)
+    self = tr->rep[li];
+    if ((other = rank_location(tr, self, li, c, peer, kind_names[kind], idx)) == NONE)
         return;
     if (is_recv) {
         GROW(tr->recv, tr->nrecv, tr->caprecv);
         m = &tr->recv[tr->nrecv++];
         m->s = other;
-        m->r = li;
+        m->r = self;
     } else {
         GROW(tr->send, tr->nsend, tr->capsend);
         m = &tr->send[tr->nsend++];
-        m->s = li;
+        m->s = self;
         m->r = other;
     }
+    m->at = li;
     m->comm = c;
     m->tag = tag;
     m->idx = idx;
     m->t = t;
+    m->gseq = gseq;
 }
 
 static OTF2_CallbackCode on_MpiSend(EV_HDR, uint32_t receiver, OTF2_CommRef c, uint32_t tag,
@@ -973,17 +1259,253 @@ static OTF2_CallbackCode on_ThreadJoin(EV_HDR, OTF2_Paradigm model)
     return CB_RESULT((trace *)ud);
 }
 
+/* Thread teams open on each location, for the barriers (check 6): the k-th
+ * ThreadTeamBegin of a team communicator on a location is instance k, as in
+ * check 5. */
 static OTF2_CallbackCode on_ThreadTeamBegin(EV_HDR, OTF2_CommRef team)
 {
+    trace *tr = ud;
     (void)al;
     thr_event(ud, lid, t, K_ThreadTeamBegin, T_TBEGIN, team, 0);
-    return CB_RESULT((trace *)ud);
+    if (!tr->bad && tr->full) {
+        loc *l = &tr->locs[tr->last];
+        size_t k;
+        for (k = 0; k < l->ntcnt && l->tcnt[k].comm != team; k++)
+            ;
+        if (k == l->ntcnt) {
+            GROW(l->tcnt, l->ntcnt, l->captcnt);
+            l->tcnt[l->ntcnt].comm = team;
+            l->tcnt[l->ntcnt++].n = 0;
+        }
+        GROW(l->team, l->nteam, l->capteam);
+        l->team[l->nteam].comm = team;
+        l->team[l->nteam++].inst = l->tcnt[k].n++;
+    }
+    return CB_RESULT(tr);
 }
 
 static OTF2_CallbackCode on_ThreadTeamEnd(EV_HDR, OTF2_CommRef team)
 {
+    trace *tr = ud;
     (void)al;
     thr_event(ud, lid, t, K_ThreadTeamEnd, T_TEND, team, 0);
+    if (!tr->bad && tr->full) {
+        loc *l = &tr->locs[tr->last];
+        if (l->nteam && l->team[l->nteam - 1].comm == team)
+            l->nteam--;  /* a mismatch is check 5's warning */
+    }
+    return CB_RESULT(tr);
+}
+
+/* ---- hybrid programs: barriers, locks, devices (check 6) -------------------- */
+#define NO_ID UINT64_MAX
+
+static void hybrid_enter(trace *tr, uint32_t li, uint64_t idx, uint64_t t, uint64_t gseq,
+                         OTF2_RegionRef region, const OTF2_AttributeList *al)
+{
+    loc *l = &tr->locs[li];
+    uint8_t fl = region_flags(tr, region);
+    const frame *up = l->nstk ? &l->stk[l->nstk - 1] : NULL;
+    frame f;
+    uint64_t v;
+    f.ompt = up ? up->ompt : NO_ID;
+    f.bar = f.act = NONE;
+    f.inbar = up && up->inbar;
+    if (tr->has_ompt && al && OTF2_AttributeList_GetUint64(al, tr->ompt_attr, &v) == OTF2_SUCCESS)
+        f.ompt = v;
+    if (l->ltype == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM) {
+        if (!up) {  /* a kernel: an Enter at call depth 0 */
+            act *a;
+            GROW(tr->acts, tr->nacts, tr->capacts);
+            a = &tr->acts[tr->nacts];
+            memset(a, 0, sizeof *a);
+            a->loc = li;
+            a->type = A_KERNEL;
+            a->idx = idx;
+            a->t = t;
+            f.act = (uint32_t)tr->nacts++;
+        }
+    } else {
+        if ((fl & R_BARRIER) && !f.inbar && (l->nteam || f.ompt != NO_ID)) {
+            bar *b;
+            GROW(tr->bars, tr->nbars, tr->capbars);
+            b = &tr->bars[tr->nbars];
+            memset(b, 0, sizeof *b);
+            if (l->nteam) {
+                b->mode = BM_TEAM;
+                b->a = l->team[l->nteam - 1].comm;
+                b->b = l->team[l->nteam - 1].inst;
+            } else {
+                b->mode = BM_OMPT;
+                b->a = l->group;
+                b->b = f.ompt;
+            }
+            b->loc = li;
+            b->ie = idx;
+            b->te = t;
+            f.bar = (uint32_t)tr->nbars++;
+        }
+        if (fl & R_BARRIER)
+            f.inbar = true;
+        if (fl & (R_LAUNCH | R_MEMCPY)) {
+            OTF2_LocationRef sl = 0;
+            bool has = tr->has_stream && al &&
+                       OTF2_AttributeList_GetLocationRef(al, tr->stream_attr, &sl) == OTF2_SUCCESS;
+            if ((fl & R_MEMCPY) || has) {
+                hostcall *h;
+                GROW(tr->hcs, tr->nhcs, tr->caphcs);
+                h = &tr->hcs[tr->nhcs++];
+                h->loc = li;
+                h->type = (fl & R_LAUNCH) && has ? H_LAUNCH : H_MEMCPY;
+                h->flags = fl & (R_H2D | R_D2H);
+                h->hasstream = has;
+                h->stream = sl;
+                h->group = l->group;
+                h->idx = idx;
+                h->t = t;
+                h->gseq = gseq;
+            }
+        }
+    }
+    GROW(l->stk, l->nstk, l->capstk);
+    l->stk[l->nstk++] = f;
+}
+
+static OTF2_CallbackCode on_Enter(EV_HDR, OTF2_RegionRef region)
+{
+    trace *tr = ud;
+    uint64_t idx, gseq = tr->nrec;
+    uint32_t li = rec(tr, lid, t, K_Enter, &idx);
+    if (li != NONE && tr->full)
+        hybrid_enter(tr, li, idx, t, gseq, region, al);
+    return CB_RESULT(tr);
+}
+
+static OTF2_CallbackCode on_Leave(EV_HDR, OTF2_RegionRef region)
+{
+    trace *tr = ud;
+    uint64_t idx;
+    uint32_t li = rec(tr, lid, t, K_Leave, &idx);
+    (void)al, (void)region;
+    if (li != NONE && tr->full && tr->locs[li].nstk) {
+        loc *l = &tr->locs[li];
+        const frame *f = &l->stk[--l->nstk];
+        if (f->bar != NONE) {
+            tr->bars[f->bar].left = true;
+            tr->bars[f->bar].il = idx;
+            tr->bars[f->bar].tl = t;
+        }
+        if (f->act != NONE) {
+            tr->acts[f->act].ended = true;
+            tr->acts[f->act].iend = idx;
+            tr->acts[f->act].tend = t;
+        }
+    }
+    return CB_RESULT(tr);
+}
+
+static void lock_event(trace *tr, OTF2_LocationRef lid, OTF2_TimeStamp t, int kind, OTF2_Paradigm model,
+                       uint32_t lock, uint32_t order, bool rel)
+{
+    uint64_t idx;
+    uint32_t li = rec(tr, lid, t, kind, &idx);
+    lockrec *x;
+    if (li == NONE || !tr->full)
+        return;
+    GROW(tr->locks, tr->nlocks, tr->caplocks);
+    x = &tr->locks[tr->nlocks++];
+    x->group = tr->locs[li].group;
+    x->loc = li;
+    x->lock = lock;
+    x->order = order;
+    x->model = model;
+    x->rel = rel;
+    x->idx = idx;
+    x->t = t;
+}
+
+static OTF2_CallbackCode on_ThreadAcquireLock(EV_HDR, OTF2_Paradigm model, uint32_t lock, uint32_t order)
+{
+    (void)al;
+    lock_event(ud, lid, t, K_ThreadAcquireLock, model, lock, order, false);
+    return CB_RESULT((trace *)ud);
+}
+
+static OTF2_CallbackCode on_ThreadReleaseLock(EV_HDR, OTF2_Paradigm model, uint32_t lock, uint32_t order)
+{
+    (void)al;
+    lock_event(ud, lid, t, K_ThreadReleaseLock, model, lock, order, true);
+    return CB_RESULT((trace *)ud);
+}
+
+static OTF2_CallbackCode on_OmpAcquireLock(EV_HDR, uint32_t lock, uint32_t order)
+{
+    (void)al;
+    lock_event(ud, lid, t, K_OmpAcquireLock, OTF2_PARADIGM_OPENMP, lock, order, false);
+    return CB_RESULT((trace *)ud);
+}
+
+static OTF2_CallbackCode on_OmpReleaseLock(EV_HDR, uint32_t lock, uint32_t order)
+{
+    (void)al;
+    lock_event(ud, lid, t, K_OmpReleaseLock, OTF2_PARADIGM_OPENMP, lock, order, true);
+    return CB_RESULT((trace *)ud);
+}
+
+/* a copy on an accelerator location: RmaGet/RmaPut ... RmaOpCompleteBlocking */
+static void copy_event(trace *tr, OTF2_LocationRef lid, OTF2_TimeStamp t, int kind, OTF2_RmaWinRef w,
+                       uint64_t match)
+{
+    uint64_t idx;
+    uint32_t li = rec(tr, lid, t, kind, &idx);
+    loc *l;
+    size_t k;
+    if (li == NONE || !tr->full || tr->locs[li].ltype != OTF2_LOCATION_TYPE_ACCELERATOR_STREAM)
+        return;
+    l = &tr->locs[li];
+    if (kind == K_RmaOpCompleteBlocking) {
+        for (k = 0; k < l->npc && (l->pc[k].win != w || l->pc[k].match != match); k++)
+            ;
+        if (k < l->npc) {
+            act *a = &tr->acts[l->pc[k].act];
+            a->ended = true;
+            a->iend = idx;
+            a->tend = t;
+            memmove(&l->pc[k], &l->pc[k + 1], (l->npc - k - 1) * sizeof *l->pc);
+            l->npc--;
+        }
+        return;
+    }
+    GROW(tr->acts, tr->nacts, tr->capacts);
+    memset(&tr->acts[tr->nacts], 0, sizeof *tr->acts);
+    tr->acts[tr->nacts].loc = li;
+    tr->acts[tr->nacts].type = kind == K_RmaGet ? A_GET : A_PUT;
+    tr->acts[tr->nacts].idx = idx;
+    tr->acts[tr->nacts].t = t;
+    GROW(l->pc, l->npc, l->cappc);
+    l->pc[l->npc].win = w;
+    l->pc[l->npc].match = match;
+    l->pc[l->npc++].act = (uint32_t)tr->nacts++;
+}
+
+static OTF2_CallbackCode on_RmaGet(EV_HDR, OTF2_RmaWinRef w, uint32_t remote, uint64_t bytes, uint64_t match)
+{
+    (void)al, (void)remote, (void)bytes;
+    copy_event(ud, lid, t, K_RmaGet, w, match);
+    return CB_RESULT((trace *)ud);
+}
+
+static OTF2_CallbackCode on_RmaPut(EV_HDR, OTF2_RmaWinRef w, uint32_t remote, uint64_t bytes, uint64_t match)
+{
+    (void)al, (void)remote, (void)bytes;
+    copy_event(ud, lid, t, K_RmaPut, w, match);
+    return CB_RESULT((trace *)ud);
+}
+
+static OTF2_CallbackCode on_RmaOpCompleteBlocking(EV_HDR, OTF2_RmaWinRef w, uint64_t match)
+{
+    (void)al;
+    copy_event(ud, lid, t, K_RmaOpCompleteBlocking, w, match);
     return CB_RESULT((trace *)ud);
 }
 
@@ -1071,6 +1593,7 @@ static int read_defs(trace *tr, OTF2_Reader *rd)
     TRY(OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, def_rmawin), "callbacks");
     TRY(OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string), "callbacks");
     TRY(OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute), "callbacks");
+    TRY(OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region), "callbacks");
     TRY(OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, cb, tr), "registering definition callbacks");
     TRY(OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &n), "reading the global definitions");
     ret = 0;
@@ -1189,6 +1712,8 @@ static int trace_load(trace *tr, const char *arg, bool full)
             goto out;
         }
     resolve_comms(tr);
+    resolve_reps(tr);
+    resolve_hybrid_defs(tr);
     if (read_events(tr, rd) != 0)
         goto out;
     ret = 0;
@@ -1206,7 +1731,21 @@ static void trace_free(trace *tr)
         free(tr->locs[i].t);
         free(tr->locs[i].req);
         free(tr->locs[i].moved);
+        free(tr->locs[i].stk);
+        free(tr->locs[i].team);
+        free(tr->locs[i].tcnt);
+        free(tr->locs[i].pc);
     }
+    for (i = 0; i < tr->nstrs; i++)
+        free(tr->strs[i].s);
+    free(tr->strs);
+    free(tr->regs);
+    free(tr->attrs);
+    free(tr->rep);
+    free(tr->bars);
+    free(tr->locks);
+    free(tr->acts);
+    free(tr->hcs);
     for (i = 0; i < tr->ngroups; i++)
         free(tr->groups[i].m);
     for (i = 0; i < tr->ncomms; i++) {
@@ -1314,7 +1853,8 @@ static int cmp_p2p(const void *a, const void *b)
         return x->comm < y->comm ? -1 : 1;
     if (x->tag != y->tag)
         return x->tag < y->tag ? -1 : 1;
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
+    /* the global reader's order: on one location, the record order */
+    return x->gseq < y->gseq ? -1 : x->gseq > y->gseq;
 }
 
 static int cmp_p2p_key(const p2p *x, const p2p *y)
@@ -1342,20 +1882,20 @@ static void check_messages(trace *tr)
         if (c < 0) {
             note(tr, W_UNMATCHED_SEND, "location %" PRIu64 " record %" PRIu64 " t=%" PRIu64
                  ": to location %" PRIu64 ", communicator %u, tag %u",
-                 tr->locs[s->s].id, s->idx, s->t, tr->locs[s->r].id, s->comm, s->tag);
+                 tr->locs[s->at].id, s->idx, s->t, tr->locs[s->r].id, s->comm, s->tag);
             i++;
         } else if (c > 0) {
             note(tr, W_UNMATCHED_RECV, "location %" PRIu64 " record %" PRIu64 " t=%" PRIu64
                  ": from location %" PRIu64 ", communicator %u, tag %u",
-                 tr->locs[r->r].id, r->idx, r->t, tr->locs[r->s].id, r->comm, r->tag);
+                 tr->locs[r->at].id, r->idx, r->t, tr->locs[r->s].id, r->comm, r->tag);
             j++;
         } else {
             if (r->t < s->t)
                 note(tr, V_MSG, "location %" PRIu64 " record %" PRIu64 " (%s) t=%" PRIu64
                      " < send t=%" PRIu64 " at location %" PRIu64 " record %" PRIu64
                      " (%s), communicator %u, tag %u, by %" PRIu64 " ticks",
-                     tr->locs[r->r].id, r->idx, kind_names[tr->locs[r->r].kind[r->idx]], r->t,
-                     s->t, tr->locs[s->s].id, s->idx, kind_names[tr->locs[s->s].kind[s->idx]],
+                     tr->locs[r->at].id, r->idx, kind_names[tr->locs[r->at].kind[r->idx]], r->t,
+                     s->t, tr->locs[s->at].id, s->idx, kind_names[tr->locs[s->at].kind[s->idx]],
                      s->comm, s->tag, s->t - r->t);
             tr->messages++;
             i++;
@@ -1895,6 +2435,308 @@ static void check_threads(trace *tr)
     check_pthreads(tr);
 }
 
+/* ---- check 6: hybrid programs ------------------------------------------------- */
+static void note_n(trace *tr, int cls, uint64_t n, const char *fmt, ...)
+{
+    finding *f = &tr->f[cls];
+    if (!n)
+        return;
+    f->count += n;
+    if (f->nex < MAX_EXAMPLES) {
+        va_list va;
+        va_start(va, fmt);
+        vsnprintf(f->ex[f->nex++], sizeof f->ex[0], fmt, va);
+        va_end(va);
+    }
+}
+
+static int cmp_bar_team(const bar *x, const bar *y)
+{
+    if (x->mode != y->mode)
+        return x->mode < y->mode ? -1 : 1;
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    if (x->b != y->b)
+        return x->b < y->b ? -1 : 1;
+    return 0;
+}
+
+/* per team and location, in record order: numbers the barriers j */
+static int cmp_bar_loc(const void *a, const void *b)
+{
+    const bar *x = a, *y = b;
+    int c = cmp_bar_team(x, y);
+    if (c)
+        return c;
+    if (x->loc != y->loc)
+        return x->loc < y->loc ? -1 : 1;
+    return x->ie < y->ie ? -1 : x->ie > y->ie;
+}
+
+/* instances: team, j, location */
+static int cmp_bar_inst(const void *a, const void *b)
+{
+    const bar *x = a, *y = b;
+    int c = cmp_bar_team(x, y);
+    if (c)
+        return c;
+    if (x->j != y->j)
+        return x->j < y->j ? -1 : 1;
+    return x->loc < y->loc ? -1 : x->loc > y->loc;
+}
+
+static void bar_team_name(const bar *b, char *buf, size_t n)
+{
+    if (b->mode == BM_TEAM)
+        snprintf(buf, n, "team %" PRIu64 " instance %" PRIu64, b->a, b->b);
+    else
+        snprintf(buf, n, "process %" PRIu64 " OMPT parallel region %" PRIu64, b->a, b->b);
+}
+
+/* OpenMP barriers: no thread leaves one before the last of its team entered it */
+static void check_barriers(trace *tr)
+{
+    size_t i, j, k, t0, nmem;
+    char name[96];
+    sort_n(tr->bars, tr->nbars, sizeof *tr->bars, cmp_bar_loc);
+    for (i = 0; i < tr->nbars; i++) {
+        bar *x = &tr->bars[i];
+        x->j = i > 0 && !cmp_bar_team(&x[-1], x) && x[-1].loc == x->loc ? x[-1].j + 1 : 0;
+    }
+    sort_n(tr->bars, tr->nbars, sizeof *tr->bars, cmp_bar_inst);
+    for (t0 = 0; t0 < tr->nbars; t0 = k) {
+        /* one team: its members are the locations with a barrier in it */
+        for (k = t0 + 1; k < tr->nbars && !cmp_bar_team(&tr->bars[k], &tr->bars[t0]); k++)
+            ;
+        nmem = 0;
+        for (i = t0; i < k; i++)
+            if (tr->bars[i].j == 0)
+                nmem++;
+        for (i = t0; i < k; i = j) {
+            const bar *last;
+            for (j = i + 1; j < k && tr->bars[j].j == tr->bars[i].j; j++)
+                ;
+            tr->barriers++;
+            bar_team_name(&tr->bars[i], name, sizeof name);
+            if (j - i < nmem)
+                note(tr, W_BARRIER_TEAM, "%s barrier %" PRIu64 ": %zu of the team's %zu threads "
+                     "(location %" PRIu64 " record %" PRIu64 ")", name, tr->bars[i].j, j - i, nmem,
+                     tr->locs[tr->bars[i].loc].id, tr->bars[i].ie);
+            last = &tr->bars[i];
+            for (size_t m = i; m < j; m++)
+                if (tr->bars[m].te > last->te)
+                    last = &tr->bars[m];
+            for (size_t m = i; m < j; m++) {
+                const bar *b = &tr->bars[m];
+                if (!b->left)
+                    note(tr, W_BARRIER_TEAM, "%s barrier %" PRIu64 ": location %" PRIu64 " record %"
+                         PRIu64 " (Enter) has no Leave", name, b->j, tr->locs[b->loc].id, b->ie);
+                else if (b->tl < last->te)
+                    note(tr, V_BARRIER, "%s barrier %" PRIu64 ": location %" PRIu64 " record %" PRIu64
+                         " (Leave) t=%" PRIu64 " < enter t=%" PRIu64 " of location %" PRIu64
+                         " record %" PRIu64 ", by %" PRIu64 " ticks",
+                         name, b->j, tr->locs[b->loc].id, b->il, b->tl, last->te,
+                         tr->locs[last->loc].id, last->ie, last->te - b->tl);
+            }
+        }
+    }
+}
+
+static int cmp_lock(const void *a, const void *b)
+{
+    const lockrec *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->model != y->model)
+        return x->model < y->model ? -1 : 1;
+    if (x->lock != y->lock)
+        return x->lock < y->lock ? -1 : 1;
+    if (x->order != y->order)
+        return x->order < y->order ? -1 : 1;
+    if (x->rel != y->rel)
+        return x->rel ? 1 : -1;
+    if (x->loc != y->loc)
+        return x->loc < y->loc ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Locks, per process (lock ids are process-local), paradigm and lock id, in
+ * acquisition order: acquisition k+1 is at or after release k.  The holder
+ * itself may acquire again before it releases (nested locks). */
+static void check_locks(trace *tr)
+{
+    size_t i, j;
+    const lockrec *pa = NULL, *pr = NULL;  /* the previous acquisition and its release */
+    sort_n(tr->locks, tr->nlocks, sizeof *tr->locks, cmp_lock);
+    for (i = 0; i < tr->nlocks; i = j) {
+        const lockrec *x = &tr->locks[i], *acq = NULL, *rel = NULL;
+        for (j = i; j < tr->nlocks && tr->locks[j].group == x->group && tr->locks[j].model == x->model &&
+                    tr->locks[j].lock == x->lock && tr->locks[j].order == x->order; j++) {
+            const lockrec *y = &tr->locks[j];
+            if ((y->rel ? rel : acq) != NULL) {
+                note(tr, W_LOCK_UNPAIRED, "process %" PRIu64 " lock %u order %u: location %" PRIu64
+                     " record %" PRIu64 " is a second %s", y->group, y->lock, y->order,
+                     tr->locs[y->loc].id, y->idx, kind_names[tr->locs[y->loc].kind[y->idx]]);
+                continue;
+            }
+            if (y->rel)
+                rel = y;
+            else
+                acq = y;
+        }
+        if (pa && (pa->group != x->group || pa->model != x->model || pa->lock != x->lock))
+            pa = pr = NULL;  /* another lock */
+        if (!acq) {
+            note(tr, W_LOCK_UNPAIRED, "process %" PRIu64 " lock %u order %u: location %" PRIu64
+                 " record %" PRIu64 " releases without an acquisition", x->group, x->lock, x->order,
+                 tr->locs[rel->loc].id, rel->idx);
+            pa = pr = NULL;
+            continue;
+        }
+        tr->lockpairs++;
+        if (pa && pr && acq->loc != pa->loc && acq->t < pr->t)
+            note(tr, V_LOCK, "process %" PRIu64 " lock %u: location %" PRIu64 " record %" PRIu64
+                 " (%s, order %u) t=%" PRIu64 " < release t=%" PRIu64 " of order %u at location %"
+                 PRIu64 " record %" PRIu64 ", by %" PRIu64 " ticks", x->group, x->lock,
+                 tr->locs[acq->loc].id, acq->idx, kind_names[tr->locs[acq->loc].kind[acq->idx]],
+                 acq->order, acq->t, pr->t, pr->order, tr->locs[pr->loc].id, pr->idx, pr->t - acq->t);
+        if (!rel)
+            note(tr, W_LOCK_UNPAIRED, "process %" PRIu64 " lock %u order %u: location %" PRIu64
+                 " record %" PRIu64 " acquires without a release", x->group, x->lock, x->order,
+                 tr->locs[acq->loc].id, acq->idx);
+        pa = acq;
+        pr = rel;
+    }
+}
+
+static int cmp_act(const void *a, const void *b)
+{
+    const act *x = a, *y = b;
+    if (x->loc != y->loc)
+        return x->loc < y->loc ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int cmp_hc(const void *a, const void *b)
+{
+    const hostcall *x = a, *y = b;
+    return x->gseq < y->gseq ? -1 : x->gseq > y->gseq;
+}
+
+/* the time of record idx of OUT's location li in IN, if IN has that location
+ * with as many records */
+static bool in_time(const trace *out, const trace *in, uint32_t li, uint64_t idx, uint64_t *t)
+{
+    uint32_t k;
+    if (!in || (k = loc_index(in, out->locs[li].id)) == NONE || in->locs[k].n != out->locs[li].n)
+        return false;
+    *t = in->locs[k].t[idx];
+    return true;
+}
+
+static const char *const act_names[] = {"kernel", "copy (RmaGet)", "copy (RmaPut)"};
+
+/* a device activity and the host call that issued it */
+static void check_pair(trace *tr, const trace *in, const act *a, const hostcall *h)
+{
+    uint64_t early = h->t > a->t ? h->t - a->t : 0, ia, ih, early_in = 0;
+    bool have_in = in_time(tr, in, a->loc, a->idx, &ia) && in_time(tr, in, h->loc, h->idx, &ih);
+    char extra[64];
+    int cls;
+    tr->devpaired++;
+    if (!early)
+        return;
+    if (have_in)
+        early_in = ih > ia ? ih - ia : 0;
+    cls = !in || (have_in && early <= early_in) ? W_DEVICE_EARLY : V_DEVICE;
+    if (!have_in)
+        extra[0] = 0;
+    else if (early_in)
+        snprintf(extra, sizeof extra, ", in IN by %" PRIu64, early_in);
+    else
+        snprintf(extra, sizeof extra, ", in IN not early");
+    note(tr, cls, "location %" PRIu64 " record %" PRIu64 " (%s) t=%" PRIu64 " < its %s t=%" PRIu64
+         " at location %" PRIu64 " record %" PRIu64 ", by %" PRIu64 " ticks%s",
+         tr->locs[a->loc].id, a->idx, act_names[a->type], a->t,
+         h->type == H_LAUNCH ? "launch" : "copy call", h->t, tr->locs[h->loc].id, h->idx, early, extra);
+}
+
+/* Devices: per accelerator stream, its activities (kernels: Enters at call
+ * depth 0; copies: RmaGet/RmaPut) are paired in order with the calls that
+ * issued them: the kernel launches that name the stream (CUDA_STREAM_REF)
+ * and the copy calls of the stream's process.  Each activity takes the next
+ * call of its type after the last paired one; the calls skipped lost their
+ * activity (records lost by the measurement) and stay unpaired. */
+static void check_device(trace *tr, const trace *in)
+{
+    size_t i, j, ia, na, nh;
+    hostcall *h = NULL;
+    sort_n(tr->acts, tr->nacts, sizeof *tr->acts, cmp_act);
+    sort_n(tr->hcs, tr->nhcs, sizeof *tr->hcs, cmp_hc);
+    /* device-overhead: durations as in IN */
+    if (in)
+        for (i = 0; i < tr->nacts; i++) {
+            const act *a = &tr->acts[i];
+            uint64_t ib, ie, dout, din;
+            if (!a->ended || !in_time(tr, in, a->loc, a->idx, &ib) || !in_time(tr, in, a->loc, a->iend, &ie))
+                continue;
+            dout = a->tend - a->t;
+            din = ie - ib;
+            if (dout > din + 1 || din > dout + 1)
+                note(tr, V_DEVICE_OVERHEAD, "location %" PRIu64 " records %" PRIu64 "-%" PRIu64
+                     " (%s): %" PRIu64 " ticks, %" PRIu64 " in IN", tr->locs[a->loc].id, a->idx,
+                     a->iend, act_names[a->type], dout, din);
+        }
+    h = xrealloc(NULL, (tr->nhcs ? tr->nhcs : 1) * sizeof *h);
+    for (ia = 0; ia < tr->nacts; ia = na) {
+        uint32_t li = tr->acts[ia].loc;
+        const loc *l = &tr->locs[li];
+        size_t hp = 0, nlaunch = 0, ul = 0, ua = 0, uc = 0, ncall = 0, nk = 0;
+        for (na = ia; na < tr->nacts && tr->acts[na].loc == li; na++)
+            ;
+        /* the stream's calls: launches naming it, copy calls of its process */
+        for (i = nh = 0; i < tr->nhcs; i++) {
+            const hostcall *x = &tr->hcs[i];
+            if (x->type == H_LAUNCH ? x->stream == l->id
+                                    : x->group == l->group && (!x->hasstream || x->stream == l->id))
+                h[nh++] = *x;
+        }
+        for (i = 0; i < nh; i++)
+            nlaunch += h[i].type == H_LAUNCH;
+        if (!nlaunch)
+            continue;  /* no kernel launched on it: not a stream of this model */
+        for (i = ia; i < na; i++) {
+            const act *a = &tr->acts[i];
+            nk += a->type == A_KERNEL;
+            for (j = hp; j < nh; j++) {
+                const hostcall *x = &h[j];
+                if (a->type == A_KERNEL ? x->type == H_LAUNCH
+                    : x->type == H_MEMCPY && !(x->flags & (a->type == A_GET ? R_D2H : R_H2D)))
+                    break;
+            }
+            if (j == nh) {
+                ua++;
+                continue;
+            }
+            for (; hp < j; hp++) {
+                ul += h[hp].type == H_LAUNCH;
+                uc += h[hp].type == H_MEMCPY;
+            }
+            hp = j + 1;
+            ncall += h[j].type == H_MEMCPY;
+            check_pair(tr, in, a, &h[j]);
+        }
+        for (; hp < nh; hp++) {
+            ul += h[hp].type == H_LAUNCH;
+            uc += h[hp].type == H_MEMCPY;
+        }
+        note_n(tr, W_DEVICE_UNPAIRED, ul + ua, "stream location %" PRIu64 ": %zu launches, %zu kernels, "
+               "%zu copies: %zu launches and %zu activities unpaired; %zu copy calls paired, %zu not",
+               l->id, nlaunch, nk, na - ia - nk, ul, ua, ncall, uc);
+    }
+    free(h);
+}
+
 /* ---- report ------------------------------------------------------------------ */
 static void print_class(const trace *tr, int cls, bool violation)
 {
@@ -1931,6 +2773,12 @@ static int report(const trace *tr, bool quiet)
         printf(", %" PRIu64 " forks", tr->forks);
     if (tr->threads)
         printf(", %" PRIu64 " threads", tr->threads);
+    if (tr->barriers)
+        printf(", %" PRIu64 " barriers", tr->barriers);
+    if (tr->lockpairs)
+        printf(", %" PRIu64 " lock acquisitions", tr->lockpairs);
+    if (tr->devpaired)
+        printf(", %" PRIu64 " device activities", tr->devpaired);
     if (nv)
         printf(": %" PRIu64 " violation%s", nv, nv == 1 ? "" : "s");
     else
@@ -1947,8 +2795,11 @@ static int usage(FILE *f, int status)
                "\n"
                "Checks an OTF2 trace (an experiment folder or its traces.otf2) for\n"
                "decreasing timestamps, receives before their send, collectives and\n"
-               "thread teams that end before what they wait for; with --against, that\n"
-               "OUT has the locations, record counts and record kinds of IN.\n"
+               "thread teams that end before what they wait for, OpenMP barriers left\n"
+               "before the team's last thread entered, locks taken before their\n"
+               "release, device activities before their launch; with --against, that\n"
+               "OUT has the locations, record counts and record kinds of IN, device\n"
+               "activities no earlier before their launch and no shorter or longer.\n"
                "\n"
                "  -q, --quiet        print violations only\n"
                "  --against IN       the trace OUT was made from\n"
@@ -1999,6 +2850,9 @@ int main(int argc, char **argv)
     check_messages(&tout);
     check_colls(&tout);
     check_threads(&tout);
+    check_barriers(&tout);
+    check_locks(&tout);
+    check_device(&tout, in ? &tin : NULL);
     status = report(&tout, quiet);
 done:
     trace_free(&tout);
