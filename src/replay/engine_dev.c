@@ -12,11 +12,13 @@
  *
  *   pairing   the host's issues to a stream (the Enter of a launch call,
  *             whose CUDA_STREAM_REF names the stream; the Enter of a copy
- *             call, on its process's first stream) are numbered in order,
+ *             call, on its process's only stream) are numbered in order,
  *             and so are the stream's activities (a kernel: an Enter at
  *             depth 0 until its Leave; a copy: an RmaGet or RmaPut until its
- *             RmaOpCompleteBlocking).  An activity takes the oldest issue of
- *             its kind; issues of the other kind before it have lost their
+ *             RmaOpCompleteBlocking; Score-P's RmaGet copies host to device,
+ *             RmaPut device to host).  An activity takes the oldest issue of
+ *             its kind (a copy call named HtoD pairs with an RmaGet, DtoH
+ *             with an RmaPut, another with either); issues before it have lost their
  *             activity (Score-P drops kernels from full activity buffers) and
  *             are dropped, counted (dev_issue_unpaired): a copy re-aligns
  *             the kernels.
@@ -261,8 +263,10 @@ int up_eng_dev_host(engine *E, uint32_t li, up_event **evp, unsigned fl)
         if (fl & (UP_REGION_DEV_LAUNCH | UP_REGION_DEV_COPY)) {
             const up_region_def *rg = up_defs_region(E->d, ev->u.Enter.region);
             uint32_t s = issue_stream(E, li, ev);
-            uint8_t kind = (fl & UP_REGION_DEV_COPY) || (rg && strstr(rg->name, "Memcpy")) ? DK_COPY
-                                                                                            : DK_KERNEL;
+            uint8_t kind = DK_KERNEL;
+            if ((fl & UP_REGION_DEV_COPY) || (rg && strstr(rg->name, "Memcpy")))
+                kind = !rg ? DK_COPY : strstr(rg->name, "HtoD") ? DK_HTOD
+                                     : strstr(rg->name, "DtoH") ? DK_DTOH : DK_COPY;
             if (s != NONE) {
                 if (issue(E, li, s, kind, ev) != STEP_OK)
                     return STEP_ERROR;
@@ -352,6 +356,12 @@ static uint64_t shift(uint64_t t, int64_t off)
     return t + (uint64_t)off;
 }
 
+/* Does an issue of kind ik pair with an activity of kind ak? */
+static bool issue_fits(uint8_t ik, uint8_t ak)
+{
+    return ik == ak || (ik == DK_COPY && ak != DK_KERNEL);
+}
+
 /* Drops the oldest issue, its activity lost */
 static int drop_head(engine *E, uint32_t s)
 {
@@ -372,7 +382,8 @@ int up_eng_dev_record(engine *E, uint32_t li, up_event **evp)
     dstream *ds = &E->ds[s];
     bool start = !ds->act && ((ev->kind == UP_EV_Enter && ds->depth == 0) ||
                               ev->kind == UP_EV_RmaGet || ev->kind == UP_EV_RmaPut);
-    uint8_t kind = ev->kind == UP_EV_Enter ? DK_KERNEL : DK_COPY;
+    /* Score-P: RmaGet copies host to device, RmaPut device to host */
+    uint8_t kind = ev->kind == UP_EV_Enter ? DK_KERNEL : ev->kind == UP_EV_RmaGet ? DK_HTOD : DK_DTOH;
     uint64_t t = 0;
 
     set_rflags(E, ev);
@@ -384,7 +395,7 @@ int up_eng_dev_record(engine *E, uint32_t li, up_event **evp)
             t = ds->prev_end_a;
         ds->act_paired = false;
     } else if (start) {
-        while (ds->qn && ds->q[ds->qpos].kind != kind)
+        while (ds->qn && !issue_fits(ds->q[ds->qpos].kind, kind))
             if (drop_head(E, s) != STEP_OK)
                 return STEP_ERROR;
         if (ds->qn) {

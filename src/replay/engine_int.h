@@ -51,7 +51,7 @@ typedef struct team {
 } team;
 /* Devices (engine_dev.c; docs/models.md, "Devices"): work a host issued
  * to a stream (a kernel launch, a copy), numbered per stream from 0 */
-enum { DK_KERNEL = 1, DK_COPY = 2 };
+enum { DK_KERNEL = 1, DK_COPY = 2, DK_HTOD = 3, DK_DTOH = 4 }; /* DK_COPY: either way */
 typedef struct dev_issue {
     uint64_t seq, m, a;   /* its number; the issuing call's Enter, measured
                            * and approximated */
