@@ -215,7 +215,7 @@ typedef struct cover {
     size_t n;
     size_t runs, outside;
     uint64_t x_msgs, x_posts, x_colls, x_ends, x_progs, x_rma, x_shared, x_bodies, x_teams,
-        x_grants;
+        x_dev, x_grants;
 } cover;
 
 /* One trace with one model: serial, then partitioned under every schedule
@@ -274,6 +274,7 @@ static void check_partition(const char *name, const char *in, const char *model,
                 cv->x_progs += res.x_progs, cv->x_rma += res.x_rma, cv->x_grants += res.x_grants;
                 cv->x_shared += res.x_shared, cv->x_bodies += res.x_bodies;
                 cv->x_teams += res.x_teams;
+                cv->x_dev += res.x_dev;
                 tr_free(&t0);
                 tr_free(&t1);
             }
@@ -342,14 +343,16 @@ TEST(partition_two_engines_give_the_serial_replay)
     CHECK(cv.x_rma > 0);
     CHECK(cv.x_shared > 0);
     CHECK(cv.x_teams > 0);
+    CHECK(cv.x_dev > 0);
     CHECK(cv.x_grants > 0);
     fprintf(stderr, "  partition: %zu of %zu trace-model pairs through the seam (%zu runs; "
             "crossed: %llu messages, %llu posts, %llu collective arrivals, %llu ends, "
             "%llu progress answers, %llu RMA sync points and releases, %llu link logs, "
-            "%llu team begins and ends; %llu decisions granted)\n",
+            "%llu team begins and ends, %llu device issues and ends; %llu decisions granted)\n",
             cv.n, cv.n + cv.outside, cv.runs, (unsigned long long)cv.x_msgs,
             (unsigned long long)cv.x_posts, (unsigned long long)cv.x_colls,
             (unsigned long long)cv.x_ends, (unsigned long long)cv.x_progs,
             (unsigned long long)cv.x_rma, (unsigned long long)cv.x_shared,
-            (unsigned long long)cv.x_teams, (unsigned long long)cv.x_grants);
+            (unsigned long long)cv.x_teams, (unsigned long long)cv.x_dev,
+            (unsigned long long)cv.x_grants);
 }
