@@ -158,30 +158,35 @@ static int run(const char *name, const rec *h, size_t nh, const rec *d, size_t n
 }
 
 /* The host's records, eq. 1 with O = 100 after each: 0, 900, 1300, 1700,
- * 2100, 9500 (the copy's Enter).  The stream:
+ * 2100, 9500 (the copy's Enter).  A call reaches the device after its
+ * Enter's overhead: issue 0 at measured 1000 + 100 = 1100, approximated 900;
+ * issue 1 at (2100, 1700); issue 2, the copy, at (10100, 9500).  The stream:
  *   WinCreate 500: between activities, the shift of the host's next issue
- *     (issue 0: 900 - 1000 = -100): 400;
- *   kernel 0 [3000, 8000], issue 0 at (1000, 900): 900 + (3000 - 1000) =
- *     2900, its duration kept: 7900;
+ *     (issue 0: 900 - 1100 = -200): 300;
+ *   kernel 0 [3000, 8000]: 900 + (3000 - 1100) = 2800, its duration kept:
+ *     7800;
  *   the copy [12000, 13000]: issue 1 (a kernel) comes first and has lost its
- *     kernel: dropped (dev_issue_unpaired 1); issue 2 at (10000, 9500):
- *     9500 + 2000 = 11500, 12500.
+ *     kernel: dropped (dev_issue_unpaired 1); issue 2: 9500 + 1900 = 11400,
+ *     12400.
  * The copy's Leave 14000: local 9500 + 4000 - 100 = 13400; it waited
  *   13000 - 10000 = 3000 measured, so without it 10400; the copy ended at
- *   12500, and returned 14000 - 13000 = 1000 after it: max(10400, 13500) =
- *   13500 (the wait grows by the 100 removed from its own Enter: the copy
- *   follows the call's Enter, the call's end follows the copy).
- * Then 13500 + 1000 - 100 = 14400 (issue 3), 14800, 15200 (the sync's Enter).
- * Kernel 2 [18000, 28000], issue 3 at (15000, 14400): 17400, 27400.
- * The sync's Leave 30000: local 15200 + 14000 - 100 = 29100, waited 28000 -
- *   16000 = 12000 (17100 without), ended 27400 + 2000: 29400.
- * main's Leave: 29400 + 1000 - 100 = 30300.  WinDestroy 31000: no issue
- *   comes any more: the last paired shift, 17400 - 18000 = -600: 30400. */
+ *   12400, and returned 14000 - 13000 = 1000 after it: max(10400, 13400) =
+ *   13400 (the wait as measured: nothing was removed between the copy's
+ *   issue and its wait).
+ * Then 13400 + 1000 - 100 = 14300 (issue 3 at (15100, 14300)), 14700, 15100
+ *   (the sync's Enter).
+ * Kernel 2 [18000, 28000]: 14300 + (18000 - 15100) = 17200, 27200.
+ * The sync's Leave 30000: local 15100 + 14000 - 100 = 29000, waited 28000 -
+ *   16000 = 12000 (17000 without), ended 27200 + 2000: 29200 (the wait grows
+ *   by the 200 removed after the kernel's issue: the launch's Leave and the
+ *   sync's Enter).
+ * main's Leave: 29200 + 1000 - 100 = 30100.  WinDestroy 31000: no issue
+ *   comes any more: the last paired shift, 17200 - 18000 = -800: 30200. */
 TEST(dev_pairing_shift_and_waits)
 {
-    static const uint64_t want_h[] = {0, 900, 1300, 1700, 2100, 9500, 13500, 14400, 14800,
-                                      15200, 29400, 30300};
-    static const uint64_t want_d[] = {400, 2900, 7900, 11500, 12500, 17400, 27400, 30400};
+    static const uint64_t want_h[] = {0, 900, 1300, 1700, 2100, 9500, 13400, 14300, 14700,
+                                      15100, 29200, 30100};
+    static const uint64_t want_d[] = {300, 2800, 7800, 11400, 12400, 17200, 27200, 30200};
     tr_trace t;
     up_replay_result res;
     memset(&t, 0, sizeof t);

@@ -23,8 +23,9 @@
  *             are dropped, counted (dev_issue_unpaired): a copy re-aligns
  *             the kernels.
  *   start     a paired activity starts at
- *                 max(issue_a + dev_time(LAT, start_m - issue_m),
- *                     end_a of the stream's previous activity);
+ *                 max(issue_a + dev_time(LAT, start_m - (issue_m + O)),
+ *                     end_a of the stream's previous activity),
+ *             the call reaching the device after its Enter's overhead O;
  *             one issued while the stream was busy (issue_m < end_m of the
  *             previous activity <= start_m) waited for it, and starts at
  *                 max(prev_end_a + (start_m - prev_end_m), issue_a).
@@ -236,6 +237,9 @@ static int issue(engine *E, uint32_t li, uint32_t s, uint8_t kind, const up_even
     dev_issue is;
     is.seq = ds->issued++;
     is.m = ev->time;
+    /* the call reaches the device after its Enter record's overhead: the
+     * measured latency to the activity holds it, the approximated not */
+    is.o = E->ops->record_ovh ? E->ops->record_ovh(E->model, li, ev) : 0;
     is.a = ev->t_out;
     is.kind = kind;
     if (up_eng_holds(E, ds->loc))
@@ -402,14 +406,14 @@ int up_eng_dev_record(engine *E, uint32_t li, up_event **evp)
             dev_issue is = ds->q[ds->qpos];
             ds->qpos = (ds->qpos + 1) % ds->qcap;
             ds->qn--;
-            if (is.m < ds->prev_end_m && ev->time >= ds->prev_end_m) {
+            if (is.m + is.o < ds->prev_end_m && ev->time >= ds->prev_end_m) {
                 /* issued while the stream was busy: it waited for the
                  * previous activity, and follows it by the measured gap */
                 t = ds->prev_end_a + (ev->time - ds->prev_end_m);
                 if (t < is.a)
                     t = is.a;
             } else if (ev->time >= is.m) {
-                t = is.a + dev_time(E, li, UP_DEV_LAT, ev->time - is.m);
+                t = is.a + dev_time(E, li, UP_DEV_LAT, sub0(ev->time, is.m + is.o));
             } else { /* measured before its issue: the device's clock is
                       * ahead; that lead is kept, never grown (the header) */
                 t = sub0(is.a, is.m - ev->time);
@@ -463,7 +467,7 @@ int up_eng_dev_record(engine *E, uint32_t li, up_event **evp)
     /* between activities: the shift of the host's next issue */
     if (ds->qn) {
         const dev_issue *is = &ds->q[ds->qpos];
-        t = shift(ev->time, (int64_t)(is->a - is->m));
+        t = shift(ev->time, (int64_t)(is->a - is->m - is->o));
     } else if (host_may_issue(E, ds) && !L->force) {
         L->wait = W_DEV;
         return STEP_BLOCKED;

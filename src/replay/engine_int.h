@@ -55,6 +55,8 @@ enum { DK_KERNEL = 1, DK_COPY = 2, DK_HTOD = 3, DK_DTOH = 4 }; /* DK_COPY: eithe
 typedef struct dev_issue {
     uint64_t seq, m, a;   /* its number; the issuing call's Enter, measured
                            * and approximated */
+    uint64_t o;           /* the Enter's overhead: the call reaches the
+                           * device at m + o in the measured run */
     uint8_t kind;         /* DK_* */
 } dev_issue;
 
