@@ -236,12 +236,30 @@ bool up_eng_claim_lagging(engine *E, uint32_t li, uint64_t until, const up_coll 
 }
 
 
+/* A CPU thread of a process (MPI from any thread: one of them may call MPI
+ * for the process) */
+static bool proc_thread(const up_loc_def *ld)
+{
+    return ld->kind == UP_LOC_CPU && ld->gkind == UP_GROUP_PROCESS &&
+           ld->process != UP_NO_PROCESS;
+}
+
+/* rankof's key of process p, beside its locations' (< 2^32) */
+#define PROC_KEY(p) ((uint64_t)1 << 32 | (p))
+
 /* The rank of location li in communicator comm: 1 with *rank set, 0 when
  * li is no member (or the communicator is unknown or unusable), -1 out of
  * memory.  Every location is rank 0 of a self-like communicator
  * (MPI_COMM_SELF).  A definition that lists a location twice is unusable:
  * that location's rank is not known, and the communicator's size counts a
- * member that can never come; its records are timed as local ones. */
+ * member that can never come; its records are timed as local ones.
+ * MPI from any thread (docs/models.md): an MPI communicator's members are
+ * its processes' master threads, and another CPU thread of a process calls
+ * MPI as that process, so a thread that is no member itself has its
+ * process's rank: when exactly one member belongs to its process.  A
+ * communicator with two members in one process (a thread team's, a CUDA
+ * context's with its streams) names locations, not processes: no one
+ * stands in for another there. */
 int up_eng_rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank)
 {
     const up_comm_def *c = up_defs_comm(E->d, comm);
@@ -254,12 +272,20 @@ int up_eng_rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank)
         return 1;
     }
     if (!(v = up_map_get(&E->rankof, comm, UINT64_MAX))) {
-        /* first use of this communicator: index all its members */
+        /* first use of this communicator: index all its members, and each
+         * member's process (UINT64_MAX: it has two) */
         uint64_t bad = 0;
         for (r = 0; r < c->size; r++) {
+            const up_loc_def *ld = &E->d->locs[c->members[r]];
             if (up_map_get(&E->rankof, comm, c->members[r]))
                 bad = 1;
             else if (!up_map_put(&E->rankof, comm, c->members[r], r))
+                return -1;
+            if (ld->process == UP_NO_PROCESS)
+                continue;
+            if ((v = up_map_get(&E->rankof, comm, PROC_KEY(ld->process))))
+                *v = UINT64_MAX;
+            else if (!up_map_put(&E->rankof, comm, PROC_KEY(ld->process), r))
                 return -1;
         }
         if (!up_map_put(&E->rankof, comm, UINT64_MAX, bad) ||
@@ -269,6 +295,9 @@ int up_eng_rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank)
     if (*v) /* unusable */
         return 0;
     v = up_map_get(&E->rankof, comm, li);
+    if (!v && proc_thread(&E->d->locs[li]) &&
+        (v = up_map_get(&E->rankof, comm, PROC_KEY(E->d->locs[li].process))) && *v == UINT64_MAX)
+        v = NULL;
     if (!v)
         return 0;
     *rank = (uint32_t)*v;
@@ -654,7 +683,10 @@ int up_eng_release(engine *E, uint32_t li)
 {
     if (E->L[li].wait == W_MSG) {
         msgq *q = up_eng_queue_get(E, E->L[li].wk0, E->L[li].wk1, false);
-        mgroup *g = up_eng_group_get(E, li, (OTF2_CommRef)(E->L[li].wk1 >> 32), false);
+        /* (the group of the receiving member of the key: li, or its
+         * process's, MPI from any thread) */
+        mgroup *g = up_eng_group_get(E, (uint32_t)E->L[li].wk0, (OTF2_CommRef)(E->L[li].wk1 >> 32),
+                                     false);
         if (q)
             q->waiting = false;
         if (g)
@@ -993,7 +1025,7 @@ up_status up_eng_init(engine *E, up_trace *in, up_writer *out, const up_model_op
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     if (E->part && up_eng_seam_init(E) != UP_OK)
         return err->status;
-    if (up_eng_dev_init(E) != UP_OK)
+    if (up_eng_dev_init(E) != UP_OK || up_eng_mates_init(E) != UP_OK)
         return err->status;
     for (i = 0; i < E->n; i++)
         if (up_eng_holds(E, (uint32_t)i))

@@ -129,6 +129,10 @@ static int member_arrive(engine *E, up_coll *c, uint32_t rank, uint32_t loc, con
  * member) each call is an instance of its own, never shared: it is keyed by
  * an engine-wide number instead of the location's count.  In a partitioned
  * replay the arrival crosses to the other parts with members (X_COLL).
+ * MPI from any thread (docs/models.md): li may be another CPU thread of a
+ * member's process; it arrives as that member (its rank), and the instances
+ * are numbered per process (the member's count), in the measured order of
+ * its threads' calls (up_eng_mates_first, before the join).
  * Returns 1 with *cp and *rankp set, 0 when li is no member of a->comm, -1
  * out of memory, -2 another error (in E->err). */
 static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp,
@@ -145,7 +149,11 @@ static int coll_join(engine *E, uint32_t li, const coll_arrival *a, up_coll **cp
     if (cd->self) {
         seq = E->self_seq++;
     } else {
-        up_map *cs = &E->L[li].collseq;
+        up_map *cs = &E->L[cd->members[rank]].collseq;
+        if (cd->members[rank] != li && E->part) {
+            up_eng_x_outside(E, "an MPI collective on a thread that is not its process's member");
+            return -2;
+        }
         if (!(seqp = up_map_get(cs, a->key, 0))) {
             if (!up_map_put(cs, a->key, 0, 0) || !(seqp = up_map_get(cs, a->key, 0)))
                 return -1;
@@ -228,6 +236,9 @@ int up_eng_coll_begin(engine *E, uint32_t li, up_event **evp, bool direct)
     int r;
     (void)direct; /* never on the direct path (the record table) */
 
+    /* the threads of a process join their instances in measured order */
+    if ((r = up_eng_mates_first(E, li, (*evp)->time, false)) != STEP_OK)
+        return r;
     for (i = 1; i < UP_STREAM_MAX_LOOKAHEAD; i++) {
         if (up_stream_peek(L->s, i, &e, E->err) != UP_OK)
             return STEP_ERROR;
@@ -311,9 +322,22 @@ static int coll_force_cross(engine *E, const up_coll *c, uint32_t member)
     return up_eng_x_coll(E, c->m[member].loc, &a, c->seq, member, true);
 }
 
+/* May member m of a communicator still come: it, or (MPI from any thread)
+ * another CPU thread of its process */
+static bool member_may_come(const engine *E, uint32_t m)
+{
+    uint32_t j = m;
+    do {
+        if (up_eng_may_come(E, j))
+            return true;
+        j = E->L[j].pnext;
+    } while (j != m);
+    return false;
+}
+
 /* Can a member still arrive at c?  Not when all have, nor when each one
- * missing is a location whose trace has ended: a trace cut short, or a
- * definition that lists a location that never calls the collective. */
+ * missing is a process whose threads' traces have ended: a trace cut short,
+ * or a definition that lists a location that never calls the collective. */
 static bool coll_may_grow(const engine *E, const up_coll *c)
 {
     const up_comm_def *cd;
@@ -324,7 +348,7 @@ static bool coll_may_grow(const engine *E, const up_coll *c)
     if (!cd || cd->self || cd->size < c->n)
         return false; /* cannot happen: an instance has members */
     for (r = 0; r < c->n; r++)
-        if (!c->m[r].arrived && up_eng_may_come(E, cd->members[r]))
+        if (!c->m[r].arrived && member_may_come(E, cd->members[r]))
             return true;
     return false;
 }
@@ -453,6 +477,8 @@ int up_eng_nbc_request(engine *E, uint32_t li, up_event **evp, bool direct)
     int r;
     (void)direct; /* never on the direct path (the record table) */
 
+    if ((r = up_eng_mates_first(E, li, (*evp)->time, false)) != STEP_OK)
+        return r; /* (coll_begin) */
     if (up_map_get(&L->nbc, req, 0) || up_map_get(&L->nbpend, req, 0)) {
         /* its id is still in use by an earlier request (MPI reuses a request
          * only once it completed): the earlier one keeps it */

@@ -109,6 +109,7 @@ enum { STEP_OK, STEP_BLOCKED, STEP_END, STEP_ERROR, STEP_DECLINED, STEP_YIELD, S
 /* A receive posted (MpiIrecvRequest) before the send it will match. */
 typedef struct post {
     uint64_t m, a;
+    uint32_t loc;    /* the location that posted it (MPI from any thread) */
     struct post *next;
 } post;
 
@@ -121,6 +122,7 @@ typedef struct msgq {
      * recorded on other keys, less the receives recorded on this key that
      * took other keys' messages */
     int64_t lent;
+    uint32_t from;   /* the sender in its key: its process's member location */
 } msgq;
 
 /* Re-matching: the messages in flight to one receiver on one communicator,
@@ -150,6 +152,13 @@ typedef struct rloc {
     uint32_t cur_member;
     OTF2_CommRef mcomm; /* the last communicator it was found a member of */
     bool mcomm_ok;
+    uint32_t mcomm_me;  /* ... and the member it counts as there: itself, or
+                         * its process's (MPI from any thread, up_eng_rank_of) */
+    /* MPI from any thread (docs/models.md): the next CPU thread of its
+     * process, in a ring (itself: it is its process's only one) */
+    uint32_t pnext;
+    bool mate_wait;     /* it went behind a thread of its process
+                         * (up_eng_mates_first): its heap key is defer_key */
     /* its synchronous sends whose call has not completed yet */
     up_sync **syncs;
     size_t nsync, synccap;
@@ -425,6 +434,8 @@ int up_eng_recv_done(engine *E, uint32_t li, up_event *ev, up_msg *m);
 msgq *up_eng_queue_get(engine *E, uint64_t k0, uint64_t k1, bool create);
 up_msg *up_eng_queue_pop(engine *E, msgq *q);
 int up_eng_msg_arrive(engine *E, up_msg *m, OTF2_CommRef comm, uint32_t tag, bool *kept);
+int up_eng_mates_first(engine *E, uint32_t li, uint64_t t, bool direct);
+up_status up_eng_mates_init(engine *E);
 int up_eng_sync_posted(engine *E, uint32_t src, uint64_t id, uint64_t post_m, uint64_t post_a,
                        bool by_request);
 bool up_eng_prog_answer(engine *E, uint32_t rloc_i, up_sync *s, uint64_t t, bool now, bool *known);
@@ -582,6 +593,32 @@ static inline void pr_leave(rloc *L, uint64_t t_m)
 }
 
 
+/* The location that stands for li's process in comm: li itself when it is a
+ * member (every location of a pure MPI trace), else its process's member
+ * (MPI from any thread: up_eng_rank_of).  1 with *me set, 0 li's process is
+ * no member, -1 out of memory.  Loops use one communicator: the last is
+ * remembered. */
+static inline int up_eng_member_of(engine *E, uint32_t li, OTF2_CommRef comm, uint32_t *me)
+{
+    rloc *L = &E->L[li];
+    if (!L->mcomm_ok || L->mcomm != comm) {
+        const up_comm_def *cd;
+        uint32_t rank;
+        int r = up_eng_rank_of(E, comm, li, &rank);
+        if (r <= 0)
+            return r;
+        cd = up_defs_comm(E->d, comm);
+        L->mcomm_me = cd->self ? li : cd->members[rank];
+        L->mcomm = comm;
+        L->mcomm_ok = true;
+    }
+    *me = L->mcomm_me;
+    return 1;
+}
+
+
+/* A message's queue key: communicator, tag and the members of comm that
+ * stand for the sending and the receiving process (up_eng_member_of) */
 static inline void msg_key(uint32_t src, uint32_t dst, OTF2_CommRef comm, uint32_t tag,
                     uint64_t *k0, uint64_t *k1)
 {

@@ -210,9 +210,13 @@ static bool pr_find(rloc *R, up_sync *s, uint64_t t)
     return true;
 }
 
-/* Message m's receive was posted at (post_m, post_a): a synchronous sender
- * waiting for it may go on. */
-static int msg_posted(engine *E, up_msg *m, uint64_t post_m, uint64_t post_a, bool by_request)
+/* Message m's receive was posted at (post_m, post_a) by location `by`
+ * (UINT32_MAX: no receive, the message is dropped): a synchronous sender
+ * waiting for it may go on.  Its receiver is the location that posted it,
+ * which may be another thread of the process the send named (MPI from any
+ * thread): the progress rule looks at that one's MPI calls. */
+static int msg_posted(engine *E, up_msg *m, uint64_t post_m, uint64_t post_a, bool by_request,
+                      uint32_t by)
 {
     up_sync *s = m->sync;
     rloc *S;
@@ -221,6 +225,8 @@ static int msg_posted(engine *E, up_msg *m, uint64_t post_m, uint64_t post_a, bo
         return 0;
     s->posted = true;
     s->by_request = by_request;
+    if (by != UINT32_MAX)
+        s->dst = by;
     s->post_m = post_m;
     s->post_a = post_a;
     if (!up_eng_holds(E, s->src)) /* its sender's part holds the original */
@@ -254,17 +260,18 @@ int up_eng_sync_posted(engine *E, uint32_t src, uint64_t id, uint64_t post_m, ui
 /* A receive on q was posted: it pairs with the first message not yet
  * paired, or waits in q->posts for the next send (MPI matches receives in
  * the order they were posted). */
-static int post_recv(engine *E, msgq *q, uint64_t post_m, uint64_t post_a)
+static int post_recv(engine *E, msgq *q, uint64_t post_m, uint64_t post_a, uint32_t li)
 {
     up_msg *m;
     post *p;
     for (m = q->head; m; m = m->next)
         if (!m->posted)
-            return msg_posted(E, m, post_m, post_a, true);
+            return msg_posted(E, m, post_m, post_a, true, li);
     if (!(p = up_malloc(sizeof *p)))
         return -1;
     p->m = post_m;
     p->a = post_a;
+    p->loc = li;
     p->next = NULL;
     if (q->posts_tail)
         q->posts_tail->next = p;
@@ -327,23 +334,118 @@ static int exit_time(engine *E, rloc *L, uint64_t head_t, uint64_t *exit_m)
     return exit_time_from(E, L, 1, head_t, exit_m);
 }
 
-/* The location of `rank` in comm, as location li's message names it: 1 with
- * *loc set; 0 when it maps to no location or li is no member of comm (a
- * message on a group it is not in has no partner: timed as a local record,
- * counted as an unresolved peer); -1 out of memory.  The communicator li
- * was last found a member of is remembered: loops send on one. */
-UP_HOT_INLINE int peer_loc(engine *E, rloc *L, uint32_t li, OTF2_CommRef comm, uint32_t rank,
-                    uint32_t *loc)
+/* The location of `rank` in comm, as location li's message names it, and
+ * the member li counts as there (*me: li, or its process's, MPI from any
+ * thread): 1 with *loc and *me set; 0 when it maps to no location or li is
+ * no member of comm (a message on a group it is not in has no partner:
+ * timed as a local record, counted as an unresolved peer); -1 out of
+ * memory; -2 li is another thread of its process than the member, in a
+ * partitioned replay (not a crossing yet: said in E->err). */
+UP_HOT_INLINE int peer_loc(engine *E, uint32_t li, OTF2_CommRef comm, uint32_t rank, uint32_t *me,
+                           uint32_t *loc)
 {
-    if (!L->mcomm_ok || L->mcomm != comm) {
-        uint32_t me;
-        int r = up_eng_rank_of(E, comm, li, &me);
-        if (r <= 0)
-            return r;
-        L->mcomm = comm;
-        L->mcomm_ok = true;
+    int r = up_eng_member_of(E, li, comm, me);
+    if (r <= 0)
+        return r;
+    if (*me != li && E->part) {
+        up_eng_x_outside(E, "an MPI record on a thread that is not its process's member");
+        return -2;
     }
-    return up_defs_rank_loc(E->d, comm, rank, li, loc) ? 1 : 0;
+    return up_defs_rank_loc(E->d, comm, rank, *me, loc) ? 1 : 0;
+}
+
+/* peer_loc's failure r (< 0) as a step */
+static int peer_fail(engine *E, int r, const char *doing)
+{
+    if (r == -2)
+        return STEP_ERROR;
+    UP_ERR(E->err, UP_ENOMEM, "out of memory %s", doing);
+    return STEP_ERROR;
+}
+
+/* ---- MPI from any thread (docs/models.md) -------------------------------------
+ * A record can sit on any CPU thread of a process; its messages are keyed by
+ * the process's member of the communicator.  MPI orders messages only per
+ * sending thread; between the threads of one process the measured order is
+ * used: their sends enter the queues, their receives take messages and
+ * their collectives get their instances in the order of the records'
+ * measured times (ties: the lower location first), whatever the schedule. */
+
+/* The rings of CPU threads of each process (rloc.pnext) */
+up_status up_eng_mates_init(engine *E)
+{
+    uint32_t nprocs = E->d->nprocs, *first, *last, p;
+    size_t i;
+    for (i = 0; i < E->n; i++)
+        E->L[i].pnext = (uint32_t)i;
+    if (!nprocs)
+        return UP_OK;
+    first = up_malloc(nprocs * sizeof *first);
+    last = up_malloc(nprocs * sizeof *last);
+    if (!first || !last) {
+        up_free(first);
+        up_free(last);
+        return UP_ERR(E->err, UP_ENOMEM, "out of memory");
+    }
+    for (p = 0; p < nprocs; p++)
+        last[p] = UINT32_MAX;
+    for (i = 0; i < E->n; i++) {
+        const up_loc_def *ld = &E->d->locs[i];
+        if (ld->kind != UP_LOC_CPU || ld->gkind != UP_GROUP_PROCESS || ld->process >= nprocs)
+            continue;
+        p = ld->process;
+        if (last[p] == UINT32_MAX)
+            first[p] = (uint32_t)i;
+        else
+            E->L[last[p]].pnext = (uint32_t)i;
+        last[p] = (uint32_t)i;
+    }
+    for (p = 0; p < nprocs; p++)
+        if (last[p] != UINT32_MAX)
+            E->L[last[p]].pnext = first[p];
+    up_free(first);
+    up_free(last);
+    return UP_OK;
+}
+
+/* May li's record at measured time t go now (STEP_OK), or must it go
+ * behind another thread of its process whose next record comes earlier
+ * (STEP_DEFER, or STEP_DECLINED on the direct path)?  A thread that runs
+ * is gone behind; one that waits only while a location behind t still
+ * runs, which may release it (prog_wait's rule: whatever releases a waiting
+ * location comes from one that runs); one that defers or parks is not (it
+ * may wait for li).  li's key goes behind the thread's: a chain of threads
+ * that went behind each other runs from its head, whatever the ties. */
+int up_eng_mates_first(engine *E, uint32_t li, uint64_t t, bool direct)
+{
+    rloc *L = &E->L[li];
+    uint32_t j;
+    if (L->pnext == li) /* its process's only thread: a pure MPI trace */
+        return STEP_OK;
+    L->mate_wait = false;
+    if (L->force) /* released: it goes on without what it waits for */
+        return STEP_OK;
+    for (j = L->pnext; j != li; j = E->L[j].pnext) {
+        rloc *J = &E->L[j];
+        up_event *e;
+        if (J->state == S_DONE)
+            continue;
+        if (up_stream_peek(J->s, 0, &e, E->err) != UP_OK)
+            return STEP_ERROR;
+        if (!e || e->time > t || (e->time == t && j > li))
+            continue;
+        if (J->state == S_RUN ? J->deferring || J->claiming : !up_eng_behind(E, t))
+            continue;
+        if (direct)
+            return STEP_DECLINED;
+        if (J->state != S_RUN)
+            L->defer_key = t; /* behind what runs before t */
+        else
+            L->defer_key = (J->mate_wait ? J->defer_key : e->time) + 1;
+        L->mate_wait = true;
+        return STEP_DEFER;
+    }
+    return STEP_OK;
 }
 
 /* ---- record handlers ---------------------------------------------------------- */
@@ -356,7 +458,7 @@ int up_eng_send(engine *E, uint32_t li, up_event **evp, bool direct)
 {
     rloc *L = &E->L[li];
     up_event *ev = *evp;
-    uint32_t rank, tag, dst;
+    uint32_t rank, tag, dst, me;
     OTF2_CommRef comm;
     uint64_t bytes, exit_m, k0, k1, t;
     uint32_t odst, oc = 0;
@@ -373,17 +475,17 @@ int up_eng_send(engine *E, uint32_t li, up_event **evp, bool direct)
         rank = ev->u.MpiIsend.receiver, comm = ev->u.MpiIsend.communicator;
         tag = ev->u.MpiIsend.msgTag, bytes = ev->u.MpiIsend.msgLength;
     }
-    if ((r = peer_loc(E, L, li, comm, rank, &dst)) <= 0) {
-        if (r < 0) {
-            UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
-            return STEP_ERROR;
-        }
+    if ((r = peer_loc(E, li, comm, rank, &me, &dst)) <= 0) {
+        if (r < 0)
+            return peer_fail(E, r, "queueing a message");
         E->repairs[UP_REPAIR_unresolved_peer]++;
         E->ops->local(E->model, li, &L->ls, ev);
         return STEP_OK;
     }
     if (direct && !up_eng_holds(E, dst))
         return STEP_DECLINED; /* across the seam exit.send_m goes with it: step() reads it */
+    if ((r = up_eng_mates_first(E, li, ev->time, direct)) != STEP_OK)
+        return r; /* another thread of its process sends first */
     if ((r = claim_wait(E, li, ev, dst, NULL, NULL, direct)) != STEP_OK)
         return r;
     t = ev->time;
@@ -395,7 +497,7 @@ int up_eng_send(engine *E, uint32_t li, up_event **evp, bool direct)
     }
     odst = dst;
     if (E->wild != UP_WILDCARD_PRESERVE) { /* task farms: the key as recorded */
-        msg_key(li, dst, comm, tag, &k0, &k1);
+        msg_key(me, dst, comm, tag, &k0, &k1);
         if ((oc = up_eng_chan_get(E, k0, k1)) == UINT32_MAX) {
             UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
             return STEP_ERROR;
@@ -458,27 +560,61 @@ int up_eng_send(engine *E, uint32_t li, up_event **evp, bool direct)
     return STEP_OK;
 }
 
+/* A message of key (k0, k1) came for member dst: its receiver waiting for
+ * it (group: for any message of the key's communicator, re-matching) goes
+ * on.  That is dst, or, MPI from any thread, any thread of dst's process
+ * that waits on the key (they all look again: one takes it). */
+static int wake_recvs(engine *E, uint32_t dst, uint64_t k0, uint64_t k1, bool group)
+{
+    uint32_t j = dst;
+    if (E->L[dst].pnext == dst) {
+        rloc *R = &E->L[dst];
+        if (R->state == S_WAIT && (group || R->wait == W_MSG))
+            return up_eng_make_runnable(E, dst);
+        return 0;
+    }
+    do {
+        rloc *J = &E->L[j];
+        if (J->state == S_WAIT && J->wait == W_MSG && (uint32_t)J->wk0 == dst &&
+            (group ? J->wk1 >> 32 == k1 >> 32 : J->wk0 == k0 && J->wk1 == k1) &&
+            up_eng_make_runnable(E, j) != 0)
+            return -1;
+        j = J->pnext;
+    } while (j != dst);
+    return 0;
+}
+
 /* Message m (from m->src to m->dst on comm with tag) reaches its receiver's
  * queues: a posted receive pairs with it, a released one drops it (*kept
  * false), else it waits for its receive, which it wakes. */
 int up_eng_msg_arrive(engine *E, up_msg *m, OTF2_CommRef comm, uint32_t tag, bool *kept)
 {
-    uint32_t dst = m->dst;
+    uint32_t dst = m->dst, from;
     uint64_t k0, k1;
     msgq *q;
+    int r;
     *kept = false;
-    msg_key(m->src, dst, comm, tag, &k0, &k1);
+    /* its sender's member (the send found it: remembered) */
+    if ((r = up_eng_member_of(E, m->src, comm, &from)) < 0) {
+        msg_free(E, m);
+        UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
+        return STEP_ERROR;
+    }
+    if (r == 0)
+        from = m->src; /* cannot happen: its send resolved it */
+    msg_key(from, dst, comm, tag, &k0, &k1);
     queues_sweep(E);
     if (!(q = queue_cached(E, &E->L[m->src], true, k0, k1, true))) {
         msg_free(E, m);
         UP_ERR(E->err, UP_ENOMEM, "out of memory queueing a message");
         return STEP_ERROR;
     }
+    q->from = from;
     if (q->skip) { /* its receive was released already (inconsistent trace) */
         q->skip--;
         E->repairs[UP_REPAIR_late_send]++;
         if (m->sync) /* no receive will post it: its sender is released */
-            msg_posted(E, m, m->send_m, m->send_a, false);
+            msg_posted(E, m, m->send_m, m->send_a, false, UINT32_MAX);
         msg_free(E, m);
         return STEP_OK;
     }
@@ -486,7 +622,7 @@ int up_eng_msg_arrive(engine *E, up_msg *m, OTF2_CommRef comm, uint32_t tag, boo
         post *p = q->posts;
         if (!(q->posts = p->next))
             q->posts_tail = NULL;
-        msg_posted(E, m, p->m, p->a, true);
+        msg_posted(E, m, p->m, p->a, true, p->loc);
         up_free(p);
     }
     *kept = true;
@@ -510,14 +646,14 @@ int up_eng_msg_arrive(engine *E, up_msg *m, OTF2_CommRef comm, uint32_t tag, boo
         g->tail = m;
         if (g->waiting) {
             g->waiting = q->waiting = false;
-            if (E->L[dst].state == S_WAIT && up_eng_make_runnable(E, dst) != 0)
+            if (wake_recvs(E, dst, k0, k1, true) != 0)
                 return STEP_ERROR;
         }
     }
     if (q->waiting) {
         q->waiting = false;
         /* (a receiver woken for its group already runs: not twice into the heap) */
-        if (E->L[dst].state == S_WAIT && E->L[dst].wait == W_MSG && up_eng_make_runnable(E, dst) != 0)
+        if (wake_recvs(E, dst, k0, k1, false) != 0)
             return STEP_ERROR;
     }
     return STEP_OK;
@@ -576,9 +712,10 @@ static bool at_entry(const rloc *L, const up_msg *m)
 int up_eng_recv_done(engine *E, uint32_t li, up_event *ev, up_msg *m)
 {
     rloc *L = &E->L[li];
+    m->dst = li; /* the receiving thread, which the model times (MPI from any thread) */
     m->at_entry = E->prog && at_entry(L, m);
     if (!m->posted) /* not posted at an MpiIrecvRequest: when its call began */
-        msg_posted(E, m, L->ls.enter_m, L->ls.enter_a, false);
+        msg_posted(E, m, L->ls.enter_m, L->ls.enter_a, false, li);
     if (L->spin_last) { /* the completion that ends a spin (docs/models.md, "Polling") */
         L->ls.spin = true;
         E->ops->recv(E->model, li, &L->ls, ev, m);
@@ -607,23 +744,23 @@ int up_eng_recv(engine *E, uint32_t li, up_event **evp, bool direct)
 {
     up_event *ev = *evp;
     rloc *L = &E->L[li];
-    uint32_t rank, tag, src;
+    uint32_t rank, tag, src, me;
     OTF2_CommRef comm;
     uint64_t k0, k1;
     msgq *q;
     int r;
 
     recv_fields(ev, &rank, &comm, &tag);
-    if ((r = peer_loc(E, L, li, comm, rank, &src)) <= 0) {
-        if (r < 0) {
-            UP_ERR(E->err, UP_ENOMEM, "out of memory matching a receive");
-            return STEP_ERROR;
-        }
+    if ((r = peer_loc(E, li, comm, rank, &me, &src)) <= 0) {
+        if (r < 0)
+            return peer_fail(E, r, "matching a receive");
         E->repairs[UP_REPAIR_unresolved_peer]++;
         E->ops->recv(E->model, li, &L->ls, ev, NULL);
         return STEP_OK;
     }
-    msg_key(src, li, comm, tag, &k0, &k1);
+    if ((r = up_eng_mates_first(E, li, ev->time, direct)) != STEP_OK)
+        return r; /* another thread of its process receives first */
+    msg_key(src, me, comm, tag, &k0, &k1);
     if (E->wild != UP_WILDCARD_PRESERVE) /* needs the record's attributes */
         return direct ? STEP_DECLINED : up_eng_recv_rematch(E, li, evp, comm, src, tag, k0, k1);
     q = queue_cached(E, L, false, k0, k1, false);
@@ -668,11 +805,15 @@ int up_eng_irecv_request(engine *E, uint32_t li, up_event **evp, bool direct)
     uint64_t req = (*evp)->u.MpiIrecvRequest.requestID, k0, k1;
     up_event *e = NULL;
     size_t i;
-    uint32_t rank = 0, tag = 0, src = 0;
+    uint32_t rank = 0, tag = 0, src = 0, me = li;
     OTF2_CommRef comm = 0;
     msgq *q;
+    int r;
     (void)direct; /* never on the direct path (the record table) */
 
+    /* posts pair with messages in the order its process's threads made them */
+    if ((r = up_eng_mates_first(E, li, (*evp)->time, false)) != STEP_OK)
+        return r;
     for (i = 1; i < UP_STREAM_MAX_LOOKAHEAD; i++) {
         if (up_stream_peek(L->s, i, &e, E->err) != UP_OK)
             return STEP_ERROR;
@@ -681,12 +822,9 @@ int up_eng_irecv_request(engine *E, uint32_t li, up_event **evp, bool direct)
             break;
     }
     if (e && e->kind == UP_EV_MpiIrecv && e->u.MpiIrecv.requestID == req) {
-        int r;
         recv_fields(e, &rank, &comm, &tag);
-        if ((r = peer_loc(E, L, li, comm, rank, &src)) < 0) {
-            UP_ERR(E->err, UP_ENOMEM, "out of memory posting a receive");
-            return STEP_ERROR;
-        }
+        if ((r = peer_loc(E, li, comm, rank, &me, &src)) < 0)
+            return peer_fail(E, r, "posting a receive");
         if (r == 0) /* its MpiIrecv is counted */
             e = NULL;
     } else {
@@ -697,8 +835,9 @@ int up_eng_irecv_request(engine *E, uint32_t li, up_event **evp, bool direct)
     E->ops->local(E->model, li, &L->ls, *evp);
     if (!e)
         return STEP_OK;
-    msg_key(src, li, comm, tag, &k0, &k1);
-    if (!(q = up_eng_queue_get(E, k0, k1, true)) || post_recv(E, q, (*evp)->time, (*evp)->t_out) != 0) {
+    msg_key(src, me, comm, tag, &k0, &k1);
+    if (!(q = up_eng_queue_get(E, k0, k1, true)) ||
+        post_recv(E, q, (*evp)->time, (*evp)->t_out, li) != 0) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory posting a receive");
         return STEP_ERROR;
     }

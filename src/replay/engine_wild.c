@@ -51,14 +51,22 @@ static unsigned wildcard_bits(const engine *E, const up_event *ev)
     return attr_uint8(ev, E->d->wildcard_attr) & (WILD_SOURCE | WILD_TAG);
 }
 
+/* The sender of message m as receives name it: its process's member of
+ * the communicator (its queue's key), which is the sending location itself
+ * unless another thread of a process sent it (MPI from any thread) */
+static uint32_t msg_from(const up_msg *m)
+{
+    return ((const msgq *)m->q)->from;
+}
+
 /* A canonical order of two messages sent at the same approximated time,
  * for a receive recorded from src: the recorded sender's first (a tie is
  * no reason to change the measured match), then the lower location, then
  * the earlier measured send. */
 static bool msg_before(const up_msg *a, const up_msg *b, uint32_t src)
 {
-    if ((a->src == src) != (b->src == src))
-        return a->src == src;
+    if ((msg_from(a) == src) != (msg_from(b) == src))
+        return msg_from(a) == src;
     return a->src != b->src ? a->src < b->src : a->send_m < b->send_m;
 }
 
@@ -79,10 +87,10 @@ static up_msg *choose(engine *E, const mgroup *g, uint32_t src, uint32_t tag, un
     }
     for (m = g->head; m; m = m->gnext) {
         if (bits) {
-            if ((!(bits & WILD_SOURCE) && m->src != src) || (!(bits & WILD_TAG) && m->tag != tag))
+            if ((!(bits & WILD_SOURCE) && msg_from(m) != src) || (!(bits & WILD_TAG) && m->tag != tag))
                 continue;
             if (E->seen[m->src] == E->scan)
-                continue; /* a later message of a sender already seen */
+                continue; /* a later message of a sender (thread) already seen */
             E->seen[m->src] = E->scan;
         } else if (((msgq *)m->q)->lent >= 0 || ((msgq *)m->q)->head != m) {
             continue;
@@ -363,7 +371,7 @@ static bool any_from(const mgroup *g, uint32_t src)
 {
     const up_msg *m;
     for (m = g->head; m; m = m->gnext)
-        if (m->src == src)
+        if (msg_from(m) == src)
             return true;
     return false;
 }
@@ -384,7 +392,8 @@ int up_eng_recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
     up_event *ev = *evp;
     unsigned bits = wildcard_bits(E, ev);
     msgq *q = up_eng_queue_get(E, k0, k1, true);
-    mgroup *g = up_eng_group_get(E, li, comm, true);
+    /* the group of the receiving member of the key (li, or its process's) */
+    mgroup *g = up_eng_group_get(E, (uint32_t)k0, comm, true);
     uint32_t rc = up_eng_chan_get(E, k0, k1);
     uint64_t seq;
     bool retag, decide, granted = false;
@@ -488,13 +497,13 @@ int up_eng_recv_rematch(engine *E, uint32_t li, up_event **evp, OTF2_CommRef com
     if (bits & WILD_SOURCE)
         L->unanswered++;
     L->reply_src = src;
-    L->reply_to = m->src;
+    L->reply_to = msg_from(m);
     L->reply_comm = comm;
     if (m->q != q) {
         uint32_t rank = 0;
         ((msgq *)m->q)->lent++;
         q->lent--; /* (another key's message: m->rematched is set above) */
-        event_rank(E, comm, m->src, &rank); /* known: m was sent to it on comm */
+        event_rank(E, comm, msg_from(m), &rank); /* known: m was sent to it on comm */
         if (ev->kind == UP_EV_MpiRecv)
             ev->u.MpiRecv.sender = rank, ev->u.MpiRecv.msgTag = m->tag,
             ev->u.MpiRecv.msgLength = m->bytes;
