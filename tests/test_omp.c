@@ -302,7 +302,7 @@ TEST(omp_barrier_exits_after_the_last_enter)
     up_replay_result res;
     snprintf(in, sizeof in, "%s", t_dir("in"));
     if (ow_open(&o, in, 3) != 0) {
-        CHECK(!"cannot write the trace");
+        t_fail(__FILE__, __LINE__, "cannot write the trace");
         return;
     }
     en(&o, 0, 0, R_MAIN);
@@ -328,7 +328,7 @@ TEST(omp_barrier_exits_after_the_last_enter)
     tend(&o, 2, 408);
     CHECK(ow_close(&o, 500) == 0);
     if (comp(in, &r, &res) != 0) {
-        CHECK(!"compensation failed");
+        t_fail(__FILE__, __LINE__, "compensation failed");
         return;
     }
     CHECK_LOC(&r, 0, m0);
@@ -354,7 +354,7 @@ static void lock_case(bool old, const uint64_t *w0, size_t n0, const uint64_t *w
     unsigned l;
     snprintf(in, sizeof in, "%s", t_dir("in"));
     if (ow_open(&o, in, 2) != 0) {
-        CHECK(!"cannot write the trace");
+        t_fail(__FILE__, __LINE__, "cannot write the trace");
         return;
     }
     for (l = 0; l < 2; l++) {
@@ -385,7 +385,7 @@ static void lock_case(bool old, const uint64_t *w0, size_t n0, const uint64_t *w
     }
     CHECK(ow_close(&o, 400) == 0);
     if (comp(in, &r, &res) != 0) {
-        CHECK(!"compensation failed");
+        t_fail(__FILE__, __LINE__, "compensation failed");
         return;
     }
     check_loc(__FILE__, __LINE__, &r, 0, w0, n0);
@@ -454,7 +454,7 @@ TEST(omp_task_runs_no_earlier_than_its_creation)
     up_replay_result res;
     snprintf(in, sizeof in, "%s", t_dir("in"));
     if (ow_open(&o, in, 2) != 0) {
-        CHECK(!"cannot write the trace");
+        t_fail(__FILE__, __LINE__, "cannot write the trace");
         return;
     }
     en(&o, 0, 0, R_MAIN);
@@ -473,7 +473,7 @@ TEST(omp_task_runs_no_earlier_than_its_creation)
     tend(&o, 1, 360);
     CHECK(ow_close(&o, 500) == 0);
     if (comp(in, &r, &res) != 0) {
-        CHECK(!"compensation failed");
+        t_fail(__FILE__, __LINE__, "compensation failed");
         return;
     }
     CHECK_LOC(&r, 0, m0);
@@ -500,7 +500,7 @@ TEST(omp_taskwait_ends_after_its_tasks_completed)
     up_replay_result res;
     snprintf(in, sizeof in, "%s", t_dir("in"));
     if (ow_open(&o, in, 2) != 0) {
-        CHECK(!"cannot write the trace");
+        t_fail(__FILE__, __LINE__, "cannot write the trace");
         return;
     }
     en(&o, 0, 0, R_MAIN);
@@ -521,7 +521,7 @@ TEST(omp_taskwait_ends_after_its_tasks_completed)
     tend(&o, 1, 405);
     CHECK(ow_close(&o, 500) == 0);
     if (comp(in, &r, &res) != 0) {
-        CHECK(!"compensation failed");
+        t_fail(__FILE__, __LINE__, "compensation failed");
         return;
     }
     CHECK_LOC(&r, 0, m0);
@@ -554,7 +554,7 @@ TEST(omp_ompt_team_from_the_parallel_region_id)
     up_replay_result res;
     snprintf(in, sizeof in, "%s", t_dir("in"));
     if (ow_open(&o, in, 2) != 0) {
-        CHECK(!"cannot write the trace");
+        t_fail(__FILE__, __LINE__, "cannot write the trace");
         return;
     }
     en(&o, 0, 0, R_MAIN);
@@ -572,7 +572,7 @@ TEST(omp_ompt_team_from_the_parallel_region_id)
     lv(&o, 1, 295, R_ITASK);
     CHECK(ow_close(&o, 400) == 0);
     if (comp(in, &r, &res) != 0) {
-        CHECK(!"compensation failed");
+        t_fail(__FILE__, __LINE__, "compensation failed");
         return;
     }
     CHECK_LOC(&r, 0, m0);

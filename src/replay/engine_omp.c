@@ -30,10 +30,10 @@
  *             (its exit is the time basis of the others'); t_m(enter_l) is
  *             the latest measured Enter, t_a(enter_l) the latest
  *             approximated one.  A member's own measured exit is read
- *             ahead at its Enter.  An exit measured before the last
- *             measured Enter (the runtime let a thread go: LLVM's join
- *             barrier releases its workers at once) is still timed after
- *             the last approximated Enter, and counted.
+ *             ahead at its Enter.  An exit measured before an Enter of the
+ *             instance (the runtime let the thread go: LLVM's join barrier
+ *             releases its workers at once, only the master waits) keeps
+ *             its local time, and is counted: the measured order is kept.
  *   locks     ThreadAcquireLock/ThreadReleaseLock (and the older
  *             OmpAcquireLock/OmpReleaseLock): per process and lock id the
  *             acquisitions are numbered (acquisitionOrder, from 1); the
@@ -290,7 +290,7 @@ static int bar_leave(engine *E, uint32_t li, up_event *ev)
     obar *b = &tm->bars[L->omp_bj];
     uint32_t n = tm->ompt ? tm->begun : tm->n;
     uint64_t t;
-    bool first;
+    bool first, unordered;
     if (tm->ompt && !L->force) {
         /* who joined an OMPT team is known once no location is behind
          * this exit in measured time (the seam: every part quiet) */
@@ -302,21 +302,28 @@ static int bar_leave(engine *E, uint32_t li, up_event *ev)
             return STEP_YIELD;
         }
     }
-    if (b->entered < n && !released(E, L, UP_REPAIR_omp_barrier_released))
+    /* an exit measured before an Enter of the instance: the runtime did
+     * not hold this member (LLVM's join barrier lets its workers go), and
+     * neither does the replay (the measured order is kept, [M] Section 4) */
+    unordered = ev->time < b->last_m;
+    if (!unordered && b->entered < n && !released(E, L, UP_REPAIR_omp_barrier_released))
         return omp_wait(E, L);
     first = b->first_loc == li || b->first_loc == UINT32_MAX;
-    if (!first && !b->first_done && !released(E, L, UP_REPAIR_omp_barrier_released))
+    if (!unordered && !first && !b->first_done &&
+        !released(E, L, UP_REPAIR_omp_barrier_released))
         return omp_wait(E, L);
     E->ops->local(E->model, li, &L->ls, ev);
-    /* Malony and Reed, Section 4.2.2: from the last approximated enter, by
-     * the measured exit latency (clamped at 0) */
-    t = b->last_a + sub0(ev->time, b->last_m);
-    if (!first && b->first_done && t < b->first_a)
-        t = b->first_a; /* the first exit stays first */
-    if (ev->t_out < t)
-        ev->t_out = t;
-    if (ev->time < b->last_m)
+    if (unordered) {
         E->repairs[UP_REPAIR_omp_barrier_unordered]++;
+    } else {
+        /* Malony and Reed, Section 4.2.2: from the last approximated enter,
+         * by the measured exit latency */
+        t = b->last_a + (ev->time - b->last_m);
+        if (!first && b->first_done && t < b->first_a)
+            t = b->first_a; /* the first exit stays first */
+        if (ev->t_out < t)
+            ev->t_out = t;
+    }
     b->left++;
     L->omp_bar_on = false;
     if (b->first_loc == li) {
