@@ -338,7 +338,16 @@ TEST(defs_region_flags_by_name)
         {"UNPERTURB flush", OTF2_PARADIGM_USER, O},
         {"MPI_Test", OTF2_PARADIGM_USER, U},
         {"compute", OTF2_PARADIGM_COMPILER, U},
-        {"cudaMemcpy", OTF2_PARADIGM_CUDA, 0},
+        /* device calls (engine_dev.c), by name in paradigm CUDA only */
+        {"cudaMemcpy", OTF2_PARADIGM_CUDA, UP_REGION_DEV_COPY},
+        {"cuMemcpyHtoD_v2", OTF2_PARADIGM_CUDA, UP_REGION_DEV_COPY},
+        {"cuMemcpyDtoHAsync_v2", OTF2_PARADIGM_CUDA, UP_REGION_DEV_LAUNCH},
+        {"cuLaunchKernel", OTF2_PARADIGM_CUDA, UP_REGION_DEV_LAUNCH},
+        {"cudaLaunchKernel", OTF2_PARADIGM_CUDA, UP_REGION_DEV_LAUNCH},
+        {"cuCtxSynchronize", OTF2_PARADIGM_CUDA, UP_REGION_DEV_SYNC},
+        {"cudaSynchronize", OTF2_PARADIGM_CUDA, UP_REGION_DEV_SYNC},
+        {"cuMemAlloc_v2", OTF2_PARADIGM_CUDA, 0},
+        {"cuMemcpyHtoD_v2", OTF2_PARADIGM_USER, U},
     };
     enum { NC = sizeof c / sizeof c[0] };
     char dir[4096];

@@ -1972,7 +1972,10 @@ TEST(repairs_listed_in_the_order_of_the_reports)
         "clock_condition", "unmatched_recv", "unmatched_send", "late_send", "unresolved_peer",
         "collective_incomplete", "collective_unpaired", "collective_clock", "decreasing_time",
         "time_out_of_range", "time_spike", "damaged_files", "event_count", "duplicate_definitions",
-        "sync_unposted", "thread_unpaired", "rma_unpaired", "min_transfer", "overhead_clamped",
+        "sync_unposted", "thread_unpaired", "rma_unpaired", "dev_issue_unpaired",
+        "dev_activity_unpaired", "dev_wait_released", "omp_barrier_released",
+        "omp_barrier_unordered", "omp_lock_released", "omp_task_unpaired", "min_transfer",
+        "overhead_clamped",
         "output_clamped", "transfer_capped", "overhead_history", "progress_waited",
         "progress_unknown",
     };

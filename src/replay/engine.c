@@ -507,6 +507,14 @@ static const rec_kind REC[UP_EV_COUNT_] = {
     [UP_EV_ThreadTeamBegin] = {up_eng_team, DIRECT_NEVER, false},
     [UP_EV_ThreadTeamEnd] = {up_eng_team, DIRECT_NEVER, false},
     [UP_EV_ThreadJoin] = {up_eng_join, DIRECT_NEVER, false},
+    /* OpenMP locks and tasks (engine_omp.c) */
+    [UP_EV_ThreadAcquireLock] = {up_eng_omp_lock, DIRECT_NEVER, false},
+    [UP_EV_ThreadReleaseLock] = {up_eng_omp_lock, DIRECT_NEVER, false},
+    [UP_EV_OmpAcquireLock] = {up_eng_omp_lock, DIRECT_NEVER, false},
+    [UP_EV_OmpReleaseLock] = {up_eng_omp_lock, DIRECT_NEVER, false},
+    [UP_EV_ThreadTaskCreate] = {up_eng_omp_task, DIRECT_NEVER, false},
+    [UP_EV_ThreadTaskSwitch] = {up_eng_omp_task, DIRECT_NEVER, false},
+    [UP_EV_ThreadTaskComplete] = {up_eng_omp_task, DIRECT_NEVER, false},
 };
 
 /* One buffered record (the slow path: lookahead, waiting). */
@@ -1027,6 +1035,7 @@ up_status up_eng_init(engine *E, up_trace *in, up_writer *out, const up_model_op
         return err->status;
     if (up_eng_dev_init(E) != UP_OK || up_eng_mates_init(E) != UP_OK)
         return err->status;
+    up_eng_omp_init(E);
     for (i = 0; i < E->n; i++)
         if (up_eng_holds(E, (uint32_t)i))
             E->total += E->d->locs[i].nevents;

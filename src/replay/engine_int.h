@@ -12,6 +12,8 @@
  *   engine_coll.c     collectives, blocking and nonblocking
  *   engine_rma.c      RMA: general active target synchronisation and locks
  *   engine_threads.c  threads around fork and join
+ *   engine_omp.c      OpenMP: barriers of a team, locks and critical
+ *                     sections, tasks and taskwait
  *   engine_dev.c      devices: accelerator streams follow the host that
  *                     drives them (launches, copies, synchronisations)
  *   engine_poll.c     polling: spins collapsed, completions held
@@ -48,7 +50,28 @@ typedef struct team {
     bool root_begun;
     uint64_t root_m, root_a; /* the master's ThreadFork (else its ThreadTeamBegin) */
     uint64_t max_end_a;   /* the latest ThreadTeamEnd, approximated */
+    /* OpenMP (engine_omp.c): the team's barrier instances, by their number
+     * j on each member within this team instance */
+    struct obar *bars;
+    uint32_t nbars;
+    bool ompt;            /* a team of OMPT_PARALLEL_REGION_ID (no
+                           * communicator: its members are those that
+                           * joined, begun) */
 } team;
+
+/* One barrier instance of a team (engine_omp.c; docs/models.md, "OpenMP") */
+typedef struct obar {
+    uint32_t entered, left;
+    uint64_t last_m, last_a;  /* the latest Enter: measured, approximated */
+    uint64_t first_m;         /* the earliest measured exit of the members
+                               * that entered ... */
+    uint32_t first_loc;       /* ... its location (UINT32_MAX: none known) */
+    bool first_done;          /* its Leave was timed, at first_a */
+    uint64_t first_a;
+    bool unordered;           /* counted: a measured exit before last_m */
+} obar;
+
+#define OMP_NEST 8            /* team nesting followed per thread */
 /* Devices (engine_dev.c; docs/models.md, "Devices"): work a host issued
  * to a stream (a kernel launch, a copy), numbered per stream from 0 */
 enum { DK_KERNEL = 1, DK_COPY = 2, DK_HTOD = 3, DK_DTOH = 4 }; /* DK_COPY: either way */
@@ -236,6 +259,21 @@ typedef struct rloc {
     uint32_t dw_s[DEV_WAIT_MAX];
     uint64_t dw_q[DEV_WAIT_MAX];
     uint64_t dw_enter_m, dw_enter_a; /* ... the call's Enter */
+    /* OpenMP (engine_omp.c): the teams it is in, innermost last */
+    team *omp_tm[OMP_NEST];
+    uint32_t omp_nbar[OMP_NEST]; /* ... barriers it entered in each */
+    uint32_t omp_tdepth[OMP_NEST]; /* ... (OMPT) the parallel depth that began it */
+    uint32_t omp_nt;       /* teams on the stack (more than OMP_NEST: counted) */
+    uint32_t omp_pdepth;   /* nesting of OMP_PARALLEL regions */
+    uint32_t omp_bdepth;   /* nesting of barrier regions */
+    uint32_t omp_wdepth;   /* nesting of taskwait regions */
+    team *omp_btm;         /* the barrier it is in: its team, number */
+    uint32_t omp_bj;
+    uint64_t omp_exit_m;   /* ... its own measured exit (UINT64_MAX: not found) */
+    bool omp_bar_on;
+    bool omp_tw_on;        /* its taskwait waits for its tasks (omp_twk) */
+    uint64_t omp_twk0, omp_twk1;
+    uint64_t omp_wk0, omp_wk1; /* what it waits for (W_OMP) */
 } rloc;
 
 /* One MPI call of a location that made the library progress: where it
@@ -355,6 +393,13 @@ typedef struct engine {
     OTF2_AttributeRef stream_attr; /* CUDA_STREAM_REF (a LOCATION) */
     uint32_t dev_waits; /* hosts waiting for the device (W_DEV) */
     uint64_t x_dev;   /* device crossings applied here */
+    /* OpenMP (engine_omp.c) */
+    up_map olocks;    /* (process, lock id) -> olock */
+    up_map otasks;    /* (team comm, creator << 32 | generation) -> otask */
+    up_map ocreators; /* (team comm, creator) -> ocreator */
+    uint32_t omp_waits; /* locations waiting W_OMP */
+    bool has_ompt_attr;
+    OTF2_AttributeRef ompt_attr; /* OMPT_PARALLEL_REGION_ID (UINT64) */
 } engine;
 
 /* Does this engine hold location l (always, unless it is a part)? */
@@ -494,6 +539,7 @@ int up_eng_x_lock(engine *E, uint32_t from, uint32_t target, OTF2_RmaWinRef win,
 int up_eng_x_prog_flush(engine *E, uint64_t upto, size_t *answered);
 int up_eng_x_dev_issue(engine *E, uint32_t from, uint32_t s, const dev_issue *is);
 int up_eng_x_dev_done(engine *E, uint32_t s, uint64_t seq, bool has_end, uint64_t m, uint64_t a);
+int up_eng_x_omp(engine *E, uint32_t from, OTF2_CommRef comm, const void *x, size_t len);
 up_status up_eng_seam_init(engine *E);
 void up_eng_seam_free(engine *E);
 
@@ -524,6 +570,18 @@ int up_eng_fork(engine *E, uint32_t li, up_event **evp, bool direct);
 int up_eng_team_crossed(engine *E, OTF2_CommRef comm, uint64_t key, uint64_t seq, unsigned what,
                         uint64_t m, uint64_t a);
 void up_eng_threads_free(engine *E);
+team *up_eng_team_get(engine *E, const up_comm_def *cd, OTF2_CommRef comm, uint64_t key,
+                      uint64_t seq);
+
+/* engine_omp.c */
+void up_eng_omp_init(engine *E);
+int up_eng_omp_lock(engine *E, uint32_t li, up_event **evp, bool direct);
+int up_eng_omp_task(engine *E, uint32_t li, up_event **evp, bool direct);
+void up_eng_omp_team_begin(engine *E, uint32_t li, team *tm);
+void up_eng_omp_team_end(engine *E, uint32_t li, team *tm);
+void up_eng_omp_team_free(team *tm);
+void up_eng_omp_free(engine *E);
+int up_eng_omp_crossed(engine *E, const void *x, size_t len);
 
 /* ---- small helpers on the hot path, inlined wherever they are used ------------ */
 

@@ -23,6 +23,11 @@
  *   X_TOK     an RMA sync point; X_LOCK a lock release, to every part's
  *             copy of the lock state
  *   X_TEAM    a thread team member's begin or end
+ *   X_OMP     OpenMP (engine_omp.c): a barrier's enter or first exit, a
+ *             member joining an OMPT team, a lock's release, a task's
+ *             creation or completion; to the parts with members of the
+ *             team (every part for locks and OMPT teams); counted with
+ *             the teams' crossings
  *   X_DEVQ    a host's launch or copy call reaches its stream's part;
  *   X_DEVD    the end of the activity paired with it reaches the host's
  *             (both go to the part's first location, as X_END does, so
@@ -43,7 +48,8 @@
 #include "replay/engine_int.h"
 
 enum { X_MSG = 1, X_POST = 2, X_COLL = 3, X_END = 4, X_PROGQ = 5, X_PROGA = 6, X_TOK = 7, X_LOCK = 8,
-       X_SHARED = 9, X_BODYQ = 10, X_BODYA = 11, X_TEAM = 12, X_DEVQ = 13, X_DEVD = 14 };
+       X_SHARED = 9, X_BODYQ = 10, X_BODYA = 11, X_TEAM = 12, X_DEVQ = 13, X_DEVD = 14,
+       X_OMP = 15 };
 
 /* Every crossing starts with this header; `len` bytes of payload follow. */
 typedef struct xhead {
@@ -416,6 +422,16 @@ int up_eng_x_team(engine *E, uint32_t from, OTF2_CommRef comm, uint64_t key, uin
     return x_parts(E, X_TEAM, from, up_defs_comm(E->d, comm), &x, sizeof x);
 }
 
+/* An OpenMP crossing (engine_omp.c) of team comm (OTF2_UNDEFINED_COMM:
+ * to every part) */
+int up_eng_x_omp(engine *E, uint32_t from, OTF2_CommRef comm, const void *x, size_t len)
+{
+    const up_comm_def *cd = comm == OTF2_UNDEFINED_COMM ? NULL : up_defs_comm(E->d, comm);
+    if (cd && cd->self)
+        return STEP_OK; /* a team of one: nobody else needs it */
+    return x_parts(E, X_OMP, from, cd, x, len);
+}
+
 /* Host `from` issued *is to stream s, held by another part */
 int up_eng_x_dev_issue(engine *E, uint32_t from, uint32_t s, const dev_issue *is)
 {
@@ -557,6 +573,10 @@ static int apply(engine *E, const xhead *h, const uint8_t *pl)
         memcpy(&x, pl, sizeof x);
         E->x_teams++;
         return up_eng_team_crossed(E, x.comm, x.key, x.seq, x.what, x.m, x.a);
+    }
+    if (h->type == X_OMP) {
+        E->x_teams++;
+        return up_eng_omp_crossed(E, pl, h->len);
     }
     if ((h->type == X_DEVQ || h->type == X_DEVD) && h->len == sizeof(xdev)) {
         xdev x;

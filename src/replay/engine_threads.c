@@ -46,6 +46,7 @@ static bool team_wait(engine *E, rloc *L, team *tm)
 static void team_free(engine *E, team *tm)
 {
     up_map_del(&E->teams, tm->key, tm->seq);
+    up_eng_omp_team_free(tm);
     up_free(tm);
 }
 
@@ -58,7 +59,7 @@ static uint64_t team_key(const up_comm_def *cd, OTF2_CommRef comm, uint32_t li)
 }
 
 /* Team (key, seq) on comm, made at its first record here (NULL: out of memory) */
-static team *team_get(engine *E, const up_comm_def *cd, OTF2_CommRef comm, uint64_t key,
+team *up_eng_team_get(engine *E, const up_comm_def *cd, OTF2_CommRef comm, uint64_t key,
                       uint64_t seq)
 {
     uint64_t *v = up_map_get(&E->teams, key, seq);
@@ -135,13 +136,14 @@ int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct)
         return STEP_OK;
     }
     seq = begin ? *seqp : *seqp - 1;
-    if (!(tm = team_get(E, cd, comm, key, seq)))
+    if (!(tm = up_eng_team_get(E, cd, comm, key, seq)))
         goto nomem;
     if (begin && rank != 0 && !tm->root_begun && team_wait(E, L, tm))
         return STEP_BLOCKED;
     E->ops->local(E->model, li, &L->ls, ev);
     if (begin) {
         (*seqp)++;
+        up_eng_omp_team_begin(E, li, tm); /* its barriers are this team's (engine_omp.c) */
         if (rank == 0) {
             team_began(E, tm, true, L->forked ? L->fork_m : ev->time,
                        L->forked ? L->fork_a : ev->t_out);
@@ -162,6 +164,7 @@ int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct)
         return STEP_OK;
     }
     team_ended(E, tm, cd, ev->t_out);
+    up_eng_omp_team_end(E, li, tm);
     if (rank == 0)
         L->join_team = tm;
     if (!up_eng_comm_held(E, comm) &&
@@ -184,7 +187,7 @@ int up_eng_team_crossed(engine *E, OTF2_CommRef comm, uint64_t key, uint64_t seq
         UP_ERR(E->err, UP_EINTERNAL, "partitioned replay: a team on an unknown communicator");
         return STEP_ERROR;
     }
-    if (!(tm = team_get(E, cd, comm, key, seq))) {
+    if (!(tm = up_eng_team_get(E, cd, comm, key, seq))) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory for a thread team");
         return STEP_ERROR;
     }
@@ -236,15 +239,9 @@ void up_eng_threads_free(engine *E)
     uint64_t k0, k1, v;
     size_t i;
     for (i = 0; i < E->teams.cap; i++)
-        if (up_map_at(&E->teams, i, &k0, &k1, &v))
+        if (up_map_at(&E->teams, i, &k0, &k1, &v)) {
+            up_eng_omp_team_free((team *)(uintptr_t)v);
             up_free((team *)(uintptr_t)v);
-}
-
-/* The Enter or Leave of an OpenMP construct (UP_REGION_OMP_MASK flags fl):
- * STEP_DECLINED, a local record (the rules of barriers and tasks are to
- * come, docs/models.md "OpenMP") */
-int up_eng_omp_region(engine *E, uint32_t li, up_event **evp, unsigned fl)
-{
-    (void)E, (void)li, (void)evp, (void)fl;
-    return STEP_DECLINED;
+        }
+    up_eng_omp_free(E);
 }

@@ -59,6 +59,10 @@ typedef struct up_repair_kind {
     X(dev_issue_unpaired, "kernel launches and copies whose device activity the trace does not hold", 1) \
     X(dev_activity_unpaired, "device activities without a launch or copy call (kept at the stream's last shift)", 1) \
     X(dev_wait_released, "host calls waiting for the device released without its activity", 1) \
+    X(omp_barrier_released, "OpenMP barrier exits released before every member of the team entered", 1) \
+    X(omp_barrier_unordered, "OpenMP barrier exits measured before the team's last enter (timed locally)", 1) \
+    X(omp_lock_released, "OpenMP lock acquisitions released without the previous release", 1) \
+    X(omp_task_unpaired, "OpenMP task switches and taskwaits released without their task's creation or completion", 1) \
     X(output_clamped, "output timestamps raised to keep a location monotonic", 0)              \
     X(progress_unknown, "rendezvous sends whose receiver's MPI calls were not known, timed from the post", 0)
 

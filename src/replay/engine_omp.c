@@ -1,0 +1,695 @@
+/*
+ * engine_omp.c - the replay engine's OpenMP rules (engine_int.h;
+ * docs/models.md, "OpenMP"): what a thread of a team waits for on another.
+ *
+ * The model times every record as a local one (eq. 1); these rules only
+ * raise a record to what its dependency allows, and each keeps the
+ * measured order of the dependent events (Malony and Reed's conservative
+ * approximation, Section 4):
+ *
+ *   teams     a thread's teams, innermost last: ThreadTeamBegin/End
+ *             (engine_threads.c: a team instance is the k-th begin on the
+ *             team's communicator, its members the communicator's), or,
+ *             in traces of Score-P's OMPT adapter, which write no team
+ *             records, the Enter of an OpenMP parallel region (role
+ *             PARALLEL: "!$omp implicit_task") carrying
+ *             OMPT_PARALLEL_REGION_ID: the threads whose implicit task
+ *             names the same id (per process) are one team, until the
+ *             matching Leave.
+ *   barriers  the j-th outermost barrier region (role BARRIER or
+ *             IMPLICIT_BARRIER) of each member within a team instance is
+ *             one instance.  Malony and Reed, Section 4.2.2: the exits
+ *             are resolved from the team's last approximated enter,
+ *                 t_a(exit_f) = t_a(enter_l) + t_m(exit_f) - t_m(enter_l)
+ *                 t_a(exit_j) = t_a(exit_f) + t_m(exit_j) - t_m(exit_f)
+ *             (alpha, the overhead of the exit record, is the model's:
+ *             the local time already has it removed), so each member
+ *             leaves at
+ *                 max(t_local, t_a(enter_l) + max(0, t_m(exit) - t_m(enter_l)))
+ *             and no earlier than the member whose measured exit was first
+ *             (its exit is the time basis of the others'); t_m(enter_l) is
+ *             the latest measured Enter, t_a(enter_l) the latest
+ *             approximated one.  A member's own measured exit is read
+ *             ahead at its Enter.  An exit measured before an Enter of the
+ *             instance (the runtime let the thread go: LLVM's join barrier
+ *             releases its workers at once, only the master waits) keeps
+ *             its local time, and is counted: the measured order is kept.
+ *   locks     ThreadAcquireLock/ThreadReleaseLock (and the older
+ *             OmpAcquireLock/OmpReleaseLock): per process and lock id the
+ *             acquisitions are numbered (acquisitionOrder, from 1); the
+ *             k+1-th waits for the k-th release (Section 4.3's single-P,
+ *             single-V semaphore, the measured order kept):
+ *                 t_a(acq) = max(t_local, t_a(rel_k) + max(0, t_m(acq) - t_m(rel_k)))
+ *             Score-P records critical sections and ordered regions as
+ *             such locks.
+ *   tasks     ThreadTaskCreate/Switch/Complete, keyed by (team
+ *             communicator, creating thread, generation): the first
+ *             switch into a task is no earlier than its creation, and the
+ *             Leave of a taskwait (role TASK_WAIT: taskwait, taskgroup) no
+ *             earlier than the completion of every task its thread
+ *             created (they are all complete by then).
+ * What the rules cannot follow is counted (a record released from a wait
+ * the trace never satisfies), never an error.  In a partitioned replay
+ * each part keeps a copy of the state these rules share, and every change
+ * crosses (X_OMP) to the parts with members of the team (every part, for
+ * locks and OMPT teams).
+ */
+#include <string.h>
+
+#include "replay/engine_int.h"
+
+/* OMPT teams live in E->teams under (OMPT_KEY | process, parallel id); a
+ * fork/join team's key is its communicator (32 bits) or a location and a
+ * communicator, below bit 63 */
+#define OMPT_KEY ((uint64_t)1 << 63)
+#define LOOKAHEAD 64 /* records read ahead for a barrier's own exit */
+
+/* The lock state of (process, lock id) */
+typedef struct olock {
+    uint64_t order;       /* the latest release's acquisition number (0: none) */
+    uint64_t rel_m, rel_a;
+} olock;
+
+/* A task: its creation */
+typedef struct otask {
+    uint64_t m, a;
+    bool switched;
+} otask;
+
+/* A creating thread of a team (by communicator and rank) */
+typedef struct ocreator {
+    uint64_t created, completed, max_gen;
+    uint64_t done_a;      /* the latest completion of its tasks, approximated */
+} ocreator;
+
+/* What crosses (X_OMP, engine_seam.c): */
+enum { OX_BAR_ENTER = 1, OX_BAR_FIRST = 2, OX_JOIN = 3, OX_LOCK = 4, OX_TASK_NEW = 5,
+       OX_TASK_DONE = 6 };
+typedef struct xomp {
+    uint32_t kind, comm, loc, pad_;
+    uint64_t key, seq;    /* the team (OX_BAR_*, OX_JOIN), the lock (key:
+                           * process, seq: lock id), the task (seq: creator
+                           * << 32 | generation) */
+    uint64_t j, m, a, x;  /* the barrier number; times; x: a measured exit */
+} xomp;
+
+/* ---- waiting -------------------------------------------------------------------- */
+
+static int omp_wait(engine *E, rloc *L)
+{
+    L->wait = W_OMP;
+    E->omp_waits++;
+    return STEP_BLOCKED;
+}
+
+/* Something the rules share changed: the waiting locations look again */
+static void omp_wake(engine *E)
+{
+    size_t i;
+    if (!E->omp_waits)
+        return;
+    E->omp_waits = 0;
+    for (i = 0; i < E->n; i++)
+        if (E->L[i].state == S_WAIT && E->L[i].wait == W_OMP)
+            up_eng_make_runnable(E, (uint32_t)i);
+}
+
+/* Released without its dependency: counted; true when it was */
+static bool released(engine *E, rloc *L, unsigned repair)
+{
+    if (!L->force)
+        return false;
+    L->force = false;
+    E->repairs[repair]++;
+    return true;
+}
+
+static int cross(engine *E, uint32_t from, OTF2_CommRef comm, unsigned kind, uint64_t key,
+                 uint64_t seq, uint64_t j, uint64_t m, uint64_t a, uint64_t x)
+{
+    xomp o;
+    if (!E->part)
+        return STEP_OK;
+    memset(&o, 0, sizeof o);
+    o.kind = kind, o.comm = comm, o.loc = from;
+    o.key = key, o.seq = seq, o.j = j, o.m = m, o.a = a, o.x = x;
+    return up_eng_x_omp(E, from, comm, &o, sizeof o);
+}
+
+void up_eng_omp_init(engine *E)
+{
+    E->has_ompt_attr = up_defs_attr(E->d, "OMPT_PARALLEL_REGION_ID", OTF2_TYPE_UINT64, &E->ompt_attr);
+}
+
+/* ---- teams ------------------------------------------------------------------------ */
+
+/* Thread li begins (ThreadTeamBegin) or ends a team instance */
+void up_eng_omp_team_begin(engine *E, uint32_t li, team *tm)
+{
+    rloc *L = &E->L[li];
+    if (L->omp_nt < OMP_NEST) {
+        L->omp_tm[L->omp_nt] = tm;
+        L->omp_nbar[L->omp_nt] = 0;
+        L->omp_tdepth[L->omp_nt] = UINT32_MAX;
+    }
+    L->omp_nt++;
+}
+
+void up_eng_omp_team_end(engine *E, uint32_t li, team *tm)
+{
+    rloc *L = &E->L[li];
+    (void)tm;
+    if (L->omp_nt)
+        L->omp_nt--;
+}
+
+void up_eng_omp_team_free(team *tm)
+{
+    up_free(tm->bars);
+    tm->bars = NULL;
+    tm->nbars = 0;
+}
+
+/* The OMPT team `id` of process p (NULL: out of memory) */
+static team *ompt_team(engine *E, uint32_t p, uint64_t id)
+{
+    uint64_t *v = up_map_get(&E->teams, OMPT_KEY | p, id);
+    team *tm;
+    if (v)
+        return (team *)(uintptr_t)*v;
+    if (!(tm = up_calloc(1, sizeof *tm)))
+        return NULL;
+    tm->key = OMPT_KEY | p;
+    tm->seq = id;
+    tm->ompt = true;
+    tm->comm = OTF2_UNDEFINED_COMM;
+    if (!up_map_put(&E->teams, tm->key, id, (uint64_t)(uintptr_t)tm)) {
+        up_free(tm);
+        return NULL;
+    }
+    return tm;
+}
+
+/* The team of a crossing (NULL: out of memory, or unknown) */
+static team *x_team(engine *E, const xomp *o)
+{
+    const up_comm_def *cd;
+    if (o->key & OMPT_KEY)
+        return ompt_team(E, (uint32_t)(o->key & 0xffffffffu), o->seq);
+    cd = up_defs_comm(E->d, o->comm);
+    if (!cd || !cd->resolved)
+        return NULL;
+    return up_eng_team_get(E, cd, o->comm, o->key, o->seq);
+}
+
+/* Barrier j of team tm, made when first named (NULL: out of memory) */
+static obar *bar_get(team *tm, uint64_t j)
+{
+    if (j >= tm->nbars) {
+        uint32_t n = tm->nbars ? tm->nbars : 4, k;
+        obar *b;
+        if (j >= UINT32_MAX / 2)
+            return NULL;
+        while (n <= j)
+            n *= 2;
+        if (!(b = up_reallocarray(tm->bars, n, sizeof *b)))
+            return NULL;
+        for (k = tm->nbars; k < n; k++) {
+            memset(&b[k], 0, sizeof b[k]);
+            b[k].first_loc = UINT32_MAX;
+            b[k].first_m = UINT64_MAX;
+        }
+        tm->bars = b;
+        tm->nbars = n;
+    }
+    return &tm->bars[j];
+}
+
+/* ---- barriers ------------------------------------------------------------------- */
+
+static void bar_entered(obar *b, uint32_t loc, uint64_t m, uint64_t a, uint64_t exit_m)
+{
+    b->entered++;
+    if (m > b->last_m)
+        b->last_m = m;
+    if (a > b->last_a)
+        b->last_a = a;
+    if (exit_m < b->first_m || (exit_m == b->first_m && loc < b->first_loc)) {
+        b->first_m = exit_m;
+        b->first_loc = loc;
+    }
+}
+
+/* The measured time of the Leave that closes the barrier li just entered
+ * (read ahead in its own stream), UINT64_MAX when not within LOOKAHEAD */
+static int own_exit(engine *E, uint32_t li, uint64_t *exit_m)
+{
+    uint32_t k, depth = 0;
+    *exit_m = UINT64_MAX;
+    for (k = 1; k <= LOOKAHEAD; k++) {
+        up_event *ev;
+        if (up_stream_peek(E->L[li].s, k, &ev, E->err) != UP_OK)
+            return STEP_ERROR;
+        if (!ev)
+            break;
+        if (ev->kind == UP_EV_Enter)
+            depth++;
+        else if (ev->kind == UP_EV_Leave && depth-- == 0) {
+            *exit_m = ev->time;
+            break;
+        }
+    }
+    return STEP_OK;
+}
+
+static int bar_enter(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    team *tm = L->omp_tm[L->omp_nt - 1];
+    uint64_t j = L->omp_nbar[L->omp_nt - 1]++;
+    obar *b;
+    E->ops->local(E->model, li, &L->ls, ev);
+    if (!(b = bar_get(tm, j)) || own_exit(E, li, &L->omp_exit_m) != STEP_OK) {
+        if (!b)
+            UP_ERR(E->err, UP_ENOMEM, "out of memory for a barrier");
+        return STEP_ERROR;
+    }
+    bar_entered(b, li, ev->time, ev->t_out, L->omp_exit_m);
+    L->omp_bar_on = true;
+    L->omp_btm = tm;
+    L->omp_bj = (uint32_t)j;
+    omp_wake(E);
+    return cross(E, li, tm->comm, OX_BAR_ENTER, tm->key, tm->seq, j, ev->time, ev->t_out,
+                 L->omp_exit_m);
+}
+
+static int bar_leave(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    team *tm = L->omp_btm;
+    obar *b = &tm->bars[L->omp_bj];
+    uint32_t n = tm->ompt ? tm->begun : tm->n;
+    uint64_t t;
+    bool first, unordered;
+    if (tm->ompt && !L->force) {
+        /* who joined an OMPT team is known once no location is behind
+         * this exit in measured time (the seam: every part quiet) */
+        if (E->part) {
+            int r = up_eng_x_global(E, li);
+            if (r != STEP_OK)
+                return r;
+        } else if (up_eng_behind(E, ev->time)) {
+            return STEP_YIELD;
+        }
+    }
+    /* an exit measured before an Enter of the instance: the runtime did
+     * not hold this member (LLVM's join barrier lets its workers go), and
+     * neither does the replay (the measured order is kept, [M] Section 4) */
+    unordered = ev->time < b->last_m;
+    if (!unordered && b->entered < n && !released(E, L, UP_REPAIR_omp_barrier_released))
+        return omp_wait(E, L);
+    first = b->first_loc == li || b->first_loc == UINT32_MAX;
+    if (!unordered && !first && !b->first_done &&
+        !released(E, L, UP_REPAIR_omp_barrier_released))
+        return omp_wait(E, L);
+    E->ops->local(E->model, li, &L->ls, ev);
+    if (unordered) {
+        E->repairs[UP_REPAIR_omp_barrier_unordered]++;
+    } else {
+        /* Malony and Reed, Section 4.2.2: from the last approximated enter,
+         * by the measured exit latency */
+        t = b->last_a + (ev->time - b->last_m);
+        if (!first && b->first_done && t < b->first_a)
+            t = b->first_a; /* the first exit stays first */
+        if (ev->t_out < t)
+            ev->t_out = t;
+    }
+    b->left++;
+    L->omp_bar_on = false;
+    if (b->first_loc == li) {
+        b->first_done = true;
+        b->first_a = ev->t_out;
+        omp_wake(E);
+        return cross(E, li, tm->comm, OX_BAR_FIRST, tm->key, tm->seq, L->omp_bj, ev->time,
+                     ev->t_out, 0);
+    }
+    return STEP_OK;
+}
+
+/* ---- taskwait --------------------------------------------------------------------- */
+
+static ocreator *creator_get(engine *E, OTF2_CommRef comm, uint32_t rank, bool create)
+{
+    return up_eng_map_obj(&E->ocreators, comm, rank, sizeof(ocreator), create);
+}
+
+/* Thread li's fork/join team and its rank there: false when none */
+static bool own_rank(engine *E, uint32_t li, OTF2_CommRef *comm, uint32_t *rank)
+{
+    rloc *L = &E->L[li];
+    uint32_t k;
+    for (k = L->omp_nt < OMP_NEST ? L->omp_nt : OMP_NEST; k-- > 0;)
+        if (!L->omp_tm[k]->ompt) {
+            *comm = L->omp_tm[k]->comm;
+            return up_eng_rank_of(E, *comm, li, rank) == 1;
+        }
+    return false;
+}
+
+static int taskwait_leave(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    OTF2_CommRef comm;
+    uint32_t rank;
+    ocreator *oc = NULL;
+    if (own_rank(E, li, &comm, &rank))
+        oc = creator_get(E, comm, rank, false);
+    if (oc && oc->completed < oc->created && !released(E, L, UP_REPAIR_omp_task_unpaired))
+        return omp_wait(E, L);
+    E->ops->local(E->model, li, &L->ls, ev);
+    if (oc && ev->t_out < oc->done_a)
+        ev->t_out = oc->done_a;
+    return STEP_OK;
+}
+
+/* ---- OpenMP regions ------------------------------------------------------------- */
+
+/* The parallel id an Enter carries (OMPT), or false */
+static bool ompt_id(const engine *E, const up_event *ev, uint64_t *id)
+{
+    uint32_t i;
+    if (!E->has_ompt_attr)
+        return false;
+    for (i = 0; i < ev->nattrs; i++)
+        if (ev->attrs[i].id == E->ompt_attr && ev->attrs[i].type == OTF2_TYPE_UINT64) {
+            *id = ev->attrs[i].value.uint64;
+            return true;
+        }
+    return false;
+}
+
+/* The Enter or Leave of an OpenMP construct (UP_REGION_OMP_MASK flags fl) */
+int up_eng_omp_region(engine *E, uint32_t li, up_event **evp, unsigned fl)
+{
+    up_event *ev = *evp;
+    rloc *L = &E->L[li];
+    bool enter = ev->kind == UP_EV_Enter;
+    uint64_t id;
+
+    if (fl & UP_REGION_OMP_PARALLEL) {
+        if (enter) {
+            uint32_t p = E->d->locs[li].process;
+            if (ompt_id(E, ev, &id) && p != UP_NO_PROCESS) { /* joins OMPT team id */
+                team *tm = ompt_team(E, p, id);
+                if (!tm) {
+                    UP_ERR(E->err, UP_ENOMEM, "out of memory for a thread team");
+                    return STEP_ERROR;
+                }
+                tm->begun++;
+                up_eng_omp_team_begin(E, li, tm);
+                if (L->omp_nt <= OMP_NEST)
+                    L->omp_tdepth[L->omp_nt - 1] = L->omp_pdepth;
+                omp_wake(E);
+                if (cross(E, li, OTF2_UNDEFINED_COMM, OX_JOIN, tm->key, tm->seq, 0, 0, 0, 0) != STEP_OK)
+                    return STEP_ERROR;
+            }
+            L->omp_pdepth++;
+        } else if (L->omp_pdepth) {
+            L->omp_pdepth--;
+            if (L->omp_nt && L->omp_nt <= OMP_NEST && L->omp_tdepth[L->omp_nt - 1] == L->omp_pdepth)
+                L->omp_nt--; /* its OMPT team ends */
+        }
+        return STEP_DECLINED;
+    }
+    if (fl & UP_REGION_OMP_BARRIER) {
+        if (enter) {
+            if (L->omp_bdepth++ == 0 && L->omp_nt && L->omp_nt <= OMP_NEST)
+                return bar_enter(E, li, ev);
+            return STEP_DECLINED;
+        }
+        if (L->omp_bdepth && --L->omp_bdepth == 0 && L->omp_bar_on) {
+            int r = bar_leave(E, li, ev);
+            if (r != STEP_OK)
+                L->omp_bdepth++; /* not timed yet: again later */
+            return r;
+        }
+        return STEP_DECLINED;
+    }
+    if (fl & UP_REGION_OMP_TASKWAIT) {
+        if (enter) {
+            L->omp_wdepth++;
+            return STEP_DECLINED;
+        }
+        if (L->omp_wdepth && --L->omp_wdepth == 0) {
+            int r = taskwait_leave(E, li, ev);
+            if (r != STEP_OK)
+                L->omp_wdepth++;
+            return r;
+        }
+        return STEP_DECLINED;
+    }
+    return STEP_DECLINED;
+}
+
+/* ---- locks -------------------------------------------------------------------------- */
+
+static olock *lock_get(engine *E, uint32_t p, uint64_t id)
+{
+    return up_eng_map_obj(&E->olocks, p, id, sizeof(olock), true);
+}
+
+static void lock_released(engine *E, olock *ol, uint64_t order, uint64_t m, uint64_t a)
+{
+    if (order >= ol->order) {
+        ol->order = order;
+        ol->rel_m = m;
+        ol->rel_a = a;
+    }
+    omp_wake(E);
+}
+
+int up_eng_omp_lock(engine *E, uint32_t li, up_event **evp, bool direct)
+{
+    up_event *ev = *evp;
+    rloc *L = &E->L[li];
+    uint32_t p = E->d->locs[li].process;
+    bool acquire;
+    uint64_t id, order;
+    olock *ol;
+    (void)direct; /* never on the direct path (the record table) */
+    switch (ev->kind) {
+    case UP_EV_ThreadAcquireLock:
+        acquire = true, order = ev->u.ThreadAcquireLock.acquisitionOrder;
+        id = (uint64_t)ev->u.ThreadAcquireLock.model << 32 | ev->u.ThreadAcquireLock.lockID;
+        break;
+    case UP_EV_ThreadReleaseLock:
+        acquire = false, order = ev->u.ThreadReleaseLock.acquisitionOrder;
+        id = (uint64_t)ev->u.ThreadReleaseLock.model << 32 | ev->u.ThreadReleaseLock.lockID;
+        break;
+    case UP_EV_OmpAcquireLock:
+        acquire = true, order = ev->u.OmpAcquireLock.acquisitionOrder;
+        id = (uint64_t)OTF2_PARADIGM_OPENMP << 32 | ev->u.OmpAcquireLock.lockID;
+        break;
+    default:
+        acquire = false, order = ev->u.OmpReleaseLock.acquisitionOrder;
+        id = (uint64_t)OTF2_PARADIGM_OPENMP << 32 | ev->u.OmpReleaseLock.lockID;
+        break;
+    }
+    if (p == UP_NO_PROCESS) {
+        E->ops->local(E->model, li, &L->ls, ev);
+        return STEP_OK;
+    }
+    if (!(ol = lock_get(E, p, id))) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory for a lock");
+        return STEP_ERROR;
+    }
+    if (acquire) {
+        /* acquisition k+1 waits for release k (numbered from 1) */
+        if (order >= 2 && ol->order < order - 1 && !released(E, L, UP_REPAIR_omp_lock_released))
+            return omp_wait(E, L);
+        E->ops->local(E->model, li, &L->ls, ev);
+        if (order >= 2 && ol->order == order - 1) {
+            /* Section 4.3.2: the hand-off's measured latency after the
+             * approximated release, never before it */
+            uint64_t t = ol->rel_a + sub0(ev->time, ol->rel_m);
+            if (ev->t_out < t)
+                ev->t_out = t;
+        }
+        return STEP_OK;
+    }
+    E->ops->local(E->model, li, &L->ls, ev);
+    lock_released(E, ol, order, ev->time, ev->t_out);
+    return cross(E, li, OTF2_UNDEFINED_COMM, OX_LOCK, p, id, 0, ev->time, ev->t_out, order);
+}
+
+/* ---- tasks ------------------------------------------------------------------------- */
+
+static void task_created(engine *E, OTF2_CommRef comm, uint32_t creator, uint32_t gen, uint64_t m,
+                         uint64_t a, bool *nomem)
+{
+    otask *t = up_eng_map_obj(&E->otasks, comm, (uint64_t)creator << 32 | gen, sizeof *t, true);
+    ocreator *oc = creator_get(E, comm, creator, true);
+    if (!t || !oc) {
+        *nomem = true;
+        return;
+    }
+    t->m = m, t->a = a;
+    oc->created++;
+    if (gen > oc->max_gen)
+        oc->max_gen = gen;
+    omp_wake(E);
+}
+
+static void task_done(engine *E, OTF2_CommRef comm, uint32_t creator, uint32_t gen, uint64_t a,
+                      bool *nomem)
+{
+    ocreator *oc = creator_get(E, comm, creator, true);
+    uint64_t *v = up_map_get(&E->otasks, comm, (uint64_t)creator << 32 | gen);
+    if (v) {
+        up_free((void *)(uintptr_t)*v);
+        up_map_del(&E->otasks, comm, (uint64_t)creator << 32 | gen);
+    }
+    if (!oc) {
+        *nomem = true;
+        return;
+    }
+    oc->completed++;
+    if (a > oc->done_a)
+        oc->done_a = a;
+    omp_wake(E);
+}
+
+int up_eng_omp_task(engine *E, uint32_t li, up_event **evp, bool direct)
+{
+    up_event *ev = *evp;
+    rloc *L = &E->L[li];
+    OTF2_CommRef comm;
+    uint32_t creator, gen;
+    bool nomem = false;
+    unsigned kind;
+    (void)direct; /* never on the direct path (the record table) */
+    switch (ev->kind) {
+    case UP_EV_ThreadTaskCreate:
+        comm = ev->u.ThreadTaskCreate.threadTeam, creator = ev->u.ThreadTaskCreate.creatingThread;
+        gen = ev->u.ThreadTaskCreate.generationNumber;
+        break;
+    case UP_EV_ThreadTaskSwitch:
+        comm = ev->u.ThreadTaskSwitch.threadTeam, creator = ev->u.ThreadTaskSwitch.creatingThread;
+        gen = ev->u.ThreadTaskSwitch.generationNumber;
+        break;
+    default:
+        comm = ev->u.ThreadTaskComplete.threadTeam, creator = ev->u.ThreadTaskComplete.creatingThread;
+        gen = ev->u.ThreadTaskComplete.generationNumber;
+        break;
+    }
+    kind = ev->kind;
+    if (kind == UP_EV_ThreadTaskSwitch && gen != 0) {
+        /* a task runs no earlier than its creation */
+        otask *t = up_eng_map_obj(&E->otasks, comm, (uint64_t)creator << 32 | gen, sizeof *t, false);
+        if (!t) {
+            ocreator *oc = creator_get(E, comm, creator, false);
+            const up_comm_def *cd = up_defs_comm(E->d, comm);
+            bool may = cd && cd->resolved && !cd->self && creator < cd->size &&
+                       cd->members[creator] < E->n && up_eng_may_come(E, cd->members[creator]);
+            if ((!oc || oc->max_gen < gen) && may && !released(E, L, UP_REPAIR_omp_task_unpaired))
+                return omp_wait(E, L);
+        }
+        E->ops->local(E->model, li, &L->ls, ev);
+        if (t && !t->switched) {
+            t->switched = true;
+            if (ev->t_out < t->a)
+                ev->t_out = t->a;
+        }
+        return STEP_OK;
+    }
+    E->ops->local(E->model, li, &L->ls, ev);
+    if (kind == UP_EV_ThreadTaskCreate)
+        task_created(E, comm, creator, gen, ev->time, ev->t_out, &nomem);
+    else if (kind == UP_EV_ThreadTaskComplete)
+        task_done(E, comm, creator, gen, ev->t_out, &nomem);
+    if (nomem) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory for a task");
+        return STEP_ERROR;
+    }
+    if (kind == UP_EV_ThreadTaskCreate || kind == UP_EV_ThreadTaskComplete)
+        return cross(E, li, comm, kind == UP_EV_ThreadTaskCreate ? OX_TASK_NEW : OX_TASK_DONE, 0,
+                     (uint64_t)creator << 32 | gen, 0, ev->time, ev->t_out, 0);
+    return STEP_OK;
+}
+
+/* ---- the seam ----------------------------------------------------------------------- */
+
+/* Another part's change (X_OMP) */
+int up_eng_omp_crossed(engine *E, const void *pl, size_t len)
+{
+    xomp o;
+    bool nomem = false;
+    if (len != sizeof o) {
+        UP_ERR(E->err, UP_EINTERNAL, "partitioned replay: an OpenMP crossing of another size");
+        return STEP_ERROR;
+    }
+    memcpy(&o, pl, sizeof o);
+    switch (o.kind) {
+    case OX_BAR_ENTER:
+    case OX_BAR_FIRST:
+    case OX_JOIN: {
+        team *tm = x_team(E, &o);
+        obar *b = NULL;
+        if (!tm || (o.kind != OX_JOIN && !(b = bar_get(tm, o.j)))) {
+            nomem = true;
+            break;
+        }
+        if (o.kind == OX_JOIN) {
+            tm->begun++;
+        } else if (o.kind == OX_BAR_ENTER) {
+            bar_entered(b, o.loc, o.m, o.a, o.x);
+        } else {
+            b->first_done = true;
+            b->first_a = o.a;
+        }
+        omp_wake(E);
+        break;
+    }
+    case OX_LOCK: {
+        olock *ol = lock_get(E, (uint32_t)o.key, o.seq);
+        if (!ol)
+            nomem = true;
+        else
+            lock_released(E, ol, o.x, o.m, o.a);
+        break;
+    }
+    case OX_TASK_NEW:
+        task_created(E, o.comm, (uint32_t)(o.seq >> 32), (uint32_t)o.seq, o.m, o.a, &nomem);
+        break;
+    case OX_TASK_DONE:
+        task_done(E, o.comm, (uint32_t)(o.seq >> 32), (uint32_t)o.seq, o.a, &nomem);
+        break;
+    default:
+        UP_ERR(E->err, UP_EINTERNAL, "partitioned replay: an OpenMP crossing of unknown kind");
+        return STEP_ERROR;
+    }
+    if (nomem) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory for an OpenMP crossing");
+        return STEP_ERROR;
+    }
+    return STEP_OK;
+}
+
+/* What the rules hold (the teams are engine_threads.c's) */
+void up_eng_omp_free(engine *E)
+{
+    uint64_t k0, k1, v;
+    size_t i;
+    for (i = 0; i < E->olocks.cap; i++)
+        if (up_map_at(&E->olocks, i, &k0, &k1, &v))
+            up_free((void *)(uintptr_t)v);
+    for (i = 0; i < E->otasks.cap; i++)
+        if (up_map_at(&E->otasks, i, &k0, &k1, &v))
+            up_free((void *)(uintptr_t)v);
+    for (i = 0; i < E->ocreators.cap; i++)
+        if (up_map_at(&E->ocreators, i, &k0, &k1, &v))
+            up_free((void *)(uintptr_t)v);
+    up_map_free(&E->olocks);
+    up_map_free(&E->otasks);
+    up_map_free(&E->ocreators);
+}
