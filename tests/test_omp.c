@@ -276,26 +276,27 @@ static int comp(const char *in, rd *r, up_replay_result *res)
 
 TEST(omp_barrier_exits_after_the_last_enter)
 {
-    /* A team of three (master 0, threads 1 and 2), O = 10.
-     * Master: Enter(main) 0 -> 0, ThreadFork 10 -> 0, TeamBegin 20 -> 0,
-     *   4 short work pairs 30..100 -> 0, Enter(barrier) 300 -> 0 + 200 - 10
-     *   = 190; its Leave 410 is locally 190 + 110 - 10 = 290.
-     * Thread 1: TeamBegin 25 -> fork_a + (25 - 10) = 15, Enter(work) 35 -> 15,
-     *   Leave(work) 335 -> 15 + 300 - 10 = 305, Enter(barrier) 345 -> 305,
-     *   Leave(barrier) 395, locally 305 + 50 - 10 = 345.
-     * Thread 2: TeamBegin 27 -> 17, Enter(work) 37 -> 17, Leave(work) 237 ->
-     *   207, Enter(barrier) 247 -> 207, Leave(barrier) 398, locally
-     *   207 + 151 - 10 = 348.
-     * Last enter: measured 345 (thread 1), approximated 305.  First exit:
-     * thread 1 (395).  Section 4.2.2: thread 1 leaves at max(345, 305 + 50)
-     * = 355; thread 2 at max(348, 305 + 53, 355) = 358; the master at
-     * max(290, 305 + 65, 355) = 370 (locally 290: before thread 1 entered
-     * at 305, which is what the rule forbids).  Then: master TeamEnd 420
-     * -> 370, Join 430 -> max(370, the threads' ends 355 + 0, 358 + 0) =
-     * 370, Leave(main) 440 -> 370; thread 1 TeamEnd 405 -> 355; thread 2
-     * TeamEnd 408 -> 358. */
-    static const uint64_t m0[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 190, 370, 370, 370, 370},
-                          t1[] = {15, 15, 305, 305, 355, 355}, t2[] = {17, 17, 207, 207, 358, 358};
+    /* A team of three (master 0, threads 1 and 2), O = 10.  A dependency
+     * on another location takes effect once its record's overhead is over.
+     * Master: Enter(main) 0 -> 0, ThreadFork 10 -> 0 (the team starts at
+     *   10 + 10 = 20 measured), TeamBegin 20 -> 0, 4 short work pairs
+     *   30..100 -> 0, Enter(barrier) 300 -> 0 + 200 - 10 = 190.
+     * Thread 1: TeamBegin 25 -> fork_a + (25 - 20) = 5, Enter(work) 35 -> 5,
+     *   Leave(work) 335 -> 5 + 300 - 10 = 295, Enter(barrier) 345 -> 295.
+     * Thread 2: TeamBegin 27 -> 7, Enter(work) 37 -> 7, Leave(work) 237 ->
+     *   197, Enter(barrier) 247 -> 197.
+     * Last enter: thread 1, measured 345 (its overhead over at 355),
+     * approximated 295.  First exit: thread 1 (395).  Section 4.2.2: a member
+     * that waited leaves from the last enter by its measured exit latency,
+     * not by its local time (that would keep the wait the others' overhead
+     * made): thread 1 at 295 + (395 - 355) = 335; thread 2 at 295 + (398 -
+     * 355) = 338; the master at 295 + (410 - 355) = 350 (locally 290:
+     * before thread 1 entered).  Then: master TeamEnd 420 -> 350, Join 430:
+     * the team's last end is the master's own (420, over at 430): 350 +
+     * (430 - 430) = 350, Leave(main) 440 -> 350; thread 1 TeamEnd 405 ->
+     * 335; thread 2 TeamEnd 408 -> 338. */
+    static const uint64_t m0[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 190, 350, 350, 350, 350},
+                          t1[] = {5, 5, 295, 295, 335, 335}, t2[] = {7, 7, 197, 197, 338, 338};
     char in[4096];
     ow o;
     rd r;
@@ -397,13 +398,15 @@ static void lock_case(bool old, const uint64_t *w0, size_t n0, const uint64_t *w
 TEST(omp_lock_acquired_after_the_previous_release)
 {
     /* O = 10.  Thread 0: Enter(main) 0 -> 0, Acquire(1) 100 -> 90,
-     * Release(1) 200 -> 180, Leave(main) 300 -> 270.  Thread 1: Enter(main)
-     * 0 -> 0, 4 short work pairs 10..80 -> 0 each, Acquire(2) 210: locally
-     * 0 + 130 - 10 = 120, before the release at 180; Section 4.3.2 keeps the
-     * measured order and hand-off: 180 + (210 - 200) = 190.  Release(2) 250
-     * -> 190 + 40 - 10 = 220, Leave(main) 300 -> 220 + 50 - 10 = 260. */
+     * Release(1) 200 -> 180 (the lock free at 210 measured), Leave(main) 300
+     * -> 270.  Thread 1: Enter(main) 0 -> 0, 4 short work pairs 10..80 -> 0
+     * each, Acquire(2) 210: it asked at 80 + 10 = 90, before the release,
+     * and waited idle: Section 4.3.2 keeps the measured order and hand-off,
+     * from the release: 180 + (210 - 210) = 180 (locally 0 + 130 - 10 = 120,
+     * before the release).  Release(2) 250 -> 180 + 40 - 10 = 210,
+     * Leave(main) 300 -> 210 + 50 - 10 = 250. */
     static const uint64_t w0[] = {0, 90, 180, 270},
-                          w1[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 190, 220, 260};
+                          w1[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 180, 210, 250};
     lock_case(false, w0, 4, w1, 12);
 }
 
@@ -413,14 +416,15 @@ TEST(omp_critical_section_entered_after_the_previous_holder_left)
      * Enter/Leave(sblock), OmpReleaseLock, Leave(critical); O = 10.
      * Thread 0: main 0 -> 0, Enter(critical) 95 -> 85, Acquire(1) 100 -> 85,
      * Enter(sblock) 110 -> 85, Leave(sblock) 190 -> 155, Release(1) 200 ->
-     * 155, Leave(critical) 205 -> 155, Leave(main) 300 -> 240.  Thread 1:
-     * main 0, 4 short work pairs -> 0, Enter(critical) 205 -> 0 + 125 - 10 =
-     * 115, Acquire(2) 210: locally 115, before the release at 155; held to
-     * 155 + (210 - 200) = 165.  Enter(sblock) 220 -> 165, Leave(sblock) 240
-     * -> 175, Release(2) 250 -> 175, Leave(critical) 255 -> 175, Leave(main)
-     * 300 -> 175 + 45 - 10 = 210. */
+     * 155 (free at 210 measured), Leave(critical) 205 -> 155, Leave(main)
+     * 300 -> 240.  Thread 1: main 0, 4 short work pairs -> 0,
+     * Enter(critical) 205 -> 0 + 125 - 10 = 115: it asked at 215, after the
+     * lock was free, so it did not wait; Acquire(2) 210 is locally 115,
+     * before the release at 155: raised to it, 155.  Enter(sblock) 220 ->
+     * 155, Leave(sblock) 240 -> 165, Release(2) 250 -> 165, Leave(critical)
+     * 255 -> 165, Leave(main) 300 -> 165 + 45 - 10 = 200. */
     static const uint64_t w0[] = {0, 85, 85, 85, 155, 155, 155, 240},
-                          w1[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 115, 165, 165, 175, 175, 175, 210};
+                          w1[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 115, 155, 155, 165, 165, 165, 200};
     lock_case(true, w0, 8, w1, 16);
 }
 
@@ -439,15 +443,15 @@ static void task_rec(ow *o, unsigned l, int kind, uint64_t t, uint32_t gen)
 
 TEST(omp_task_runs_no_earlier_than_its_creation)
 {
-    /* A team of two, O = 10.  Master: Enter(main) 0 -> 0, Fork 10 -> 0,
-     * TeamBegin 20 -> 0, TaskCreate(gen 1) 100 -> 70, TeamEnd 400 -> 360,
-     * Join 410 -> 360, Leave(main) 420 -> 360.  Thread 1: TeamBegin 25 ->
-     * 15, 4 short work pairs 30..100 -> 15, TaskSwitch(gen 1) 130: locally
-     * 15 + 30 - 10 = 35, before the task was created (70): 70.  Enter(work)
-     * 140 -> 70, Leave(work) 340 -> 260, TaskComplete 350 -> 260, TeamEnd
-     * 360 -> 260. */
+    /* A team of two, O = 10.  Master: Enter(main) 0 -> 0, Fork 10 -> 0 (the
+     * team starts at 20 measured), TeamBegin 20 -> 0, TaskCreate(gen 1) 100
+     * -> 70, TeamEnd 400 -> 360, Join 410 -> 360 (the last end is its own),
+     * Leave(main) 420 -> 360.  Thread 1: TeamBegin 25 -> 5, 4 short work
+     * pairs 30..100 -> 5, TaskSwitch(gen 1) 130: locally 5 + 30 - 10 = 25,
+     * before the task was created (70): 70.  Enter(work) 140 -> 70,
+     * Leave(work) 340 -> 260, TaskComplete 350 -> 260, TeamEnd 360 -> 260. */
     static const uint64_t m0[] = {0, 0, 0, 70, 360, 360, 360},
-                          t1[] = {15, 15, 15, 15, 15, 15, 15, 15, 15, 70, 70, 260, 260, 260};
+                          t1[] = {5, 5, 5, 5, 5, 5, 5, 5, 5, 70, 70, 260, 260, 260};
     char in[4096];
     ow o;
     rd r;
@@ -487,13 +491,16 @@ TEST(omp_taskwait_ends_after_its_tasks_completed)
     /* A team of two, O = 10.  Master: Enter(main) 0, Fork 10, TeamBegin 20,
      * TaskCreate(gen 1) 30, 4 short work pairs 40..110, Enter(taskwait) 120:
      * all 0; its Leave 400 is locally 0 + 280 - 10 = 270.  Thread 1:
-     * TeamBegin 25 -> 15, TaskSwitch(gen 1) 45 -> 25 (after the creation at
-     * 0), Enter(work) 55 -> 25, Leave(work) 385 -> 345, TaskComplete 395 ->
-     * 345, TeamEnd 405 -> 345.  The taskwait ends no earlier than the
-     * completion: 345 (locally 270).  Master TeamEnd 410 -> 345, Join 420 ->
-     * 345, Leave(main) 430 -> 345. */
-    static const uint64_t m0[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 345, 345, 345, 345},
-                          t1[] = {15, 25, 25, 345, 345, 345};
+     * TeamBegin 25 -> 5 (the team starts at 20), TaskSwitch(gen 1) 45 -> 15
+     * (after the creation at 0), Enter(work) 55 -> 15, Leave(work) 385 ->
+     * 335, TaskComplete 395 -> 335 (complete at 405 measured), TeamEnd 405
+     * -> 335.  The taskwait waited idle for the completion: from it, by the
+     * measured return latency, 335 + max(0, 400 - 405) = 335 (locally 270,
+     * before it).  Master TeamEnd 410 -> 335, Join 420: the team's last end
+     * is the master's own (over at 420): 335 + (420 - 420) = 335,
+     * Leave(main) 430 -> 335. */
+    static const uint64_t m0[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 335, 335, 335, 335},
+                          t1[] = {5, 15, 15, 335, 335, 335};
     char in[4096];
     ow o;
     rd r;
@@ -537,17 +544,16 @@ TEST(omp_ompt_team_from_the_parallel_region_id)
     /* No team records: the implicit tasks' OMPT_PARALLEL_REGION_ID (7) makes
      * threads 0 and 1 one team.  O = 10.  Thread 0: Enter(main) 0 -> 0,
      * Enter(implicit_task) 10 -> 0, 4 short work pairs 20..90 -> 0,
-     * Enter(barrier) 200 -> 0 + 110 - 10 = 100; Leave(barrier) 300 is
-     * locally 190.  Thread 1: its first record, Enter(implicit_task) 15,
-     * keeps its time: 15; Enter(work) 25 -> 15, Leave(work) 265 -> 245,
-     * Enter(barrier) 275 -> 245, Leave(barrier) 285, locally 245.  Last
-     * enter: 275 measured, 245 approximated; first exit: thread 1 (285):
-     * max(245, 245 + 10) = 255; thread 0: max(190, 245 + 25, 255) = 270
-     * (locally 190, before thread 1 entered).  Thread 0's Leave(implicit_task)
-     * 310 -> 270, Leave(main) 320 -> 270; thread 1's Leave(implicit_task) 295
-     * -> 255. */
-    static const uint64_t m0[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 270, 270, 270},
-                          t1[] = {15, 15, 245, 245, 255, 255};
+     * Enter(barrier) 200 -> 0 + 110 - 10 = 100.  Thread 1: its first record,
+     * Enter(implicit_task) 15, keeps its time: 15; Enter(work) 25 -> 15,
+     * Leave(work) 265 -> 245, Enter(barrier) 275 -> 245.  Last enter: 275
+     * measured (over at 285), 245 approximated; first exit: thread 1 (285):
+     * 245 + (285 - 285) = 245; thread 0, which waited: 245 + (300 - 285) =
+     * 260 (locally 190, before thread 1 entered).  Thread 0's
+     * Leave(implicit_task) 310 -> 260, Leave(main) 320 -> 260; thread 1's
+     * Leave(implicit_task) 295 -> 245. */
+    static const uint64_t m0[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 260, 260, 260},
+                          t1[] = {15, 15, 245, 245, 245, 245};
     char in[4096];
     ow o;
     rd r;

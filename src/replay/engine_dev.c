@@ -239,7 +239,7 @@ static int issue(engine *E, uint32_t li, uint32_t s, uint8_t kind, const up_even
     is.m = ev->time;
     /* the call reaches the device after its Enter record's overhead: the
      * measured latency to the activity holds it, the approximated not */
-    is.o = E->ops->record_ovh ? E->ops->record_ovh(E->model, li, ev) : 0;
+    is.o = up_eng_rec_ovh(E, li, ev);
     is.a = ev->t_out;
     is.kind = kind;
     if (up_eng_holds(E, ds->loc))

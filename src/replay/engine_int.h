@@ -50,6 +50,7 @@ typedef struct team {
     bool root_begun;
     uint64_t root_m, root_a; /* the master's ThreadFork (else its ThreadTeamBegin) */
     uint64_t max_end_a;   /* the latest ThreadTeamEnd, approximated */
+    uint64_t max_end_m;   /* ... measured, after its record's overhead */
     /* OpenMP (engine_omp.c): the team's barrier instances, by their number
      * j on each member within this team instance */
     struct obar *bars;
@@ -63,6 +64,7 @@ typedef struct team {
 typedef struct obar {
     uint32_t entered, left;
     uint64_t last_m, last_a;  /* the latest Enter: measured, approximated */
+    uint64_t last_o;          /* ... its record's overhead (up_eng_rec_ovh) */
     uint64_t first_m;         /* the earliest measured exit of the members
                                * that entered ... */
     uint32_t first_loc;       /* ... its location (UINT32_MAX: none known) */
@@ -272,6 +274,7 @@ typedef struct rloc {
     uint64_t omp_exit_m;   /* ... its own measured exit (UINT64_MAX: not found) */
     bool omp_bar_on;
     bool omp_tw_on;        /* its taskwait waits for its tasks (omp_twk) */
+    uint64_t omp_tw_enter_m; /* its outermost taskwait's Enter, measured */
     uint64_t omp_twk0, omp_twk1;
     uint64_t omp_wk0, omp_wk1; /* what it waits for (W_OMP) */
 } rloc;
@@ -694,6 +697,15 @@ static inline void recv_fields(const up_event *ev, uint32_t *rank, OTF2_CommRef 
     }
 }
 
+
+/* The overhead the model charges record ev of location li: what the record
+ * delayed its location by in the measured run.  A dependency on another
+ * location takes effect after it: a barrier's last enter, a lock's release,
+ * a launch reach the others O after their record (docs/models.md) */
+static inline uint64_t up_eng_rec_ovh(const engine *E, uint32_t li, const up_event *ev)
+{
+    return E->ops->record_ovh ? E->ops->record_ovh(E->model, li, ev) : 0;
+}
 
 /* Region flags of an Enter/Leave, looked up once for engine and model;
  * every other record kind has 0 (only local records reach here with them). */

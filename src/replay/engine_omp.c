@@ -80,6 +80,7 @@ typedef struct otask {
 typedef struct ocreator {
     uint64_t created, completed, max_gen;
     uint64_t done_a;      /* the latest completion of its tasks, approximated */
+    uint64_t done_m;      /* ... and measured, after its record's overhead */
 } ocreator;
 
 /* What crosses (X_OMP, engine_seam.c): */
@@ -91,6 +92,7 @@ typedef struct xomp {
                            * process, seq: lock id), the task (seq: creator
                            * << 32 | generation) */
     uint64_t j, m, a, x;  /* the barrier number; times; x: a measured exit */
+    uint64_t o;           /* the record's overhead (OX_BAR_ENTER) */
 } xomp;
 
 /* ---- waiting -------------------------------------------------------------------- */
@@ -125,14 +127,14 @@ static bool released(engine *E, rloc *L, unsigned repair)
 }
 
 static int cross(engine *E, uint32_t from, OTF2_CommRef comm, unsigned kind, uint64_t key,
-                 uint64_t seq, uint64_t j, uint64_t m, uint64_t a, uint64_t x)
+                 uint64_t seq, uint64_t j, uint64_t m, uint64_t a, uint64_t x, uint64_t ovh)
 {
     xomp o;
     if (!E->part)
         return STEP_OK;
     memset(&o, 0, sizeof o);
     o.kind = kind, o.comm = comm, o.loc = from;
-    o.key = key, o.seq = seq, o.j = j, o.m = m, o.a = a, o.x = x;
+    o.key = key, o.seq = seq, o.j = j, o.m = m, o.a = a, o.x = x, o.o = ovh;
     return up_eng_x_omp(E, from, comm, &o, sizeof o);
 }
 
@@ -227,11 +229,12 @@ static obar *bar_get(team *tm, uint64_t j)
 
 /* ---- barriers ------------------------------------------------------------------- */
 
-static void bar_entered(obar *b, uint32_t loc, uint64_t m, uint64_t a, uint64_t exit_m)
+static void bar_entered(obar *b, uint32_t loc, uint64_t m, uint64_t o, uint64_t a,
+                        uint64_t exit_m)
 {
     b->entered++;
-    if (m > b->last_m)
-        b->last_m = m;
+    if (m > b->last_m || (m == b->last_m && o > b->last_o))
+        b->last_m = m, b->last_o = o;
     if (a > b->last_a)
         b->last_a = a;
     if (exit_m < b->first_m || (exit_m == b->first_m && loc < b->first_loc)) {
@@ -274,13 +277,13 @@ static int bar_enter(engine *E, uint32_t li, up_event *ev)
             UP_ERR(E->err, UP_ENOMEM, "out of memory for a barrier");
         return STEP_ERROR;
     }
-    bar_entered(b, li, ev->time, ev->t_out, L->omp_exit_m);
+    bar_entered(b, li, ev->time, up_eng_rec_ovh(E, li, ev), ev->t_out, L->omp_exit_m);
     L->omp_bar_on = true;
     L->omp_btm = tm;
     L->omp_bj = (uint32_t)j;
     omp_wake(E);
     return cross(E, li, tm->comm, OX_BAR_ENTER, tm->key, tm->seq, j, ev->time, ev->t_out,
-                 L->omp_exit_m);
+                 L->omp_exit_m, up_eng_rec_ovh(E, li, ev));
 }
 
 static int bar_leave(engine *E, uint32_t li, up_event *ev)
@@ -317,12 +320,14 @@ static int bar_leave(engine *E, uint32_t li, up_event *ev)
         E->repairs[UP_REPAIR_omp_barrier_unordered]++;
     } else {
         /* Malony and Reed, Section 4.2.2: from the last approximated enter,
-         * by the measured exit latency */
-        t = b->last_a + (ev->time - b->last_m);
+         * by the measured exit latency, which starts once the last Enter's
+         * record overhead is over */
+        t = b->last_a + sub0(ev->time, b->last_m + b->last_o);
         if (!first && b->first_done && t < b->first_a)
             t = b->first_a; /* the first exit stays first */
-        if (ev->t_out < t)
-            ev->t_out = t;
+        /* not max(local, t): a member that waited was idle, and its local
+         * time would keep the wait the others' overhead made ([M] 4.2) */
+        ev->t_out = t > L->ls.prev_a ? t : L->ls.prev_a;
     }
     b->left++;
     L->omp_bar_on = false;
@@ -331,7 +336,7 @@ static int bar_leave(engine *E, uint32_t li, up_event *ev)
         b->first_a = ev->t_out;
         omp_wake(E);
         return cross(E, li, tm->comm, OX_BAR_FIRST, tm->key, tm->seq, L->omp_bj, ev->time,
-                     ev->t_out, 0);
+                     ev->t_out, 0, 0);
     }
     return STEP_OK;
 }
@@ -367,8 +372,15 @@ static int taskwait_leave(engine *E, uint32_t li, up_event *ev)
     if (oc && oc->completed < oc->created && !released(E, L, UP_REPAIR_omp_task_unpaired))
         return omp_wait(E, L);
     E->ops->local(E->model, li, &L->ls, ev);
-    if (oc && ev->t_out < oc->done_a)
+    if (oc && oc->done_m > L->omp_tw_enter_m) {
+        /* it waited for its tasks, idle: from the last completion, by the
+         * measured return latency ([M] Section 4: a waiting event follows
+         * what it waited for, not its own local time) */
+        uint64_t t = oc->done_a + sub0(ev->time, oc->done_m);
+        ev->t_out = t > L->ls.prev_a ? t : L->ls.prev_a;
+    } else if (oc && ev->t_out < oc->done_a) {
         ev->t_out = oc->done_a;
+    }
     return STEP_OK;
 }
 
@@ -410,7 +422,8 @@ int up_eng_omp_region(engine *E, uint32_t li, up_event **evp, unsigned fl)
                 if (L->omp_nt <= OMP_NEST)
                     L->omp_tdepth[L->omp_nt - 1] = L->omp_pdepth;
                 omp_wake(E);
-                if (cross(E, li, OTF2_UNDEFINED_COMM, OX_JOIN, tm->key, tm->seq, 0, 0, 0, 0) != STEP_OK)
+                if (cross(E, li, OTF2_UNDEFINED_COMM, OX_JOIN, tm->key, tm->seq, 0, 0, 0, 0, 0) !=
+                    STEP_OK)
                     return STEP_ERROR;
             }
             L->omp_pdepth++;
@@ -437,7 +450,8 @@ int up_eng_omp_region(engine *E, uint32_t li, up_event **evp, unsigned fl)
     }
     if (fl & UP_REGION_OMP_TASKWAIT) {
         if (enter) {
-            L->omp_wdepth++;
+            if (L->omp_wdepth++ == 0)
+                L->omp_tw_enter_m = ev->time;
             return STEP_DECLINED;
         }
         if (L->omp_wdepth && --L->omp_wdepth == 0) {
@@ -452,6 +466,20 @@ int up_eng_omp_region(engine *E, uint32_t li, up_event **evp, unsigned fl)
 }
 
 /* ---- locks -------------------------------------------------------------------------- */
+
+/* The overhead of location li's previous record, where it asked for what
+ * it then waited for (a critical section's or omp_set_lock's Enter): the
+ * request reached the runtime that long after the record.  The record is
+ * gone; an Enter of its most recent Enter's region stands for it. */
+static uint64_t prev_ovh(const engine *E, uint32_t li)
+{
+    up_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = UP_EV_Enter;
+    e.rflags = E->L[li].enter_rflags;
+    e.u.Enter.region = E->L[li].enter_region;
+    return up_eng_rec_ovh(E, li, &e);
+}
 
 static olock *lock_get(engine *E, uint32_t p, uint64_t id)
 {
@@ -510,16 +538,23 @@ int up_eng_omp_lock(engine *E, uint32_t li, up_event **evp, bool direct)
         E->ops->local(E->model, li, &L->ls, ev);
         if (order >= 2 && ol->order == order - 1) {
             /* Section 4.3.2: the hand-off's measured latency after the
-             * approximated release, never before it */
+             * approximated release, never before it.  A thread that asked
+             * before the release (its record before it came before) waited
+             * idle: its local time would keep the wait the holder's
+             * overhead made, so the release alone times it */
             uint64_t t = ol->rel_a + sub0(ev->time, ol->rel_m);
-            if (ev->t_out < t)
-                ev->t_out = t;
+            if (L->ls.prev_m + prev_ovh(E, li) < ol->rel_m)
+                ev->t_out = t > L->ls.prev_a ? t : L->ls.prev_a;
+            else if (ev->t_out < ol->rel_a) /* it found the lock free */
+                ev->t_out = ol->rel_a;
         }
         return STEP_OK;
     }
     E->ops->local(E->model, li, &L->ls, ev);
-    lock_released(E, ol, order, ev->time, ev->t_out);
-    return cross(E, li, OTF2_UNDEFINED_COMM, OX_LOCK, p, id, 0, ev->time, ev->t_out, order);
+    /* the lock is free once the release record's overhead is over */
+    lock_released(E, ol, order, ev->time + up_eng_rec_ovh(E, li, ev), ev->t_out);
+    return cross(E, li, OTF2_UNDEFINED_COMM, OX_LOCK, p, id, 0,
+                 ev->time + up_eng_rec_ovh(E, li, ev), ev->t_out, order, 0);
 }
 
 /* ---- tasks ------------------------------------------------------------------------- */
@@ -540,8 +575,8 @@ static void task_created(engine *E, OTF2_CommRef comm, uint32_t creator, uint32_
     omp_wake(E);
 }
 
-static void task_done(engine *E, OTF2_CommRef comm, uint32_t creator, uint32_t gen, uint64_t a,
-                      bool *nomem)
+static void task_done(engine *E, OTF2_CommRef comm, uint32_t creator, uint32_t gen, uint64_t m,
+                      uint64_t a, bool *nomem)
 {
     ocreator *oc = creator_get(E, comm, creator, true);
     uint64_t *v = up_map_get(&E->otasks, comm, (uint64_t)creator << 32 | gen);
@@ -556,6 +591,8 @@ static void task_done(engine *E, OTF2_CommRef comm, uint32_t creator, uint32_t g
     oc->completed++;
     if (a > oc->done_a)
         oc->done_a = a;
+    if (m > oc->done_m)
+        oc->done_m = m;
     omp_wake(E);
 }
 
@@ -606,14 +643,17 @@ int up_eng_omp_task(engine *E, uint32_t li, up_event **evp, bool direct)
     if (kind == UP_EV_ThreadTaskCreate)
         task_created(E, comm, creator, gen, ev->time, ev->t_out, &nomem);
     else if (kind == UP_EV_ThreadTaskComplete)
-        task_done(E, comm, creator, gen, ev->t_out, &nomem);
+        task_done(E, comm, creator, gen, ev->time + up_eng_rec_ovh(E, li, ev), ev->t_out, &nomem);
     if (nomem) {
         UP_ERR(E->err, UP_ENOMEM, "out of memory for a task");
         return STEP_ERROR;
     }
     if (kind == UP_EV_ThreadTaskCreate || kind == UP_EV_ThreadTaskComplete)
         return cross(E, li, comm, kind == UP_EV_ThreadTaskCreate ? OX_TASK_NEW : OX_TASK_DONE, 0,
-                     (uint64_t)creator << 32 | gen, 0, ev->time, ev->t_out, 0);
+                     (uint64_t)creator << 32 | gen, 0,
+                     kind == UP_EV_ThreadTaskCreate ? ev->time
+                                                    : ev->time + up_eng_rec_ovh(E, li, ev),
+                     ev->t_out, 0, 0);
     return STEP_OK;
 }
 
@@ -642,7 +682,7 @@ int up_eng_omp_crossed(engine *E, const void *pl, size_t len)
         if (o.kind == OX_JOIN) {
             tm->begun++;
         } else if (o.kind == OX_BAR_ENTER) {
-            bar_entered(b, o.loc, o.m, o.a, o.x);
+            bar_entered(b, o.loc, o.m, o.o, o.a, o.x);
         } else {
             b->first_done = true;
             b->first_a = o.a;
@@ -662,7 +702,7 @@ int up_eng_omp_crossed(engine *E, const void *pl, size_t len)
         task_created(E, o.comm, (uint32_t)(o.seq >> 32), (uint32_t)o.seq, o.m, o.a, &nomem);
         break;
     case OX_TASK_DONE:
-        task_done(E, o.comm, (uint32_t)(o.seq >> 32), (uint32_t)o.seq, o.a, &nomem);
+        task_done(E, o.comm, (uint32_t)(o.seq >> 32), (uint32_t)o.seq, o.m, o.a, &nomem);
         break;
     default:
         UP_ERR(E->err, UP_EINTERNAL, "partitioned replay: an OpenMP crossing of unknown kind");

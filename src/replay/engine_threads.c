@@ -92,12 +92,14 @@ static void team_began(engine *E, team *tm, bool root, uint64_t root_m, uint64_t
     }
 }
 
-static void team_ended(engine *E, team *tm, const up_comm_def *cd, uint64_t end_a)
+static void team_ended(engine *E, team *tm, const up_comm_def *cd, uint64_t end_m, uint64_t end_a)
 {
     uint32_t root;
     tm->ended++;
     if (end_a > tm->max_end_a)
         tm->max_end_a = end_a;
+    if (end_m > tm->max_end_m)
+        tm->max_end_m = end_m;
     if (cd->self || !cd->size) /* a team of one: nobody else waits */
         return;
     root = cd->members[0];
@@ -154,8 +156,12 @@ int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct)
                 /* a thread's first record: its measured distance from the
                  * master's fork (the time the thread took to start) */
                 ev->t_out = tm->root_a + (ev->time > tm->root_m ? ev->time - tm->root_m : 0);
-            } else if (ev->t_out < tm->root_a) {
-                ev->t_out = tm->root_a;
+            } else if (tm->root_begun) {
+                /* a thread waits idle for its team's fork ([M] Section 4:
+                 * a waiting event follows what it waited for): from the
+                 * fork, by the measured start latency */
+                uint64_t t = tm->root_a + sub0(ev->time, tm->root_m);
+                ev->t_out = t > L->ls.prev_a ? t : L->ls.prev_a;
             }
         }
         if (!up_eng_comm_held(E, comm) && /* to the other parts' copies */
@@ -163,12 +169,13 @@ int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct)
             return STEP_ERROR;
         return STEP_OK;
     }
-    team_ended(E, tm, cd, ev->t_out);
+    team_ended(E, tm, cd, ev->time + up_eng_rec_ovh(E, li, ev), ev->t_out);
     up_eng_omp_team_end(E, li, tm);
     if (rank == 0)
         L->join_team = tm;
     if (!up_eng_comm_held(E, comm) &&
-        up_eng_x_team(E, li, comm, key, seq, 2, 0, ev->t_out) != STEP_OK)
+        up_eng_x_team(E, li, comm, key, seq, 2, ev->time + up_eng_rec_ovh(E, li, ev), ev->t_out) !=
+            STEP_OK)
         return STEP_ERROR;
     return STEP_OK;
 nomem:
@@ -194,7 +201,7 @@ int up_eng_team_crossed(engine *E, OTF2_CommRef comm, uint64_t key, uint64_t seq
     if (what < 2) {
         team_began(E, tm, what == 1, m, a);
     } else {
-        team_ended(E, tm, cd, a);
+        team_ended(E, tm, cd, m, a);
         if (tm->ended == tm->n && tm->begun == tm->n && !up_eng_holds(E, cd->members[0]))
             team_free(E, tm); /* its master's part joins it */
     }
@@ -212,8 +219,14 @@ int up_eng_join(engine *E, uint32_t li, up_event **evp, bool direct)
         return STEP_BLOCKED;
     E->ops->local(E->model, li, &L->ls, ev);
     if (tm) {
-        if (ev->t_out < tm->max_end_a)
+        if (tm->max_end_m > L->ls.prev_m) {
+            /* the master waited idle for its team's last end: from it, by
+             * the measured join latency */
+            uint64_t t = tm->max_end_a + sub0(ev->time, tm->max_end_m);
+            ev->t_out = t > L->ls.prev_a ? t : L->ls.prev_a;
+        } else if (ev->t_out < tm->max_end_a) {
             ev->t_out = tm->max_end_a;
+        }
         L->join_team = NULL;
         if (tm->ended == tm->n && tm->begun == tm->n)
             team_free(E, tm);
@@ -228,7 +241,8 @@ int up_eng_fork(engine *E, uint32_t li, up_event **evp, bool direct)
     (void)direct; /* never on the direct path (the record table) */
     E->ops->local(E->model, li, &L->ls, *evp);
     L->forked = true;
-    L->fork_m = (*evp)->time;
+    /* the team starts once the fork record's overhead is over */
+    L->fork_m = (*evp)->time + up_eng_rec_ovh(E, li, *evp);
     L->fork_a = (*evp)->t_out;
     return STEP_OK;
 }
