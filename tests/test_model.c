@@ -1297,14 +1297,16 @@ TEST(thread_events_stay_inside_fork_and_join)
     /* O = 10, lower.  Master (location 0): Enter(main) 0, ThreadFork 100,
      * ThreadTeamBegin 110, two short work regions 120..150, ThreadTeamEnd 160,
      * ThreadJoin 300: eq. (1) gives 0, 90, 90, 90, 90, 90, 90, 90 and a local
-     * join at 90 + 140 - 10 = 220.  Thread (location 1): ThreadTeamBegin 115
-     * is its first record: the master's fork_a + its measured distance from
-     * the fork, 90 + 15 = 105; Enter(work) 120 -> 105 (the gap of 5 cannot
-     * lose O: a model limit); Leave(work) 280 -> 105 + 160 - 10 = 255;
-     * ThreadTeamEnd 290 -> 255.  The join waits for the thread's end: 255,
-     * not 220; Leave(main) 400 -> 255 + 100 - 10 = 345. */
-    static const uint64_t m0[] = {0, 90, 90, 90, 90, 90, 90, 90, 255, 345},
-                          t1[] = {105, 105, 255, 255};
+     * join at 90 + 140 - 10 = 220.  The team starts once the fork record's
+     * overhead is over, at 110 measured.  Thread (location 1): ThreadTeamBegin
+     * 115 waited idle for the fork: fork_a + its measured distance from the
+     * fork's end, 90 + (115 - 110) = 95; Enter(work) 120 -> 95 (the gap of 5
+     * cannot lose O: a model limit); Leave(work) 280 -> 95 + 160 - 10 = 245;
+     * ThreadTeamEnd 290 -> 245 (over at 300).  The join came after the
+     * team's last end (300 measured), so the master waited: 245 + (300 -
+     * 300) = 245, not 220; Leave(main) 400 -> 245 + 100 - 10 = 335. */
+    static const uint64_t m0[] = {0, 90, 90, 90, 90, 90, 90, 90, 245, 335},
+                          t1[] = {95, 95, 245, 245};
     char in[4096];
     tg *g;
     OTF2_EvtWriter *w0, *w1;

@@ -235,6 +235,7 @@ static int issue(engine *E, uint32_t li, uint32_t s, uint8_t kind, const up_even
 {
     dstream *ds = &E->ds[s];
     dev_issue is;
+    memset(&is, 0, sizeof is);
     is.seq = ds->issued++;
     is.m = ev->time;
     /* the call reaches the device after its Enter record's overhead: the

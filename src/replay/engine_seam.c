@@ -127,7 +127,7 @@ typedef struct xteam {
 
 /* A device issue (engine_dev.c) to stream s, or the end of its activity */
 typedef struct xdev {
-    uint64_t seq, m, a;
+    uint64_t seq, m, a, o;
     uint32_t s;
     uint8_t kind, has_end, pad_[2];
 } xdev;
@@ -437,7 +437,7 @@ int up_eng_x_dev_issue(engine *E, uint32_t from, uint32_t s, const dev_issue *is
 {
     xdev x;
     memset(&x, 0, sizeof x);
-    x.seq = is->seq, x.m = is->m, x.a = is->a, x.s = s, x.kind = is->kind;
+    x.seq = is->seq, x.m = is->m, x.a = is->a, x.o = is->o, x.s = s, x.kind = is->kind;
     return x_send(E, X_DEVQ, from, E->rep[E->owner[E->ds[s].loc]], &x, sizeof x);
 }
 
@@ -591,7 +591,8 @@ static int apply(engine *E, const xhead *h, const uint8_t *pl)
             return STEP_OK;
         } else {
             dev_issue is;
-            is.seq = x.seq, is.m = x.m, is.a = x.a, is.kind = x.kind;
+            memset(&is, 0, sizeof is);
+            is.seq = x.seq, is.m = x.m, is.a = x.a, is.o = x.o, is.kind = x.kind;
             return up_eng_dev_issued(E, x.s, &is);
         }
     }
