@@ -112,9 +112,10 @@ static void run_profile(const char *anchor, bool html, unsigned opt)
         expect_msg(st, &err);
     }
     if (have_prof) {
-        up_html_input in = {anchor, anchor, "measured", "again", &prof, &prof,
-                            have_bd ? &bd : NULL, have_tl ? &tl : NULL, have_tl ? &tl : NULL,
-                            NULL, "fuzz", 30};
+        up_html_input in = {.path_a = anchor, .path_b = anchor, .label_a = "measured",
+                            .label_b = "again", .a = &prof, .b = &prof,
+                            .bd = have_bd ? &bd : NULL, .tl_a = have_tl ? &tl : NULL,
+                            .tl_b = have_tl ? &tl : NULL, .command = "fuzz", .top = 30};
         char path[400];
         up_report_profile_text(devnull(), &in);
         snprintf(path, sizeof path, "%s/report.json", fz_workdir());
