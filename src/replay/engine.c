@@ -446,6 +446,24 @@ int up_eng_finish_record(engine *E, uint32_t li, up_event *ev, bool direct)
 
 static int step_record(engine *E, uint32_t li);
 
+/* The regions whose Enter or Leave depends on other locations of its
+ * process (UP_REGION_OMP_MASK, UP_REGION_DEV_MASK): E->slow by region id,
+ * NULL when the trace has none (the direct paths then test nothing more) */
+static up_status slow_init(engine *E)
+{
+    const up_defs *d = E->d;
+    size_t i;
+    for (i = 0; i < d->nregion_ids; i++) {
+        const up_region_def *rg = up_defs_region(d, (OTF2_RegionRef)i);
+        if (!rg || !(rg->flags & (UP_REGION_OMP_MASK | UP_REGION_DEV_MASK)))
+            continue;
+        if (!E->slow && !(E->slow = up_calloc(d->nregion_ids, 1)))
+            return UP_ERR(E->err, UP_ENOMEM, "out of memory");
+        E->slow[i] = 1;
+    }
+    return UP_OK;
+}
+
 /* The Enter or Leave of a region whose timing depends on other locations
  * of its process (E->slow): an OpenMP construct (engine_threads.c) or a
  * device call (engine_dev.c).  STEP_DECLINED: a local record after all. */
@@ -1033,7 +1051,7 @@ up_status up_eng_init(engine *E, up_trace *in, up_writer *out, const up_model_op
         return UP_ERR(err, UP_ENOMEM, "out of memory");
     if (E->part && up_eng_seam_init(E) != UP_OK)
         return err->status;
-    if (up_eng_dev_init(E) != UP_OK || up_eng_mates_init(E) != UP_OK)
+    if (slow_init(E) != UP_OK || up_eng_dev_init(E) != UP_OK || up_eng_mates_init(E) != UP_OK)
         return err->status;
     up_eng_omp_init(E);
     for (i = 0; i < E->n; i++)
@@ -1086,6 +1104,7 @@ void up_eng_free(engine *E, bool failed)
     up_map_free(&E->xseq);
     up_eng_seam_free(E);
     up_eng_dev_free(E);
+    up_free(E->slow);
     up_free(E->L);
     up_heap_free(&E->heap);
     up_heap_free(&E->ch);

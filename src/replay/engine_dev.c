@@ -67,53 +67,49 @@ static uint32_t stream_of_loc(const engine *E, uint32_t l)
 
 /* ---- set-up ------------------------------------------------------------------- */
 
-/* Streams and their hosts; the regions whose Enter or Leave takes step() */
+/* Streams, their hosts and whether copies pair on them: one pass over the
+ * locations for each process's first CPU thread and its streams */
 up_status up_eng_dev_init(engine *E)
 {
     const up_defs *d = E->d;
-    size_t i, j, nslow = 0;
-    for (i = 0; i < d->nregion_ids; i++) {
-        const up_region_def *rg = up_defs_region(d, (OTF2_RegionRef)i);
-        if (rg && (rg->flags & (UP_REGION_OMP_MASK | UP_REGION_DEV_MASK)))
-            nslow++;
-    }
-    if (nslow) {
-        if (!(E->slow = up_calloc(d->nregion_ids, 1)))
-            return UP_ERR(E->err, UP_ENOMEM, "out of memory");
-        for (i = 0; i < d->nregion_ids; i++) {
-            const up_region_def *rg = up_defs_region(d, (OTF2_RegionRef)i);
-            E->slow[i] = rg && (rg->flags & (UP_REGION_OMP_MASK | UP_REGION_DEV_MASK));
-        }
-    }
+    uint32_t *host = NULL, *nstreams = NULL;
+    size_t i, j;
     for (i = 0; i < d->nlocs; i++)
         E->nds += d->locs[i].kind == UP_LOC_ACCELERATOR;
     if (!E->nds)
         return UP_OK;
     E->has_stream_attr = up_defs_attr(d, "CUDA_STREAM_REF", OTF2_TYPE_LOCATION, &E->stream_attr);
-    if (!(E->ds = up_calloc(E->nds, sizeof *E->ds)) || !(E->dsof = up_calloc(d->nlocs, sizeof *E->dsof)))
+    if (!(E->ds = up_calloc(E->nds, sizeof *E->ds)) ||
+        !(E->dsof = up_calloc(d->nlocs, sizeof *E->dsof)) ||
+        !(host = up_malloc((d->nprocs ? d->nprocs : 1) * sizeof *host)) ||
+        !(nstreams = up_calloc(d->nprocs ? d->nprocs : 1, sizeof *nstreams))) {
+        up_free(host);
         return UP_ERR(E->err, UP_ENOMEM, "out of memory");
+    }
+    for (i = 0; i < d->nprocs; i++)
+        host[i] = NONE;
+    for (i = d->nlocs; i-- > 0;) { /* downwards: the first CPU thread stays */
+        uint32_t p = d->locs[i].process;
+        if (p >= d->nprocs)
+            continue;
+        if (d->locs[i].kind == UP_LOC_CPU)
+            host[p] = (uint32_t)i;
+        else if (d->locs[i].kind == UP_LOC_ACCELERATOR)
+            nstreams[p]++;
+    }
     for (i = 0, j = 0; i < d->nlocs; i++) {
+        uint32_t p = d->locs[i].process;
         E->dsof[i] = NONE;
-        if (d->locs[i].kind == UP_LOC_ACCELERATOR) {
-            dstream *ds = &E->ds[j];
-            size_t h;
-            ds->loc = (uint32_t)i;
-            ds->host = NONE;
-            for (h = 0; h < d->nlocs && d->locs[i].process != UP_NO_PROCESS; h++)
-                if (d->locs[h].kind == UP_LOC_CPU && d->locs[h].process == d->locs[i].process) {
-                    ds->host = (uint32_t)h;
-                    break;
-                }
-            E->dsof[i] = (uint32_t)j++;
-            E->L[i].dev = true;
-        }
+        if (d->locs[i].kind != UP_LOC_ACCELERATOR)
+            continue;
+        E->ds[j].loc = (uint32_t)i;
+        E->ds[j].host = p < d->nprocs ? host[p] : NONE;
+        E->ds[j].copies = p < d->nprocs && nstreams[p] == 1; /* a process's only stream */
+        E->dsof[i] = (uint32_t)j++;
+        E->L[i].dev = true;
     }
-    for (i = 0; i < E->nds; i++) { /* copies pair on a process's only stream */
-        uint32_t p = d->locs[E->ds[i].loc].process, n = 0;
-        for (j = 0; j < E->nds; j++)
-            n += p != UP_NO_PROCESS && d->locs[E->ds[j].loc].process == p;
-        E->ds[i].copies = n == 1;
-    }
+    up_free(host);
+    up_free(nstreams);
     return UP_OK;
 }
 
@@ -124,8 +120,7 @@ void up_eng_dev_free(engine *E)
         up_free(E->ds[s].q);
     up_free(E->ds);
     up_free(E->dsof);
-    up_free(E->slow);
-    E->ds = NULL, E->dsof = NULL, E->slow = NULL;
+    E->ds = NULL, E->dsof = NULL;
     E->nds = 0;
 }
 
