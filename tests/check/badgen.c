@@ -28,6 +28,12 @@
  *   ompt        one process recorded through OMPT (teams by parallel region
  *               id, one nested): consistent
  *   badompt     ompt with one thread leaving the nested team's barrier early
+ *   offload     one process offloading OpenMP target regions (Score-P): a
+ *               target data region, a targetmap the host enters nested twice,
+ *               a targetupdate from a thread, two targets (one 3 ticks early),
+ *               a targetupdate whose copy is lost; consistent, with warnings
+ *               device-early 1, device-unpaired 1
+ *   badoffload  offload's records at other times: against offload device 2
  */
 #include <otf2/otf2.h>
 
@@ -36,19 +42,22 @@
 #include <stdio.h>
 #include <string.h>
 
-#define NLOCS_MAX 6
+#define NLOCS_MAX 7
 #define NONE OTF2_UNDEFINED_UINT32
 
 /* locations: ranks 0..2 are 0..2; the OpenMP thread and the pthread of rank 0
- * (in the OMPT scenarios, two more OpenMP threads); rank 0's CUDA stream */
+ * (in the OMPT scenarios, two more OpenMP threads); rank 0's CUDA stream (in
+ * the offload scenarios its MIC [0:1]); rank 0's MIC [0:RDMA] */
 #define L_OMP 3
 #define L_PTH 4
 #define L_GPU 5
+#define L_RDMA 6
 static const OTF2_LocationRef loc_ids[NLOCS_MAX] = {0, 1, 2, UINT64_C(1) << 32, UINT64_C(2) << 32,
-                                                    UINT64_C(3) << 32};
+                                                    UINT64_C(3) << 32, UINT64_C(4) << 32};
 
 /* regions: 0 main; the hybrid scenarios' (check 6) */
-enum { R_MAIN, R_IBAR, R_CUSYNC, R_LAUNCH, R_MEMCPY, R_KERNEL, R_BAR, R_WAITBAR, R_ITASK, N_REGIONS };
+enum { R_MAIN, R_IBAR, R_CUSYNC, R_LAUNCH, R_MEMCPY, R_KERNEL, R_BAR, R_WAITBAR, R_ITASK, R_TDATA,
+       R_TMAP, R_TUPD, R_TARGET, R_DPAR, N_REGIONS };
 
 /* communicators */
 enum { WORLD, SELF, SUB, TEAM, CONTINGENT, INTER };
@@ -261,6 +270,58 @@ static const ev badhybrid[] = {
     HYB_END(0), HYB_END(1),
 };
 
+/* offload: one process offloading OpenMP target regions, as Score-P records
+ * them: the host enters the region, the device stream (MIC [0:1] for target
+ * and targetmap, MIC [0:RDMA] for targetupdate) enters the same region at
+ * depth 0.  Every activity starts at or after its host Enter, but one target
+ * 3 ticks before (clock skew).  The input of badoffload. */
+static const ev offload[] = {
+    {0, ENTER, 10, R_MAIN, 0, 0, 0},
+    {0, ENTER, 20, R_TDATA, 0, 0, 0},   /* target data: issues nothing */
+    /* the host enters the targetmap twice, nested: the outer Enter issues,
+     * the device starts between the two */
+    {0, ENTER, 30, R_TMAP, 0, 0, 0}, {L_GPU, ENTER, 32, R_TMAP, 0, 0, 0},
+    {0, ENTER, 35, R_TMAP, 0, 0, 0},
+    {L_GPU, ENTER, 40, R_DPAR, 0, 0, 0}, {L_GPU, LEAVE, 55, R_DPAR, 0, 0, 0},
+    {L_GPU, LEAVE, 60, R_TMAP, 0, 0, 0},
+    {0, LEAVE, 65, R_TMAP, 0, 0, 0}, {0, LEAVE, 70, R_TMAP, 0, 0, 0},
+    /* a targetupdate from the thread: the copy starts at its Enter */
+    {L_OMP, ENTER, 100, R_TUPD, 0, 0, 0}, {L_RDMA, ENTER, 100, R_TUPD, 0, 0, 0},
+    {L_RDMA, LEAVE, 110, R_TUPD, 0, 0, 0}, {L_OMP, LEAVE, 112, R_TUPD, 0, 0, 0},
+    {0, ENTER, 200, R_TARGET, 0, 0, 0}, {L_GPU, ENTER, 205, R_TARGET, 0, 0, 0},
+    {L_GPU, ENTER, 210, R_DPAR, 0, 0, 0}, {L_GPU, LEAVE, 240, R_DPAR, 0, 0, 0},
+    {L_GPU, LEAVE, 250, R_TARGET, 0, 0, 0}, {0, LEAVE, 255, R_TARGET, 0, 0, 0},
+    {L_GPU, ENTER, 297, R_TARGET, 0, 0, 0}, {0, ENTER, 300, R_TARGET, 0, 0, 0},  /* skew */
+    {L_GPU, LEAVE, 330, R_TARGET, 0, 0, 0}, {0, LEAVE, 335, R_TARGET, 0, 0, 0},
+    /* a targetupdate whose copy the measurement lost: unpaired */
+    {0, ENTER, 400, R_TUPD, 0, 0, 0}, {0, LEAVE, 410, R_TUPD, 0, 0, 0},
+    {0, LEAVE, 900, R_TDATA, 0, 0, 0},
+    {0, LEAVE, 1000, R_MAIN, 0, 0, 0},
+};
+
+/* badoffload: offload at other times; against offload: the targetmap's
+ * activity starts before the host's outer Enter (not so in offload), the
+ * second target's 5 ticks before its Enter (3 in offload); durations kept */
+static const ev badoffload[] = {
+    {0, ENTER, 10, R_MAIN, 0, 0, 0},
+    {0, ENTER, 20, R_TDATA, 0, 0, 0},
+    {L_GPU, ENTER, 28, R_TMAP, 0, 0, 0}, {0, ENTER, 30, R_TMAP, 0, 0, 0},     /* device */
+    {0, ENTER, 35, R_TMAP, 0, 0, 0},
+    {L_GPU, ENTER, 36, R_DPAR, 0, 0, 0}, {L_GPU, LEAVE, 51, R_DPAR, 0, 0, 0},
+    {L_GPU, LEAVE, 56, R_TMAP, 0, 0, 0},
+    {0, LEAVE, 65, R_TMAP, 0, 0, 0}, {0, LEAVE, 70, R_TMAP, 0, 0, 0},
+    {L_OMP, ENTER, 100, R_TUPD, 0, 0, 0}, {L_RDMA, ENTER, 100, R_TUPD, 0, 0, 0},
+    {L_RDMA, LEAVE, 110, R_TUPD, 0, 0, 0}, {L_OMP, LEAVE, 112, R_TUPD, 0, 0, 0},
+    {0, ENTER, 200, R_TARGET, 0, 0, 0}, {L_GPU, ENTER, 205, R_TARGET, 0, 0, 0},
+    {L_GPU, ENTER, 210, R_DPAR, 0, 0, 0}, {L_GPU, LEAVE, 240, R_DPAR, 0, 0, 0},
+    {L_GPU, LEAVE, 250, R_TARGET, 0, 0, 0}, {0, LEAVE, 255, R_TARGET, 0, 0, 0},
+    {L_GPU, ENTER, 295, R_TARGET, 0, 0, 0}, {0, ENTER, 300, R_TARGET, 0, 0, 0},  /* device */
+    {L_GPU, LEAVE, 328, R_TARGET, 0, 0, 0}, {0, LEAVE, 335, R_TARGET, 0, 0, 0},
+    {0, ENTER, 400, R_TUPD, 0, 0, 0}, {0, LEAVE, 410, R_TUPD, 0, 0, 0},
+    {0, LEAVE, 900, R_TDATA, 0, 0, 0},
+    {0, LEAVE, 1000, R_MAIN, 0, 0, 0},
+};
+
 /* ompt: one process recorded through OMPT, no ThreadTeamBegin/End: teams
  * are the threads whose implicit task carries the same parallel region id
  * (d).  Team 1 = {0, L_OMP}; L_OMP forks the nested team 2 = {L_OMP, L_PTH}.
@@ -385,14 +446,19 @@ static int write_defs(const char *dir, OTF2_GlobalDefWriter *gw, int nranks, uns
 {
     enum { S_EMPTY, S_MAIN, S_MACHINE, S_RANK0, S_RANK1, S_RANK2, S_MASTER, S_OMP, S_PTH, S_WORLD,
            S_IBAR, S_CUSYNC, S_LAUNCH, S_MEMCPY, S_KERNEL, S_BAR, S_WAITBAR, S_ITASK, S_STREAMREF,
-           S_OMPTID, S_GPU };
+           S_OMPTID, S_GPU, S_TDATA, S_TMAP, S_TUPD, S_TARGET, S_DPAR, S_MIC, S_RDMA };
     static const char *const strings[] = {"", "main", "machine", "MPI Rank 0", "MPI Rank 1",
                                           "MPI Rank 2", "Master thread", "OMP thread 1",
                                           "Pthread 1", "MPI_COMM_WORLD", "!$omp implicit barrier",
                                           "cudaSynchronize", "cuLaunchKernel", "cuMemcpyHtoD_v2",
                                           "kernel", "!$omp barrier", "!$omp wait_barrier",
                                           "!$omp implicit_task", "CUDA_STREAM_REF",
-                                          "OMPT_PARALLEL_REGION_ID", "CUDA[0:7]"};
+                                          "OMPT_PARALLEL_REGION_ID", "CUDA[0:7]",
+                                          "!$omp targetdatamap @offload.c:10",
+                                          "!$omp targetmap @offload.c:20",
+                                          "!$omp targetupdate @offload.c:30",
+                                          "!$omp target @offload.c:40",
+                                          "!$omp parallel @offload.c:41", "MIC [0:1]", "MIC [0:RDMA]"};
     static const struct {
         uint32_t name;
         OTF2_RegionRole role;
@@ -407,6 +473,12 @@ static int write_defs(const char *dir, OTF2_GlobalDefWriter *gw, int nranks, uns
         [R_BAR] = {S_BAR, OTF2_REGION_ROLE_BARRIER, OTF2_PARADIGM_OPENMP},
         [R_WAITBAR] = {S_WAITBAR, OTF2_REGION_ROLE_IMPLICIT_BARRIER, OTF2_PARADIGM_OPENMP},
         [R_ITASK] = {S_ITASK, OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_OPENMP},
+        /* Score-P's offload adapter: some OPENMP, some WINTHREAD */
+        [R_TDATA] = {S_TDATA, OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_OPENMP},
+        [R_TMAP] = {S_TMAP, OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_WINTHREAD},
+        [R_TUPD] = {S_TUPD, OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_OPENMP},
+        [R_TARGET] = {S_TARGET, OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_WINTHREAD},
+        [R_DPAR] = {S_DPAR, OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_WINTHREAD},
     };
     uint64_t all[NLOCS_MAX], idx[NLOCS_MAX];
     uint32_t i;
@@ -433,8 +505,11 @@ static int write_defs(const char *dir, OTF2_GlobalDefWriter *gw, int nranks, uns
         TRY(OTF2_GlobalDefWriter_WriteLocation(gw, loc_ids[L_PTH], S_PTH, OTF2_LOCATION_TYPE_CPU_THREAD,
                                                nev[L_PTH], 0));
     if (HAS(mask, L_GPU))
-        TRY(OTF2_GlobalDefWriter_WriteLocation(gw, loc_ids[L_GPU], S_GPU,
+        TRY(OTF2_GlobalDefWriter_WriteLocation(gw, loc_ids[L_GPU], HAS(mask, L_RDMA) ? S_MIC : S_GPU,
                                                OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, nev[L_GPU], 0));
+    if (HAS(mask, L_RDMA))
+        TRY(OTF2_GlobalDefWriter_WriteLocation(gw, loc_ids[L_RDMA], S_RDMA,
+                                               OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, nev[L_RDMA], 0));
     for (i = 0; i < (uint32_t)nranks; i++) {
         all[i] = loc_ids[i];
         idx[i] = i;
@@ -570,7 +645,7 @@ int main(int argc, char **argv)
     const char *dir, *s;
     if (argc != 3) {
         fprintf(stderr, "usage: up-check-gen DIR good|bad|badcoll|badthreads|altered|hybrid|badhybrid|"
-                        "ompt|badompt\n");
+                        "ompt|badompt|offload|badoffload\n");
         return 2;
     }
     dir = argv[1];
@@ -594,6 +669,11 @@ int main(int argc, char **argv)
         return generate(dir, ompt, N(ompt), 1, RANKS(1) | THREADS, false, false);
     if (!strcmp(s, "badompt"))
         return generate(dir, badompt, N(badompt), 1, RANKS(1) | THREADS, false, false);
+#define OFFLOAD (RANKS(1) | 1u << L_OMP | 1u << L_GPU | 1u << L_RDMA)
+    if (!strcmp(s, "offload"))
+        return generate(dir, offload, N(offload), 1, OFFLOAD, false, false);
+    if (!strcmp(s, "badoffload"))
+        return generate(dir, badoffload, N(badoffload), 1, OFFLOAD, false, false);
     fprintf(stderr, "up-check-gen: unknown scenario '%s'\n", s);
     return 2;
 }

@@ -62,7 +62,7 @@ expect_check() {
 
 # ---- 1. up-check on hand-made traces ------------------------------------------
 echo "== up-check on hand-made traces (tests/check/badgen.c)"
-for s in good bad badcoll badthreads altered hybrid badhybrid ompt badompt; do
+for s in good bad badcoll badthreads altered hybrid badhybrid ompt badompt offload badoffload; do
     "$GEN" "$T/$s" "$s" || { bad "up-check-gen $s" "could not write the trace"; }
 done
 expect_check "a consistent trace passes" 0 "" -- "$T/good"
@@ -119,6 +119,27 @@ expect_check "badompt against ompt: the early leave is new" 1 "barrier" -- "$T/b
 expect_check "badompt against itself: as in IN, a warning" 0 "" -- "$T/badompt" --against "$T/badompt"
 [ "$(warn_counts "$T/out")" = "barrier-as-in 1" ] &&
     ok "badompt against itself: barrier-as-in 1" || bad "badompt against itself: barrier-as-in 1" "$(cat "$T/out")"
+# OpenMP offloading (Score-P): device activities paired with host target Enters
+expect_check "offload: OpenMP target regions, consistent" 0 "" -- "$T/offload"
+if grep -q ": 4 locations, 28 records, 0 messages, 0 collectives, 4 device activities: ok, 2 warnings$" "$T/out" &&
+    [ "$(warn_counts "$T/out")" = "device-early 1, device-unpaired 1" ]; then
+    ok "offload: the outer of nested host Enters issues, target data issues nothing, a lost copy unpaired"
+else
+    bad "offload: the outer of nested host Enters issues, target data issues nothing, a lost copy unpaired" "$(cat "$T/out")"
+fi
+expect_check "offload against itself" 0 "" -- "$T/offload" --against "$T/offload"
+expect_check "badoffload alone: device skew is a warning" 0 "" -- "$T/badoffload"
+[ "$(warn_counts "$T/out")" = "device-early 2, device-unpaired 1" ] &&
+    ok "badoffload alone: device-early 2" || bad "badoffload alone: device-early 2" "$(cat "$T/out")"
+expect_check "badoffload against offload: target activities before their host Enter" 1 "device" -- \
+    "$T/badoffload" --against "$T/offload"
+expect_counts "badoffload against offload: exact counts" "$T/out" "device 2"
+if grep -q "(target region) t=28 < its host Enter t=30 .*, in IN not early" "$T/out" &&
+    grep -q "by 5 ticks, in IN by 3" "$T/out"; then
+    ok "badoffload against offload: new and larger leads"
+else
+    bad "badoffload against offload: new and larger leads" "$(cat "$T/out")"
+fi
 expect_check "altered against good: record count and kinds" 1 "count kinds" -- "$T/altered" --against "$T/good"
 expect_check "different location sets" 1 "count kinds locations" -- "$T/good" --against "$T/bad"
 expect_check "no trace is a usage error" 2 "" --

@@ -28,10 +28,12 @@
  *        OmpAcquireLock/ReleaseLock, in acquisition order);
  *      device: a kernel or copy on an accelerator stream starts at or after
  *        the host call that issued it (paired in order, realigned at copies
- *        where the measurement lost records); with --against, a violation
- *        only if earlier than in IN (clock skew), else a warning;
- *      device-overhead (with --against): kernel and copy durations on
- *        accelerator locations as in IN, within 1 tick.
+ *        where the measurement lost records), and an OpenMP target region's
+ *        device Enter at or after the host's outermost Enter of the region
+ *        (paired in order per process and region); with --against, a
+ *        violation only if earlier than in IN (clock skew), else a warning;
+ *      device-overhead (with --against): kernel, copy and target activity
+ *        durations on accelerator locations as in IN, within 1 tick.
  * Exit status: 0 all checks pass, 1 a violation, 2 usage or read error.
  *
  * The whole trace is loaded (9 bytes per record, plus 32-64 bytes per
@@ -215,6 +217,7 @@ typedef struct frame {      /* an open Enter */
     uint64_t ompt;          /* OMPT_PARALLEL_REGION_ID of the innermost Enter carrying one */
     uint32_t bar;           /* the barrier this Enter opens (index into bars), or NONE */
     uint32_t act;           /* the kernel this Enter starts (index into acts), or NONE */
+    uint32_t region;        /* the region entered */
     bool inbar;             /* inside a barrier region */
 } frame;
 
@@ -321,7 +324,7 @@ typedef struct strdef {
     char *s;
 } strdef;
 
-enum { R_BARRIER = 1, R_LAUNCH = 2, R_MEMCPY = 4, R_H2D = 8, R_D2H = 16 };
+enum { R_BARRIER = 1, R_LAUNCH = 2, R_MEMCPY = 4, R_H2D = 8, R_D2H = 16, R_TARGET = 32 };
 
 typedef struct regdef {
     uint64_t id, name;
@@ -352,19 +355,22 @@ typedef struct lockrec {
     uint64_t idx, t;
 } lockrec;
 
-enum { A_KERNEL, A_GET, A_PUT };
+enum { A_KERNEL, A_GET, A_PUT, A_TARGET };
 
 typedef struct act {        /* an activity on an accelerator location */
     uint32_t loc;
+    uint32_t region;        /* A_KERNEL, A_TARGET: the region entered */
     uint8_t type;           /* A_* */
     bool ended;
     uint64_t idx, t, iend, tend;
 } act;
 
-enum { H_LAUNCH, H_MEMCPY };
+enum { H_LAUNCH, H_MEMCPY, H_TARGET };
 
-typedef struct hostcall {   /* a kernel launch or a memory copy call on a CPU location */
+typedef struct hostcall {   /* a kernel launch, a memory copy call or the outermost
+                             * Enter of an OpenMP target region on a CPU location */
     uint32_t loc;
+    uint32_t region;        /* the region entered */
     uint8_t type, flags;    /* H_*; region flags R_H2D, R_D2H */
     bool hasstream;
     uint64_t stream;        /* CUDA_STREAM_REF: a location id */
@@ -633,6 +639,10 @@ static void resolve_hybrid_defs(trace *tr)
             if (strstr(name, "DtoH"))
                 r->flags |= R_D2H;
         }
+        /* OpenMP offloading (Score-P): target, targetmap, targetupdate; a
+         * target data region issues no device activity */
+        if (!strncmp(name, "!$omp target", 12) && strncmp(name, "!$omp targetdata", 16))
+            r->flags |= R_TARGET;
     }
     sort_n(tr->regs, tr->nregs, sizeof *tr->regs, cmp_regdef);
     for (i = 0; i < tr->nattrs; i++) {
@@ -1313,17 +1323,19 @@ static void hybrid_enter(trace *tr, uint32_t li, uint64_t idx, uint64_t t, uint6
     uint64_t v;
     f.ompt = up ? up->ompt : NO_ID;
     f.bar = f.act = NONE;
+    f.region = region;
     f.inbar = up && up->inbar;
     if (tr->has_ompt && al && OTF2_AttributeList_GetUint64(al, tr->ompt_attr, &v) == OTF2_SUCCESS)
         f.ompt = v;
     if (l->ltype == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM) {
-        if (!up) {  /* a kernel: an Enter at call depth 0 */
+        if (!up) {  /* a kernel or a target region: an Enter at call depth 0 */
             act *a;
             GROW(tr->acts, tr->nacts, tr->capacts);
             a = &tr->acts[tr->nacts];
             memset(a, 0, sizeof *a);
             a->loc = li;
-            a->type = A_KERNEL;
+            a->region = region;
+            a->type = fl & R_TARGET ? A_TARGET : A_KERNEL;
             a->idx = idx;
             a->t = t;
             f.act = (uint32_t)tr->nacts++;
@@ -1359,10 +1371,29 @@ static void hybrid_enter(trace *tr, uint32_t li, uint64_t idx, uint64_t t, uint6
                 GROW(tr->hcs, tr->nhcs, tr->caphcs);
                 h = &tr->hcs[tr->nhcs++];
                 h->loc = li;
+                h->region = region;
                 h->type = (fl & R_LAUNCH) && has ? H_LAUNCH : H_MEMCPY;
                 h->flags = fl & (R_H2D | R_D2H);
                 h->hasstream = has;
                 h->stream = sl;
+                h->group = l->group;
+                h->idx = idx;
+                h->t = t;
+                h->gseq = gseq;
+            }
+        }
+        if (fl & R_TARGET) {  /* issues only outside an open Enter of the same region */
+            size_t k;
+            for (k = 0; k < l->nstk && l->stk[k].region != region; k++)
+                ;
+            if (k == l->nstk) {
+                hostcall *h;
+                GROW(tr->hcs, tr->nhcs, tr->caphcs);
+                h = &tr->hcs[tr->nhcs++];
+                memset(h, 0, sizeof *h);
+                h->loc = li;
+                h->region = region;
+                h->type = H_TARGET;
                 h->group = l->group;
                 h->idx = idx;
                 h->t = t;
@@ -2656,7 +2687,8 @@ static bool in_time(const trace *out, const trace *in, uint32_t li, uint64_t idx
     return true;
 }
 
-static const char *const act_names[] = {"kernel", "copy (RmaGet)", "copy (RmaPut)"};
+static const char *const act_names[] = {"kernel", "copy (RmaGet)", "copy (RmaPut)", "target region"};
+static const char *const call_names[] = {"launch", "copy call", "host Enter"};
 
 /* a device activity and the host call that issued it */
 static void check_pair(trace *tr, const trace *in, const act *a, const hostcall *h)
@@ -2680,7 +2712,73 @@ static void check_pair(trace *tr, const trace *in, const act *a, const hostcall 
     note(tr, cls, "location %" PRIu64 " record %" PRIu64 " (%s) t=%" PRIu64 " < its %s t=%" PRIu64
          " at location %" PRIu64 " record %" PRIu64 ", by %" PRIu64 " ticks%s",
          tr->locs[a->loc].id, a->idx, act_names[a->type], a->t,
-         h->type == H_LAUNCH ? "launch" : "copy call", h->t, tr->locs[h->loc].id, h->idx, early, extra);
+         call_names[h->type], h->t, tr->locs[h->loc].id, h->idx, early, extra);
+}
+
+typedef struct tkey {       /* a target activity or host Enter, for pairing */
+    uint64_t group, t, seq;
+    uint32_t region, i;     /* i: index into acts or hcs */
+} tkey;
+
+static int cmp_tkey(const void *a, const void *b)
+{
+    const tkey *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->region != y->region)
+        return x->region < y->region ? -1 : 1;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* OpenMP offloading (Score-P): per process and target region, the device's
+ * Enters of the region at call depth 0 pair in time order with the host's
+ * outermost Enters of it (any CPU thread of the process); surplus on either
+ * side stays unpaired.  Processes without target activities (no device, or
+ * host fallback) are not checked. */
+static void check_targets(trace *tr, const trace *in)
+{
+    size_t i, j, na = 0, nh = 0, ea, eh;
+    tkey *a = xrealloc(NULL, (tr->nacts ? tr->nacts : 1) * sizeof *a);
+    tkey *h = xrealloc(NULL, (tr->nhcs ? tr->nhcs : 1) * sizeof *h);
+    for (i = 0; i < tr->nacts; i++)
+        if (tr->acts[i].type == A_TARGET) {
+            const act *x = &tr->acts[i];
+            tkey k = {tr->locs[x->loc].group, x->t, i, x->region, (uint32_t)i};
+            a[na++] = k;
+        }
+    for (i = 0; i < tr->nhcs; i++)
+        if (tr->hcs[i].type == H_TARGET) {
+            const hostcall *x = &tr->hcs[i];
+            tkey k = {x->group, x->t, x->gseq, x->region, (uint32_t)i};
+            h[nh++] = k;
+        }
+    sort_n(a, na, sizeof *a, cmp_tkey);
+    sort_n(h, nh, sizeof *h, cmp_tkey);
+    for (i = j = 0; i < na; i = ea, j = eh) {
+        uint64_t g = a[i].group;
+        size_t p, q, uh = 0, ua = 0;
+        for (ea = i; ea < na && a[ea].group == g; ea++)
+            ;
+        for (; j < nh && h[j].group < g; j++)
+            ;
+        for (eh = j; eh < nh && h[eh].group == g; eh++)
+            ;
+        for (p = i, q = j; p < ea || q < eh;) {  /* per region, both sorted by it */
+            uint32_t r = q == eh || (p < ea && a[p].region <= h[q].region) ? a[p].region : h[q].region;
+            for (; p < ea && q < eh && a[p].region == r && h[q].region == r; p++, q++)
+                check_pair(tr, in, &tr->acts[a[p].i], &tr->hcs[h[q].i]);
+            for (; p < ea && a[p].region == r; p++)
+                ua++;
+            for (; q < eh && h[q].region == r; q++)
+                uh++;
+        }
+        note_n(tr, W_DEVICE_UNPAIRED, uh + ua, "process %" PRIu64 ": %zu host Enters of target regions, "
+               "%zu target activities: %zu Enters and %zu activities unpaired", g, eh - j, ea - i, uh, ua);
+    }
+    free(a);
+    free(h);
 }
 
 /* Devices: per accelerator stream, its activities (kernels: Enters at call
@@ -2688,7 +2786,8 @@ static void check_pair(trace *tr, const trace *in, const act *a, const hostcall 
  * issued them: the kernel launches that name the stream (CUDA_STREAM_REF)
  * and the copy calls of the stream's process.  Each activity takes the next
  * call of its type after the last paired one; the calls skipped lost their
- * activity (records lost by the measurement) and stay unpaired. */
+ * activity (records lost by the measurement) and stay unpaired.  OpenMP
+ * target regions are paired by check_targets. */
 static void check_device(trace *tr, const trace *in)
 {
     size_t i, j, ia, na, nh;
@@ -2713,12 +2812,14 @@ static void check_device(trace *tr, const trace *in)
     for (ia = 0; ia < tr->nacts; ia = na) {
         uint32_t li = tr->acts[ia].loc;
         const loc *l = &tr->locs[li];
-        size_t hp = 0, nlaunch = 0, ul = 0, ua = 0, uc = 0, ncall = 0, nk = 0;
+        size_t hp = 0, nlaunch = 0, ul = 0, ua = 0, uc = 0, ncall = 0, nk = 0, nt = 0;
         for (na = ia; na < tr->nacts && tr->acts[na].loc == li; na++)
             ;
         /* the stream's calls: launches naming it, copy calls of its process */
         for (i = nh = 0; i < tr->nhcs; i++) {
             const hostcall *x = &tr->hcs[i];
+            if (x->type == H_TARGET)
+                continue;
             if (x->type == H_LAUNCH ? x->stream == l->id
                                     : x->group == l->group && (!x->hasstream || x->stream == l->id))
                 h[nh++] = *x;
@@ -2729,6 +2830,10 @@ static void check_device(trace *tr, const trace *in)
             continue;  /* no kernel launched on it: not a stream of this model */
         for (i = ia; i < na; i++) {
             const act *a = &tr->acts[i];
+            if (a->type == A_TARGET) {  /* check_targets' */
+                nt++;
+                continue;
+            }
             nk += a->type == A_KERNEL;
             for (j = hp; j < nh; j++) {
                 const hostcall *x = &h[j];
@@ -2754,9 +2859,10 @@ static void check_device(trace *tr, const trace *in)
         }
         note_n(tr, W_DEVICE_UNPAIRED, ul + ua, "stream location %" PRIu64 ": %zu launches, %zu kernels, "
                "%zu copies: %zu launches and %zu activities unpaired; %zu copy calls paired, %zu not",
-               l->id, nlaunch, nk, na - ia - nk, ul, ua, ncall, uc);
+               l->id, nlaunch, nk, na - ia - nk - nt, ul, ua, ncall, uc);
     }
     free(h);
+    check_targets(tr, in);
 }
 
 /* ---- report ------------------------------------------------------------------ */
