@@ -348,6 +348,11 @@ TEST(defs_region_flags_by_name)
         {"cudaSynchronize", OTF2_PARADIGM_CUDA, UP_REGION_DEV_SYNC},
         {"cuMemAlloc_v2", OTF2_PARADIGM_CUDA, 0},
         {"cuMemcpyHtoD_v2", OTF2_PARADIGM_USER, U},
+        /* OpenMP target constructs by Score-P's offload names (not target data) */
+        {"!$omp targetmap @jacobi_target.c:174", OTF2_PARADIGM_OPENMP, UP_REGION_DEV_TARGET},
+        {"!$omp target @jacobi_target.c:224", OTF2_PARADIGM_UNKNOWN, UP_REGION_DEV_TARGET},
+        {"!$omp targetupdate @jacobi_target.c:207", OTF2_PARADIGM_OPENMP, UP_REGION_DEV_TARGET},
+        {"!$omp targetdatamap @jacobi_target.c:92", OTF2_PARADIGM_OPENMP, 0},
     };
     enum { NC = sizeof c / sizeof c[0] };
     char dir[4096];

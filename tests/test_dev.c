@@ -252,3 +252,126 @@ TEST(dev_simulate_accelerator_speed)
     tr_free(&t);
     up_sim_summary_free(&s);
 }
+
+/* ---- OpenMP offloading: the pairing the trace names ------------------------
+ * Score-P's offload adapter (casita-1_xeonphi_jacobi_01) records a target
+ * construct as a region the host enters and the device enters too, one
+ * definition for both; the data movement of "target update" runs on a
+ * stream of its own, and the host flushes the device's trace buffer inside
+ * the construct ("!$omp offloading flush", measurement overhead).  One
+ * process: host 0, streams 1 ("MIC [0:RDMA]") and 2 ("MIC [0:1]"). */
+enum { T_MAIN, T_MAP, T_UPD, T_FLUSH, T_PAR };
+
+static int write_target_trace(const char *dir, const rec *h, size_t nh, const rec *rdma,
+                              size_t nr, const rec *mic, size_t nm)
+{
+    static const char *const str[] = {"", "main", "!$omp targetmap @t.c:1",
+                                      "!$omp targetupdate @t.c:2", "!$omp offloading flush",
+                                      "!$omp parallel @t.c:3", "Master thread", "MIC [0:RDMA]",
+                                      "MIC [0:1]", "Process 0", "node"};
+    static const struct { int role, paradigm; } rg[] = {
+        [T_MAIN] = {OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER},
+        [T_MAP] = {OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_OPENMP},
+        [T_UPD] = {OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_OPENMP},
+        [T_FLUSH] = {OTF2_REGION_ROLE_FLUSH, OTF2_PARADIGM_MEASUREMENT_SYSTEM},
+        [T_PAR] = {OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_UNKNOWN},
+    };
+    static const OTF2_LocationType lt[] = {OTF2_LOCATION_TYPE_CPU_THREAD,
+                                           OTF2_LOCATION_TYPE_ACCELERATOR_STREAM,
+                                           OTF2_LOCATION_TYPE_ACCELERATOR_STREAM};
+    const rec *recs[] = {h, rdma, mic};
+    const size_t n[] = {nh, nr, nm};
+    OTF2_Archive *ar = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 256 * 1024,
+                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    OTF2_GlobalDefWriter *gw;
+    unsigned i;
+    if (!ar)
+        return -1;
+    OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL);
+    OTF2_Archive_SetSerialCollectiveCallbacks(ar);
+    OTF2_Archive_OpenEvtFiles(ar);
+    for (i = 0; i < 3; i++) {
+        OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, i);
+        write_recs(w, recs[i], n[i]);
+        OTF2_Archive_CloseEvtWriter(ar, w);
+    }
+    OTF2_Archive_CloseEvtFiles(ar);
+    gw = OTF2_Archive_GetGlobalDefWriter(ar);
+    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, 0, 100000, OTF2_UNDEFINED_TIMESTAMP);
+    for (i = 0; i < sizeof str / sizeof *str; i++)
+        OTF2_GlobalDefWriter_WriteString(gw, i, str[i]);
+    for (i = 0; i < sizeof rg / sizeof *rg; i++)
+        OTF2_GlobalDefWriter_WriteRegion(gw, i, i + 1, i + 1, 0, (OTF2_RegionRole)rg[i].role,
+                                         (OTF2_Paradigm)rg[i].paradigm, OTF2_REGION_FLAG_NONE, 0, 0,
+                                         0);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, 10, 10, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, 9, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    for (i = 0; i < 3; i++)
+        OTF2_GlobalDefWriter_WriteLocation(gw, i, 6 + i, lt[i], n[i], 0);
+    return OTF2_Archive_Close(ar) == OTF2_SUCCESS ? 0 : -1;
+}
+
+/* A target region entered twice nested (the outer Enter issues), run on
+ * stream 2, with a buffer flush after it; a target update run on stream 1;
+ * a target region no stream ran (the host fell back).  O = 100 per record,
+ * compensated (lower bound); eq. 1 on the host unless said.
+ *   host: 0; the outer Enter 1000: 900, issue (m 1000, o 100, a 900), a copy
+ *     to each stream; the inner Enter 1200: 1000 (measured before the
+ *     device's end: local).
+ *   stream 2: its region's Enter 1500 takes the copy of its region: 900 +
+ *     (1500 - 1100) = 1300; its records keep their measured durations: 1400,
+ *     4800, 4900 (ended at measured 5100).
+ *   host: the flush's Enter 5300 is the first record at or after the
+ *     device's end: local 1000 + 4100 - 100 = 5000, the part of its gap
+ *     that waited 5100 - 1200 = 3900, so 1100 without the wait; the device
+ *     ended at 4900 and the host came 5300 - 5100 = 200 after it: max(1100,
+ *     5100) = 5100.  The flush is overhead, removed whole: its Leave 5100.
+ *     The inner Leave 8600: 5100 + 300 - 100 = 5300; the outer 8800: 5400.
+ *   the update's Enter 9000: 5500, issue (9000, 100, 5500).
+ *   stream 1: its region's Enter 9150 was blocked until then; the copy of
+ *     the first region (stream 2's) is dropped, uncounted; 5500 + (9150 -
+ *     9100) = 5550, its Leave 9300: 5700.
+ *   host: the update's Leave 9400: local 5800, waited 9300 - 9000 = 300:
+ *     5500; the device's end 5700 + 100 = 5800: 5800.
+ *   a third target region, Enter 9500: 5800, Leave 9700: no stream runs it
+ *     (both drop their copies when their records end): local, 5900, counted
+ *     dev_issue_unpaired 1.  main's Leave 10000: 5900 + 300 - 100 = 6100. */
+TEST(dev_target_named_pairing)
+{
+    static const rec h[] = {
+        {E_ENTER, 0, T_MAIN},     {E_ENTER, 1000, T_MAP},   {E_ENTER, 1200, T_MAP},
+        {E_ENTER, 5300, T_FLUSH}, {E_LEAVE, 8300, T_FLUSH}, {E_LEAVE, 8600, T_MAP},
+        {E_LEAVE, 8800, T_MAP},   {E_ENTER, 9000, T_UPD},   {E_LEAVE, 9400, T_UPD},
+        {E_ENTER, 9500, T_MAP},   {E_LEAVE, 9700, T_MAP},   {E_LEAVE, 10000, T_MAIN},
+    };
+    static const rec rdma[] = {{E_ENTER, 9150, T_UPD}, {E_LEAVE, 9300, T_UPD}};
+    static const rec mic[] = {{E_ENTER, 1500, T_MAP}, {E_ENTER, 1600, T_PAR},
+                              {E_LEAVE, 5000, T_PAR}, {E_LEAVE, 5100, T_MAP}};
+    static const uint64_t want_h[] = {0, 900, 1000, 5100, 5100, 5300, 5400, 5500, 5800, 5800,
+                                      5900, 6100};
+    static const uint64_t want_r[] = {5550, 5700};
+    static const uint64_t want_m[] = {1300, 1400, 4800, 4900};
+    char in[4096], o[4200];
+    up_comp_params p = t_params(100, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    tr_trace t;
+    memset(&t, 0, sizeof t);
+    snprintf(in, sizeof in, "%s", t_dir("dev_target"));
+    snprintf(o, sizeof o, "%s-out", in);
+    if (write_target_trace(in, h, sizeof h / sizeof *h, rdma, sizeof rdma / sizeof *rdma, mic,
+                           sizeof mic / sizeof *mic) != 0) {
+        CHECK(!"cannot write the trace");
+        return;
+    }
+    CHECK_EQ(t_compensate(in, o, &p, &res, NULL), UP_OK);
+    CHECK_EQ(tr_load(o, &t), 0);
+    CHECK_TIMES(&t, 0, want_h, sizeof want_h / sizeof *want_h);
+    CHECK_TIMES(&t, 1, want_r, sizeof want_r / sizeof *want_r);
+    CHECK_TIMES(&t, 2, want_m, sizeof want_m / sizeof *want_m);
+    CHECK_EQ(res.repairs[UP_REPAIR_dev_issue_unpaired], 1);
+    CHECK_EQ(res.repairs[UP_REPAIR_dev_activity_unpaired], 0);
+    CHECK_EQ(res.repairs[UP_REPAIR_dev_wait_released], 0);
+    tr_free(&t);
+    up_replay_result_free(&res);
+}

@@ -571,6 +571,8 @@ static int step_record(engine *E, uint32_t li)
         return STEP_ERROR;
     if (!ev)
         return STEP_END;
+    if ((L->dev & DEVL_TWAIT) && (r = up_eng_dev_twait(E, li, ev)) != STEP_OK)
+        return r; /* a host in a target region waits for its device (engine_dev.c) */
     /* (up_eng_poll_step changes nothing for a record that is not an Enter outside a spin) */
     if (E->spin_gap && (L->spin_left || L->spin_last || L->spin_on || ev->kind == UP_EV_Enter)) {
         r = up_eng_poll_step(E, li, &ev, &mark, &start);
@@ -579,7 +581,7 @@ static int step_record(engine *E, uint32_t li)
         if (r == STEP_OK)
             goto timed;
     }
-    if (L->dev) { /* an accelerator stream: every record (engine_dev.c) */
+    if (L->dev & DEVL_STREAM) { /* an accelerator stream: every record (engine_dev.c) */
         r = up_eng_dev_record(E, li, &ev);
     } else if (REC[ev->kind].fn) {
         r = REC[ev->kind].fn(E, li, &ev, false);
@@ -598,6 +600,8 @@ static int step_record(engine *E, uint32_t li)
         return r;
     L->wait = W_NONE;
 timed:
+    if (L->tw_apply)
+        up_eng_dev_twait_end(E, li, ev);
     if (L->hold_now)
         r = up_eng_hold(E, li, ev);
     else {

@@ -49,6 +49,14 @@
  *   others    a stream's records outside an activity (RmaWinCreate, ...)
  *             take the shift of the host's next issue, or of the last paired
  *             activity when no issue comes any more.
+ *   target    OpenMP offloading (Score-P's offload adapter) names the
+ *             pairing by region: the host's outermost Enter of a target
+ *             region issues a copy to every stream of its process, and the
+ *             stream whose depth-0 Enter is that region takes it (the
+ *             others drop theirs, uncounted); the host's records inside wait
+ *             for the device's end, and the first measured at or after it
+ *             (or the region's Leave) is timed as a host wait
+ *             (up_eng_dev_twait_end).
  * An activity with no issue left once the host ended is kept at the
  * stream's last shift (dev_activity_unpaired); a host call released from a
  * wait the stream never answers is timed locally (dev_wait_released).
@@ -106,7 +114,7 @@ up_status up_eng_dev_init(engine *E)
         E->ds[j].host = p < d->nprocs ? host[p] : NONE;
         E->ds[j].copies = p < d->nprocs && nstreams[p] == 1; /* a process's only stream */
         E->dsof[i] = (uint32_t)j++;
-        E->L[i].dev = true;
+        E->L[i].dev = DEVL_STREAM;
     }
     up_free(host);
     up_free(nstreams);
@@ -124,6 +132,15 @@ void up_eng_dev_free(engine *E)
     E->nds = 0;
 }
 
+static int drop_head(engine *E, uint32_t s);
+
+/* Is region r an OpenMP target construct? */
+static bool is_target(const engine *E, OTF2_RegionRef r)
+{
+    const up_region_def *rg = up_defs_region(E->d, r);
+    return rg && (rg->flags & UP_REGION_DEV_TARGET);
+}
+
 /* ---- the host's side ---------------------------------------------------------- */
 
 /* Hosts waiting for the device look again (dev_waits: some may wait) */
@@ -134,7 +151,8 @@ static void wake_hosts(engine *E)
         return;
     E->dev_waits = 0;
     for (i = 0; i < E->n; i++)
-        if (E->L[i].state == S_WAIT && E->L[i].wait == W_DEV && !E->L[i].dev)
+        if (E->L[i].state == S_WAIT && E->L[i].wait == W_DEV &&
+            !(E->L[i].dev & DEVL_STREAM))
             up_eng_make_runnable(E, (uint32_t)i);
 }
 
@@ -208,6 +226,10 @@ int up_eng_dev_issued(engine *E, uint32_t s, const dev_issue *is)
 {
     dstream *ds = &E->ds[s];
     rloc *L = &E->L[ds->loc];
+    /* target copies for regions the stream never runs: the oldest go */
+    while (is->kind == DK_TARGET && ds->qn >= DEV_TARGET_MAX && ds->q[ds->qpos].kind == DK_TARGET)
+        if (drop_head(E, s) != STEP_OK)
+            return STEP_ERROR;
     if (ds->qn == ds->qcap) { /* grow the ring, oldest first again */
         size_t cap = ds->qcap ? 2 * ds->qcap : 16, k;
         dev_issue *q = up_malloc(cap * sizeof *q);
@@ -226,12 +248,14 @@ int up_eng_dev_issued(engine *E, uint32_t s, const dev_issue *is)
     return STEP_OK;
 }
 
-static int issue(engine *E, uint32_t li, uint32_t s, uint8_t kind, const up_event *ev)
+static int issue(engine *E, uint32_t li, uint32_t s, uint8_t kind, uint32_t region,
+                 const up_event *ev)
 {
     dstream *ds = &E->ds[s];
     dev_issue is;
     memset(&is, 0, sizeof is);
     is.seq = ds->issued++;
+    is.region = region;
     is.m = ev->time;
     /* the call reaches the device after its Enter record's overhead: the
      * measured latency to the activity holds it, the approximated not */
@@ -243,6 +267,87 @@ static int issue(engine *E, uint32_t li, uint32_t s, uint8_t kind, const up_even
     if (li != ds->host) /* only the host's issues cross, in its order */
         return up_eng_x_outside(E, "a device call from a thread other than its stream's host");
     return up_eng_x_dev_issue(E, li, s, &is);
+}
+
+/* The outermost Enter of an OpenMP target region on CPU location li: a copy
+ * of the issue to every stream of its process (the one that runs the region
+ * takes it), and li waits for it (up_eng_dev_twait) */
+static int target_issue(engine *E, uint32_t li, const up_event *ev)
+{
+    rloc *L = &E->L[li];
+    uint32_t s, p = E->d->locs[li].process;
+    for (s = 0; s < E->nds && L->dw_n < DEV_WAIT_MAX && p != UP_NO_PROCESS; s++) {
+        if (E->d->locs[E->ds[s].loc].process != p)
+            continue;
+        if (issue(E, li, s, DK_TARGET, ev->u.Enter.region, ev) != STEP_OK)
+            return STEP_ERROR;
+        L->dw_s[L->dw_n] = s;
+        L->dw_q[L->dw_n++] = E->ds[s].issued - 1;
+    }
+    L->tw_apply = false;
+    if (L->dw_n)
+        L->dev |= DEVL_TWAIT;
+    return STEP_OK;
+}
+
+/* A record of host li while its target region waits for the device (before
+ * it is timed): it waits until the stream that ran the region ended it; the
+ * first record measured at or after that end, or the region's Leave, ends
+ * the wait (up_eng_dev_twait_end) */
+int up_eng_dev_twait(engine *E, uint32_t li, const up_event *ev)
+{
+    rloc *L = &E->L[li];
+    bool last = ev->kind == UP_EV_Leave && L->dev_depth == 1 && is_target(E, ev->u.Leave.region);
+    bool open = false;
+    uint32_t i;
+    L->tw_apply = false;
+    for (i = 0; i < L->dw_n; i++) {
+        const dstream *ds = &E->ds[L->dw_s[i]];
+        const dev_end *e = &ds->ends[L->dw_q[i] % DEV_ENDS];
+        if (e->valid && e->seq == L->dw_q[i]) { /* the stream that ran it */
+            if (ev->time < e->m && !last)
+                return STEP_OK; /* still running in the measured run */
+            L->tw_apply = true;
+            L->tw_end_m = e->m, L->tw_end_a = e->a;
+            L->tw_prev_m = L->ls.prev_m, L->tw_prev_a = L->ls.prev_a;
+            return STEP_OK;
+        }
+        if (ds->done <= L->dw_q[i] && up_eng_may_come(E, ds->loc))
+            open = true;
+    }
+    if (open && !L->force) {
+        L->wait = W_DEV;
+        E->dev_waits++;
+        return STEP_BLOCKED;
+    }
+    if (open) { /* the stream never answers: timed locally */
+        L->force = false;
+        E->repairs[UP_REPAIR_dev_wait_released]++;
+    } else { /* no stream ran it */
+        E->repairs[UP_REPAIR_dev_issue_unpaired]++;
+    }
+    L->dev &= (uint8_t)~DEVL_TWAIT;
+    L->dw_n = 0;
+    return STEP_OK;
+}
+
+/* ... the record that ends the wait, timed as a host wait (the header):
+ *     max(t_local - w_m, end_a - max(0, end_m - t_m) + (t_m - end_m))
+ * with w_m the part of its measured gap before the device's end */
+void up_eng_dev_twait_end(engine *E, uint32_t li, up_event *ev)
+{
+    rloc *L = &E->L[li];
+    uint64_t em = L->tw_end_m, w, t_nowait, t_dev;
+    (void)E;
+    w = em <= L->tw_prev_m ? 0 : (em < ev->time ? em : ev->time) - L->tw_prev_m;
+    t_nowait = sub0(ev->t_out, w);
+    if (t_nowait < L->tw_prev_a)
+        t_nowait = L->tw_prev_a;
+    t_dev = sub0(L->tw_end_a, sub0(em, ev->time)) + sub0(ev->time, em);
+    ev->t_out = t_dev > t_nowait ? t_dev : t_nowait;
+    L->tw_apply = false;
+    L->dev &= (uint8_t)~DEVL_TWAIT;
+    L->dw_n = 0;
 }
 
 /* The Enter or Leave of a device call (region flags fl) on CPU location li */
@@ -260,6 +365,8 @@ int up_eng_dev_host(engine *E, uint32_t li, up_event **evp, unsigned fl)
             return STEP_OK;
         L->dw_on = false;
         L->dw_n = 0;
+        if (fl & UP_REGION_DEV_TARGET)
+            return target_issue(E, li, ev);
         if (fl & (UP_REGION_DEV_LAUNCH | UP_REGION_DEV_COPY)) {
             const up_region_def *rg = up_defs_region(E->d, ev->u.Enter.region);
             uint32_t s = issue_stream(E, li, ev);
@@ -268,7 +375,7 @@ int up_eng_dev_host(engine *E, uint32_t li, up_event **evp, unsigned fl)
                 kind = !rg ? DK_COPY : strstr(rg->name, "HtoD") ? DK_HTOD
                                      : strstr(rg->name, "DtoH") ? DK_DTOH : DK_COPY;
             if (s != NONE) {
-                if (issue(E, li, s, kind, ev) != STEP_OK)
+                if (issue(E, li, s, kind, 0, ev) != STEP_OK)
                     return STEP_ERROR;
                 if (fl & UP_REGION_DEV_COPY) { /* a blocking copy waits for itself */
                     L->dw_s[0] = s;
@@ -369,8 +476,39 @@ static int drop_head(engine *E, uint32_t s)
     dev_issue is = ds->q[ds->qpos];
     ds->qpos = (ds->qpos + 1) % ds->qcap;
     ds->qn--;
-    E->repairs[UP_REPAIR_dev_issue_unpaired]++;
+    if (is.kind != DK_TARGET) /* a target copy: another stream ran it, or none (its host counts) */
+        E->repairs[UP_REPAIR_dev_issue_unpaired]++;
     return done(E, s, is.seq, false, 0, 0);
+}
+
+/* The issue activity (kind, region) of stream s pairs with, taken from its
+ * queue into *is: the oldest that fits, the older ones dropped; for a target
+ * region the oldest copy of that region, the older copies (other regions,
+ * run by other streams) dropped.  1: taken; 0: none (yet); -1: an error. */
+static int take_issue(engine *E, uint32_t s, uint8_t kind, uint32_t region, dev_issue *is)
+{
+    dstream *ds = &E->ds[s];
+    size_t k = 0;
+#define QK(k) (ds->q[(ds->qpos + (k)) % ds->qcap])
+    if (kind == DK_TARGET) {
+        while (k < ds->qn && !(QK(k).kind == DK_TARGET && QK(k).region == region))
+            k++;
+        if (k == ds->qn)
+            return 0; /* its region's issue is still to come */
+    } else {
+        while (k < ds->qn && !issue_fits(QK(k).kind, kind))
+            k++;
+    }
+#undef QK
+    while (k--)
+        if (drop_head(E, s) != STEP_OK)
+            return -1;
+    if (!ds->qn)
+        return 0;
+    *is = ds->q[ds->qpos];
+    ds->qpos = (ds->qpos + 1) % ds->qcap;
+    ds->qn--;
+    return 1;
 }
 
 /* Any record of accelerator stream li */
@@ -384,9 +522,14 @@ int up_eng_dev_record(engine *E, uint32_t li, up_event **evp)
                               ev->kind == UP_EV_RmaGet || ev->kind == UP_EV_RmaPut);
     /* Score-P: RmaGet copies host to device, RmaPut device to host */
     uint8_t kind = ev->kind == UP_EV_Enter ? DK_KERNEL : ev->kind == UP_EV_RmaGet ? DK_HTOD : DK_DTOH;
+    uint32_t region = ev->kind == UP_EV_Enter ? ev->u.Enter.region : 0;
     uint64_t t = 0;
+    dev_issue is;
+    int got;
 
     set_rflags(E, ev);
+    if (start && ev->kind == UP_EV_Enter && is_target(E, region))
+        kind = DK_TARGET;
     if (start && !ds->copies && ev->kind != UP_EV_Enter) {
         /* a copy on a process with several streams: no call names it (the
          * header); it keeps the stream's shift, after its previous activity */
@@ -395,13 +538,9 @@ int up_eng_dev_record(engine *E, uint32_t li, up_event **evp)
             t = ds->prev_end_a;
         ds->act_paired = false;
     } else if (start) {
-        while (ds->qn && !issue_fits(ds->q[ds->qpos].kind, kind))
-            if (drop_head(E, s) != STEP_OK)
-                return STEP_ERROR;
-        if (ds->qn) {
-            dev_issue is = ds->q[ds->qpos];
-            ds->qpos = (ds->qpos + 1) % ds->qcap;
-            ds->qn--;
+        if ((got = take_issue(E, s, kind, region, &is)) < 0)
+            return STEP_ERROR;
+        if (got) {
             if (is.m + is.o < ds->prev_end_m && ev->time >= ds->prev_end_m) {
                 /* issued while the stream was busy: it waited for the
                  * previous activity, and follows it by the measured gap */
@@ -449,7 +588,8 @@ int up_eng_dev_record(engine *E, uint32_t li, up_event **evp)
             ds->depth++;
         else if (ev->kind == UP_EV_Leave && ds->depth)
             ds->depth--;
-        end = ds->act_kind == DK_KERNEL ? ev->kind == UP_EV_Leave && ds->depth == 0
+        end = ds->act_kind == DK_KERNEL || ds->act_kind == DK_TARGET
+                  ? ev->kind == UP_EV_Leave && ds->depth == 0
                                         : ev->kind == UP_EV_RmaOpCompleteBlocking && ds->depth == 0;
         if (end) {
             ds->act = false;
@@ -462,8 +602,8 @@ int up_eng_dev_record(engine *E, uint32_t li, up_event **evp)
     }
     /* between activities: the shift of the host's next issue */
     if (ds->qn) {
-        const dev_issue *is = &ds->q[ds->qpos];
-        t = shift(ev->time, (int64_t)(is->a - is->m - is->o));
+        const dev_issue *nx = &ds->q[ds->qpos];
+        t = shift(ev->time, (int64_t)(nx->a - nx->m - nx->o));
     } else if (host_may_issue(E, ds) && !L->force) {
         L->wait = W_DEV;
         return STEP_BLOCKED;

@@ -38,6 +38,10 @@ enum { S_RUN, S_WAIT, S_DONE };
 enum { W_NONE, W_MSG, W_COLL, W_SYNC, W_TEAM, W_RMA, W_PROG, W_GLOBAL, W_CLAIM, W_BODY, W_DEV,
        W_OMP };
 
+/* rloc.dev: why every record of a location takes step() (engine_dev.c) */
+enum { DEVL_STREAM = 1,  /* an accelerator stream */
+       DEVL_TWAIT = 2 }; /* a host in an OpenMP target region, waiting for its device */
+
 static inline uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
 /* One parallel region of a thread team (the k-th ThreadTeamBegin of its
@@ -76,13 +80,16 @@ typedef struct obar {
 #define OMP_NEST 8            /* team nesting followed per thread */
 /* Devices (engine_dev.c; docs/models.md, "Devices"): work a host issued
  * to a stream (a kernel launch, a copy), numbered per stream from 0 */
-enum { DK_KERNEL = 1, DK_COPY = 2, DK_HTOD = 3, DK_DTOH = 4 }; /* DK_COPY: either way */
+enum { DK_KERNEL = 1, DK_COPY = 2, DK_HTOD = 3, DK_DTOH = 4, /* DK_COPY: either way */
+       DK_TARGET = 5 /* an OpenMP target region: a copy to every stream of the
+                      * process, taken by the one that runs its region */ };
 typedef struct dev_issue {
     uint64_t seq, m, a;   /* its number; the issuing call's Enter, measured
                            * and approximated */
     uint64_t o;           /* the Enter's overhead: the call reaches the
                            * device at m + o in the measured run */
     uint8_t kind;         /* DK_* */
+    uint32_t region;      /* DK_TARGET: the region the device runs */
 } dev_issue;
 
 /* The end of an activity paired with issue `seq` (measured, approximated) */
@@ -93,6 +100,8 @@ typedef struct dev_end {
 
 #define DEV_ENDS 64       /* ends a host can still ask for, per stream */
 #define DEV_WAIT_MAX 8    /* streams one synchronisation waits for */
+#define DEV_TARGET_MAX 64 /* target copies a stream keeps for regions it
+                           * does not run (the oldest go first) */
 
 /* One accelerator stream.  The stream's side lives where the stream is
  * replayed, the host's side where its host is (in a partitioned replay
@@ -254,13 +263,16 @@ typedef struct rloc {
     uint64_t away_records, away_fix[3];
     uint64_t sync_seq;   /* its synchronous sends so far (up_sync.id) */
     /* devices (engine_dev.c) */
-    bool dev;            /* an accelerator stream: every record takes step() */
+    uint8_t dev;         /* DEVL_*: every record takes step() */
     uint8_t dev_depth;   /* (a host) nesting of its device calls */
     bool dw_on;          /* its outermost device call waits for the device */
     uint32_t dw_n;       /* ... for dw_n streams: (dw_s[i], up to issue dw_q[i]) */
     uint32_t dw_s[DEV_WAIT_MAX];
     uint64_t dw_q[DEV_WAIT_MAX];
     uint64_t dw_enter_m, dw_enter_a; /* ... the call's Enter */
+    bool tw_apply;       /* DEVL_TWAIT: this record ends the wait, for the
+                          * activity that ended at (tw_end_m, tw_end_a) */
+    uint64_t tw_end_m, tw_end_a, tw_prev_m, tw_prev_a;
     /* OpenMP (engine_omp.c): the teams it is in, innermost last */
     team *omp_tm[OMP_NEST];
     uint32_t omp_nbar[OMP_NEST]; /* ... barriers it entered in each */
@@ -561,6 +573,8 @@ up_status up_eng_dev_init(engine *E);
 void up_eng_dev_free(engine *E);
 int up_eng_dev_record(engine *E, uint32_t li, up_event **evp);
 int up_eng_dev_host(engine *E, uint32_t li, up_event **evp, unsigned flags);
+int up_eng_dev_twait(engine *E, uint32_t li, const up_event *ev);
+void up_eng_dev_twait_end(engine *E, uint32_t li, up_event *ev);
 void up_eng_dev_ended(engine *E, uint32_t li);
 int up_eng_dev_issued(engine *E, uint32_t s, const dev_issue *is);
 void up_eng_dev_done(engine *E, uint32_t s, uint64_t seq, bool has_end, uint64_t m, uint64_t a);

@@ -130,6 +130,7 @@ typedef struct xdev {
     uint64_t seq, m, a, o;
     uint32_t s;
     uint8_t kind, has_end, pad_[2];
+    uint32_t region, pad2_;
 } xdev;
 
 typedef struct xend {
@@ -438,6 +439,7 @@ int up_eng_x_dev_issue(engine *E, uint32_t from, uint32_t s, const dev_issue *is
     xdev x;
     memset(&x, 0, sizeof x);
     x.seq = is->seq, x.m = is->m, x.a = is->a, x.o = is->o, x.s = s, x.kind = is->kind;
+    x.region = is->region;
     return x_send(E, X_DEVQ, from, E->rep[E->owner[E->ds[s].loc]], &x, sizeof x);
 }
 
@@ -593,6 +595,7 @@ static int apply(engine *E, const xhead *h, const uint8_t *pl)
             dev_issue is;
             memset(&is, 0, sizeof is);
             is.seq = x.seq, is.m = x.m, is.a = x.a, is.o = x.o, is.kind = x.kind;
+            is.region = x.region;
             return up_eng_dev_issued(E, x.s, &is);
         }
     }

@@ -56,7 +56,7 @@ typedef struct up_repair_kind {
     X(sync_unposted, "synchronous sends completed without their receive being posted", 1)      \
     X(thread_unpaired, "thread team begins or joins released without their partners", 1)       \
     X(rma_unpaired, "RMA post/start/complete/wait synchronisations released without their partners", 1) \
-    X(dev_issue_unpaired, "kernel launches and copies whose device activity the trace does not hold", 1) \
+    X(dev_issue_unpaired, "kernel launches, copies and OpenMP target regions whose device activity the trace does not hold", 1) \
     X(dev_activity_unpaired, "device activities without a launch or copy call (kept at the stream's last shift)", 1) \
     X(dev_wait_released, "host calls waiting for the device released without its activity", 1) \
     X(omp_barrier_released, "OpenMP barrier exits released before every member of the team entered", 1) \

@@ -273,6 +273,9 @@ static void region_flags(up_region_def *rg)
      * names every overhead region "UNPERTURB <what>" (docs/models.md). */
     if (!strcmp(rg->name, "TRACE BUFFER FLUSH") || !strncmp(rg->name, "UNPERTURB ", 10))
         rg->flags |= UP_REGION_OVERHEAD;
+    else if (paradigm == OTF2_PARADIGM_MEASUREMENT_SYSTEM && rg->role == OTF2_REGION_ROLE_FLUSH)
+        rg->flags |= UP_REGION_OVERHEAD; /* Score-P's "!$omp offloading flush": the
+                                           * device's trace buffer brought home */
     else if (paradigm == OTF2_PARADIGM_COMPILER || paradigm == OTF2_PARADIGM_USER)
         rg->flags |= UP_REGION_USER;
     else if (paradigm == OTF2_PARADIGM_MPI || !strncmp(rg->name, "MPI_", 4))
@@ -303,6 +306,11 @@ static void region_flags(up_region_def *rg)
         else if (strstr(rg->name, "Synchronize"))
             rg->flags |= UP_REGION_DEV_SYNC;
     }
+    /* OpenMP target constructs by Score-P's names (its offload adapter: the
+     * host's region and the device's are one definition; a target data
+     * region maps data and runs nothing there) */
+    if (!strncmp(rg->name, "!$omp target", 12) && strncmp(rg->name, "!$omp targetdata", 16))
+        rg->flags |= UP_REGION_DEV_TARGET;
 }
 
 /* The thread CPU-time metric of our tracer's --cpu-time: a metric class

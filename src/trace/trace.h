@@ -113,8 +113,13 @@ enum {
                                        * cuMemcpy*Async (paradigm CUDA, by name) */
     UP_REGION_DEV_COPY = 1u << 18,    /* a blocking copy: cuMemcpy*, cudaMemcpy* (not Async) */
     UP_REGION_DEV_SYNC = 1u << 19,    /* a call that waits for the device: *Synchronize */
+    UP_REGION_DEV_TARGET = 1u << 20,  /* an OpenMP target construct the device runs as a
+                                       * region of the same definition: "!$omp target",
+                                       * "!$omp targetmap", "!$omp targetupdate" (Score-P's
+                                       * offload adapter), not "!$omp targetdata..." */
     UP_REGION_OMP_MASK = UP_REGION_OMP_BARRIER | UP_REGION_OMP_PARALLEL | UP_REGION_OMP_TASKWAIT,
-    UP_REGION_DEV_MASK = UP_REGION_DEV_LAUNCH | UP_REGION_DEV_COPY | UP_REGION_DEV_SYNC
+    UP_REGION_DEV_MASK = UP_REGION_DEV_LAUNCH | UP_REGION_DEV_COPY | UP_REGION_DEV_SYNC |
+                         UP_REGION_DEV_TARGET
 };
 
 typedef struct up_region_def {
