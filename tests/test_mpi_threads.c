@@ -13,6 +13,7 @@
 #include <otf2/otf2.h>
 
 #include "test.h"
+#include "run/simrun.h"
 #include "tutil.h"
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)
@@ -42,7 +43,10 @@ enum { R_MAIN, R_WORK, R_SEND, R_RECV, R_ALLREDUCE, R_BARRIER, NREGIONS };
  *   MPI_Allreduce: rank 0 on L1, rank 1 on L3 (both worker threads);
  *   MPI_Barrier:   rank 0 on L0, rank 1 on L3: rank 0's second collective
  *                  is on another thread than its first. */
-static void write_trace(const char *dir)
+static void main_events(OTF2_EvtWriter *const w[4]);
+
+/* The archive in dir, its records written by events() */
+static void write_trace_with(const char *dir, void (*events)(OTF2_EvtWriter *const w[4]))
 {
     static const char *const names[NREGIONS] = {"main", "work", "MPI_Send", "MPI_Recv",
                                                 "MPI_Allreduce", "MPI_Barrier"};
@@ -65,7 +69,44 @@ static void write_trace(const char *dir)
     OTF2_Archive_OpenEvtFiles(ar);
     for (l = 0; l < 4; l++)
         w[l] = OTF2_Archive_GetEvtWriter(ar, l);
+    events(w);
+    for (l = 0; l < 4; l++) {
+        OTF2_EvtWriter_GetNumberOfEvents(w[l], &nev[l]);
+        OTF2_Archive_CloseEvtWriter(ar, w[l]);
+    }
+    OTF2_Archive_CloseEvtFiles(ar);
+    gw = OTF2_Archive_GetGlobalDefWriter(ar);
+    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, 0, 20001, OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteString(gw, 0, "");
+    for (r = 0; r < NREGIONS; r++) {
+        OTF2_GlobalDefWriter_WriteString(gw, 1 + r, names[r]);
+        OTF2_GlobalDefWriter_WriteRegion(gw, r, 1 + r, 1 + r, 0, roles[r],
+                                         r < R_SEND ? OTF2_PARADIGM_USER : OTF2_PARADIGM_MPI,
+                                         OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    }
+    OTF2_GlobalDefWriter_WriteString(gw, 10, "node");
+    OTF2_GlobalDefWriter_WriteString(gw, 11, "rank 0");
+    OTF2_GlobalDefWriter_WriteString(gw, 12, "rank 1");
+    OTF2_GlobalDefWriter_WriteString(gw, 13, "Master thread");
+    OTF2_GlobalDefWriter_WriteString(gw, 14, "OMP thread 1");
+    OTF2_GlobalDefWriter_WriteString(gw, 15, "MPI_COMM_WORLD");
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, 10, 10, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    for (r = 0; r < 2; r++)
+        OTF2_GlobalDefWriter_WriteLocationGroup(gw, r, 11 + r, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                OTF2_UNDEFINED_LOCATION_GROUP);
+    for (l = 0; l < 4; l++)
+        OTF2_GlobalDefWriter_WriteLocation(gw, l, strcmp(locname[l], "Master thread") ? 14 : 13,
+                                           OTF2_LOCATION_TYPE_CPU_THREAD, nev[l], l / 2);
+    OTF2_GlobalDefWriter_WriteGroup(gw, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 2, masters);
+    OTF2_GlobalDefWriter_WriteGroup(gw, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, 2, ranks);
+    OTF2_GlobalDefWriter_WriteComm(gw, 0, 15, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    CHECK(OTF2_Archive_Close(ar) == OTF2_SUCCESS);
+}
 
+static void main_events(OTF2_EvtWriter *const w[4])
+{
     /* L0: rank 0, master */
     OTF2_EvtWriter_Enter(w[0], NULL, 0, R_MAIN);
     OTF2_EvtWriter_Enter(w[0], NULL, 200, R_SEND);
@@ -118,40 +159,11 @@ static void write_trace(const char *dir)
                                     OTF2_UNDEFINED_UINT32, 0, 0);
     OTF2_EvtWriter_Leave(w[3], NULL, 715, R_BARRIER);
     OTF2_EvtWriter_Leave(w[3], NULL, 800, R_MAIN);
-    for (l = 0; l < 4; l++) {
-        OTF2_EvtWriter_GetNumberOfEvents(w[l], &nev[l]);
-        OTF2_Archive_CloseEvtWriter(ar, w[l]);
-    }
-    OTF2_Archive_CloseEvtFiles(ar);
+}
 
-    gw = OTF2_Archive_GetGlobalDefWriter(ar);
-    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000, 0, 801, OTF2_UNDEFINED_TIMESTAMP);
-    OTF2_GlobalDefWriter_WriteString(gw, 0, "");
-    for (r = 0; r < NREGIONS; r++) {
-        OTF2_GlobalDefWriter_WriteString(gw, 1 + r, names[r]);
-        OTF2_GlobalDefWriter_WriteRegion(gw, r, 1 + r, 1 + r, 0, roles[r],
-                                         r < R_SEND ? OTF2_PARADIGM_USER : OTF2_PARADIGM_MPI,
-                                         OTF2_REGION_FLAG_NONE, 0, 0, 0);
-    }
-    OTF2_GlobalDefWriter_WriteString(gw, 10, "node");
-    OTF2_GlobalDefWriter_WriteString(gw, 11, "rank 0");
-    OTF2_GlobalDefWriter_WriteString(gw, 12, "rank 1");
-    OTF2_GlobalDefWriter_WriteString(gw, 13, "Master thread");
-    OTF2_GlobalDefWriter_WriteString(gw, 14, "OMP thread 1");
-    OTF2_GlobalDefWriter_WriteString(gw, 15, "MPI_COMM_WORLD");
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, 10, 10, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    for (r = 0; r < 2; r++)
-        OTF2_GlobalDefWriter_WriteLocationGroup(gw, r, 11 + r, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                                OTF2_UNDEFINED_LOCATION_GROUP);
-    for (l = 0; l < 4; l++)
-        OTF2_GlobalDefWriter_WriteLocation(gw, l, strcmp(locname[l], "Master thread") ? 14 : 13,
-                                           OTF2_LOCATION_TYPE_CPU_THREAD, nev[l], l / 2);
-    OTF2_GlobalDefWriter_WriteGroup(gw, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                    OTF2_GROUP_FLAG_NONE, 2, masters);
-    OTF2_GlobalDefWriter_WriteGroup(gw, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                    OTF2_GROUP_FLAG_NONE, 2, ranks);
-    OTF2_GlobalDefWriter_WriteComm(gw, 0, 15, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
-    CHECK(OTF2_Archive_Close(ar) == OTF2_SUCCESS);
+static void write_trace(const char *dir)
+{
+    write_trace_with(dir, main_events);
 }
 
 /* Every repair and model limit, summed */
@@ -264,4 +276,99 @@ TEST(mpi_threads_order_does_not_depend_on_the_schedule)
     p.mode = UP_MODE_LOWER;
     t_check_schedules("mpi threads, lower", in, &p);
     t_check_schedules("mpi threads, simulated", in, NULL);
+}
+
+/* simulate, progress = interrupt (docs/machine.md): an eager message is
+ * filed with its destination's member of MPI_COMM_WORLD, the master thread,
+ * whose computation may handle it before the receive.  Here a worker thread
+ * receives it, and must take it off the master's list (left there, the list
+ * grows with every such message, and the master is charged for it again).
+ *   L0 (rank 0): MpiSend A to rank 1, tag 1, 8 B, at 1010.
+ *   L3 (rank 1, worker): receives A (MpiRecv 5010), then sends B to rank 1
+ *      (itself, the master thread receives), tag 9, at 5110.
+ *   L2 (rank 1, master): receives B (MpiRecv 6010), then computes 6100-10000.
+ * Machine: o_s 100, o_r 200, L 1000 ns, 1 ns/B, same node 10 ns, 0 ns/B,
+ * interrupt 300 ns; no tracer overhead (the archive has no calibration).
+ *   L0: 0; Enter(Send) 1000; MpiSend 1000; Leave 1100 (o_s); main 1180.
+ *      A departs 1100, arrives 1100 + 1000 + 8 = 2108.
+ *   L3: 0; Enter(Recv) 5000; MpiRecv max(5000, 2108) + o_r = 5200 (its
+ *      master never computed across 2108: not handled); Leave 5200;
+ *      Enter(Send) 5280; MpiSend 5280; Leave 5380; main 5460.
+ *      B departs 5380, arrives 5390.
+ *   L2: 0; Enter(Recv) 100; MpiRecv 5390 + 200 = 5590; Leave 5590;
+ *      Enter(work) 5590 + 80 = 5670 (nothing left to handle: A was taken
+ *      off by L3's receive, B by this one; left there, A would cost the
+ *      master o_r + 300 here: 6170); Leave(work) 9570; main 9670. */
+static void interrupt_events(OTF2_EvtWriter *const w[4])
+{
+    OTF2_EvtWriter_Enter(w[0], NULL, 0, R_MAIN);
+    OTF2_EvtWriter_Enter(w[0], NULL, 1000, R_SEND);
+    OTF2_EvtWriter_MpiSend(w[0], NULL, 1010, 1, 0, 1, 8);
+    OTF2_EvtWriter_Leave(w[0], NULL, 1020, R_SEND);
+    OTF2_EvtWriter_Leave(w[0], NULL, 1100, R_MAIN);
+    OTF2_EvtWriter_Enter(w[1], NULL, 0, R_MAIN);
+    OTF2_EvtWriter_Leave(w[1], NULL, 100, R_MAIN);
+    OTF2_EvtWriter_Enter(w[2], NULL, 0, R_MAIN);
+    OTF2_EvtWriter_Enter(w[2], NULL, 100, R_RECV);
+    OTF2_EvtWriter_MpiRecv(w[2], NULL, 6010, 1, 0, 9, 8);
+    OTF2_EvtWriter_Leave(w[2], NULL, 6020, R_RECV);
+    OTF2_EvtWriter_Enter(w[2], NULL, 6100, R_WORK);
+    OTF2_EvtWriter_Leave(w[2], NULL, 10000, R_WORK);
+    OTF2_EvtWriter_Leave(w[2], NULL, 10100, R_MAIN);
+    OTF2_EvtWriter_Enter(w[3], NULL, 0, R_MAIN);
+    OTF2_EvtWriter_Enter(w[3], NULL, 5000, R_RECV);
+    OTF2_EvtWriter_MpiRecv(w[3], NULL, 5010, 0, 0, 1, 8);
+    OTF2_EvtWriter_Leave(w[3], NULL, 5020, R_RECV);
+    OTF2_EvtWriter_Enter(w[3], NULL, 5100, R_SEND);
+    OTF2_EvtWriter_MpiSend(w[3], NULL, 5110, 1, 0, 9, 8);
+    OTF2_EvtWriter_Leave(w[3], NULL, 5120, R_SEND);
+    OTF2_EvtWriter_Leave(w[3], NULL, 5200, R_MAIN);
+}
+
+TEST(mpi_threads_simulate_interrupt_on_a_worker_thread)
+{
+    static const uint64_t iwant0[] = {0, 1000, 1000, 1100, 1180};
+    static const uint64_t iwant2[] = {0, 100, 5590, 5590, 5670, 9570, 9670};
+    static const uint64_t iwant3[] = {0, 5000, 5200, 5200, 5280, 5280, 5380, 5460};
+    char in[4096], out[4200];
+    up_machine m;
+    up_simrun_opts opts;
+    up_sim_summary s;
+    up_err err = {0};
+    tr_trace o;
+    memset(&o, 0, sizeof o);
+    snprintf(in, sizeof in, "%s", t_dir("intr"));
+    snprintf(out, sizeof out, "%s-sim", in);
+    write_trace_with(in, interrupt_events);
+    up_machine_init(&m);
+    m.cpu_ratio = 1;
+    m.compute = UP_COMPUTE_WALL;
+    m.progress = UP_PROGRESS_INTERRUPT;
+    m.interrupt_ns = 300;
+    m.latency_ns = 1000;
+    m.ns_per_byte = 1;
+    m.per_hop_ns = 0;
+    m.node_latency_ns = 10;
+    m.node_ns_per_byte = 0;
+    m.send_overhead_ns = 100;
+    m.recv_overhead_ns = 200;
+    m.eager_limit = 4096;
+    m.contention = false;
+    m.topology = UP_TOPO_FULL;
+    m.ranks_per_node = 1;
+    memset(&opts, 0, sizeof opts);
+    opts.input = in;
+    opts.machine = &m;
+    opts.out_dir = out;
+    opts.quiet = true;
+    CHECK_EQ(up_simrun_one(&opts, &s, &err), UP_OK);
+    if (tr_load(out, &o) != 0) {
+        CHECK(!"cannot read the output");
+        return;
+    }
+    CHECK_TIMES(&o, 0, iwant0, sizeof iwant0 / sizeof *iwant0);
+    CHECK_TIMES(&o, 2, iwant2, sizeof iwant2 / sizeof *iwant2);
+    CHECK_TIMES(&o, 3, iwant3, sizeof iwant3 / sizeof *iwant3);
+    tr_free(&o);
+    up_sim_summary_free(&s);
 }

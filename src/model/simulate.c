@@ -621,8 +621,8 @@ static void s_send(void *mp, uint32_t loc, const up_loc_state *ls, up_event *ev,
      * its receive is posted (the engine's sync) */
     if (msg->bytes <= S->eager && msg->dst < S->n) {
         msg->mdata[0] = wire(S, loc, msg->dst, msg->bytes, t + S->o_s);
-        if (S->m.progress != UP_PROGRESS_MPI)
-            push_in(S, &S->L[msg->dst], msg, msg->mdata[0]);
+        if (S->m.progress != UP_PROGRESS_MPI && push_in(S, &S->L[msg->dst], msg, msg->mdata[0]))
+            msg->mdata[1] = (uint64_t)msg->dst + 1; /* filed there (mdata[1] - 1) */
     }
     account(S, l, ev);
 }
@@ -641,7 +641,10 @@ static uint64_t arrival(up_sim *S, uint32_t loc, const up_event *ev, const up_ms
                                   ev->time, false, &how);
         return wire(S, msg->src, loc, msg->bytes, dep);
     }
-    if (S->m.progress != UP_PROGRESS_MPI && pop_in(&S->L[loc], msg))
+    /* taken off the list of the location it was filed with: its
+     * destination's member of the communicator, which may be another thread
+     * than the one receiving it (docs/models.md, "MPI from any thread") */
+    if (msg->mdata[1] && msg->mdata[1] - 1 < S->n && pop_in(&S->L[msg->mdata[1] - 1], msg))
         *o_r = 0;
     return msg->mdata[0];
 }
