@@ -48,7 +48,16 @@ typedef struct rankdefs {
     size_t nregions, ncomms, cap_r, cap_c, nwins, cap_w, ngroups, cap_g;
     struct offset { uint64_t t; int64_t off; double sd; } *offs;
     size_t noffs, cap_o;
+    /* its other threads: location idx << 32 | rank ("thread" lines) */
+    struct thr { uint32_t idx; bool ended; uint64_t events; } *thr;
+    size_t nthr, cap_t;
 } rankdefs;
+
+/* A thread's location id: index << 32 | rank, as Score-P numbers them */
+static uint64_t thr_loc(int rank, uint32_t idx)
+{
+    return (uint64_t)idx << 32 | (uint32_t)rank;
+}
 
 /* a string table: interned strings with their OTF2 string ids */
 typedef struct strtab {
@@ -405,6 +414,22 @@ static int read_defs(merger *m, int rank, const char *path)
             r->spin_ns = strtod(f[1], NULL);
             r->spin_cal_ns = strtod(f[2], NULL);
             r->has_spin = true;
+        } else if (!strcmp(f[0], "thread") && n >= 3) {
+            /* "thread IDX begin" at its first record, "thread IDX EVENTS"
+             * when its writer closed */
+            uint32_t idx = (uint32_t)strtoul(f[1], NULL, 10);
+            size_t k;
+            for (k = 0; k < r->nthr && r->thr[k].idx != idx; k++)
+                ;
+            if (idx == 0 || idx > 0xffffff)
+                continue;
+            if (k == r->nthr) {
+                if (!(r->thr = grow(r->thr, &r->cap_t, r->nthr + 1, sizeof *r->thr)))
+                    goto nomem;
+                r->thr[r->nthr++] = (struct thr){idx, false, 0};
+            }
+            if (strcmp(f[2], "begin") != 0)
+                r->thr[k].ended = true, r->thr[k].events = strtoull(f[2], NULL, 10);
         } else if (!strcmp(f[0], "end") && n >= 3) {
             r->ended = true;
             r->events = strtoull(f[1], NULL, 10);
@@ -605,6 +630,13 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
     for (i = 0; i < hosts.n; i++)
         if (intern(&m->strings, hosts.s[i]) == SIZE_MAX)
             goto nomem;
+    for (r = 0; r < m->nranks; r++)
+        for (i = 0; i < m->R[r].nthr; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "Thread %u", m->R[r].thr[i].idx);
+            if (intern(&m->strings, name) == SIZE_MAX)
+                goto nomem;
+        }
     for (i = 0; i < m->ckeys.n; i++) {
         char name[64];
         snprintf(name, sizeof name, "Comm %zu", i + 2);
@@ -641,10 +673,19 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
                                                   (uint32_t)h + 1,
                                                   OTF2_UNDEFINED_LOCATION_GROUP));
     }
-    for (r = 0; r < m->nranks; r++)
+    for (r = 0; r < m->nranks; r++) {
         W(OTF2_GlobalDefWriter_WriteLocation(gw, (uint64_t)r, (uint32_t)s_thread,
                                              OTF2_LOCATION_TYPE_CPU_THREAD, m->R[r].events,
                                              (uint32_t)r));
+        for (i = 0; i < m->R[r].nthr; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "Thread %u", m->R[r].thr[i].idx);
+            W(OTF2_GlobalDefWriter_WriteLocation(gw, thr_loc(r, m->R[r].thr[i].idx),
+                                                 (uint32_t)intern(&m->strings, name),
+                                                 OTF2_LOCATION_TYPE_CPU_THREAD,
+                                                 m->R[r].thr[i].events, (uint32_t)r));
+        }
+    }
     if (m->cpu_metric) { /* metric class 0, member 0: the tracer writes class 0 */
         OTF2_MetricMemberRef mm = 0;
         W(OTF2_GlobalDefWriter_WriteMetricMember(gw, 0, (uint32_t)s_cpu, (uint32_t)s_cpu_desc,
@@ -754,41 +795,52 @@ static OTF2_IdMap *idmap(const idpair *p, size_t n)
     return idmap_offset(p, n, 0);
 }
 
+/* Location loc's local definitions: its rank d's mapping tables and clock
+ * offsets (every thread of a rank shares them) */
+static OTF2_ErrorCode write_local(merger *m, OTF2_Archive *ar, rankdefs *d, uint64_t loc)
+{
+    OTF2_ErrorCode rc = OTF2_SUCCESS;
+    OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, loc);
+    OTF2_IdMap *map;
+    size_t i;
+    if (!dw)
+        return OTF2_ERROR_INVALID;
+    if (d->nregions && (map = idmap(d->regions, d->nregions))) {
+        rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, map);
+        OTF2_IdMap_Free(map);
+    }
+    if (rc == OTF2_SUCCESS && d->ncomms && (map = idmap(d->comms, d->ncomms))) {
+        rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, map);
+        OTF2_IdMap_Free(map);
+    }
+    if (rc == OTF2_SUCCESS && d->nwins && (map = idmap(d->wins, d->nwins))) {
+        rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_RMA_WIN, map);
+        OTF2_IdMap_Free(map);
+    }
+    /* the RMA groups' global ids follow the communicators' groups */
+    if (rc == OTF2_SUCCESS && d->ngroups &&
+        (map = idmap_offset(d->groups, d->ngroups, rma_group0(m)))) {
+        rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_GROUP, map);
+        OTF2_IdMap_Free(map);
+    }
+    for (i = 0; i < d->noffs && rc == OTF2_SUCCESS; i++)
+        rc = OTF2_DefWriter_WriteClockOffset(dw, d->offs[i].t, d->offs[i].off, d->offs[i].sd);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_Archive_CloseDefWriter(ar, dw);
+    return rc;
+}
+
 static OTF2_ErrorCode write_locals(merger *m, OTF2_Archive *ar)
 {
     OTF2_ErrorCode rc;
     int r;
+    size_t i;
     if ((rc = OTF2_Archive_OpenDefFiles(ar)) != OTF2_SUCCESS)
         return rc;
     for (r = 0; r < m->nranks && rc == OTF2_SUCCESS; r++) {
-        rankdefs *d = &m->R[r];
-        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, (uint64_t)r);
-        OTF2_IdMap *map;
-        size_t i;
-        if (!dw)
-            return OTF2_ERROR_INVALID;
-        if (d->nregions && (map = idmap(d->regions, d->nregions))) {
-            rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, map);
-            OTF2_IdMap_Free(map);
-        }
-        if (rc == OTF2_SUCCESS && d->ncomms && (map = idmap(d->comms, d->ncomms))) {
-            rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, map);
-            OTF2_IdMap_Free(map);
-        }
-        if (rc == OTF2_SUCCESS && d->nwins && (map = idmap(d->wins, d->nwins))) {
-            rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_RMA_WIN, map);
-            OTF2_IdMap_Free(map);
-        }
-        /* the RMA groups' global ids follow the communicators' groups */
-        if (rc == OTF2_SUCCESS && d->ngroups &&
-            (map = idmap_offset(d->groups, d->ngroups, rma_group0(m)))) {
-            rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_GROUP, map);
-            OTF2_IdMap_Free(map);
-        }
-        for (i = 0; i < d->noffs && rc == OTF2_SUCCESS; i++)
-            rc = OTF2_DefWriter_WriteClockOffset(dw, d->offs[i].t, d->offs[i].off, d->offs[i].sd);
-        if (rc == OTF2_SUCCESS)
-            rc = OTF2_Archive_CloseDefWriter(ar, dw);
+        rc = write_local(m, ar, &m->R[r], (uint64_t)r);
+        for (i = 0; i < m->R[r].nthr && rc == OTF2_SUCCESS; i++)
+            rc = write_local(m, ar, &m->R[r], thr_loc(r, m->R[r].thr[i].idx));
     }
     if (rc == OTF2_SUCCESS)
         rc = OTF2_Archive_CloseDefFiles(ar);
@@ -956,6 +1008,17 @@ int up_merge(const char *dir, up_merge_info *info, char *err, size_t errcap)
             fail(&m, "%s: cannot end the event file of rank %d, which did not close it", path, r);
             goto out;
         }
+        for (size_t k = 0; k < m.R[r].nthr; k++) {
+            struct thr *t = &m.R[r].thr[k];
+            snprintf(path, sizeof path, "%s/.upt/%d/traces/%llu.evt", dir, r,
+                     (unsigned long long)thr_loc(r, t->idx));
+            if (!t->ended && stat(path, &st) == 0 && st.st_size > 0 &&
+                end_evt_file(path, m.R[r].chunk ? m.R[r].chunk : 1024 * 1024, &t->events) != 0) {
+                fail(&m, "%s: cannot end the event file of rank %d thread %u, which did not "
+                         "close it", path, r, t->idx);
+                goto out;
+            }
+        }
     }
     /* ranks that left no event file get an empty one, so every location
      * named in the definitions can be read */
@@ -969,6 +1032,16 @@ int up_merge(const char *dir, up_merge_info *info, char *err, size_t errcap)
             OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, (uint64_t)r);
             if (w)
                 OTF2_Archive_CloseEvtWriter(ar, w);
+        }
+        for (size_t k = 0; k < m.R[r].nthr; k++) {
+            uint64_t loc = thr_loc(r, m.R[r].thr[k].idx);
+            snprintf(path, sizeof path, "%s/.upt/%d/traces/%llu.evt", dir, r,
+                     (unsigned long long)loc);
+            if (stat(path, &st) != 0 || st.st_size == 0) {
+                OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, loc);
+                if (w)
+                    OTF2_Archive_CloseEvtWriter(ar, w);
+            }
         }
     }
     OTF2_Archive_CloseEvtFiles(ar);
@@ -995,6 +1068,15 @@ int up_merge(const char *dir, up_merge_info *info, char *err, size_t errcap)
             fail(&m, "cannot move %s to %s: %s", path, dst, strerror(errno));
             goto out;
         }
+        for (size_t k = 0; k < m.R[r].nthr; k++) {
+            unsigned long long loc = (unsigned long long)thr_loc(r, m.R[r].thr[k].idx);
+            snprintf(path, sizeof path, "%s/.upt/%d/traces/%llu.evt", dir, r, loc);
+            snprintf(dst, sizeof dst, "%s/traces/%llu.evt", dir, loc);
+            if (stat(path, &st) == 0 && st.st_size > 0 && rename(path, dst) != 0) {
+                fail(&m, "cannot move %s to %s: %s", path, dst, strerror(errno));
+                goto out;
+            }
+        }
         snprintf(path, sizeof path, "%s/.upt/%d.stalls", dir, r);
         snprintf(dst, sizeof dst, "%s/traces/%d.stalls", dir, r);
         if (stat(path, &st) == 0 && st.st_size > 0 && rename(path, dst) != 0) {
@@ -1011,6 +1093,9 @@ int up_merge(const char *dir, up_merge_info *info, char *err, size_t errcap)
             info->ranks_found += m.R[r].found;
             info->ranks_ended += m.R[r].ended;
             info->events += m.R[r].events;
+            info->threads += (int)m.R[r].nthr;
+            for (size_t k = 0; k < m.R[r].nthr; k++)
+                info->events += m.R[r].thr[k].events;
         }
     }
     ret = 0;
@@ -1026,6 +1111,7 @@ out:
             free(m.R[r].wins);
             free(m.R[r].groups);
             free(m.R[r].offs);
+            free(m.R[r].thr);
         }
     free(m.R);
     strtab_free(&m.strings);

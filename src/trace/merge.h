@@ -21,6 +21,7 @@ typedef struct up_merge_info {
     int ranks_found;    /* ranks with a definitions file */
     int ranks_ended;    /* ranks whose trace was closed (normal end, signal, abort) */
     unsigned long long events; /* records, as counted by the closed ranks */
+    int threads;        /* recorded threads besides the ranks' own (one location each) */
 } up_merge_info;
 
 /* 0 on success; -1 with a message naming the file and the problem in err. */

@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +33,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <otf2/OTF2_Pthread_Locks.h>
 
 #include "tracer/upt.h"
 #include "trace/chunks.h"
@@ -45,9 +48,19 @@ int upt_main_thread_set;
 
 #define CHUNK_SIZE (1024 * 1024)
 
+/* One recording thread: its OTF2 writer, location (index << 32 | rank, as
+ * Score-P numbers threads; the thread that opened the run is index 0, the
+ * rank's own location), and whether it is inside a record (a fatal signal
+ * then waits for the record's end; close_local waits too). */
+typedef struct tslot {
+    OTF2_EvtWriter *w;
+    uint32_t idx;
+    volatile sig_atomic_t busy;
+} tslot;
+
 static struct {
     OTF2_Archive *ar;
-    OTF2_EvtWriter *w;
+    tslot main;           /* the thread that called MPI_Init */
     char dir[PATH_MAX];   /* the run's archive folder */
     int side;             /* DIR/.upt/<rank>.defs, append-only */
     uint64_t extra_ns;    /* UNPERTURB_EXTRA_NS: spent after every record */
@@ -78,9 +91,24 @@ static struct {
     uint32_t ngroups, groups_cap, next_group;
 } T = {.side = -1};
 
+/* Every other thread that recorded (docs/tracer.md, "Threads"): its slot,
+ * made at its first record (thread_join) and closed when it ends or the
+ * run does.  `me` is this thread's (NULL before its first record; the
+ * initial-exec model: one %fs-relative load, the library being loaded with
+ * the program). */
+#define THREADS_MAX 4096
+static pthread_mutex_t threads_mu = PTHREAD_MUTEX_INITIALIZER;
+static tslot *threads[THREADS_MAX];
+static uint32_t nthreads = 1;   /* indices handed out (0: the main thread) */
+static bool threads_closed;
+static pthread_key_t thread_key;
+static bool thread_key_made;
+static tslot no_slot;           /* a thread that may not record (w NULL) */
+static _Thread_local tslot *me __attribute__((tls_model("initial-exec")));
+
 /* A signal that arrived while a record was being written is handled when it
  * is done (the OTF2 buffer is not in a consistent state before). */
-static volatile sig_atomic_t in_record, pending_signal;
+static volatile sig_atomic_t pending_signal;
 static void fatal_signal(int sig);
 
 void upt_warn(const char *fmt, ...)
@@ -217,11 +245,19 @@ static void chunk_free(up_chunks *c, void *chunk, size_t size)
 static up_chunks run_chunks = {0, 64, chunk_alloc, chunk_free},
                  scratch_chunks = {0, 64, chunk_alloc, chunk_free};
 
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER; /* threads share the pool */
+
 static void *chunk_alloc(up_chunks *c, size_t size)
 {
-    void *chunk;
-    if (c == &run_chunks && size == CHUNK_SIZE && pool.n)
-        return pool.chunks[--pool.n]; /* the run's archive: a pre-faulted chunk */
+    void *chunk = NULL;
+    if (c == &run_chunks && size == CHUNK_SIZE) {
+        pthread_mutex_lock(&pool_mu);
+        if (pool.n)
+            chunk = pool.chunks[--pool.n]; /* the run's archive: a pre-faulted chunk */
+        pthread_mutex_unlock(&pool_mu);
+        if (chunk)
+            return chunk;
+    }
     if ((chunk = malloc(size)) != NULL)
         memset(chunk, 0x5a, size);
     return chunk;
@@ -252,14 +288,21 @@ static const OTF2_FlushCallbacks flush_callbacks = {up_otf2_pre_flush, post_flus
 
 /* ---- records ---------------------------------------------------------------- */
 
+static bool thread_join(void);
+static void thread_gone(void *p);
+
+/* Is this thread recording?  A thread's first record gives it a writer. */
 static inline bool recording(void)
 {
-    return upt_on && (!upt_main_thread_set || pthread_equal(pthread_self(), upt_main_thread));
+    tslot *s = me;
+    if (__builtin_expect(s != NULL, 1))
+        return upt_on && s->w;
+    return upt_on && thread_join();
 }
 
 static inline void rec_begin(void)
 {
-    in_record = 1;
+    me->busy = 1;
 }
 
 /* What the extra cost's spins really took in this run (UNPERTURB_CALIB_DEBUG
@@ -360,7 +403,7 @@ static inline void rec_end(OTF2_ErrorCode rc)
 {
     if (T.extra_ns)
         extra_spin(T.extra_ns);
-    in_record = 0;
+    me->busy = 0;
     if (rc != OTF2_SUCCESS) {
         upt_warn("cannot write a record (%s); recording stops", OTF2_Error_GetName(rc));
         upt_on = 0;
@@ -388,7 +431,7 @@ void upt_cpu_metric(uint64_t t)
     OTF2_MetricValue v;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     v.unsigned_int = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    RECORD(OTF2_EvtWriter_Metric(T.w, NULL, t, UPT_METRIC_CPU, 1, &type, &v));
+    RECORD(OTF2_EvtWriter_Metric(me->w, NULL, t, UPT_METRIC_CPU, 1, &type, &v));
 }
 
 /* The timestamp of an Enter or Leave of region r; for an MPI region under
@@ -408,15 +451,15 @@ static inline uint64_t region_stamp(uint32_t r)
 void upt_enter(uint32_t r)
 {
     uint64_t t = region_stamp(r);
-    RECORD(OTF2_EvtWriter_Enter(T.w, NULL, t, r));
+    RECORD(OTF2_EvtWriter_Enter(me->w, NULL, t, r));
 }
 
-void upt_enter_at(uint32_t r, uint64_t t) { RECORD(OTF2_EvtWriter_Enter(T.w, NULL, t, r)); }
+void upt_enter_at(uint32_t r, uint64_t t) { RECORD(OTF2_EvtWriter_Enter(me->w, NULL, t, r)); }
 
 void upt_leave(uint32_t r)
 {
     uint64_t t = region_stamp(r);
-    RECORD(OTF2_EvtWriter_Leave(T.w, NULL, t, r));
+    RECORD(OTF2_EvtWriter_Leave(me->w, NULL, t, r));
 }
 
 /* The attribute list of a send: UPT_ATTR_REPLY when it is the first send
@@ -442,7 +485,7 @@ static void wild_source(uint32_t src, uint32_t comm, unsigned wildcard)
 
 void upt_send(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes)
 {
-    RECORD(OTF2_EvtWriter_MpiSend(T.w, reply_attrs(dest, comm), upt_now(), dest, comm, tag, bytes));
+    RECORD(OTF2_EvtWriter_MpiSend(me->w, reply_attrs(dest, comm), upt_now(), dest, comm, tag, bytes));
 }
 
 /* The attribute list of a receive: NULL for a plain one, else T.attrs with
@@ -458,51 +501,51 @@ static OTF2_AttributeList *wildcard_attrs(unsigned wildcard)
 
 void upt_recv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes, unsigned wildcard)
 {
-    RECORD(OTF2_EvtWriter_MpiRecv(T.w, wildcard_attrs(wildcard), upt_now(), src, comm, tag,
+    RECORD(OTF2_EvtWriter_MpiRecv(me->w, wildcard_attrs(wildcard), upt_now(), src, comm, tag,
                                   bytes));
     wild_source(src, comm, wildcard);
 }
 
 void upt_isend(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
 {
-    RECORD(OTF2_EvtWriter_MpiIsend(T.w, reply_attrs(dest, comm), upt_now(), dest, comm, tag,
+    RECORD(OTF2_EvtWriter_MpiIsend(me->w, reply_attrs(dest, comm), upt_now(), dest, comm, tag,
                                    bytes, req));
 }
 
 void upt_isend_complete(uint64_t req)
 {
-    RECORD(OTF2_EvtWriter_MpiIsendComplete(T.w, NULL, upt_now(), req));
+    RECORD(OTF2_EvtWriter_MpiIsendComplete(me->w, NULL, upt_now(), req));
 }
 
 void upt_irecv_request(uint64_t req)
 {
-    RECORD(OTF2_EvtWriter_MpiIrecvRequest(T.w, NULL, upt_now(), req));
+    RECORD(OTF2_EvtWriter_MpiIrecvRequest(me->w, NULL, upt_now(), req));
 }
 
 void upt_irecv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req,
                unsigned wildcard)
 {
-    RECORD(OTF2_EvtWriter_MpiIrecv(T.w, wildcard_attrs(wildcard), upt_now(), src, comm, tag,
+    RECORD(OTF2_EvtWriter_MpiIrecv(me->w, wildcard_attrs(wildcard), upt_now(), src, comm, tag,
                                    bytes, req));
     wild_source(src, comm, wildcard);
 }
 
 void upt_request_test(uint64_t req)
 {
-    RECORD(OTF2_EvtWriter_MpiRequestTest(T.w, NULL, upt_now(), req));
+    RECORD(OTF2_EvtWriter_MpiRequestTest(me->w, NULL, upt_now(), req));
 }
 
 void upt_request_cancelled(uint64_t req)
 {
-    RECORD(OTF2_EvtWriter_MpiRequestCancelled(T.w, NULL, upt_now(), req));
+    RECORD(OTF2_EvtWriter_MpiRequestCancelled(me->w, NULL, upt_now(), req));
 }
 
-void upt_coll_begin(void) { RECORD(OTF2_EvtWriter_MpiCollectiveBegin(T.w, NULL, upt_now())); }
+void upt_coll_begin(void) { RECORD(OTF2_EvtWriter_MpiCollectiveBegin(me->w, NULL, upt_now())); }
 
 void upt_coll_end(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent,
                   uint64_t received)
 {
-    RECORD(OTF2_EvtWriter_MpiCollectiveEnd(T.w, NULL, upt_now(), op, comm, root, sent, received));
+    RECORD(OTF2_EvtWriter_MpiCollectiveEnd(me->w, NULL, upt_now(), op, comm, root, sent, received));
 }
 
 /* Nonblocking collectives, as Score-P writes them with OTF2 3: the request
@@ -510,75 +553,75 @@ void upt_coll_end(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t s
  * inside the call that completes it (MPI_Wait, ...). */
 void upt_nbcoll_request(uint64_t req)
 {
-    RECORD(OTF2_EvtWriter_NonBlockingCollectiveRequest(T.w, NULL, upt_now(), req));
+    RECORD(OTF2_EvtWriter_NonBlockingCollectiveRequest(me->w, NULL, upt_now(), req));
 }
 
 void upt_nbcoll_complete(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uint64_t sent,
                          uint64_t received, uint64_t req)
 {
-    RECORD(OTF2_EvtWriter_NonBlockingCollectiveComplete(T.w, NULL, upt_now(), op, comm, root,
+    RECORD(OTF2_EvtWriter_NonBlockingCollectiveComplete(me->w, NULL, upt_now(), op, comm, root,
                                                         sent, received, req));
 }
 
 /* One-sided communication, as Score-P writes it (docs/tracer.md). */
 void upt_rma_win_create(uint32_t win)
 {
-    RECORD(OTF2_EvtWriter_RmaWinCreate(T.w, NULL, upt_now(), win));
+    RECORD(OTF2_EvtWriter_RmaWinCreate(me->w, NULL, upt_now(), win));
 }
 
 void upt_rma_win_destroy(uint32_t win)
 {
-    RECORD(OTF2_EvtWriter_RmaWinDestroy(T.w, NULL, upt_now(), win));
+    RECORD(OTF2_EvtWriter_RmaWinDestroy(me->w, NULL, upt_now(), win));
 }
 
-void upt_rma_coll_begin(void) { RECORD(OTF2_EvtWriter_RmaCollectiveBegin(T.w, NULL, upt_now())); }
+void upt_rma_coll_begin(void) { RECORD(OTF2_EvtWriter_RmaCollectiveBegin(me->w, NULL, upt_now())); }
 
 void upt_rma_coll_end(OTF2_CollectiveOp op, OTF2_RmaSyncLevel level, uint32_t win)
 {
-    RECORD(OTF2_EvtWriter_RmaCollectiveEnd(T.w, NULL, upt_now(), op, level, win,
+    RECORD(OTF2_EvtWriter_RmaCollectiveEnd(me->w, NULL, upt_now(), op, level, win,
                                            OTF2_UNDEFINED_UINT32, 0, 0));
 }
 
 void upt_rma_group_sync(OTF2_RmaSyncLevel level, uint32_t win, uint32_t group)
 {
-    RECORD(OTF2_EvtWriter_RmaGroupSync(T.w, NULL, upt_now(), level, win, group));
+    RECORD(OTF2_EvtWriter_RmaGroupSync(me->w, NULL, upt_now(), level, win, group));
 }
 
 /* lock id 0: MPI names a lock by its window and target */
 void upt_rma_request_lock(uint32_t win, uint32_t remote, OTF2_LockType type)
 {
-    RECORD(OTF2_EvtWriter_RmaRequestLock(T.w, NULL, upt_now(), win, remote, 0, type));
+    RECORD(OTF2_EvtWriter_RmaRequestLock(me->w, NULL, upt_now(), win, remote, 0, type));
 }
 
 void upt_rma_release_lock(uint32_t win, uint32_t remote)
 {
-    RECORD(OTF2_EvtWriter_RmaReleaseLock(T.w, NULL, upt_now(), win, remote, 0));
+    RECORD(OTF2_EvtWriter_RmaReleaseLock(me->w, NULL, upt_now(), win, remote, 0));
 }
 
 void upt_rma_put(uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    RECORD(OTF2_EvtWriter_RmaPut(T.w, NULL, upt_now(), win, remote, bytes, id));
+    RECORD(OTF2_EvtWriter_RmaPut(me->w, NULL, upt_now(), win, remote, bytes, id));
 }
 
 void upt_rma_get(uint32_t win, uint32_t remote, uint64_t bytes, uint64_t id)
 {
-    RECORD(OTF2_EvtWriter_RmaGet(T.w, NULL, upt_now(), win, remote, bytes, id));
+    RECORD(OTF2_EvtWriter_RmaGet(me->w, NULL, upt_now(), win, remote, bytes, id));
 }
 
 void upt_rma_atomic(uint32_t win, uint32_t remote, OTF2_RmaAtomicType type, uint64_t sent,
                     uint64_t received, uint64_t id)
 {
-    RECORD(OTF2_EvtWriter_RmaAtomic(T.w, NULL, upt_now(), win, remote, type, sent, received, id));
+    RECORD(OTF2_EvtWriter_RmaAtomic(me->w, NULL, upt_now(), win, remote, type, sent, received, id));
 }
 
 void upt_rma_op_complete_local(uint32_t win, uint64_t id)
 {
-    RECORD(OTF2_EvtWriter_RmaOpCompleteNonBlocking(T.w, NULL, upt_now(), win, id));
+    RECORD(OTF2_EvtWriter_RmaOpCompleteNonBlocking(me->w, NULL, upt_now(), win, id));
 }
 
 void upt_rma_op_complete_remote(uint32_t win, uint64_t id)
 {
-    RECORD(OTF2_EvtWriter_RmaOpCompleteRemote(T.w, NULL, upt_now(), win, id));
+    RECORD(OTF2_EvtWriter_RmaOpCompleteRemote(me->w, NULL, upt_now(), win, id));
 }
 
 bool upt_recording(void) { return recording(); }
@@ -988,8 +1031,9 @@ static bool open_archive(void)
     if ((rc = OTF2_Archive_SetFlushCallbacks(T.ar, &flush_callbacks, NULL)) != OTF2_SUCCESS ||
         (rc = OTF2_Archive_SetMemoryCallbacks(T.ar, &up_chunk_callbacks, &run_chunks)) != OTF2_SUCCESS ||
         (rc = OTF2_Archive_SetSerialCollectiveCallbacks(T.ar)) != OTF2_SUCCESS ||
+        (rc = OTF2_Pthread_Archive_SetLockingCallbacks(T.ar, NULL)) != OTF2_SUCCESS ||
         (rc = OTF2_Archive_OpenEvtFiles(T.ar)) != OTF2_SUCCESS ||
-        !(T.w = OTF2_Archive_GetEvtWriter(T.ar, (OTF2_LocationRef)upt_rank))) {
+        !(T.main.w = OTF2_Archive_GetEvtWriter(T.ar, (OTF2_LocationRef)upt_rank))) {
         upt_warn("cannot set up the OTF2 archive '%s'; the run is not traced", path);
         return false;
     }
@@ -1024,9 +1068,9 @@ static void abandon_local(void)
     char path[PATH_MAX + 64];
     bool made_ar = T.ar != NULL, made_side = T.side >= 0;
     T.closed = true;
-    if (T.w)
-        OTF2_Archive_CloseEvtWriter(T.ar, T.w);
-    T.w = NULL;
+    if (T.main.w)
+        OTF2_Archive_CloseEvtWriter(T.ar, T.main.w);
+    T.main.w = NULL;
     if (T.ar) {
         OTF2_Archive_CloseEvtFiles(T.ar);
         OTF2_Archive_Close(T.ar);
@@ -1080,6 +1124,9 @@ bool upt_open(uint64_t t_start)
     PMPI_Comm_size(MPI_COMM_WORLD, &upt_size);
     upt_main_thread = pthread_self();
     upt_main_thread_set = 1;
+    me = &T.main;
+    if (!thread_key_made)
+        thread_key_made = pthread_key_create(&thread_key, thread_gone) == 0;
     set_extra(env_u64("UNPERTURB_EXTRA_NS", 0));
     run_chunks.events_max = (size_t)env_u64("UNPERTURB_BUFFER_MB", 16);
     T.cpu = env_u64("UNPERTURB_CPU_TIME", 0) != 0;
@@ -1160,6 +1207,84 @@ void upt_window_open(uint32_t region, uint64_t t_enter)
     upt_leave(region);     /* the analysis window opens here */
 }
 
+/* ---- threads ---------------------------------------------------------------- */
+
+/* Thread s's writer closes: its records reach the disk, and the side file
+ * says how many (threads_mu held) */
+static void thread_close(tslot *s)
+{
+    uint64_t n = 0;
+    if (!s->w)
+        return;
+    OTF2_EvtWriter_GetNumberOfEvents(s->w, &n);
+    OTF2_Archive_CloseEvtWriter(T.ar, s->w);
+    s->w = NULL;
+    side_line("thread\t%u\t%llu\n", s->idx, (unsigned long long)n);
+}
+
+/* A thread that recorded ends (its key's destructor) */
+static void thread_gone(void *p)
+{
+    tslot *s = p;
+    pthread_mutex_lock(&threads_mu);
+    if (!threads_closed) {
+        thread_close(s);
+        threads[s->idx] = NULL;
+        free(s);
+    }
+    pthread_mutex_unlock(&threads_mu);
+    me = &no_slot;
+}
+
+/* This thread's first record: a location of its own in this rank's archive,
+ * the next index.  false: it records nothing (the run is closing, too many
+ * threads, no memory), and never asks again. */
+static bool thread_join(void)
+{
+    tslot *s = NULL;
+    OTF2_EvtWriter *w = NULL;
+    pthread_mutex_lock(&threads_mu);
+    if (!threads_closed && T.ar && nthreads < THREADS_MAX && thread_key_made &&
+        (s = calloc(1, sizeof *s)) != NULL) {
+        s->idx = nthreads;
+        w = OTF2_Archive_GetEvtWriter(T.ar, (OTF2_LocationRef)s->idx << 32 | (uint32_t)upt_rank);
+        if (w && pthread_setspecific(thread_key, s) == 0) {
+            s->w = w;
+            threads[nthreads++] = s;
+            side_line("thread\t%u\tbegin\n", s->idx);
+        } else {
+            if (w)
+                OTF2_Archive_CloseEvtWriter(T.ar, w);
+            free(s);
+            s = NULL;
+        }
+    }
+    if (!s && nthreads == THREADS_MAX && !threads_closed)
+        upt_warn("more than %d threads: the others are not recorded", THREADS_MAX);
+    pthread_mutex_unlock(&threads_mu);
+    me = s ? s : &no_slot;
+    return s != NULL && upt_on;
+}
+
+/* The run ends: every other thread's writer closes, after the record it may
+ * be writing (recording is off: no new one begins) */
+static void close_threads(void)
+{
+    uint32_t i;
+    pthread_mutex_lock(&threads_mu);
+    threads_closed = true;
+    for (i = 1; i < nthreads; i++) {
+        tslot *s = threads[i];
+        int spins_left = 1000000;
+        if (!s || s == me)
+            continue;
+        while (s->busy && spins_left--)
+            sched_yield();
+        thread_close(s);
+    }
+    pthread_mutex_unlock(&threads_mu);
+}
+
 /* Close this rank's archive: every record so far reaches the disk. */
 static void close_local(void)
 {
@@ -1167,11 +1292,12 @@ static void close_local(void)
         return;
     T.closed = true;
     upt_on = 0;
-    if (T.w) {
+    close_threads();
+    if (T.main.w) {
         uint64_t n = 0;
-        OTF2_EvtWriter_GetNumberOfEvents(T.w, &n);
-        OTF2_Archive_CloseEvtWriter(T.ar, T.w);
-        T.w = NULL;
+        OTF2_EvtWriter_GetNumberOfEvents(T.main.w, &n);
+        OTF2_Archive_CloseEvtWriter(T.ar, T.main.w);
+        T.main.w = NULL;
         OTF2_Archive_CloseEvtFiles(T.ar);
         side_line("rate\t%.3f\n", clock_rate());
         if (spins && spin_cal_ticks > 0 && clock_rate() > 0) { /* what the run's spins took */
@@ -1230,7 +1356,7 @@ void upt_merge(void)
 
 static void fatal_signal(int sig)
 {
-    if (in_record) { /* finish the record first: rec_end() calls us again */
+    if (me && me->busy) { /* finish the record first: rec_end() calls us again */
         pending_signal = sig;
         return;
     }
@@ -1246,6 +1372,7 @@ static struct {
     char path[32];           /* its folder, which OTF2 leaves empty */
     OTF2_Archive *ar;
     OTF2_EvtWriter *w;       /* the run's writer, */
+    tslot *me;               /* this thread's slot, */
     int on, thread_set;      /* upt_on, upt_main_thread_set */
     pthread_t thread;        /* and upt_main_thread, while it lasts */
 } scratch;
@@ -1272,9 +1399,10 @@ bool upt_scratch_begin(void)
         OTF2_Archive_Close(scratch.ar);
         goto fail;
     }
-    scratch.w = T.w, scratch.on = upt_on;
+    scratch.w = T.main.w, scratch.on = upt_on, scratch.me = me;
     scratch.thread = upt_main_thread, scratch.thread_set = upt_main_thread_set;
-    T.w = w;
+    T.main.w = w;
+    me = &T.main;
     upt_on = 1;
     upt_main_thread = pthread_self();
     upt_main_thread_set = 1;
@@ -1286,8 +1414,9 @@ fail:
 
 void upt_scratch_end(void)
 {
-    OTF2_EvtWriter *w = T.w;
-    T.w = scratch.w;
+    OTF2_EvtWriter *w = T.main.w;
+    T.main.w = scratch.w;
+    me = scratch.me;
     upt_on = scratch.on;
     upt_main_thread = scratch.thread;
     upt_main_thread_set = scratch.thread_set;

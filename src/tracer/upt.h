@@ -16,8 +16,9 @@
  * MPI_Init and MPI_Finalize, on tracer.c, calib.c and funcs.c; the
  * wrappers on all of them.
  *
- * One location per MPI rank; records come from the thread that called
- * MPI_Init (other threads are not recorded: docs/tracer.md).
+ * One location per recording thread of an MPI rank (index << 32 | rank, the
+ * thread that called MPI_Init being the rank's own; docs/tracer.md,
+ * "Threads"); functions and manual regions on that first thread only.
  */
 #ifndef UNPERTURB_UPT_H
 #define UNPERTURB_UPT_H

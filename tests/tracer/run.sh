@@ -27,6 +27,7 @@ mpicc -O1 -g -o "$T/c_hang" tests/tracer/c_hang.c
 mpicc -O1 -g -o "$T/c_exit" tests/tracer/c_exit.c
 mpif90 -O1 -g -o "$T/f_prog" tests/tracer/f_prog.f90
 mpicc -O1 -g -o "$T/ring" examples/ring.c
+mpicc -O1 -g -pthread -o "$T/c_threads" tests/tracer/c_threads.c
 
 # count RECORD-TYPE on LOCATION in an otf2-print listing
 count() { awk -v k="$2" -v l="$3" '$1 == k && $2 == l' "$1" | wc -l | tr -d ' '; }
@@ -404,6 +405,37 @@ n=$(count "$T/kill.txt" MPI_SEND 0)
 [ "$n" -gt 1000 ] || fail "SIGKILL: only $n sends survived"
 grep -q '^BUFFER_FLUSH' "$T/kill.txt" || fail "SIGKILL: no BufferFlush records"
 ok "SIGKILL: $n flushed sends of rank 0 readable, with BufferFlush records"
+
+# MPI from other threads (MPI_THREAD_MULTIPLE): one location per thread,
+# numbered as Score-P does (index << 32 | rank), in the rank's group; a
+# thread that ended before MPI_Finalize and one still alive there
+$UNPERTURB trace -q -o "$T/thr" -- $MPIRUN -np 2 "$T/c_threads" > "$T/thr.out"
+if grep -q skip "$T/thr.out"; then
+    ok "threads: skipped (this MPI does not provide MPI_THREAD_MULTIPLE)"
+else
+    grep -q done "$T/thr.out" || fail "threads: the program did not finish"
+    otf2-print "$T/thr/traces.otf2" > "$T/thr.txt"
+    otf2-print -G "$T/thr/traces.otf2" > "$T/thr.defs" 2>&1
+    for r in 0 1; do
+        # the two threads' locations of rank r, by their record counts
+        got=$(for l in $((4294967296 + r)) $((8589934592 + r)); do
+                  awk -v l=$l '$2 == l' "$T/thr.txt" | wc -l; done | sort -n | tr '\n' ' ')
+        [ "$got" = "15 34 " ] || fail "threads: rank $r threads recorded '$got' records, wanted 15 and 34"
+        grep -q "^LOCATION  *$((4294967296 + r)) .*Group: \"MPI Rank $r\"" "$T/thr.defs" ||
+            fail "threads: rank $r's thread 1 is not in its group"
+        [ "$(count "$T/thr.txt" MPI_COLLECTIVE_END $r)" = 1 ] ||
+            fail "threads: rank $r's main thread has not its one barrier"
+    done
+    # matched by rank: a location's rank is its id's low 32 bits
+    awk '$1 ~ /^MPI_(SEND|RECV)$/ { $2 = $2 % 4294967296 } { print }' "$T/thr.txt" > "$T/thr.ranks"
+    check_matching "$T/thr.ranks" || fail "threads: messages between threads do not match"
+    check_nesting "$T/thr.txt" || fail "threads: nesting"
+    $UNPERTURB compensate -q "$T/thr" -o "$T/thr-comp" --json "$T/thr.json" ||
+        fail "threads: compensate failed"
+    grep -q '"unmatched_recv": 0' "$T/thr.json" && grep -q '"unresolved_peer": 0' "$T/thr.json" ||
+        fail "threads: the replay did not match the threads' messages: $(cat "$T/thr.json")"
+    ok "threads: 2 ranks x 2 MPI threads, a location each (34 and 15 records), matched"
+fi
 
 # every generated Fortran wrapper records as its C twin; sizes by hand
 UNPERTURB=$UNPERTURB tests/tracer/twins.sh "$BUILD" || fail "twins: see above"
