@@ -421,7 +421,7 @@ static int read_defs(merger *m, int rank, const char *path)
             size_t k;
             for (k = 0; k < r->nthr && r->thr[k].idx != idx; k++)
                 ;
-            if (idx == 0 || idx > 0xffffff)
+            if (idx == 0 || idx >= UP_MERGE_THREADS_MAX)
                 continue;
             if (k == r->nthr) {
                 if (!(r->thr = grow(r->thr, &r->cap_t, r->nthr + 1, sizeof *r->thr)))

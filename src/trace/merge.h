@@ -16,6 +16,10 @@
 
 #include <stddef.h>
 
+/* threads recorded per rank, at most (the tracer's limit; a definitions
+ * file naming others is damaged, and they are ignored) */
+#define UP_MERGE_THREADS_MAX 4096
+
 typedef struct up_merge_info {
     int ranks;          /* ranks in the run */
     int ranks_found;    /* ranks with a definitions file */

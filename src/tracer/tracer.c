@@ -96,7 +96,7 @@ static struct {
  * run does.  `me` is this thread's (NULL before its first record; the
  * initial-exec model: one %fs-relative load, the library being loaded with
  * the program). */
-#define THREADS_MAX 4096
+#define THREADS_MAX UP_MERGE_THREADS_MAX
 static pthread_mutex_t threads_mu = PTHREAD_MUTEX_INITIALIZER;
 static tslot *threads[THREADS_MAX];
 static uint32_t nthreads = 1;   /* indices handed out (0: the main thread) */
