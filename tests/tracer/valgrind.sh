@@ -28,6 +28,7 @@ ok() { pass=$((pass + 1)); echo "ok   $*"; }
 
 mpicc -O1 -g -o "$T/c_prog" tests/tracer/c_prog.c
 mpif90 -O1 -g -o "$T/f_prog" tests/tracer/f_prog.f90
+mpicc -O1 -g -pthread -o "$T/c_threads" tests/tracer/c_threads.c
 cat > "$T/leak.c" <<'C'
 #include <mpi.h>
 #include <stdlib.h>
@@ -64,6 +65,11 @@ for prog in c_prog f_prog; do
 done
 
 # shellcheck disable=SC2086
+# worker threads that record (a location each; tests/tracer/run.sh)
+vgrun c_threads -- mpirun $ROOT -np 2 $VG "$T/c_threads" || fail "c_threads under valgrind"
+otf2-print "$T/run-c_threads/traces.otf2" > /dev/null || fail "c_threads: archive not readable"
+ok "c_threads (MPI from 2 worker threads) on 2 ranks under valgrind: no errors, no leaks of ours"
+
 if vgrun leak -- mpirun $ROOT -np 2 $VG "$T/leak"; then
     fail "the control program's leak was not reported"
 fi
