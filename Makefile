@@ -27,6 +27,9 @@ CONFIG := $(BUILD)/config.mk
 ifneq ($(if $(MAKECMDGOALS),$(filter-out clean uninstall deps,$(MAKECMDGOALS)),all),)
 include $(CONFIG)
 endif
+# libelf: src/run/omp_runtime.c reads programs' and libomp's ELF dynamic
+# symbols (issue 36; libelf-dev comes with libdw-dev)
+DEP_LIBS += -lelf
 
 WARN    := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-sign-conversion
@@ -144,11 +147,12 @@ test:
 	  tests/tracer/run.sh $(SAN)
 	$(MAKE) --no-print-directory $(BUILD)/bin/up-fwd-gen && UNPERTURB=$(SAN)/bin/unperturb tests/readers/run.sh $(BUILD)
 	tests/tracer/symbols_test.sh
-	$(MAKE) --no-print-directory $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so $(EXAMPLES_BIN)
+	$(MAKE) --no-print-directory $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so $(EXAMPLES_BIN) $(THREADS_BIN)
 	tests/tracer/valgrind.sh $(BUILD)
 	tests/memcheck/run.sh $(BUILD)
 	$(MAKE) --no-print-directory $(BUILD)/bin/up-check
 	tests/examples/run.sh $(BUILD)
+	tests/examples/threads.sh $(BUILD)
 	tests/features/run.sh $(BUILD)
 	$(MAKE) --no-print-directory $(BUILD)/bin/up-bench-gen $(BUILD)/bin/up-bench-measure
 	tests/linear/run.sh $(BUILD)

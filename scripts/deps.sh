@@ -19,7 +19,7 @@ need="gcc make pkg-config libopen-trace-format2-dev libjansson-dev libinih-dev l
 for target in "$@"; do
     case $target in
         build) ;;
-        test) need="$need otf2-tools jq gfortran valgrind chromium fonts-dejavu-core python3 python3-otf2 python3-six procps" ;;
+        test) need="$need otf2-tools jq gfortran valgrind chromium fonts-dejavu-core python3 python3-otf2 python3-six procps libomp-14-dev" ;;
         demo) need="$need otf2-tools" ;;
         bench) need="$need otf2-tools jq libsimgrid-dev python3" ;;
         *) echo "scripts/deps.sh: unknown target '$target' (build, test, demo, bench)" >&2; exit 2 ;;
