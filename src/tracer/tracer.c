@@ -300,9 +300,21 @@ static inline bool recording(void)
     return upt_on && thread_join();
 }
 
-static inline void rec_begin(void)
+/* A record begins.  Another thread's is marked busy before recording is
+ * looked at again, so close_threads, which turns recording off before it
+ * looks at the marks, either sees the mark or is seen here (false: the run
+ * closed meanwhile) */
+static inline bool rec_begin(void)
 {
     me->busy = 1;
+    if (__builtin_expect(me == &T.main, 1))
+        return true; /* the main thread closes its own writer: no fence on its path */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__builtin_expect(!upt_on, 0)) {
+        me->busy = 0;
+        return false;
+    }
+    return true;
 }
 
 /* What the extra cost's spins really took in this run (UNPERTURB_CALIB_DEBUG
@@ -414,9 +426,8 @@ static inline void rec_end(OTF2_ErrorCode rc)
 
 #define RECORD(call)                                                          \
     do {                                                                      \
-        if (!recording())                                                     \
+        if (!recording() || !rec_begin())                                     \
             return;                                                           \
-        rec_begin();                                                          \
         rec_end(call);                                                        \
     } while (0)
 
@@ -1271,7 +1282,15 @@ static bool thread_join(void)
 static void close_threads(void)
 {
     uint32_t i;
-    pthread_mutex_lock(&threads_mu);
+    int tries = 1000;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* recording is off (rec_begin) */
+    /* (from a fatal signal, the interrupted thread may hold the lock: the
+     * other threads' records are then lost, never waited for) */
+    while (pthread_mutex_trylock(&threads_mu) != 0)
+        if (!tries--)
+            return;
+        else
+            sched_yield();
     threads_closed = true;
     for (i = 1; i < nthreads; i++) {
         tslot *s = threads[i];
