@@ -78,56 +78,16 @@ static size_t count_of(Elf *e, Elf_Data *d, Elf_Type t)
     return d && one ? d->d_size / one : 0;
 }
 
-/* The highest version index the verneed and verdef sections name (walks
- * each chain at most `n` entries, within the section). */
-static size_t max_version(const elf_file *f)
-{
-    size_t top = 1, off, i, j;
-    if (f->verneed)
-        for (off = 0, i = 0; i < f->nneed; i++) {
-            GElf_Verneed vn;
-            size_t aoff;
-            if (!gelf_getverneed(f->verneed, (int)off, &vn))
-                break;
-            for (aoff = off + vn.vn_aux, j = 0; j < vn.vn_cnt; j++) {
-                GElf_Vernaux va;
-                if (!gelf_getvernaux(f->verneed, (int)aoff, &va))
-                    break;
-                if ((size_t)(va.vna_other & MAX_VERSION) > top)
-                    top = va.vna_other & MAX_VERSION;
-                if (!va.vna_next)
-                    break;
-                aoff += va.vna_next;
-            }
-            if (!vn.vn_next)
-                break;
-            off += vn.vn_next;
-        }
-    if (f->verdef)
-        for (off = 0, i = 0; i < f->ndef; i++) {
-            GElf_Verdef vd;
-            if (!gelf_getverdef(f->verdef, (int)off, &vd))
-                break;
-            if ((size_t)(vd.vd_ndx & MAX_VERSION) > top)
-                top = vd.vd_ndx & MAX_VERSION;
-            if (!vd.vd_next)
-                break;
-            off += vd.vd_next;
-        }
-    return top;
-}
+/* Calls fn for every version index the verneed and verdef sections name
+ * (walks each chain at most `n` entries, within the section): a needed
+ * version with its name, library and weakness; a defined one with its name
+ * (NULL when it has none) */
+typedef void version_fn(elf_file *f, size_t k, const char *name, const char *file, bool weak,
+                        void *ctx);
 
-/* The names of the version indexes: needed ones with their library, and
- * defined ones.  -1: out of memory. */
-static int read_versions(elf_file *f)
+static void each_version(elf_file *f, version_fn *fn, void *ctx)
 {
     size_t off, i, j;
-    f->nv = max_version(f) + 1;
-    f->vname = up_calloc(f->nv, sizeof *f->vname);
-    f->vfile = up_calloc(f->nv, sizeof *f->vfile);
-    f->vweak = up_calloc(f->nv, 1);
-    if (!f->vname || !f->vfile || !f->vweak)
-        return -1;
     if (f->verneed)
         for (off = 0, i = 0; i < f->nneed; i++) {
             GElf_Verneed vn;
@@ -136,15 +96,10 @@ static int read_versions(elf_file *f)
                 break;
             for (aoff = off + vn.vn_aux, j = 0; j < vn.vn_cnt; j++) {
                 GElf_Vernaux va;
-                size_t k;
                 if (!gelf_getvernaux(f->verneed, (int)aoff, &va))
                     break;
-                k = va.vna_other & MAX_VERSION;
-                if (k < f->nv) {
-                    f->vname[k] = str_at(f, f->needstr, va.vna_name);
-                    f->vfile[k] = str_at(f, f->needstr, vn.vn_file);
-                    f->vweak[k] = (va.vna_flags & VER_FLG_WEAK) != 0;
-                }
+                fn(f, va.vna_other & MAX_VERSION, str_at(f, f->needstr, va.vna_name),
+                   str_at(f, f->needstr, vn.vn_file), (va.vna_flags & VER_FLG_WEAK) != 0, ctx);
                 if (!va.vna_next)
                     break;
                 aoff += va.vna_next;
@@ -157,16 +112,55 @@ static int read_versions(elf_file *f)
         for (off = 0, i = 0; i < f->ndef; i++) {
             GElf_Verdef vd;
             GElf_Verdaux vda;
-            size_t k;
             if (!gelf_getverdef(f->verdef, (int)off, &vd))
                 break;
-            k = vd.vd_ndx & MAX_VERSION;
-            if (k < f->nv && vd.vd_cnt && gelf_getverdaux(f->verdef, (int)(off + vd.vd_aux), &vda))
-                f->vname[k] = str_at(f, f->defstr, vda.vda_name);
+            fn(f, vd.vd_ndx & MAX_VERSION,
+               vd.vd_cnt && gelf_getverdaux(f->verdef, (int)(off + vd.vd_aux), &vda)
+                   ? str_at(f, f->defstr, vda.vda_name) : NULL,
+               NULL, false, ctx);
             if (!vd.vd_next)
                 break;
             off += vd.vd_next;
         }
+}
+
+/* (each_version) the highest index, into *(size_t *)ctx */
+static void version_top(elf_file *f, size_t k, const char *name, const char *file, bool weak,
+                        void *ctx)
+{
+    size_t *top = ctx;
+    (void)f, (void)name, (void)file, (void)weak;
+    if (k > *top)
+        *top = k;
+}
+
+/* (each_version) an index's name, and a needed one's library and weakness */
+static void version_note(elf_file *f, size_t k, const char *name, const char *file, bool weak,
+                         void *ctx)
+{
+    (void)ctx;
+    if (k >= f->nv || !name)
+        return;
+    f->vname[k] = name;
+    if (file) {
+        f->vfile[k] = file;
+        f->vweak[k] = weak;
+    }
+}
+
+/* The names of the version indexes: needed ones with their library, and
+ * defined ones.  -1: out of memory. */
+static int read_versions(elf_file *f)
+{
+    size_t top = 1;
+    each_version(f, version_top, &top);
+    f->nv = top + 1;
+    f->vname = up_calloc(f->nv, sizeof *f->vname);
+    f->vfile = up_calloc(f->nv, sizeof *f->vfile);
+    f->vweak = up_calloc(f->nv, 1);
+    if (!f->vname || !f->vfile || !f->vweak)
+        return -1;
+    each_version(f, version_note, NULL);
     return 0;
 }
 
