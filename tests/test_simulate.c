@@ -21,30 +21,6 @@
 
 #define NS 1000000000u
 
-/* Machine of the hand-worked tests: every rank on its own node, one hop,
- * L = 1000, G = 1 ns/byte, o_s = 100, o_r = 200, eager 4096. */
-static up_machine hand_machine(void)
-{
-    up_machine m;
-    up_machine_init(&m);
-    m.cpu_ratio = 1;
-    m.compute = UP_COMPUTE_WALL;
-    m.progress = UP_PROGRESS_MPI;
-    m.latency_ns = 1000;
-    m.ns_per_byte = 1;
-    m.per_hop_ns = 0;
-    m.node_latency_ns = 10;
-    m.node_ns_per_byte = 0;
-    m.send_overhead_ns = 100;
-    m.recv_overhead_ns = 200;
-    m.eager_limit = 4096;
-    m.contention = false;
-    m.topology = UP_TOPO_FULL;
-    m.ranks_per_node = 1;
-    m.placement = UP_PLACE_BLOCK;
-    return m;
-}
-
 /* Simulates `dir` on *m, with the overheads of the calibration file `calib`
  * (NULL: the archive's), into `dir`/sim and loads the result. */
 static int simulate_calib(const char *dir, const up_machine *m, const char *calib, tr_trace *out,
@@ -113,7 +89,7 @@ TEST(sim_ping_pong)
 {
     const char *dir = t_dir("sim_pp");
     tg *g = tg_open(dir, 2, NS, 0);
-    up_machine m = hand_machine();
+    up_machine m = t_hand_machine();
     tr_trace o;
     up_sim_summary s;
     tg_enter(g, 0, 0, TG_MAIN);
@@ -158,7 +134,7 @@ TEST(sim_rendezvous)
 {
     const char *dir = t_dir("sim_rdv");
     tg *g = tg_open(dir, 2, NS, 0);
-    up_machine m = hand_machine();
+    up_machine m = t_hand_machine();
     tr_trace o;
     tg_enter(g, 0, 0, TG_MAIN);
     tg_mpi_send(g, 0, 1000, 1010, 20000, 1, 0, 10000);
@@ -200,7 +176,7 @@ static void progress_sim(bool in_mpi, up_progress_policy pol, uint64_t leave0, u
 {
     const char *dir = t_dir("sim_progress");
     tg *g = tg_open(dir, 2, NS, 0);
-    up_machine m = hand_machine();
+    up_machine m = t_hand_machine();
     OTF2_EvtWriter *w;
     up_sim_summary s;
     tr_trace o;
@@ -257,7 +233,7 @@ TEST(sim_rendezvous_waits_for_the_receivers_entry_into_mpi)
 TEST(sim_cpu_ratio_halves_compute)
 {
     const char *dir = t_dir("sim_ratio");
-    up_machine m = hand_machine();
+    up_machine m = t_hand_machine();
     tr_trace o;
     write_two_workers(dir);
     m.cpu_ratio = 2;
@@ -283,7 +259,7 @@ TEST(sim_cpu_ratio_slower_target_takes_longer)
 {
     static const double ratios[] = {1000, 2, 1, 0.5, 0.01, 0.001};
     const char *dir = t_dir("sim_slow");
-    up_machine m = hand_machine();
+    up_machine m = t_hand_machine();
     up_sim_summary s;
     tr_trace o;
     double prev = 0;
@@ -336,7 +312,7 @@ TEST(sim_cpu_ratio_out_of_range_is_refused)
         {0, "cpu_ratio = 0: must be between 0.001 and 1000"},
     };
     const char *dir = t_dir("sim_badratio");
-    up_machine m = hand_machine();
+    up_machine m = t_hand_machine();
     unsigned i;
     write_two_workers(dir);
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -365,7 +341,7 @@ TEST(sim_cpu_ratio_out_of_range_is_refused)
 TEST(sim_time_beyond_the_clock_is_an_error)
 {
     const char *dir = t_dir("sim_overflow");
-    up_machine m = hand_machine();
+    up_machine m = t_hand_machine();
     up_simrun_opts opts;
     up_sim_summary s;
     up_err err = {0};
@@ -403,7 +379,7 @@ TEST(sim_overhead_by_location)
 {
     const char *dir = t_dir("sim_byloc");
     char calib[4096];
-    up_machine m = hand_machine();
+    up_machine m = t_hand_machine();
     tr_trace o;
     FILE *f;
     write_two_workers(dir);
@@ -440,7 +416,7 @@ TEST(sim_cpu_time_metric)
 {
     const char *dir = t_dir("sim_cpu");
     tg *g = tg_open(dir, 1, NS, TG_CPU_METRIC);
-    up_machine m = hand_machine();
+    up_machine m = t_hand_machine();
     up_sim_summary s;
     tr_trace o;
     tg_enter(g, 0, 0, TG_MAIN);
@@ -493,7 +469,7 @@ TEST(sim_binomial_bcast_8_ranks)
     static const uint64_t ex[8] = {1300, 2600, 2600, 3900, 2600, 3900, 3900, 5200};
     const char *dir = t_dir("sim_bcast");
     tg *g = tg_open(dir, 8, NS, 0);
-    up_machine m = hand_machine();
+    up_machine m = t_hand_machine();
     tr_trace o;
     unsigned r;
     for (r = 0; r < 8; r++) {
@@ -529,7 +505,7 @@ TEST(sim_message_handling_policies)
 {
     const char *dir = t_dir("sim_policy");
     tg *g = tg_open(dir, 2, NS, 0);
-    up_machine m = hand_machine();
+    up_machine m = t_hand_machine();
     tr_trace o;
     tg_enter(g, 0, 0, TG_MAIN);
     tg_mpi_send(g, 0, 1000, 1010, 1020, 1, 0, 0);
@@ -724,7 +700,7 @@ TEST(sim_contention_on_ring_links)
 {
     const char *dir = t_dir("sim_ring");
     tg *g = tg_open(dir, 5, NS, 0);
-    up_machine m = hand_machine();
+    up_machine m = t_hand_machine();
     tr_trace o;
     unsigned r;
     tg_enter(g, 0, 0, TG_MAIN);
@@ -764,7 +740,7 @@ TEST(sim_repairs_unmatched_receive)
 {
     const char *dir = t_dir("sim_unmatched");
     tg *g = tg_open(dir, 2, NS, 0);
-    up_machine m = hand_machine();
+    up_machine m = t_hand_machine();
     up_sim_summary s;
     tr_trace o;
     tg_enter(g, 0, 0, TG_MAIN);
@@ -804,7 +780,7 @@ TEST(sim_spin_polls_on_the_target)
 {
     const char *dir = t_dir("sim_spin");
     tg *g = tg_open(dir, 2, NS, 0);
-    up_machine m = hand_machine();
+    up_machine m = t_hand_machine();
     OTF2_EvtWriter *w;
     tr_trace o;
     unsigned k;

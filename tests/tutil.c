@@ -56,6 +56,30 @@ out:
     return st;
 }
 
+/* Machine of the hand-worked tests: every rank on its own node, one hop,
+ * L = 1000, G = 1 ns/byte, o_s = 100, o_r = 200, eager 4096. */
+up_machine t_hand_machine(void)
+{
+    up_machine m;
+    up_machine_init(&m);
+    m.cpu_ratio = 1;
+    m.compute = UP_COMPUTE_WALL;
+    m.progress = UP_PROGRESS_MPI;
+    m.latency_ns = 1000;
+    m.ns_per_byte = 1;
+    m.per_hop_ns = 0;
+    m.node_latency_ns = 10;
+    m.node_ns_per_byte = 0;
+    m.send_overhead_ns = 100;
+    m.recv_overhead_ns = 200;
+    m.eager_limit = 4096;
+    m.contention = false;
+    m.topology = UP_TOPO_FULL;
+    m.ranks_per_node = 1;
+    m.placement = UP_PLACE_BLOCK;
+    return m;
+}
+
 up_comp_params t_params(double o_ns, up_mode mode, up_collective coll)
 {
     up_comp_params p;

@@ -47,6 +47,10 @@ void t_check_schedules_contended(const char *what, const char *in);
 /* Parameters with every per-record overhead = o_ns, the given mode and
  * collective model, no copy time, no network. */
 up_comp_params t_params(double o_ns, up_mode mode, up_collective coll);
+/* The machine of the hand-worked simulate tests: every rank on its own node,
+ * L = 1000 ns, 1 ns/byte, o_s = 100, o_r = 200, same node 10 ns, eager 4096,
+ * progress = mpi, compute as measured (wall) */
+up_machine t_hand_machine(void);
 
 /* Window length of a result in seconds, measured (which=0) or approximated. */
 double t_window_s(const up_replay_result *r, int which);
