@@ -8,15 +8,9 @@
 
 #include <otf2/otf2.h>
 
+#include "trace/chunks.h"
 #include "test.h"
 #include "trace/trace.h"
-
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)
-{
-    (void)ud, (void)ft, (void)l, (void)c, (void)f;
-    return OTF2_FLUSH;
-}
-static const OTF2_FlushCallbacks flush_cb = {pre_flush, NULL};
 
 /* Two MPI ranks with one Enter/Leave each; the group and location group
  * definitions twice each, the second time with other contents:
@@ -34,7 +28,7 @@ static OTF2_Archive *enter_leave_archive(const char *dir, unsigned nlocs)
     CHECK(ar != NULL);
     if (!ar)
         return NULL;
-    OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL);
+    OTF2_Archive_SetFlushCallbacks(ar, &up_otf2_flush_callbacks, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     OTF2_Archive_OpenEvtFiles(ar);
     for (r = 0; r < nlocs; r++) {

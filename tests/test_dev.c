@@ -14,6 +14,7 @@
 
 #include <otf2/otf2.h>
 
+#include "trace/chunks.h"
 #include "test.h"
 #include "run/simrun.h"
 #include "tutil.h"
@@ -26,13 +27,6 @@ typedef struct rec {
     uint64_t t;
     int region;     /* R_* of an Enter/Leave */
 } rec;
-
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)
-{
-    (void)ud, (void)ft, (void)l, (void)c, (void)f;
-    return OTF2_FLUSH;
-}
-static const OTF2_FlushCallbacks flush_cb = {pre_flush, NULL};
 
 static void write_recs(OTF2_EvtWriter *w, const rec *r, size_t n)
 {
@@ -82,7 +76,7 @@ static int write_dev_trace(const char *dir, const rec *h, size_t nh, const rec *
     unsigned i;
     if (!ar)
         return -1;
-    OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL);
+    OTF2_Archive_SetFlushCallbacks(ar, &up_otf2_flush_callbacks, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     OTF2_Archive_OpenEvtFiles(ar);
     w = OTF2_Archive_GetEvtWriter(ar, 0);
@@ -287,7 +281,7 @@ static int write_target_trace(const char *dir, const rec *h, size_t nh, const re
     unsigned i;
     if (!ar)
         return -1;
-    OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL);
+    OTF2_Archive_SetFlushCallbacks(ar, &up_otf2_flush_callbacks, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     OTF2_Archive_OpenEvtFiles(ar);
     for (i = 0; i < 3; i++) {

@@ -38,18 +38,12 @@
 
 #include <otf2/otf2.h>
 
+#include "trace/chunks.h"
 #include "test.h"
 #include "analysis/hybrid.h"
 #include "report/perfetto.h"
 #include "report/profile_report.h"
 #include "run/pipeline.h"
-
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)
-{
-    (void)ud, (void)ft, (void)l, (void)c, (void)f;
-    return OTF2_FLUSH;
-}
-static const OTF2_FlushCallbacks flush_cb = {pre_flush, NULL};
 
 enum { R_MAIN, R_PAR, R_CRIT, R_BAR, R_SYNC, R_KERNEL, NREG };
 enum { COMM_TEAM = 0, COMM_CUDA = 1 };
@@ -74,7 +68,7 @@ static void write_hybrid(const char *dir)
     CHECK(ar != NULL);
     if (!ar)
         return;
-    OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL);
+    OTF2_Archive_SetFlushCallbacks(ar, &up_otf2_flush_callbacks, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     OTF2_Archive_OpenEvtFiles(ar);
     m = OTF2_Archive_GetEvtWriter(ar, 0);

@@ -116,6 +116,7 @@
  * and `unperturb compensate DIR/hybrid-cost -o X --overhead-ns 200`.
  * Run: build/san/bin/unperturb-tests hybrid_truth.
  */
+#include "trace/chunks.h"
 #include "test.h"
 #include "tutil.h"
 #include "util/util.h"
@@ -236,13 +237,6 @@ typedef struct out {
     bool bad;
 } out;
 
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)
-{
-    (void)ud, (void)ft, (void)l, (void)c, (void)f;
-    return OTF2_FLUSH;
-}
-static const OTF2_FlushCallbacks flush_cb = {pre_flush, NULL};
-
 static bool out_open(out *o, const char *dir)
 {
     unsigned p, t;
@@ -251,7 +245,7 @@ static bool out_open(out *o, const char *dir)
                               OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!o->ar)
         return false;
-    OTF2_Archive_SetFlushCallbacks(o->ar, &flush_cb, NULL);
+    OTF2_Archive_SetFlushCallbacks(o->ar, &up_otf2_flush_callbacks, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(o->ar);
     OTF2_Archive_SetCreator(o->ar, "unperturb test_hybrid_truth");
     OTF2_Archive_OpenEvtFiles(o->ar);

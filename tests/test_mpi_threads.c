@@ -12,16 +12,10 @@
 
 #include <otf2/otf2.h>
 
+#include "trace/chunks.h"
 #include "test.h"
 #include "run/simrun.h"
 #include "tutil.h"
-
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)
-{
-    (void)ud, (void)ft, (void)l, (void)c, (void)f;
-    return OTF2_FLUSH;
-}
-static const OTF2_FlushCallbacks flush_cb = {pre_flush, NULL};
 
 /* regions */
 enum { R_MAIN, R_WORK, R_SEND, R_RECV, R_ALLREDUCE, R_BARRIER, NREGIONS };
@@ -64,7 +58,7 @@ static void write_trace_with(const char *dir, void (*events)(OTF2_EvtWriter *con
     CHECK(ar != NULL);
     if (!ar)
         return;
-    OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL);
+    OTF2_Archive_SetFlushCallbacks(ar, &up_otf2_flush_callbacks, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     OTF2_Archive_OpenEvtFiles(ar);
     for (l = 0; l < 4; l++)

@@ -16,6 +16,7 @@
 
 #include <otf2/otf2.h>
 
+#include "trace/chunks.h"
 #include "test.h"
 #include "tutil.h"
 
@@ -34,13 +35,6 @@ typedef struct ow {
     unsigned n;
 } ow;
 
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)
-{
-    (void)ud, (void)ft, (void)l, (void)c, (void)f;
-    return OTF2_FLUSH;
-}
-static const OTF2_FlushCallbacks flush_cb = {pre_flush, NULL};
-
 /* An archive of n CPU threads (location ids 0..n-1) of one process */
 static int ow_open(ow *o, const char *dir, unsigned n)
 {
@@ -51,7 +45,7 @@ static int ow_open(ow *o, const char *dir, unsigned n)
                               OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!o->ar)
         return -1;
-    OTF2_Archive_SetFlushCallbacks(o->ar, &flush_cb, NULL);
+    OTF2_Archive_SetFlushCallbacks(o->ar, &up_otf2_flush_callbacks, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(o->ar);
     OTF2_Archive_OpenEvtFiles(o->ar);
     for (i = 0; i < n; i++)

@@ -1,6 +1,7 @@
 /*
  * tutil.c - shared helpers of the unit tests (see tutil.h).
  */
+#include "trace/chunks.h"
 #include "tutil.h"
 #include "run/simrun.h"
 #include "test.h"
@@ -123,13 +124,6 @@ void t_check_times(const char *file, int line, const tr_trace *t, uint64_t id,
                    (unsigned long long)want[i]);
 }
 
-static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool f)
-{
-    (void)ud, (void)ft, (void)l, (void)c, (void)f;
-    return OTF2_FLUSH;
-}
-static const OTF2_FlushCallbacks flush_cb = {pre_flush, NULL};
-
 int t_write_named_regions(const char *dir, const char *const *names, unsigned n,
                           uint64_t leave_dt, uint64_t length, const char *node,
                           const char *thread)
@@ -143,7 +137,7 @@ int t_write_named_regions(const char *dir, const char *const *names, unsigned n,
     unsigned r;
     if (!ar)
         return -1;
-    OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL);
+    OTF2_Archive_SetFlushCallbacks(ar, &up_otf2_flush_callbacks, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(ar);
     OTF2_Archive_OpenEvtFiles(ar);
     w = OTF2_Archive_GetEvtWriter(ar, 0);
