@@ -59,6 +59,19 @@ static uint64_t thr_loc(int rank, uint32_t idx)
     return (uint64_t)idx << 32 | (uint32_t)rank;
 }
 
+/* Location k of rank r (defs R), k = 0 .. R->nthr: 0 the rank's own, k > 0
+ * its thread k - 1 */
+static uint64_t loc_k(const rankdefs *R, int r, size_t k)
+{
+    return k ? thr_loc(r, R->thr[k - 1].idx) : (uint64_t)r;
+}
+
+/* The event file of rank r's location loc in the tracer's folder */
+static void evt_path(char *p, size_t n, const char *dir, int r, uint64_t loc)
+{
+    snprintf(p, n, "%s/.upt/%d/traces/%llu.evt", dir, r, (unsigned long long)loc);
+}
+
 /* a string table: interned strings with their OTF2 string ids */
 typedef struct strtab {
     char **s;
@@ -834,14 +847,12 @@ static OTF2_ErrorCode write_locals(merger *m, OTF2_Archive *ar)
 {
     OTF2_ErrorCode rc;
     int r;
-    size_t i;
+    size_t k;
     if ((rc = OTF2_Archive_OpenDefFiles(ar)) != OTF2_SUCCESS)
         return rc;
-    for (r = 0; r < m->nranks && rc == OTF2_SUCCESS; r++) {
-        rc = write_local(m, ar, &m->R[r], (uint64_t)r);
-        for (i = 0; i < m->R[r].nthr && rc == OTF2_SUCCESS; i++)
-            rc = write_local(m, ar, &m->R[r], thr_loc(r, m->R[r].thr[i].idx));
-    }
+    for (r = 0; r < m->nranks && rc == OTF2_SUCCESS; r++)
+        for (k = 0; k <= m->R[r].nthr && rc == OTF2_SUCCESS; k++)
+            rc = write_local(m, ar, &m->R[r], loc_k(&m->R[r], r, k));
     if (rc == OTF2_SUCCESS)
         rc = OTF2_Archive_CloseDefFiles(ar);
     return rc;
@@ -1001,49 +1012,39 @@ int up_merge(const char *dir, up_merge_info *info, char *err, size_t errcap)
         }
     }
     /* killed ranks: end their event files so they can be read */
-    for (r = 0; r < m.nranks; r++) {
-        snprintf(path, sizeof path, "%s/.upt/%d/traces/%d.evt", dir, r, r);
-        if (m.R[r].found && !m.R[r].ended && stat(path, &st) == 0 && st.st_size > 0 &&
-            end_evt_file(path, m.R[r].chunk ? m.R[r].chunk : 1024 * 1024, &m.R[r].events) != 0) {
-            fail(&m, "%s: cannot end the event file of rank %d, which did not close it", path, r);
-            goto out;
-        }
-        for (size_t k = 0; k < m.R[r].nthr; k++) {
-            struct thr *t = &m.R[r].thr[k];
-            snprintf(path, sizeof path, "%s/.upt/%d/traces/%llu.evt", dir, r,
-                     (unsigned long long)thr_loc(r, t->idx));
-            if (!t->ended && stat(path, &st) == 0 && st.st_size > 0 &&
-                end_evt_file(path, m.R[r].chunk ? m.R[r].chunk : 1024 * 1024, &t->events) != 0) {
-                fail(&m, "%s: cannot end the event file of rank %d thread %u, which did not "
-                         "close it", path, r, t->idx);
+    for (r = 0; r < m.nranks; r++)
+        for (size_t k = 0; k <= m.R[r].nthr; k++) {
+            rankdefs *R = &m.R[r];
+            bool ended = k ? R->thr[k - 1].ended : R->ended;
+            uint64_t *events = k ? &R->thr[k - 1].events : &R->events;
+            evt_path(path, sizeof path, dir, r, loc_k(R, r, k));
+            if (R->found && !ended && stat(path, &st) == 0 && st.st_size > 0 &&
+                end_evt_file(path, R->chunk ? R->chunk : 1024 * 1024, events) != 0) {
+                if (k)
+                    fail(&m, "%s: cannot end the event file of rank %d thread %u, which did "
+                             "not close it", path, r, R->thr[k - 1].idx);
+                else
+                    fail(&m, "%s: cannot end the event file of rank %d, which did not close it",
+                         path, r);
                 goto out;
             }
         }
-    }
     /* ranks that left no event file get an empty one, so every location
      * named in the definitions can be read */
     if ((rc = OTF2_Archive_OpenEvtFiles(ar)) != OTF2_SUCCESS) {
         fail(&m, "%s: %s", dir, OTF2_Error_GetDescription(rc));
         goto out;
     }
-    for (r = 0; r < m.nranks; r++) {
-        snprintf(path, sizeof path, "%s/.upt/%d/traces/%d.evt", dir, r, r);
-        if (stat(path, &st) != 0 || st.st_size == 0) {
-            OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, (uint64_t)r);
-            if (w)
-                OTF2_Archive_CloseEvtWriter(ar, w);
-        }
-        for (size_t k = 0; k < m.R[r].nthr; k++) {
-            uint64_t loc = thr_loc(r, m.R[r].thr[k].idx);
-            snprintf(path, sizeof path, "%s/.upt/%d/traces/%llu.evt", dir, r,
-                     (unsigned long long)loc);
+    for (r = 0; r < m.nranks; r++)
+        for (size_t k = 0; k <= m.R[r].nthr; k++) {
+            uint64_t loc = loc_k(&m.R[r], r, k);
+            evt_path(path, sizeof path, dir, r, loc);
             if (stat(path, &st) != 0 || st.st_size == 0) {
                 OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(ar, loc);
                 if (w)
                     OTF2_Archive_CloseEvtWriter(ar, w);
             }
         }
-    }
     OTF2_Archive_CloseEvtFiles(ar);
     if (!(gw = OTF2_Archive_GetGlobalDefWriter(ar))) {
         fail(&m, "%s: cannot write the global definitions", dir);
@@ -1062,16 +1063,10 @@ int up_merge(const char *dir, up_merge_info *info, char *err, size_t errcap)
     }
     moving = true;
     for (r = 0; r < m.nranks; r++) {
-        snprintf(path, sizeof path, "%s/.upt/%d/traces/%d.evt", dir, r, r);
-        snprintf(dst, sizeof dst, "%s/traces/%d.evt", dir, r);
-        if (stat(path, &st) == 0 && st.st_size > 0 && rename(path, dst) != 0) {
-            fail(&m, "cannot move %s to %s: %s", path, dst, strerror(errno));
-            goto out;
-        }
-        for (size_t k = 0; k < m.R[r].nthr; k++) {
-            unsigned long long loc = (unsigned long long)thr_loc(r, m.R[r].thr[k].idx);
-            snprintf(path, sizeof path, "%s/.upt/%d/traces/%llu.evt", dir, r, loc);
-            snprintf(dst, sizeof dst, "%s/traces/%llu.evt", dir, loc);
+        for (size_t k = 0; k <= m.R[r].nthr; k++) {
+            uint64_t loc = loc_k(&m.R[r], r, k);
+            evt_path(path, sizeof path, dir, r, loc);
+            snprintf(dst, sizeof dst, "%s/traces/%llu.evt", dir, (unsigned long long)loc);
             if (stat(path, &st) == 0 && st.st_size > 0 && rename(path, dst) != 0) {
                 fail(&m, "cannot move %s to %s: %s", path, dst, strerror(errno));
                 goto out;
