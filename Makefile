@@ -58,7 +58,7 @@ SAN_TEST_OBJ := $(TEST_SRC:%.c=$(SAN)/obj/%.o)
 TRACER_SRC := $(wildcard src/tracer/*.c) src/trace/merge.c src/trace/calib.c src/trace/chunks.c
 TRACER_OBJ := $(TRACER_SRC:%.c=$(BUILD)/pic/%.o)
 UBSAN_TRACER_OBJ := $(TRACER_SRC:%.c=$(SAN)/pic/%.o)
-TRACER_CFLAGS := $(MPI_CFLAGS) $(DW_CFLAGS) -fPIC -fvisibility=hidden
+TRACER_CFLAGS := $(MPI_CFLAGS) $(DW_CFLAGS) $(OMPT_CFLAGS) -fPIC -fvisibility=hidden
 TRACER_LIBS := $(OTF2_LIBS) $(DW_LIBS) -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi_mpifh $(MPI_LIBS) -lpthread
 
 .PHONY: all deps test unit cli check-generated check-layers demo install uninstall bench clean

@@ -6,7 +6,8 @@
 # packages' compiler flags (scripts/flags.sh), so that a fresh machine builds
 # on the first try (scripts/fresh-machine.sh proves it).
 #
-#   build  the compiler, OTF2, jansson, inih, Open MPI (mpirun, headers), libdw
+#   build  the compiler, OTF2, jansson, inih, Open MPI (mpirun, headers), libdw,
+#          LLVM's OpenMP runtime and its omp-tools.h (the tracer's OMPT tool)
 #   demo   + otf2-print (the demo's closing hint)
 #   test   + otf2-print, jq, mpif90 (gfortran), valgrind, headless chromium
 #            and a font for report.html, python3, OTF2's Python bindings
@@ -15,11 +16,11 @@
 #   bench  + otf2-print, jq, SimGrid's smpirun, python3
 set -eu
 [ $# -gt 0 ] || set -- build
-need="gcc make pkg-config libopen-trace-format2-dev libjansson-dev libinih-dev libopenmpi-dev openmpi-bin libdw-dev"
+need="gcc make pkg-config libopen-trace-format2-dev libjansson-dev libinih-dev libopenmpi-dev openmpi-bin libdw-dev libomp-14-dev"
 for target in "$@"; do
     case $target in
         build) ;;
-        test) need="$need otf2-tools jq gfortran valgrind chromium fonts-dejavu-core python3 python3-otf2 python3-six procps libomp-14-dev" ;;
+        test) need="$need otf2-tools jq gfortran valgrind chromium fonts-dejavu-core python3 python3-otf2 python3-six procps" ;;
         demo) need="$need otf2-tools" ;;
         bench) need="$need otf2-tools jq libsimgrid-dev python3" ;;
         *) echo "scripts/deps.sh: unknown target '$target' (build, test, demo, bench)" >&2; exit 2 ;;

@@ -54,6 +54,7 @@ int upt_main_thread_set;
  * then waits for the record's end; close_local waits too). */
 typedef struct tslot {
     OTF2_EvtWriter *w;
+    OTF2_AttributeList *attrs; /* its records' attributes; OTF2 empties it after each */
     uint32_t idx;
     volatile sig_atomic_t busy;
 } tslot;
@@ -69,13 +70,12 @@ static struct {
     bool closed;
     bool sync;            /* ranks on more than one node: measure clock offsets */
     bool cpu;             /* UNPERTURB_CPU_TIME=1: thread CPU time at MPI calls */
-    OTF2_AttributeList *attrs; /* a record's attributes; OTF2 empties it after each */
     /* the source and communicator of the last MPI_ANY_SOURCE receive, until
      * the first send to that source (marked a reply: UPT_ATTR_REPLY) */
     bool wild_open;
     uint32_t wild_src, wild_comm;
     /* regions defined at run time: (name, file, line) -> id */
-    struct region { char *name, *file; uint32_t line; } *regions;
+    struct region { char *name, *file; uint32_t line; OTF2_RegionRole role; OTF2_Paradigm paradigm; } *regions;
     uint32_t nregions, regions_cap;
     /* communicators: MPI handle -> local id */
     struct comm { MPI_Comm c; uint32_t id; } *comms;
@@ -482,9 +482,9 @@ static OTF2_AttributeList *reply_attrs(uint32_t dest, uint32_t comm)
     if (!T.wild_open || dest != T.wild_src || comm != T.wild_comm)
         return NULL;
     T.wild_open = false;
-    if (!T.attrs || OTF2_AttributeList_AddUint8(T.attrs, UPT_ATTR_REPLY, 1) != OTF2_SUCCESS)
+    if (!me->attrs || OTF2_AttributeList_AddUint8(me->attrs, UPT_ATTR_REPLY, 1) != OTF2_SUCCESS)
         return NULL;
-    return T.attrs;
+    return me->attrs;
 }
 
 /* A receive that named MPI_ANY_SOURCE took a message from src. */
@@ -499,15 +499,15 @@ void upt_send(uint32_t dest, uint32_t comm, uint32_t tag, uint64_t bytes)
     RECORD(OTF2_EvtWriter_MpiSend(me->w, reply_attrs(dest, comm), upt_now(), dest, comm, tag, bytes));
 }
 
-/* The attribute list of a receive: NULL for a plain one, else T.attrs with
+/* The attribute list of a receive: NULL for a plain one, else the thread's with
  * its wildcard bits.  Called inside RECORD only, so a list filled here is
  * always written (and emptied by OTF2) right away. */
 static OTF2_AttributeList *wildcard_attrs(unsigned wildcard)
 {
-    if (!wildcard || !T.attrs ||
-        OTF2_AttributeList_AddUint8(T.attrs, UPT_ATTR_WILDCARD, (uint8_t)wildcard) != OTF2_SUCCESS)
+    if (!wildcard || !me->attrs ||
+        OTF2_AttributeList_AddUint8(me->attrs, UPT_ATTR_WILDCARD, (uint8_t)wildcard) != OTF2_SUCCESS)
         return NULL; /* (a failed add added nothing) */
-    return T.attrs;
+    return me->attrs;
 }
 
 void upt_recv(uint32_t src, uint32_t comm, uint32_t tag, uint64_t bytes, unsigned wildcard)
@@ -637,6 +637,17 @@ void upt_rma_op_complete_remote(uint32_t win, uint64_t id)
 
 bool upt_recording(void) { return recording(); }
 
+OTF2_EvtWriter *upt_rec_open(void)
+{
+    if (!recording() || !rec_begin())
+        return NULL;
+    return me->w;
+}
+
+void upt_rec_close(OTF2_ErrorCode rc) { rec_end(rc); }
+
+OTF2_AttributeList *upt_rec_attrs(void) { return me ? me->attrs : NULL; }
+
 void upt_overhead_begin(void) { upt_enter(UPT_R_OVERHEAD); }
 void upt_overhead_end(void) { upt_leave(UPT_R_OVERHEAD); }
 
@@ -655,7 +666,10 @@ static void side_region(uint32_t id, int role, int paradigm, const char *name, c
     side_line("region\t%u\t%d\t%d\t%u\t%s\t%s\n", id, role, paradigm, line, n, f);
 }
 
-uint32_t upt_region_define(const char *name, const char *file, uint32_t line)
+static pthread_mutex_t regions_mu = PTHREAD_MUTEX_INITIALIZER; /* threads define regions */
+
+static uint32_t region_define(const char *name, const char *file, uint32_t line,
+                              OTF2_RegionRole role, OTF2_Paradigm paradigm)
 {
     uint32_t i;
     struct region *r;
@@ -665,8 +679,8 @@ uint32_t upt_region_define(const char *name, const char *file, uint32_t line)
      * callers (funcs.c caches per address and per name pointer) */
     for (i = 0; i < T.nregions; i++) {
         r = &T.regions[i];
-        if (r->line == line && !strcmp(r->name, name) &&
-            !strcmp(r->file ? r->file : "", file ? file : ""))
+        if (r->line == line && r->role == role && r->paradigm == paradigm &&
+            !strcmp(r->name, name) && !strcmp(r->file ? r->file : "", file ? file : ""))
             return UPT_R_FIXED_ + i;
     }
     if (T.nregions == T.regions_cap) {
@@ -682,9 +696,26 @@ uint32_t upt_region_define(const char *name, const char *file, uint32_t line)
         return UINT32_MAX;
     }
     r->line = line;
-    side_region(UPT_R_FIXED_ + T.nregions, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER,
-                name, file, line);
+    r->role = role;
+    r->paradigm = paradigm;
+    side_region(UPT_R_FIXED_ + T.nregions, role, paradigm, name, file, line);
     return UPT_R_FIXED_ + T.nregions++;
+}
+
+uint32_t upt_region_define_as(const char *name, const char *file, uint32_t line,
+                              OTF2_RegionRole role, OTF2_Paradigm paradigm)
+{
+    uint32_t id;
+    pthread_mutex_lock(&regions_mu);
+    id = region_define(name, file, line, role, paradigm);
+    pthread_mutex_unlock(&regions_mu);
+    return id;
+}
+
+uint32_t upt_region_define(const char *name, const char *file, uint32_t line)
+{
+    return upt_region_define_as(name, file, line, OTF2_REGION_ROLE_FUNCTION,
+                                OTF2_PARADIGM_COMPILER);
 }
 
 static const struct { const char *name; OTF2_RegionRole role; } mpi[] = {
@@ -705,14 +736,18 @@ static void define_fixed_regions(void)
 }
 
 /* attributes: id, OTF2 type, name, description (no tabs) */
+void upt_attr_define(uint32_t id, OTF2_Type type, const char *name, const char *desc)
+{
+    side_line("attribute\t%u\t%d\t%s\t%s\n", id, (int)type, name, desc);
+}
+
 static void define_attributes(void)
 {
-    side_line("attribute\t%u\t%d\tunperturb::wildcard\t"
-              "MPI_ANY_SOURCE (1) and/or MPI_ANY_TAG (2) receive\n",
-              UPT_ATTR_WILDCARD, (int)OTF2_TYPE_UINT8);
-    side_line("attribute\t%u\t%d\tunperturb::reply\t"
-              "the first send to the source of the last MPI_ANY_SOURCE receive on its communicator (1)\n",
-              UPT_ATTR_REPLY, (int)OTF2_TYPE_UINT8);
+    upt_attr_define(UPT_ATTR_WILDCARD, OTF2_TYPE_UINT8, "unperturb::wildcard",
+                    "MPI_ANY_SOURCE (1) and/or MPI_ANY_TAG (2) receive");
+    upt_attr_define(UPT_ATTR_REPLY, OTF2_TYPE_UINT8, "unperturb::reply",
+                    "the first send to the source of the last MPI_ANY_SOURCE receive on its "
+                    "communicator (1)");
 }
 
 /* ---- communicators ------------------------------------------------------------ */
@@ -1164,7 +1199,7 @@ bool upt_open(uint64_t t_start)
     side_line("chunk\t%d\n", CHUNK_SIZE);
     side_line("start\t%llu\n", (unsigned long long)t_start);
     define_fixed_regions();
-    if ((T.attrs = OTF2_AttributeList_New()) != NULL)
+    if ((T.main.attrs = OTF2_AttributeList_New()) != NULL)
         define_attributes();
     else
         upt_warn("out of memory: wildcard receives are recorded without their attribute");
@@ -1230,6 +1265,9 @@ static void thread_close(tslot *s)
     OTF2_EvtWriter_GetNumberOfEvents(s->w, &n);
     OTF2_Archive_CloseEvtWriter(T.ar, s->w);
     s->w = NULL;
+    if (s->attrs)
+        OTF2_AttributeList_Delete(s->attrs);
+    s->attrs = NULL;
     side_line("thread\t%u\t%llu\n", s->idx, (unsigned long long)n);
 }
 
@@ -1261,6 +1299,7 @@ static bool thread_join(void)
         w = OTF2_Archive_GetEvtWriter(T.ar, (OTF2_LocationRef)s->idx << 32 | (uint32_t)upt_rank);
         if (w && pthread_setspecific(thread_key, s) == 0) {
             s->w = w;
+            s->attrs = OTF2_AttributeList_New(); /* (NULL: records without attributes) */
             threads[nthreads++] = s;
             side_line("thread\t%u\tbegin\n", s->idx);
         } else {
@@ -1334,9 +1373,9 @@ static void close_local(void)
     }
     OTF2_Archive_Close(T.ar);
     T.ar = NULL;
-    if (T.attrs)
-        OTF2_AttributeList_Delete(T.attrs);
-    T.attrs = NULL;
+    if (T.main.attrs)
+        OTF2_AttributeList_Delete(T.main.attrs);
+    T.main.attrs = NULL;
     while (pool.n) /* chunks the run never needed */
         free(pool.chunks[--pool.n]);
     free(pool.chunks);

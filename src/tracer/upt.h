@@ -97,6 +97,10 @@ enum {
  * per (name, file, line) on this rank; returns its rank-local id, or
  * UINT32_MAX when recording is off or memory ran out. */
 uint32_t upt_region_define(const char *name, const char *file, uint32_t line);
+/* the same with a role and paradigm of its own (pthreads.c, ompt.c); any
+ * thread may define regions */
+uint32_t upt_region_define_as(const char *name, const char *file, uint32_t line,
+                              OTF2_RegionRole role, OTF2_Paradigm paradigm);
 
 /* ---- records ------------------------------------------------------------- */
 
@@ -125,6 +129,24 @@ void upt_nbcoll_complete(OTF2_CollectiveOp op, uint32_t comm, uint32_t root, uin
 /* --cpu-time's Metric record of the thread CPU time at t (kind "metric") */
 void upt_cpu_metric(uint64_t t);
 
+/* Any other record, from the tracer's other files (pthreads.c, ompt.c), on
+ * any thread:
+ *     OTF2_EvtWriter *w = upt_rec_open();
+ *     if (w)
+ *         upt_rec_close(OTF2_EvtWriter_X(w, attrs, upt_now(), ...));
+ * upt_rec_open: this thread's writer, its record begun (NULL: this thread
+ * does not record now; nothing to close); upt_rec_close ends it (the extra
+ * cost, a signal that came meanwhile).  Nothing else may be recorded in
+ * between.  upt_rec_attrs: this thread's attribute list, for the record
+ * being written only (NULL: none; OTF2 empties it with the record). */
+OTF2_EvtWriter *upt_rec_open(void);
+void upt_rec_close(OTF2_ErrorCode rc);
+OTF2_AttributeList *upt_rec_attrs(void);
+/* An attribute for the merged archive's definitions: its id (fixed, the
+ * same on every rank: UPT_ATTR_*), type, name and description (no tabs or
+ * newlines); written to the side file when recording starts. */
+void upt_attr_define(uint32_t id, OTF2_Type type, const char *name, const char *desc);
+
 /* the metric class of the thread CPU time (--cpu-time, UNPERTURB_CPU_TIME=1) */
 #define UPT_METRIC_CPU 0u
 
@@ -133,6 +155,9 @@ void upt_cpu_metric(uint64_t t);
  * UPT_WILDCARD_TAG).  Its id is the same on every rank. */
 #define UPT_ATTR_WILDCARD 0u
 #define UPT_ATTR_REPLY 1u    /* "unperturb::reply" on MpiSend/MpiIsend (tracer.c, reply_attrs) */
+/* 2..15: the pthreads records' (pthreads.c); 16..31: the OMPT tool's (ompt.c) */
+#define UPT_ATTR_PTHREADS_ 2u
+#define UPT_ATTR_OMPT_ 16u
 #define UPT_WILDCARD_SOURCE 1u
 #define UPT_WILDCARD_TAG 2u
 
