@@ -96,6 +96,22 @@ static up_status tracer_env(const up_run_tr_opts *o, const char *lib, const char
     return UP_OK;
 }
 
+/* An MPI launcher: its ranks call MPI_Init, and the tracer starts there.
+ * Any other program is traced from its start without MPI (the tracer's
+ * UNPERTURB_SOLO_PID: that process only, not what it runs). */
+static bool is_launcher(const char *prog)
+{
+    static const char *const names[] = {"mpirun", "mpiexec", "orterun", "oshrun", "srun", "prun"};
+    const char *b = strrchr(prog, '/');
+    size_t i;
+    b = b ? b + 1 : prog;
+    for (i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strncmp(b, names[i], strlen(names[i])) &&
+            (b[strlen(names[i])] == '\0' || b[strlen(names[i])] == '.'))
+            return true;
+    return false;
+}
+
 /* Runs the program with the signals above; its wait status in *status. */
 static up_status run_program(char *const *prog, int *status, up_err *err)
 {
@@ -109,9 +125,13 @@ static up_status run_program(char *const *prog, int *status, up_err *err)
     sigaction(SIGTERM, &sa, &old_term);
     sigaction(SIGHUP, &sa, &old_hup);
     if ((pid = fork()) == 0) {
+        char me[32];
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
+        snprintf(me, sizeof me, "%ld", (long)getpid());
+        if (!is_launcher(prog[0]) && setenv("UNPERTURB_SOLO_PID", me, 1) != 0)
+            _exit(127);
         up_run_exec_child("trace", prog);
     }
     if (pid > 0) {
@@ -144,8 +164,8 @@ static up_status collect(const up_run_tr_opts *o, up_run_tr *r, up_outset *os, u
         return UP_OK;
     snprintf(path, sizeof path, "%s/.upt", tmp);
     if (stat(path, &st) != 0)
-        return UP_ERR(err, UP_EIO, "the program wrote no trace (is it an MPI program, dynamically linked, "
-                      "that calls MPI_Init?)");
+        return UP_ERR(err, UP_EIO, "the program wrote no trace (is it dynamically linked? an MPI "
+                      "program run by mpirun must call MPI_Init)");
     if (o->warn) {
         char msg[256];
         up_wait_text(r->status, how, sizeof how);

@@ -96,6 +96,8 @@ typedef struct merger {
     char **cmembers;
     size_t cap_cm;
     bool cpu_metric; /* some rank recorded thread CPU time (UPT_METRIC_CPU) */
+    bool thr_comms;  /* some rank has a thread contingent ("comm ID t": thr_comm0) */
+    bool solo;       /* traced without MPI: the one process is "Process 0" */
     /* RMA windows: key "global comm|ordinal" (or "-rank|local id" for a
      * window on a communicator the tracer did not know) in `wkeys` */
     strtab wkeys;
@@ -228,7 +230,10 @@ static int add_comm(merger *m, rankdefs *r, char **f)
         g = 0;
     else if (f[2][0] == 's')
         g = 1;
-    else {
+    else if (f[2][0] == 't') {
+        g = UINT32_MAX; /* its rank's thread contingent: fixed in write_local */
+        m->thr_comms = true;
+    } else {
         snprintf(key, sizeof key, "%s|%s", f[4], f[3]);
         if ((g = intern(&m->ckeys, key)) == SIZE_MAX)
             return -1;
@@ -390,6 +395,8 @@ static int read_defs(merger *m, int rank, const char *path)
         n = split(line, f, 8);
         if (!strcmp(f[0], "rank") && n >= 4)
             snprintf(r->host, sizeof r->host, "%s", f[3]);
+        else if (!strcmp(f[0], "solo"))
+            m->solo = true; /* a program without MPI (docs/tracer.md) */
         else if (!strcmp(f[0], "chunk") && n >= 2)
             r->chunk = strtoull(f[1], NULL, 10);
         else if (!strcmp(f[0], "start") && n >= 2)
@@ -558,6 +565,20 @@ static uint32_t rma_group0(const merger *m)
     return 3 + (uint32_t)m->ckeys.n;
 }
 
+/* The thread contingents (docs/tracer.md, "POSIX threads"): after the RMA
+ * groups, the group of every thread location (COMM_LOCATIONS, PTHREAD),
+ * then one COMM_GROUP per rank of its locations' indices in it; after the
+ * created communicators, one communicator per rank. */
+static uint32_t thr_group0(const merger *m)
+{
+    return rma_group0(m) + (uint32_t)m->gkeys.n;
+}
+
+static uint32_t thr_comm0(const merger *m)
+{
+    return 2 + (uint32_t)m->ckeys.n;
+}
+
 /* a member list "3,0,2" (world ranks below `max`) into `out` */
 static bool parse_members(const char *p, uint64_t *out, uint32_t max, uint32_t *n)
 {
@@ -573,6 +594,38 @@ static bool parse_members(const char *p, uint64_t *out, uint32_t max, uint32_t *
         p = *end ? end + 1 : end;
     }
     return true;
+}
+
+/* the thread contingents' groups (thr_group0) */
+static OTF2_ErrorCode write_thread_groups(merger *m, OTF2_GlobalDefWriter *gw, uint32_t s_empty)
+{
+    OTF2_ErrorCode rc = OTF2_SUCCESS;
+    size_t n = 0, at = 0, k;
+    uint64_t *all, *mine;
+    int r;
+    for (r = 0; r < m->nranks; r++)
+        n += m->R[r].nthr + 1;
+    if (!(all = malloc((n ? n : 1) * sizeof *all)) || !(mine = malloc((n ? n : 1) * sizeof *mine))) {
+        free(all);
+        m->nomem = true;
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    }
+    for (r = 0; r < m->nranks; r++)
+        for (k = 0; k <= m->R[r].nthr; k++)
+            all[at++] = loc_k(&m->R[r], r, k);
+    rc = OTF2_GlobalDefWriter_WriteGroup(gw, thr_group0(m), s_empty, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                         OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE, (uint32_t)n,
+                                         all);
+    for (r = 0, at = 0; r < m->nranks && rc == OTF2_SUCCESS; r++) {
+        for (k = 0; k <= m->R[r].nthr; k++)
+            mine[k] = at++;
+        rc = OTF2_GlobalDefWriter_WriteGroup(gw, thr_group0(m) + 1 + (uint32_t)r, s_empty,
+                                             OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_PTHREAD,
+                                             OTF2_GROUP_FLAG_NONE, (uint32_t)m->R[r].nthr + 1, mine);
+    }
+    free(all);
+    free(mine);
+    return rc;
 }
 
 static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
@@ -635,7 +688,7 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
     str_rank0 = m->strings.n;
     for (r = 0; r < m->nranks; r++) {
         char name[64];
-        snprintf(name, sizeof name, "MPI Rank %d", r);
+        snprintf(name, sizeof name, m->solo ? "Process %d" : "MPI Rank %d", r);
         if (intern(&m->strings, name) == SIZE_MAX ||
             intern(&hosts, m->R[r].host[0] ? m->R[r].host : "unknown") == SIZE_MAX)
             goto nomem;
@@ -653,6 +706,12 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
     for (i = 0; i < m->ckeys.n; i++) {
         char name[64];
         snprintf(name, sizeof name, "Comm %zu", i + 2);
+        if (intern(&m->strings, name) == SIZE_MAX)
+            goto nomem;
+    }
+    for (r = 0; m->thr_comms && r < m->nranks; r++) {
+        char name[64];
+        snprintf(name, sizeof name, "Threads of rank %d", r);
         if (intern(&m->strings, name) == SIZE_MAX)
             goto nomem;
     }
@@ -757,6 +816,8 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
                                           OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                           OTF2_GROUP_FLAG_NONE, n, members));
     }
+    if (m->thr_comms)
+        W(write_thread_groups(m, gw, (uint32_t)s_empty));
     W(OTF2_GlobalDefWriter_WriteComm(gw, 0, (uint32_t)s_world, 1, OTF2_UNDEFINED_COMM,
                                      OTF2_COMM_FLAG_NONE));
     W(OTF2_GlobalDefWriter_WriteComm(gw, 1, (uint32_t)s_empty, 2, OTF2_UNDEFINED_COMM,
@@ -766,6 +827,14 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
         snprintf(name, sizeof name, "Comm %zu", i + 2);
         W(OTF2_GlobalDefWriter_WriteComm(gw, (uint32_t)i + 2, (uint32_t)intern(&m->strings, name),
                                          (uint32_t)i + 3, 0, OTF2_COMM_FLAG_NONE));
+    }
+    for (r = 0; m->thr_comms && r < m->nranks; r++) {
+        char name[64];
+        snprintf(name, sizeof name, "Threads of rank %d", r);
+        W(OTF2_GlobalDefWriter_WriteComm(gw, thr_comm0(m) + (uint32_t)r,
+                                         (uint32_t)intern(&m->strings, name),
+                                         thr_group0(m) + 1 + (uint32_t)r, OTF2_UNDEFINED_COMM,
+                                         OTF2_COMM_FLAG_NONE));
     }
     for (i = 0; i < m->wkeys.n; i++)
         W(OTF2_GlobalDefWriter_WriteRmaWin(gw, (uint32_t)i, m->gwins[i].name, m->gwins[i].comm,
@@ -822,6 +891,9 @@ static OTF2_ErrorCode write_local(merger *m, OTF2_Archive *ar, rankdefs *d, uint
         rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, map);
         OTF2_IdMap_Free(map);
     }
+    for (i = 0; i < d->ncomms; i++) /* the thread contingent (add_comm) */
+        if (d->comms[i].global == UINT32_MAX)
+            d->comms[i].global = thr_comm0(m) + (uint32_t)(d - m->R);
     if (rc == OTF2_SUCCESS && d->ncomms && (map = idmap(d->comms, d->ncomms))) {
         rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, map);
         OTF2_IdMap_Free(map);

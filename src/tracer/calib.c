@@ -232,7 +232,9 @@ static int measure_records(double ns[UP_RK_COUNT], double lo[UP_RK_COUNT], doubl
     {
         /* the glue of an MPI call lies around its Enter and its Leave; a
          * poll's (poll_glue) around its own */
-        double g = wrapper_glue(ns, n / 5 ? n / 5 : 1, trials), pg = poll_glue(ns, n, trials, test_ns);
+        /* (without MPI there is no MPI call to glue) */
+        double g = upt_solo ? 0 : wrapper_glue(ns, n / 5 ? n / 5 : 1, trials),
+               pg = upt_solo ? 0 : poll_glue(ns, n, trials, test_ns);
         if (pg < 0)
             pg = g;
         ns[UP_RK_POLL_ENTER] = ns[UP_RK_ENTER] + pg / 2;
@@ -440,8 +442,12 @@ int upt_calibrate(enum upt_calib_mode mode, char *ini, size_t cap)
     up_calib c;
     up_calib_info info;
 
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (upt_solo) {
+        rank = 0, size = 1;
+    } else {
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    }
 
     /* O per record kind, [W] eq. (1) */
     ok = measure_records(rec, rlo, rhi, &test, thorough ? 20000 : 500, thorough ? 20 : 40) == 0;
@@ -504,7 +510,8 @@ int upt_calibrate(enum upt_calib_mode mode, char *ini, size_t cap)
     }
     free(a); /* (b lies in a's block) */
 
-    /* the cheapest rank is the least disturbed one; rank 0 has the network */
+    /* the cheapest rank is the least disturbed one; rank 0 has the network
+     * (without MPI: this process's own figures) */
     {
         double all[2 * UP_RK_COUNT + NSIZES + 1], out[2 * UP_RK_COUNT + NSIZES + 1];
         int okall = 0;
@@ -515,7 +522,10 @@ int upt_calibrate(enum upt_calib_mode mode, char *ini, size_t cap)
         for (i = 0; i < NSIZES; i++)
             all[2 * UP_RK_COUNT + i] = i < nsizes ? copy[i] : 1e300;
         all[2 * UP_RK_COUNT + NSIZES] = ok && test >= 0 ? test : 1e300;
-        PMPI_Allreduce(all, out, 2 * UP_RK_COUNT + NSIZES + 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+        if (upt_solo)
+            memcpy(out, all, sizeof out);
+        else
+            PMPI_Allreduce(all, out, 2 * UP_RK_COUNT + NSIZES + 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
         memcpy(rec, out, sizeof rec);
         memcpy(rlo, out + UP_RK_COUNT, sizeof rlo);
         memcpy(copy, out + 2 * UP_RK_COUNT, sizeof copy);
@@ -523,10 +533,15 @@ int upt_calibrate(enum upt_calib_mode mode, char *ini, size_t cap)
         /* the range's top is the dearest rank's */
         for (i = 0; i < UP_RK_COUNT; i++)
             all[i] = ok ? rhi[i] : -1;
-        PMPI_Allreduce(all, rhi, UP_RK_COUNT, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        PMPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        PMPI_Bcast(net, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        PMPI_Bcast(by_size, NNET, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (upt_solo) {
+            memcpy(rhi, all, sizeof rhi);
+            okall = ok;
+        } else {
+            PMPI_Allreduce(all, rhi, UP_RK_COUNT, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            PMPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            PMPI_Bcast(net, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            PMPI_Bcast(by_size, NNET, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        }
         ok = okall;
     }
     if (!ok)

@@ -14,8 +14,12 @@
  *    frame deeper down: records always nest.
  * Frames are kept by the thread that ran our constructor (the one that runs
  * main) and, if MPI is initialised on another thread, by that one from then
- * on; only the MPI thread records, every other thread returns at once.
- * Each stack, with its caches, belongs to one thread: no locks.
+ * on; both record from then on (the first writes the Enter records of what
+ * was running, the other begins from an empty stack).  Every other thread
+ * gets a stack of its own at its first hook while recording, and records
+ * from there (docs/tracer.md, "Threads"); it is freed when the thread ends.
+ * Each stack, with its caches, belongs to one thread: no locks on the hot
+ * path (naming a function takes one: symbols.c is not thread-safe).
  *
  * Each function address is named once, the first time it is seen while
  * recording: symbols.c resolves it, enclosed in the "UNPERTURB tracer" region
@@ -118,6 +122,16 @@ static pthread_t other_thread;
 static atomic_int other_armed;
 static struct shadow *rec; /* the stack that records, once upt_funcs_init ran */
 
+/* Any other thread's stack, made at its first hook while recording
+ * (thread_shadow) and freed by its key's destructor (shadow_gone) or by
+ * upt_funcs_thread_end; `gone` says it ended (its late hooks return). */
+static _Thread_local struct shadow *mine __attribute__((tls_model("initial-exec")));
+static _Thread_local int mine_gone __attribute__((tls_model("initial-exec")));
+static pthread_key_t shadow_key;
+static int shadow_key_made;
+static pthread_mutex_t names_mu = PTHREAD_MUTEX_INITIALIZER; /* symbols.c, the stats */
+static struct upt_funcs_stats gone_st; /* of the stacks freed (names_mu) */
+
 /* 0: before upt_funcs_init (frames save their entry time), 1: initialised,
  * 2: after upt_funcs_fini (nothing is recorded any more) */
 static atomic_int phase;
@@ -140,6 +154,55 @@ __attribute__((constructor)) static NOINST void funcs_ctor(void)
     }
 }
 
+static NOINST void stats_add(struct upt_funcs_stats *to, const struct upt_funcs_stats *from)
+{
+    to->deep_calls += from->deep_calls;
+    to->unmatched_exits += from->unmatched_exits;
+    to->unmatched_ends += from->unmatched_ends;
+    to->functions += from->functions;
+    to->filtered += from->filtered;
+}
+
+/* A thread's stack goes: its counts are kept, its tables freed */
+static NOINST void shadow_free(struct shadow *s)
+{
+    pthread_mutex_lock(&names_mu);
+    stats_add(&gone_st, &s->st);
+    pthread_mutex_unlock(&names_mu);
+    for (size_t i = 0; i < s->nm_cap; i++)
+        free(s->nm_tab[i]);
+    free(s->nm_tab);
+    free(s->fn_tab);
+    free(s);
+}
+
+static NOINST void shadow_gone(void *p)
+{
+    if (mine == p)
+        mine = NULL;
+    mine_gone = 1;
+    shadow_free(p);
+}
+
+static inline NOINST int phase_now(void);
+
+/* A thread other than main's and MPI's, at a hook: a stack of its own while
+ * recording (before, and after, it keeps none: nothing of it is recorded) */
+static NOINST __attribute__((noinline, cold)) struct shadow *thread_shadow(void)
+{
+    struct shadow *s;
+    if (mine_gone || phase_now() != 1 || !upt_on || !shadow_key_made)
+        return NULL;
+    if (!(s = calloc(1, sizeof *s)))
+        return NULL;
+    if (pthread_setspecific(shadow_key, s) != 0) {
+        free(s);
+        return NULL;
+    }
+    s->recording = 1;
+    return mine = s;
+}
+
 static inline NOINST struct shadow *my_shadow(void)
 {
     pthread_t self = pthread_self();
@@ -152,7 +215,7 @@ static inline NOINST struct shadow *my_shadow(void)
     if (atomic_load_explicit(&other_armed, memory_order_acquire) &&
         pthread_equal(self, other_thread))
         return &other;
-    return NULL;
+    return mine ? mine : thread_shadow();
 }
 
 static inline NOINST int phase_now(void)
@@ -216,9 +279,11 @@ static NOINST void fn_insert(struct shadow *s, const void *fn, uint32_t region)
 static NOINST uint32_t define_function(struct shadow *s, const void *fn)
 {
     const char *file;
-    uint32_t line;
-    const char *name = upt_sym_name(fn, &file, &line);
+    uint32_t line, r;
+    const char *name;
     char buf[2 + 16 + 1];
+    pthread_mutex_lock(&names_mu);
+    name = upt_sym_name(fn, &file, &line);
     if (!name) {
         /* in no mapped file (we could not read /proc/self/maps?) */
         snprintf(buf, sizeof buf, "0x%" PRIxPTR, (uintptr_t)fn);
@@ -229,9 +294,12 @@ static NOINST uint32_t define_function(struct shadow *s, const void *fn)
     s->st.functions++;
     if (upt_filter_excluded(name)) {
         s->st.filtered++;
-        return UINT32_MAX;
+        r = UINT32_MAX;
+    } else {
+        r = upt_region_define(name, file, line);
     }
-    return upt_region_define(name, file, line);
+    pthread_mutex_unlock(&names_mu);
+    return r;
 }
 
 /* First sight of `fn` while recording.  `overhead`: enclose the lookup in the
@@ -594,6 +662,8 @@ NOINST void upt_funcs_init(void)
         atomic_store_explicit(&other_armed, 1, memory_order_release);
     }
     rec = s;
+    if (!shadow_key_made)
+        shadow_key_made = pthread_key_create(&shadow_key, shadow_gone) == 0;
     upt_filter_load();
     upt_sym_init();
     if (upt_on) {
@@ -616,7 +686,21 @@ NOINST void upt_funcs_init(void)
         }
     }
     s->recording = 1;
+    initial.recording = 1; /* (main's thread, when MPI runs on another: from here on) */
     in_hook = prev;
+}
+
+NOINST void upt_funcs_thread_end(void)
+{
+    struct shadow *s = mine;
+    if (!s || in_hook)
+        return;
+    in_hook = 1;
+    s->recording = 0;
+    for (uint32_t i = s->depth < STACK_MAX ? s->depth : STACK_MAX; i-- > 0;)
+        close_frame(&s->f[i]);
+    s->depth = 0;
+    in_hook = 0;
 }
 
 NOINST void upt_funcs_fini(void)
@@ -629,7 +713,7 @@ NOINST void upt_funcs_fini(void)
         return;
     int prev = in_hook;
     in_hook = 1;
-    s->recording = 0;
+    initial.recording = other.recording = 0;
     uint32_t n = s->depth < STACK_MAX ? s->depth : STACK_MAX;
     for (uint32_t i = n; i-- > 0;)
         close_frame(&s->f[i]);
@@ -646,15 +730,12 @@ NOINST uint64_t upt_funcs_earliest(void)
 
 NOINST void upt_funcs_stats(struct upt_funcs_stats *st)
 {
-    const struct shadow *sh[2] = {&initial, &other};
     memset(st, 0, sizeof *st);
-    for (int i = 0; i < 2; i++) {
-        st->deep_calls += sh[i]->st.deep_calls;
-        st->unmatched_exits += sh[i]->st.unmatched_exits;
-        st->unmatched_ends += sh[i]->st.unmatched_ends;
-        st->functions += sh[i]->st.functions;
-        st->filtered += sh[i]->st.filtered;
-    }
+    stats_add(st, &initial.st);
+    stats_add(st, &other.st);
+    pthread_mutex_lock(&names_mu);
+    stats_add(st, &gone_st); /* (threads still running: not counted) */
+    pthread_mutex_unlock(&names_mu);
 }
 
 static void filter_clear(void);

@@ -45,6 +45,10 @@ uint64_t upt_funcs_earliest(void);
  * still running, their names flushed. */
 void upt_funcs_init(void);
 void upt_funcs_fini(void);
+/* A thread other than main's and MPI's ends (pthreads.c, before its
+ * ThreadEnd): Leave records of its functions and regions still open, and
+ * it records no more functions. */
+void upt_funcs_thread_end(void);
 /* (calib.c) ns per Enter/Leave pair written through the compiler hooks, n
  * pairs back to back; -1 if this thread cannot record functions */
 double upt_funcs_measure(unsigned n);

@@ -10,6 +10,10 @@
  * know nothing of each other's life cycle, so none of them depends on
  * another that depends on it (upt.h).
  */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "tracer/calib.h"
 #include "tracer/funcs.h"
 #include "tracer/upt.h"
@@ -18,7 +22,7 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
 {
     char ini[UPT_CALIB_MAX];
     uint64_t t_funcs = upt_funcs_earliest(); /* main() began before MPI_Init */
-    if (!upt_open(t_enter < t_funcs ? t_enter : t_funcs))
+    if (upt_solo || !upt_open(t_enter < t_funcs ? t_enter : t_funcs))
         return;
     /* calibration inside MPI_Init, before the analysis window */
     upt_start(upt_calibrate(UPT_CALIB_FAST, ini, sizeof ini) == 0 ? ini : NULL);
@@ -28,9 +32,47 @@ void upt_init_from(uint32_t region, uint64_t t_enter)
 
 void upt_finalize(void)
 {
-    if (!upt_window_close()) /* the analysis window closes here */
+    if (upt_solo || !upt_window_close()) /* the analysis window closes here */
         return;
     upt_funcs_fini(); /* Leave records of the functions still running */
+    upt_close();
+    upt_funcs_free();
+    upt_merge();
+}
+
+/* ---- programs without MPI (docs/tracer.md, "Programs without MPI") ------------
+ * `unperturb trace -- ./prog` names the process to trace, UNPERTURB_SOLO_PID
+ * (the program it runs, not whatever that starts: a shell, mpirun), or a
+ * user sets UNPERTURB_SOLO=1.  Recording runs from our constructor, after
+ * the clock's and the hooks', to our destructor, which runs after the
+ * program's own (it was loaded first). */
+static int solo_wanted(void)
+{
+    const char *pid = getenv("UNPERTURB_SOLO_PID"), *on = getenv("UNPERTURB_SOLO");
+    if (pid && *pid)
+        return atol(pid) == (long)getpid();
+    return on && !strcmp(on, "1");
+}
+
+__attribute__((constructor(110))) static void solo_start(void)
+{
+    char ini[UPT_CALIB_MAX];
+    uint64_t t;
+    if (!solo_wanted())
+        return;
+    upt_clock_init();
+    t = upt_now();
+    if (!upt_open_solo(t))
+        return;
+    upt_start(upt_calibrate(UPT_CALIB_FAST, ini, sizeof ini) == 0 ? ini : NULL);
+    upt_funcs_init();
+}
+
+__attribute__((destructor)) static void solo_end(void)
+{
+    if (!upt_solo)
+        return;
+    upt_funcs_fini();
     upt_close();
     upt_funcs_free();
     upt_merge();

@@ -26,6 +26,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +43,7 @@
 
 int upt_on;
 int upt_rank, upt_size;
+int upt_solo;
 int upt_tsc;
 pthread_t upt_main_thread;
 int upt_main_thread_set;
@@ -648,6 +650,13 @@ void upt_rec_close(OTF2_ErrorCode rc) { rec_end(rc); }
 
 OTF2_AttributeList *upt_rec_attrs(void) { return me ? me->attrs : NULL; }
 
+void upt_threads_comm(void)
+{
+    static atomic_int done;
+    if (!atomic_exchange(&done, 1))
+        side_line("comm\t%u\tt\t0\t\n", UPT_COMM_THREADS);
+}
+
 void upt_overhead_begin(void) { upt_enter(UPT_R_OVERHEAD); }
 void upt_overhead_end(void) { upt_leave(UPT_R_OVERHEAD); }
 
@@ -1026,14 +1035,14 @@ static bool choose_dir(void)
     char buf[PATH_MAX] = "";
     if (e && *e)
         snprintf(buf, sizeof buf, "%s", e);
-    else if (upt_rank == 0) {
+    else if (upt_rank == 0) { /* (the only one without MPI) */
         time_t now = time(NULL);
         struct tm tm;
         localtime_r(&now, &tm);
         snprintf(buf, sizeof buf, "unperturb-%04d%02d%02d_%02d%02d%02d_%d", tm.tm_year + 1900,
                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)getpid());
     }
-    if (!(e && *e))
+    if (!(e && *e) && !upt_solo)
         PMPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, MPI_COMM_WORLD);
     snprintf(T.dir, sizeof T.dir, "%s", buf);
     return T.dir[0] != '\0';
@@ -1160,14 +1169,20 @@ static void test_init_delay(void)
         ;
 }
 
-bool upt_open(uint64_t t_start)
+/* upt_open and upt_open_solo: with MPI (collective over MPI_COMM_WORLD) or
+ * without (rank 0 of 1) */
+static bool open_run(uint64_t t_start, bool with_mpi)
 {
     char host[256] = "";
     int opened, all = 0;
     if (T.ar || T.closed)
         return false;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &upt_rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &upt_size);
+    if (with_mpi) {
+        PMPI_Comm_rank(MPI_COMM_WORLD, &upt_rank);
+        PMPI_Comm_size(MPI_COMM_WORLD, &upt_size);
+    } else {
+        upt_rank = 0, upt_size = 1, upt_solo = 1;
+    }
     upt_main_thread = pthread_self();
     upt_main_thread_set = 1;
     me = &T.main;
@@ -1178,14 +1193,17 @@ bool upt_open(uint64_t t_start)
     T.cpu = env_u64("UNPERTURB_CPU_TIME", 0) != 0;
     if (run_chunks.events_max < 1)
         run_chunks.events_max = 1;
-    T.next_comm = 2;
+    T.next_comm = UPT_COMM_THREADS + 1;
     /* Every rank traces, or none: what follows (the clock check, the
      * calibration, the barrier at the end, the one before the merge) is
      * collective over MPI_COMM_WORLD, and a rank that gave up alone would
      * leave the others waiting in it while it runs the program. */
     opened = choose_dir() && open_archive();
-    if (PMPI_Allreduce(&opened, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS ||
-        !all) {
+    if (!with_mpi)
+        all = opened;
+    else if (PMPI_Allreduce(&opened, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+        all = 0;
+    if (!all) {
         if (opened)
             upt_warn("another rank could not create its trace; the run is not traced");
         abandon_local();
@@ -1196,6 +1214,8 @@ bool upt_open(uint64_t t_start)
     clean_field(host);
     side_line("unperturb-defs\t1\n");
     side_line("rank\t%d\t%d\t%s\t%d\n", upt_rank, upt_size, host, (int)getpid());
+    if (!with_mpi)
+        side_line("solo\n");
     side_line("chunk\t%d\n", CHUNK_SIZE);
     side_line("start\t%llu\n", (unsigned long long)t_start);
     define_fixed_regions();
@@ -1208,10 +1228,13 @@ bool upt_open(uint64_t t_start)
     if (T.cpu)
         side_line("metric\tcpu\n");
 
-    if ((T.sync = need_clock_sync()))
+    if (with_mpi && (T.sync = need_clock_sync()))
         clock_sync();
     return true;
 }
+
+bool upt_open(uint64_t t_start) { return open_run(t_start, true); }
+bool upt_open_solo(uint64_t t_start) { return open_run(t_start, false); }
 
 void upt_start(const char *calibration)
 {
@@ -1403,7 +1426,8 @@ void upt_close(void)
 
 void upt_merge(void)
 {
-    PMPI_Barrier(MPI_COMM_WORLD);
+    if (!upt_solo)
+        PMPI_Barrier(MPI_COMM_WORLD);
     if (upt_rank == 0) {
         char err[512];
         if (up_merge(T.dir, NULL, err, sizeof err) != 0)

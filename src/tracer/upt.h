@@ -76,6 +76,10 @@ void upt_clock_init(void);
  * is a no-op while it is off, so hooks may fire before MPI_Init. */
 extern int upt_on;
 extern int upt_rank, upt_size;
+/* Traced without MPI (docs/tracer.md, "Programs without MPI"): recording
+ * from our constructor to our destructor, as rank 0 of 1; MPI_Init and
+ * MPI_Finalize, if the program calls them (a singleton), only record. */
+extern int upt_solo;
 
 /* ---- regions ------------------------------------------------------------ */
 
@@ -171,6 +175,9 @@ static inline unsigned upt_wildcard(int src, int tag)
 
 #define UPT_COMM_WORLD 0u
 #define UPT_COMM_SELF 1u
+#define UPT_COMM_THREADS 2u /* the process's thread contingent (pthreads.c; docs/tracer.md) */
+/* defines UPT_COMM_THREADS for the merge, once, before its first use */
+void upt_threads_comm(void);
 /* The local id of a communicator (UPT_COMM_WORLD, UPT_COMM_SELF, or one that
  * the wrappers registered when it was created); UINT32_MAX if unknown. */
 uint32_t upt_comm_id(MPI_Comm c);
@@ -333,6 +340,7 @@ void upt_finalize(void); /* before PMPI_Finalize: close, merge on rank 0 */
  * recording on.  upt_window_open: Enter(region) at t_enter, the barrier,
  * its Leave. */
 bool upt_open(uint64_t t_start);
+bool upt_open_solo(uint64_t t_start); /* the same without MPI (upt_solo) */
 void upt_start(const char *calibration);
 void upt_window_open(uint32_t region, uint64_t t_enter);
 /* upt_window_close: Enter and Leave of MPI_Finalize (the clock offsets

@@ -420,7 +420,7 @@ else
         # the two threads' locations of rank r, by their record counts
         got=$(for l in $((4294967296 + r)) $((8589934592 + r)); do
                   awk -v l=$l '$2 == l' "$T/thr.txt" | wc -l; done | sort -n | tr '\n' ' ')
-        [ "$got" = "15 34 " ] || fail "threads: rank $r threads recorded '$got' records, wanted 15 and 34"
+        [ "$got" = "24 36 " ] || fail "threads: rank $r threads recorded '$got' records, wanted 24 and 36 (c_threads.c)"
         grep -q "^LOCATION  *$((4294967296 + r)) .*Group: \"MPI Rank $r\"" "$T/thr.defs" ||
             fail "threads: rank $r's thread 1 is not in its group"
         [ "$(count "$T/thr.txt" MPI_COLLECTIVE_END $r)" = 1 ] ||
