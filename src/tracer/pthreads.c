@@ -439,20 +439,21 @@ UPT_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*
                               void *arg)
 {
     start *st;
+    uint64_t seq;
     int rc, e;
     if (!MINE() || !(st = malloc(sizeof *st)))
         return REAL(pthread_create)(t, attr, fn, arg);
-    st->fn = fn, st->arg = arg;
-    st->seq = atomic_fetch_add(&create_seq, 1) + 1;
+    seq = atomic_fetch_add(&create_seq, 1) + 1;
+    st->fn = fn, st->arg = arg, st->seq = seq; /* (the thread frees st) */
     upt_threads_comm();
     enter(R_CREATE);
-    thread_rec(T_CREATE, st->seq); /* before the thread can begin */
+    thread_rec(T_CREATE, seq); /* before the thread can begin */
     rc = REAL(pthread_create)(t, attr, trampoline, st);
     e = errno;
     if (rc == 0) {
         pobj *o = obj_get((const void *)(uintptr_t)*t, O_THREAD, true);
         if (o)
-            atomic_store(&o->seq, st->seq);
+            atomic_store(&o->seq, seq);
     } else {
         free(st);
     }

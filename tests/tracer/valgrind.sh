@@ -29,6 +29,8 @@ ok() { pass=$((pass + 1)); echo "ok   $*"; }
 mpicc -O1 -g -o "$T/c_prog" tests/tracer/c_prog.c
 mpif90 -O1 -g -o "$T/f_prog" tests/tracer/f_prog.f90
 mpicc -O1 -g -pthread -o "$T/c_threads" tests/tracer/c_threads.c
+cc -O1 -g -pthread -o "$T/c_cond" tests/tracer/c_cond.c
+cc -O1 -g -pthread -o "$T/pth_semaphore" examples/threads/pth_semaphore.c
 cat > "$T/leak.c" <<'C'
 #include <mpi.h>
 #include <stdlib.h>
@@ -69,6 +71,16 @@ done
 vgrun c_threads -- mpirun $ROOT -np 2 $VG "$T/c_threads" || fail "c_threads under valgrind"
 otf2-print "$T/run-c_threads/traces.otf2" > /dev/null || fail "c_threads: archive not readable"
 ok "c_threads (MPI from 2 worker threads) on 2 ranks under valgrind: no errors, no leaks of ours"
+
+# without MPI: the tracer from its constructor to its destructor, the
+# POSIX-thread wrappers (condition variables, recursive and remade mutexes,
+# semaphores)
+for prog in "c_cond 50" "pth_semaphore -n 200 -w 100 -y"; do
+    set -- $prog
+    vgrun "$1" -- $VG "$T/$@" || fail "$1 (no MPI) under valgrind"
+    otf2-print "$T/run-$1/traces.otf2" > /dev/null || fail "$1: archive not readable"
+    ok "$1 (threads, no MPI) under valgrind: no errors, no leaks of ours"
+done
 
 if vgrun leak -- mpirun $ROOT -np 2 $VG "$T/leak"; then
     fail "the control program's leak was not reported"
