@@ -18,7 +18,8 @@
  *
  * One location per recording thread of an MPI rank (index << 32 | rank, the
  * thread that called MPI_Init being the rank's own; docs/tracer.md,
- * "Threads"); functions and manual regions on that first thread only.
+ * "Threads"); functions, manual regions and POSIX-thread calls (pthreads.c)
+ * on every thread.  Without MPI (upt_solo) the run is rank 0 of 1.
  */
 #ifndef UNPERTURB_UPT_H
 #define UNPERTURB_UPT_H
