@@ -111,7 +111,7 @@ TEST(calibration_long_lines_name_their_line)
     snprintf(text, sizeof text, "[info]\nhost = %0192d\r\n[overhead]\nenterr = 5\n", 1);
     CHECK_EQ(strlen(strchr(text, '\n') + 1), 199 + 2 + 11 + 11);
     CHECK_PARSE_ERR(text, "c.ini:4: [overhead] unknown key 'enterr' (expected all, enter, leave, "
-                          "send, recv, coll_begin, coll_end, other, metric, fn_enter, fn_leave, poll_enter or poll_leave)");
+                          "send, recv, coll_begin, coll_end, other, metric, fn_enter, fn_leave, poll_enter, poll_leave, thread or lock)");
     /* 200 do not: the error names that line, also when it is the last one
      * and has no newline (inih split it and blamed line 3, past the end) */
     snprintf(text, sizeof text, "[overhead]\nenter = 1%0193d", 0);
@@ -134,7 +134,7 @@ TEST(calibration_messages_escape_what_does_not_print)
      * a section name: quoted as \xNN, so nothing reaches the terminal raw */
     CHECK_PARSE_ERR("[overhead]\nent\x1b[31mer\x01 = 5\n",
                     "c.ini:2: [overhead] unknown key 'ent\\x1b[31mer\\x01' (expected all, enter, leave, "
-                    "send, recv, coll_begin, coll_end, other, metric, fn_enter, fn_leave, poll_enter or poll_leave)");
+                    "send, recv, coll_begin, coll_end, other, metric, fn_enter, fn_leave, poll_enter, poll_leave, thread or lock)");
     CHECK_PARSE_ERR("[overhead]\nenter = 5\x7f\xff\n",
                     "c.ini:2: [overhead] enter = 5\\x7f\\xff: not a number (must be between 0 and 1e9 ns)");
     CHECK_PARSE_ERR("[over\xe2\x80\xaehead]\nx = 1\n",
@@ -143,7 +143,7 @@ TEST(calibration_messages_escape_what_does_not_print)
     /* UTF-8 that prints stays as it is */
     CHECK_PARSE_ERR("[overhead]\nentr\xc3\xa9\x65 = 5\n",
                     "c.ini:2: [overhead] unknown key 'entr\xc3\xa9\x65' (expected all, enter, leave, "
-                    "send, recv, coll_begin, coll_end, other, metric, fn_enter, fn_leave, poll_enter or poll_leave)");
+                    "send, recv, coll_begin, coll_end, other, metric, fn_enter, fn_leave, poll_enter, poll_leave, thread or lock)");
 }
 
 TEST(calibration_only_regular_files)
@@ -296,6 +296,37 @@ TEST(calibration_poll_kinds_default_to_enter_and_leave)
                                "c.ini", &p, &err) == UP_OK);
     CHECK(p.overhead_ns[UP_RK_POLL_ENTER] == 14.5 && p.overhead_ns[UP_RK_POLL_LEAVE] == 15);
     CHECK(p.overhead_ns[UP_RK_ENTER] == 25);
+}
+
+TEST(calibration_thread_and_lock_kinds)
+{
+    /* the records of threads and of locks (docs/calibration.md): a file
+     * from before them gives them `other`; named, their own value; the
+     * records of each kind, and no others */
+    static const unsigned thread[] = {UP_EV_ThreadCreate, UP_EV_ThreadBegin, UP_EV_ThreadWait,
+                                      UP_EV_ThreadEnd, UP_EV_ThreadFork, UP_EV_ThreadJoin,
+                                      UP_EV_ThreadTeamBegin, UP_EV_ThreadTeamEnd};
+    static const unsigned lock[] = {UP_EV_ThreadAcquireLock, UP_EV_ThreadReleaseLock,
+                                    UP_EV_OmpAcquireLock, UP_EV_OmpReleaseLock};
+    up_comp_params p;
+    up_err err = {0};
+    unsigned k, n_thread = 0, n_lock = 0;
+    up_comp_params_init(&p);
+    CHECK(up_calibration_parse("[overhead]\nenter = 25\nother = 33\n", "c.ini", &p, &err) == UP_OK);
+    CHECK(p.overhead_ns[UP_RK_THREAD] == 33 && p.overhead_ns[UP_RK_LOCK] == 33);
+    up_comp_params_init(&p);
+    CHECK(up_calibration_parse("[overhead]\nother = 33\nthread = 12\nlock = 13.5\n", "c.ini", &p,
+                               &err) == UP_OK);
+    CHECK(p.overhead_ns[UP_RK_THREAD] == 12 && p.overhead_ns[UP_RK_LOCK] == 13.5);
+    for (k = 0; k < sizeof thread / sizeof *thread; k++)
+        CHECK_EQ(up_rk_of(thread[k]), UP_RK_THREAD);
+    for (k = 0; k < sizeof lock / sizeof *lock; k++)
+        CHECK_EQ(up_rk_of(lock[k]), UP_RK_LOCK);
+    for (k = 0; k < UP_EV_COUNT_; k++)
+        n_thread += up_rk_of(k) == UP_RK_THREAD, n_lock += up_rk_of(k) == UP_RK_LOCK;
+    CHECK_EQ(n_thread, 8u);
+    CHECK_EQ(n_lock, 4u);
+    CHECK(!strcmp(up_rk_name(UP_RK_THREAD), "thread") && !strcmp(up_rk_name(UP_RK_LOCK), "lock"));
 }
 
 TEST(calibration_test_ns)

@@ -36,6 +36,20 @@ up_rk up_rk_of(unsigned k)
         return UP_RK_COLL_END;
     case UP_EV_Metric:
         return UP_RK_METRIC;
+    case UP_EV_ThreadCreate:
+    case UP_EV_ThreadBegin:
+    case UP_EV_ThreadWait:
+    case UP_EV_ThreadEnd:
+    case UP_EV_ThreadFork:
+    case UP_EV_ThreadJoin:
+    case UP_EV_ThreadTeamBegin:
+    case UP_EV_ThreadTeamEnd:
+        return UP_RK_THREAD;
+    case UP_EV_ThreadAcquireLock:
+    case UP_EV_ThreadReleaseLock:
+    case UP_EV_OmpAcquireLock:
+    case UP_EV_OmpReleaseLock:
+        return UP_RK_LOCK;
     default:
         return UP_RK_OTHER;
     }
@@ -232,8 +246,9 @@ up_status up_calibration_apply(up_comp_params *p, const up_calib *c, const char 
             p->overhead_ns[i] = c->o_ns[i - UP_RK_POLL_ENTER], p->overhead_set = true;
         else if (c->all_given)
             p->overhead_ns[i] = c->all_ns, p->overhead_set = true;
-        else if (i == UP_RK_METRIC && c->o_given[UP_RK_OTHER])
-            p->overhead_ns[i] = c->o_ns[UP_RK_OTHER]; /* files from before "metric" */
+        else if ((i == UP_RK_METRIC || i == UP_RK_THREAD || i == UP_RK_LOCK) &&
+                 c->o_given[UP_RK_OTHER]) /* files from before them: as other */
+            p->overhead_ns[i] = c->o_ns[UP_RK_OTHER];
     }
     /* the range: kinds it does not name keep the nominal O; an [overhead]
      * without a range drops the range an earlier source gave */

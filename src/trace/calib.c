@@ -15,7 +15,7 @@
 
 static const char *const rk_names[UP_RK_COUNT] = {
     "enter", "leave", "send", "recv", "coll_begin", "coll_end", "other", "metric",
-    "fn_enter", "fn_leave", "poll_enter", "poll_leave",
+    "fn_enter", "fn_leave", "poll_enter", "poll_leave", "thread", "lock",
 };
 
 const char *const up_calib_sections[UP_CS_COUNT] = {

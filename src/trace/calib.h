@@ -44,12 +44,16 @@ typedef enum up_rk {
                        * MPI_Improbe: thin wrappers, called in dense loops);
                        * defaults to enter */
     UP_RK_POLL_LEAVE, /* its Leave; defaults to leave */
+    UP_RK_THREAD,    /* ThreadCreate/Begin/Wait/End, ThreadFork/Join, ThreadTeamBegin/End;
+                      * defaults to other */
+    UP_RK_LOCK,      /* ThreadAcquireLock/ReleaseLock (and OpenMP's older
+                      * OmpAcquireLock/OmpReleaseLock); defaults to other */
     UP_RK_COUNT
 } up_rk;
 
 const char *up_rk_name(unsigned rk);             /* "enter", "leave", ... */
 bool up_rk_parse(const char *name, up_rk *out);
-/* "enter, leave, ..., poll_enter or poll_leave" into buf (for error messages) */
+/* "enter, leave, ..., thread or lock" into buf (for error messages) */
 void up_rk_list(char *buf, size_t cap);
 
 /* The sections, in the order error messages list them. */

@@ -404,6 +404,9 @@ static void thread_rec(int what, uint64_t seq)
     upt_rec_close(rc);
 }
 
+void upt_thread_record_probe(uint64_t seq) { thread_rec(T_BEGIN, seq); }
+void upt_lock_record_probe(uint32_t order) { lock_rec(true, 1, order); }
+
 /* ---- threads ------------------------------------------------------------------- */
 
 static _Atomic uint64_t create_seq;  /* the process's pthread_create calls */
@@ -567,11 +570,9 @@ static bool held_here(pthread_mutex_t *m)
 /* (An unlock the tracer did not see taken is not recorded: a runtime that
  * calls pthread_mutex_unlock last, as a tail call, returns to its caller,
  * the program, and its unlock would look like the program's.) */
-UPT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+static int mutex_unlock_rec(pthread_mutex_t *m)
 {
     int rc, e;
-    if (!MINE() || !held_here(m))
-        return REAL(pthread_mutex_unlock)(m);
     enter(R_UNLOCK);
     mutex_letgo(m, false); /* (before the next holder can take it) */
     rc = REAL(pthread_mutex_unlock)(m);
@@ -579,6 +580,34 @@ UPT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
     leave(R_UNLOCK);
     errno = e;
     return rc;
+}
+
+UPT_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+    if (!MINE() || !held_here(m))
+        return REAL(pthread_mutex_unlock)(m);
+    return mutex_unlock_rec(m);
+}
+
+double upt_pthread_probe(unsigned n, double *straight)
+{
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    uint64_t t0, t1, t2;
+    unsigned i;
+    t0 = upt_ns();
+    for (i = 0; i < n; i++) {
+        mutex_lock_as(R_LOCK, &m, NULL);
+        mutex_unlock_rec(&m);
+    }
+    t1 = upt_ns();
+    for (i = 0; i < n; i++) {
+        REAL(pthread_mutex_lock)(&m);
+        REAL(pthread_mutex_unlock)(&m);
+    }
+    t2 = upt_ns();
+    obj_forget(&m, O_MUTEX);
+    *straight = (double)(t2 - t1) / n;
+    return (double)(t1 - t0) / n;
 }
 
 UPT_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)

@@ -365,9 +365,13 @@ static bool stall_flush(void)
     return stall_fd >= 0 && write(stall_fd, stall_buf, len) == (ssize_t)len;
 }
 
-/* A spin that should have ended at `deadline` ended at `end`. */
+/* A spin that should have ended at `deadline` ended at `end` (any thread:
+ * stalls are rare, a lock is cheap enough) */
+static pthread_mutex_t stall_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static void stall_note(uint64_t deadline, uint64_t end)
 {
+    pthread_mutex_lock(&stall_mu);
     if (nstall == STALL_BUF) {
         if (!stall_flush())
             upt_warn("cannot write the stalls file: %s", strerror(errno));
@@ -378,6 +382,7 @@ static void stall_note(uint64_t deadline, uint64_t end)
     nstall++;
     stall_total += end - deadline;
     stall_count++;
+    pthread_mutex_unlock(&stall_mu);
 }
 
 /* UNPERTURB_EXTRA_NS: emulate heavier instrumentation.  On the TSC where
@@ -402,8 +407,8 @@ done:
         stall_note(t + n, e);
         return;
     }
-    spin_ticks += e - t;
-    spins++;
+    __atomic_fetch_add(&spin_ticks, e - t, __ATOMIC_RELAXED); /* (threads spin too) */
+    __atomic_fetch_add(&spins, 1, __ATOMIC_RELAXED);
 }
 
 static void set_extra(uint64_t ns)
@@ -660,7 +665,7 @@ void upt_threads_comm(void)
 void upt_overhead_begin(void) { upt_enter(UPT_R_OVERHEAD); }
 void upt_overhead_end(void) { upt_leave(UPT_R_OVERHEAD); }
 
-uint64_t upt_next_request(void) { return ++T.next_req; }
+uint64_t upt_next_request(void) { return __atomic_add_fetch(&T.next_req, 1, __ATOMIC_RELAXED); }
 
 /* ---- regions ------------------------------------------------------------------ */
 

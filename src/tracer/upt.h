@@ -12,7 +12,8 @@
  * (src/trace/merge.c, shared with `unperturb trace --recover`).
  *
  * The files depend one way: tracer.c on none of the others; funcs.c,
- * calib.c and wrap.c on tracer.c; life.c, the start and end of a run inside
+ * wrap.c on tracer.c; pthreads.c on tracer.c and funcs.c; calib.c on
+ * tracer.c, funcs.c and pthreads.c; life.c, the start and end of a run inside
  * MPI_Init and MPI_Finalize, on tracer.c, calib.c and funcs.c; the
  * wrappers on all of them.
  *
@@ -179,6 +180,15 @@ static inline unsigned upt_wildcard(int src, int tag)
 #define UPT_COMM_THREADS 2u /* the process's thread contingent (pthreads.c; docs/tracer.md) */
 /* defines UPT_COMM_THREADS for the merge, once, before its first use */
 void upt_threads_comm(void);
+/* (pthreads.c, for the calibration: calib.c) one record of kind "thread"
+ * (a ThreadBegin) and of kind "lock" (a ThreadAcquireLock), written as the
+ * wrappers write them */
+void upt_thread_record_probe(uint64_t seq);
+void upt_lock_record_probe(uint32_t order);
+/* n lock/unlock pairs of a mutex of its own through the wrappers' recording
+ * path (six records a pair) and n straight: ns per pair each (returned,
+ * *straight) */
+double upt_pthread_probe(unsigned n, double *straight);
 /* The local id of a communicator (UPT_COMM_WORLD, UPT_COMM_SELF, or one that
  * the wrappers registered when it was created); UINT32_MAX if unknown. */
 uint32_t upt_comm_id(MPI_Comm c);

@@ -142,7 +142,7 @@ ok "--cpu-time: a CPU-time metric at every MPI Enter and Leave, compensated"
 $UNPERTURB trace -q --extra-ns 200000 -o "$T/xcal" -- $MPIRUN -np 2 "$T/c_prog" > /dev/null
 otf2-print -A "$T/xcal/traces.otf2" > "$T/xcal.txt"
 grep -q '^extra_ns = 200000$' "$T/xcal.txt" || fail "calibration: extra_ns not stored"
-for k in enter leave send recv coll_begin coll_end other metric fn_enter fn_leave poll_enter poll_leave; do
+for k in enter leave send recv coll_begin coll_end other metric fn_enter fn_leave poll_enter poll_leave thread lock; do
     v=$(awk -v k="$k" '$1 == k && $2 == "=" { print $3; exit }' "$T/xcal.txt")
     [ -n "$v" ] || fail "calibration: no '$k'"
     awk -v v="$v" 'BEGIN { exit !(v >= 150000 && v < 300000) }' ||
