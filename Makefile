@@ -255,6 +255,7 @@ bench: all
 	$(MAKE) --no-print-directory $(BENCH_BIN)
 	bench/run.sh $(BUILD)/bin
 	bench/tracer.sh $(BUILD)
+	bench/threads.sh $(BUILD)
 	bench/simulate.sh $(BUILD)/bin
 
 # examples/ (issue 4): MPI example programs and the timing shim
