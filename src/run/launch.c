@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "run/launch.h"
+#include "run/omp_runtime.h"
 
 int up_run_near_exe(const char *env, const char *rel, char *out, size_t cap)
 {
@@ -112,6 +113,51 @@ static bool is_launcher(const char *prog)
     return false;
 }
 
+/* The program an MPI launcher runs: its first argument that is an
+ * executable file (the options' values before it are not); NULL if none */
+static const char *launched_program(char *const *prog)
+{
+    struct stat st;
+    int i;
+    for (i = 1; prog[i]; i++)
+        if (prog[i][0] != '-' && stat(prog[i], &st) == 0 && S_ISREG(st.st_mode) &&
+            access(prog[i], X_OK) == 0)
+            return prog[i];
+    return NULL;
+}
+
+/* OpenMP through OMPT (docs/tracer-openmp.md): a program built for GCC's
+ * libgomp runs on LLVM's libomp, which `dir` (a scratch folder) then holds
+ * as libgomp.so.1, first on LD_LIBRARY_PATH; or libomp is preloaded after
+ * the tracer.  A program whose OpenMP events will be lost says so. */
+static up_status omp_env(const up_run_tr_opts *o, const char *dir, up_err *err)
+{
+    const char *prog = is_launcher(o->prog[0]) ? launched_program(o->prog) : o->prog[0];
+    const char *old;
+    char val[2 * PATH_MAX + 2];
+    up_omp_plan plan;
+    up_status s;
+    if (!prog)
+        return UP_OK;
+    if ((s = up_omp_plan_for(prog, &plan, err)) != UP_OK)
+        return s;
+    if (plan.lost && o->warn)
+        o->warn(o->warn_ctx, plan.msg);
+    if (plan.route == UP_OMP_LINK) {
+        if ((s = up_omp_link(&plan, dir, err)) != UP_OK)
+            return s;
+        old = getenv("LD_LIBRARY_PATH");
+        snprintf(val, sizeof val, "%s%s%s", dir, old && *old ? ":" : "", old ? old : "");
+        return set_env("LD_LIBRARY_PATH", val, err);
+    }
+    if (plan.route == UP_OMP_PRELOAD) { /* after the tracer, which tracer_env put first */
+        old = getenv("LD_PRELOAD");
+        snprintf(val, sizeof val, "%s:%s", old ? old : "", plan.libomp);
+        return set_env("LD_PRELOAD", val, err);
+    }
+    return UP_OK;
+}
+
 /* Runs the program with the signals above; its wait status in *status. */
 static up_status run_program(char *const *prog, int *status, up_err *err)
 {
@@ -185,6 +231,7 @@ up_status up_run_trace(const up_run_tr_opts *o, up_run_tr *r, up_err *err)
     char lib[PATH_MAX], abs[PATH_MAX];
     up_outset *os = NULL;
     struct stat st;
+    size_t omp_dir = 0;
     up_status s;
     int i;
 
@@ -206,13 +253,15 @@ up_status up_run_trace(const up_run_tr_opts *o, up_run_tr *r, up_err *err)
             (s = up_outset_input(os, o->prog[i], false, err)) != UP_OK)
             goto out;
     if ((s = up_outset_add(os, o->output, UP_OUT_DIR, "-o", NULL, err)) != UP_OK ||
-        (s = up_outset_begin(os, err)) != UP_OK)
+        (s = up_outset_scratch(os, &omp_dir, err)) != UP_OK || (s = up_outset_begin(os, err)) != UP_OK)
         goto out;
     if (!realpath(up_outset_tmp(os, 0), abs)) {
         s = UP_ERR(err, UP_EIO, "cannot resolve the output folder");
         goto out;
     }
-    if ((s = tracer_env(o, lib, abs, err)) != UP_OK || (s = run_program(o->prog, &r->status, err)) != UP_OK)
+    if ((s = tracer_env(o, lib, abs, err)) != UP_OK ||
+        (s = omp_env(o, up_outset_tmp(os, omp_dir), err)) != UP_OK ||
+        (s = run_program(o->prog, &r->status, err)) != UP_OK)
         goto out;
     if (WIFEXITED(r->status) && WEXITSTATUS(r->status) == 127) {
         s = UP_ERR(err, UP_EIO, "'%s' could not be run", o->prog[0]);
