@@ -119,5 +119,19 @@ if trace $name "$T/c_cond" 200 && threads_ok $name 2; then
     fi
 fi
 
+# the OpenMP runtime: a gcc -fopenmp program runs on LLVM's libomp under
+# `unperturb trace` (KMP_VERSION=1 makes libomp name itself), and the link
+# that arranged it is not in the output
+if cc -O2 -fopenmp -o "$T/omp_loop" examples/threads/omp_loop.c 2> /dev/null; then
+    rm -rf "$T/omp"
+    if KMP_VERSION=1 OMP_NUM_THREADS=2 $UNPERTURB trace -q -o "$T/omp" -- "$T/omp_loop" > "$T/omp.out" 2> "$T/omp.err" &&
+       grep -q "^LLVM OMP version" "$T/omp.err" && grep -q "^result: ok" "$T/omp.out" &&
+       [ -z "$(find "$T/omp" -name 'libgomp*')" ]; then
+        ok "a gcc -fopenmp program runs on LLVM's libomp under unperturb trace"
+    else
+        bad "omp_loop under unperturb trace: $(head -c 300 "$T/omp.err")"
+    fi
+fi
+
 echo "pthreads tracer tests: $pass passed, $failed failed"
 [ "$failed" = 0 ]
