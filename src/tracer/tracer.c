@@ -1241,8 +1241,24 @@ static bool open_run(uint64_t t_start, bool with_mpi)
 bool upt_open(uint64_t t_start) { return open_run(t_start, true); }
 bool upt_open_solo(uint64_t t_start) { return open_run(t_start, false); }
 
+/* A child of fork() without exec has a copy of the run: it records
+ * nothing and closes nothing (the files are the parent's) */
+static void forked_child(void)
+{
+    upt_on = 0;
+    upt_solo = 0;
+    T.closed = true;
+    T.ar = NULL;
+    if (T.side >= 0)
+        close(T.side);
+    T.side = -1;
+}
+
 void upt_start(const char *calibration)
 {
+    static bool atfork;
+    if (!atfork)
+        atfork = pthread_atfork(NULL, NULL, forked_child) == 0;
     if (calibration && upt_rank == 0) { /* for the merge */
         char path[PATH_MAX + 64];
         int fd;

@@ -119,6 +119,34 @@ if trace $name "$T/c_cond" 200 && threads_ok $name 2; then
     fi
 fi
 
+# fork() without exec: the children (one ends by _exit, one by returning
+# from main, which runs the destructors) record nothing and leave the
+# parent's files alone; the parent's two acquisitions are the trace's
+cat > "$T/forky.c" <<'C'
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static void take(void) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); }
+int main(void)
+{
+    pid_t p;
+    take();
+    if ((p = fork()) == 0) { take(); _exit(0); }
+    waitpid(p, NULL, 0);
+    if ((p = fork()) == 0) { take(); return 0; }
+    waitpid(p, NULL, 0);
+    take();
+    puts("done");
+    return 0;
+}
+C
+cc -O1 -pthread -o "$T/forky" "$T/forky.c"
+if trace forky "$T/forky" && check forky "ThreadAcquireLock records" "$(kind forky THREAD_ACQUIRE_LOCK)" 2; then
+    ok "fork without exec: the children record nothing, the parent's trace is whole"
+fi
+
 # the OpenMP runtime: a gcc -fopenmp program runs on LLVM's libomp under
 # `unperturb trace` (KMP_VERSION=1 makes libomp name itself), and the link
 # that arranged it is not in the output
