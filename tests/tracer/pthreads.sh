@@ -122,7 +122,7 @@ fi
 # fork() without exec: the children (one ends by _exit, one by returning
 # from main, which runs the destructors) record nothing and leave the
 # parent's files alone; the parent's two acquisitions are the trace's
-cat > "$T/forky.c" <<'C'
+cat > "$T/c_forky.c" <<'C'
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -142,8 +142,8 @@ int main(void)
     return 0;
 }
 C
-cc -O1 -pthread -o "$T/forky" "$T/forky.c"
-if trace forky "$T/forky" && check forky "ThreadAcquireLock records" "$(kind forky THREAD_ACQUIRE_LOCK)" 2; then
+cc -O1 -pthread -o "$T/c_forky" "$T/c_forky.c"
+if trace forky "$T/c_forky" && check forky "ThreadAcquireLock records" "$(kind forky THREAD_ACQUIRE_LOCK)" 2; then
     ok "fork without exec: the children record nothing, the parent's trace is whole"
 fi
 
