@@ -34,6 +34,7 @@ void upt_finalize(void)
 {
     if (upt_solo || !upt_window_close()) /* the analysis window closes here */
         return;
+    upt_pthreads_report();
     upt_funcs_fini(); /* Leave records of the functions still running */
     upt_close();
     upt_funcs_free();
@@ -72,6 +73,7 @@ __attribute__((destructor)) static void solo_end(void)
 {
     if (!upt_solo)
         return;
+    upt_pthreads_report();
     upt_funcs_fini();
     upt_close();
     upt_funcs_free();

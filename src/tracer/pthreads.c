@@ -15,10 +15,7 @@
  * object's address holds the number and the object's counters, and an entry
  * goes when the program destroys the object, so a program that makes ever
  * new mutexes keeps the table bounded (OBJ_MAX live objects; past that, an
- * object is called through unrecorded, and counted).
- *
- * Everything here runs with the tracer's guard of the function hooks off:
- * the file is built like the rest of the tracer, without instrumentation.
+ * object is called through unrecorded, and counted: upt_pthreads_report).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -402,6 +399,14 @@ static void thread_rec(int what, uint64_t seq)
     default: rc = OTF2_EvtWriter_ThreadEnd(w, NULL, upt_now(), UPT_COMM_THREADS, seq); break;
     }
     upt_rec_close(rc);
+}
+
+void upt_pthreads_report(void)
+{
+    uint64_t n = atomic_load(&objs_dropped);
+    if (n)
+        upt_warn("%llu calls on objects past the %u live ones the tracer numbers were not recorded",
+                 (unsigned long long)n, OBJ_MAX);
 }
 
 void upt_thread_record_probe(uint64_t seq) { thread_rec(T_BEGIN, seq); }

@@ -14,7 +14,8 @@
  * The files depend one way: tracer.c on none of the others; funcs.c,
  * wrap.c on tracer.c; pthreads.c on tracer.c and funcs.c; calib.c on
  * tracer.c, funcs.c and pthreads.c; life.c, the start and end of a run inside
- * MPI_Init and MPI_Finalize, on tracer.c, calib.c and funcs.c; the
+ * MPI_Init and MPI_Finalize (or the constructor and destructor without
+ * MPI), on tracer.c, calib.c, funcs.c and pthreads.c; the
  * wrappers on all of them.
  *
  * One location per recording thread of an MPI rank (index << 32 | rank, the
@@ -180,6 +181,8 @@ static inline unsigned upt_wildcard(int src, int tag)
 #define UPT_COMM_THREADS 2u /* the process's thread contingent (pthreads.c; docs/tracer.md) */
 /* defines UPT_COMM_THREADS for the merge, once, before its first use */
 void upt_threads_comm(void);
+/* (pthreads.c) at the run's end: what was not recorded, one line on stderr */
+void upt_pthreads_report(void);
 /* (pthreads.c, for the calibration: calib.c) one record of kind "thread"
  * (a ThreadBegin) and of kind "lock" (a ThreadAcquireLock), written as the
  * wrappers write them */
