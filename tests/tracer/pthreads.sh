@@ -147,6 +147,32 @@ if trace forky "$T/c_forky" && check forky "ThreadAcquireLock records" "$(kind f
     ok "fork without exec: the children record nothing, the parent's trace is whole"
 fi
 
+# more live objects than the tracer numbers (65,536): the others'
+# acquisitions are not recorded, and counted on stderr
+cat > "$T/c_many.c" <<'C'
+#include <pthread.h>
+#include <stdlib.h>
+int main(void)
+{
+    enum { N = 70000 };
+    pthread_mutex_t *m = calloc(N, sizeof *m);
+    for (int i = 0; i < N; i++) {
+        pthread_mutex_init(&m[i], NULL);
+        pthread_mutex_lock(&m[i]);
+        pthread_mutex_unlock(&m[i]);
+    }
+    return 0;
+}
+C
+cc -O1 -pthread -o "$T/c_many" "$T/c_many.c"
+if trace many "$T/c_many" && check many "ThreadAcquireLock records" "$(kind many THREAD_ACQUIRE_LOCK)" 65536; then
+    if grep -q "4464 calls on objects past the 65536 live ones" "$T/many.err"; then
+        ok "70,000 live mutexes: 65,536 numbered, the other 4,464 acquisitions counted on stderr"
+    else
+        bad "many: no count of the calls not recorded on stderr: $(head -c 300 "$T/many.err")"
+    fi
+fi
+
 # the OpenMP runtime: a gcc -fopenmp program runs on LLVM's libomp under
 # `unperturb trace` (KMP_VERSION=1 makes libomp name itself), and the link
 # that arranged it is not in the output
