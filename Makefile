@@ -146,6 +146,7 @@ test:
 	UNPERTURB=$(SAN)/bin/unperturb UNPERTURB_CALIBRATE_PROG=$(BUILD)/libexec/unperturb-calibrate \
 	  tests/tracer/run.sh $(SAN)
 	UNPERTURB=$(SAN)/bin/unperturb tests/tracer/pthreads.sh $(SAN)
+	UNPERTURB=$(SAN)/bin/unperturb tests/tracer/ompt.sh $(SAN)
 	$(MAKE) --no-print-directory $(BUILD)/bin/up-fwd-gen && UNPERTURB=$(SAN)/bin/unperturb tests/readers/run.sh $(BUILD)
 	tests/tracer/symbols_test.sh
 	$(MAKE) --no-print-directory $(BUILD)/bin/unperturb $(BUILD)/lib/libunperturb-trace.so $(EXAMPLES_BIN) $(THREADS_BIN)

@@ -277,6 +277,7 @@ static _Thread_local struct thr {
     uint64_t acq_t;
     uint32_t acq_region, acq_inner;
     uint64_t last; /* the time of this file's latest record on the thread */
+    bool hooked;   /* close_open registered for its location */
 } th __attribute__((tls_model("initial-exec")));
 
 /* A new frame of `kind`, nothing entered yet (NULL: too deep; counted,
@@ -343,6 +344,38 @@ static uint64_t late(uint64_t master, uint64_t now)
     return master && master >= th.last ? master : now;
 }
 
+/* The thread's location closes with constructs still open: a worker's
+ * last implicit barrier and implicit task, whose ends libomp reports only
+ * at a next fork that never comes.  Their Leave records, innermost first,
+ * at the master's times where known, never before the thread's last
+ * record.  Called once on the closing thread (upt_rec_atclose), recording
+ * off; the owner is then idle inside libomp, waiting for work. */
+static void close_open(OTF2_EvtWriter *w, void *arg)
+{
+    struct thr *t = arg;
+    uint32_t i = t->depth, k;
+    while (i-- > 0) {
+        const frame *fr = &t->f[i];
+        const team *tm = NULL;
+        uint64_t at = 0;
+        if (fr->kind == F_IMPLICIT) {
+            tm = fr->tm, at = tm ? atomic_load(&tm->t_end) : 0;
+        } else if (fr->kind == F_SYNC && fr->join) {
+            for (k = i; k-- > 0 && t->f[k].kind != F_IMPLICIT;)
+                ;
+            tm = k < i ? t->f[k].tm : NULL;
+            at = tm ? atomic_load(&tm->t_bar) : 0;
+        }
+        if (at > t->last)
+            t->last = at;
+        if (fr->inner != NONE)
+            OTF2_EvtWriter_Leave(w, NULL, t->last, fr->inner);
+        if (fr->region != NONE)
+            OTF2_EvtWriter_Leave(w, NULL, t->last, fr->region);
+    }
+    t->depth = 0;
+}
+
 /* Enter the parallel region of team tm, with its id */
 static void rec_enter_team(const team *tm, uint64_t t)
 {
@@ -355,6 +388,8 @@ static void rec_enter_team(const team *tm, uint64_t t)
         a = NULL;
     upt_rec_close(OTF2_EvtWriter_Enter(w, a, t, tm->region));
     th.last = t;
+    if (!th.hooked) /* (its location exists now) */
+        th.hooked = true, upt_rec_atclose(close_open, &th);
 }
 
 static void rec_lock(bool acquire, uint32_t lock, uint32_t order)

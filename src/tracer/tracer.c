@@ -57,6 +57,8 @@ int upt_main_thread_set;
 typedef struct tslot {
     OTF2_EvtWriter *w;
     OTF2_AttributeList *attrs; /* its records' attributes; OTF2 empties it after each */
+    void (*atclose)(OTF2_EvtWriter *w, void *arg); /* upt_rec_atclose */
+    void *atclose_arg;
     uint32_t idx;
     volatile sig_atomic_t busy;
 } tslot;
@@ -654,6 +656,12 @@ OTF2_EvtWriter *upt_rec_open(void)
 void upt_rec_close(OTF2_ErrorCode rc) { rec_end(rc); }
 
 OTF2_AttributeList *upt_rec_attrs(void) { return me ? me->attrs : NULL; }
+
+void upt_rec_atclose(void (*fn)(OTF2_EvtWriter *w, void *arg), void *arg)
+{
+    if (me && me->w)
+        me->atclose = fn, me->atclose_arg = arg;
+}
 
 void upt_threads_comm(void)
 {
@@ -1299,13 +1307,16 @@ void upt_window_open(uint32_t region, uint64_t t_enter)
 
 /* ---- threads ---------------------------------------------------------------- */
 
-/* Thread s's writer closes: its records reach the disk, and the side file
- * says how many (threads_mu held) */
+/* Thread s's writer closes: its last records (upt_rec_atclose), then every
+ * record reaches the disk, and the side file says how many (threads_mu
+ * held, or the main thread's own) */
 static void thread_close(tslot *s)
 {
     uint64_t n = 0;
     if (!s->w)
         return;
+    if (s->atclose)
+        s->atclose(s->w, s->atclose_arg);
     OTF2_EvtWriter_GetNumberOfEvents(s->w, &n);
     OTF2_Archive_CloseEvtWriter(T.ar, s->w);
     s->w = NULL;
@@ -1397,6 +1408,8 @@ static void close_local(void)
     close_threads();
     if (T.main.w) {
         uint64_t n = 0;
+        if (T.main.atclose)
+            T.main.atclose(T.main.w, T.main.atclose_arg);
         OTF2_EvtWriter_GetNumberOfEvents(T.main.w, &n);
         OTF2_Archive_CloseEvtWriter(T.ar, T.main.w);
         T.main.w = NULL;

@@ -149,6 +149,12 @@ void upt_cpu_metric(uint64_t t);
 OTF2_EvtWriter *upt_rec_open(void);
 void upt_rec_close(OTF2_ErrorCode rc);
 OTF2_AttributeList *upt_rec_attrs(void);
+/* This thread's last records, when its location closes while the thread
+ * still runs (the run ends) or as it ends: fn(w, arg) is called once, on
+ * the closing thread, recording off, and writes with w directly (its
+ * times no earlier than the thread's last record).  One per thread (the
+ * OMPT tool's: the Leave records libomp reports only at the next fork). */
+void upt_rec_atclose(void (*fn)(OTF2_EvtWriter *w, void *arg), void *arg);
 /* An attribute for the merged archive's definitions: its id (fixed, the
  * same on every rank: UPT_ATTR_*), type, name and description (no tabs or
  * newlines); written to the side file when recording starts. */

@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/tracer/ompt.sh BUILD - the tracer's OMPT tool (src/tracer/ompt.c)
 # end to end: tests/tracer/omp_prog.c, an MPI + OpenMP program, built with
-# gcc (mpicc -fopenmp: libgomp, run on LLVM's libomp through a libgomp.so.1
-# link first on LD_LIBRARY_PATH, as docs/tracer-openmp.md describes) and
+# gcc (mpicc -fopenmp: libgomp, run on LLVM's libomp through the
+# libgomp.so.1 link that `unperturb trace` puts first on LD_LIBRARY_PATH,
+# as docs/tracer-openmp.md describes; the ranks must say they ran on it) and
 # with clang (OMPI_CC=clang: libomp itself; skipped without clang), traced
 # with `unperturb trace` on 2 ranks.  From each archive (otf2-print, an
 # independent reader) it counts per rank what the program printed it did:
@@ -14,11 +15,11 @@
 # are numbered 1..n, each released on the thread that took it; every task
 # created is completed once and first runs after its creation;
 # `unperturb compensate` reports no repair; up-check (when BUILD has it)
-# finds no violation.  Known and checked: the workers of the last parallel
-# region before MPI_Finalize keep its parallel region and implicit barrier
-# open (libomp reports their end only at the next fork or at its shutdown,
-# after recording stopped; docs/tracer-openmp.md), so up-check warns of
-# exactly those barriers.
+# finds no violation and warns of nothing.  The workers of the last
+# parallel region before MPI_Finalize, whose ends libomp reports only at the
+# next fork or at its shutdown, after recording stopped, are closed with
+# the run at the master's times (docs/tracer-openmp.md): no region stays
+# open.
 set -eu
 BUILD=${1:-build}
 UNPERTURB=${UNPERTURB:-$BUILD/bin/unperturb}
@@ -33,8 +34,6 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { pass=$((pass + 1)); echo "ok   $*"; }
 
 [ -r "$LIBOMP" ] || fail "no libomp.so.5 (install libomp5-14, or set UNPERTURB_LIBOMP)"
-mkdir "$T/gomp"
-ln -s "$LIBOMP" "$T/gomp/libgomp.so.1"
 mpicc -fopenmp -O1 -g -o "$T/omp_prog-gcc" tests/tracer/omp_prog.c
 builds=gcc
 if command -v clang > /dev/null; then
@@ -115,11 +114,11 @@ check_structure() {
 
 for b in $builds; do
     case $b in
-    gcc) threads=2 libs=$T/gomp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ;;
-    clang) threads=3 libs=${LD_LIBRARY_PATH:-} ;;
+    gcc) threads=2 ;;
+    clang) threads=3 ;;
     esac
     out=$T/$b
-    LD_LIBRARY_PATH=$libs KMP_VERSION=1 OMP_NUM_THREADS=$threads OMP_WAIT_POLICY=passive \
+    KMP_VERSION=1 OMP_NUM_THREADS=$threads OMP_WAIT_POLICY=passive \
         $UNPERTURB trace -q -o "$out" -- mpirun --oversubscribe $ROOT -np $NP "$T/omp_prog-$b" \
         > "$out.out" 2> "$out.err" || { cat "$out.out" "$out.err" >&2; fail "$b: the traced run failed"; }
     grep -q '^result: ok$' "$out.out" || fail "$b: the program's own checks: $(cat "$out.out")"
@@ -142,12 +141,8 @@ for b in $builds; do
     ok "$b: per rank, the trace holds what the program counted: $want"
 
     check_structure "$out.txt" > "$out.structure" || fail "$b: $(grep -v '^open ' "$out.structure" | head -5)"
-    # what stays open: on each worker of the last region, its parallel
-    # region and implicit barrier; nothing on a rank's own location
-    grep '^open ' "$out.structure" | sort > "$out.open"
-    awk -v np=$NP -v t="$threads" 'BEGIN { for (r = 0; r < np; r++) for (i = 1; i < t; i++)
-        printf "open %.0f: [!$omp parallel] [!$omp implicit barrier]\n", i * 4294967296 + r }' | sort > "$out.open-want"
-    cmp -s "$out.open" "$out.open-want" || fail "$b: regions left open:
+    # nothing stays open, the last region's workers included
+    ! grep '^open ' "$out.structure" > "$out.open" || fail "$b: regions left open:
 $(cat "$out.open")"
     ok "$b: regions nest, times never decrease, locks numbered 1..n, tasks created, run and completed once"
 
@@ -157,11 +152,8 @@ $(cat "$out.open")"
 
     if [ -x "$BUILD/bin/up-check" ]; then
         "$BUILD/bin/up-check" "$out" > "$out.check" 2>&1 || fail "$b: up-check: $(cat "$out.check")"
-        if [ "$(grep -c 'has no Leave' "$out.check")" != $((NP * (threads - 1))) ] ||
-            [ "$(grep -c 'warning \[' "$out.check")" != "$(grep -c 'warning \[barrier-team\]' "$out.check")" ]; then
-            fail "$b: up-check warned of more than the last region's workers: $(cat "$out.check")"
-        fi
-        ok "$b: up-check: no violation (warnings: the last region's $((NP * (threads - 1))) open worker barriers)"
+        ! grep -q 'warning \[' "$out.check" || fail "$b: up-check warned: $(cat "$out.check")"
+        ok "$b: up-check: no violation, no warning"
     else
         echo "skip $b: up-check: $BUILD/bin/up-check not built"
     fi
