@@ -303,11 +303,16 @@ static int add_group(merger *m, rankdefs *r, char **f)
     return 0;
 }
 
-/* "attribute ID TYPE NAME DESCRIPTION": the first rank's line defines it */
+/* "attribute ID TYPE NAME DESCRIPTION": the first rank's line defines it
+ * (ids are the tracer's constants, below ATTR_ID_MAX: a larger one in a
+ * damaged file is ignored, not mapped) */
+#define ATTR_ID_MAX 4096
 static int add_attr(merger *m, char **f)
 {
     uint32_t id = (uint32_t)strtoul(f[1], NULL, 10);
     size_t i;
+    if (id >= ATTR_ID_MAX)
+        return 0;
     for (i = 0; i < m->nattrs; i++)
         if (m->attrs[i].id == id)
             return 0;
@@ -596,6 +601,16 @@ static bool parse_members(const char *p, uint64_t *out, uint32_t max, uint32_t *
     return true;
 }
 
+/* The tracer's attribute ids are fixed and sparse (UPT_ATTR_*: 0, 1, the
+ * POSIX threads' from 2, the OMPT tool's from 16); the global ones are
+ * dense, in the order of the tracer's (readers expect 0, 1, 2, ...), and
+ * every location maps its ids to them */
+static int attr_cmp(const void *a, const void *b)
+{
+    uint32_t x = ((const struct gattr *)a)->id, y = ((const struct gattr *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
 /* the thread contingents' groups (thr_group0) */
 static OTF2_ErrorCode write_thread_groups(merger *m, OTF2_GlobalDefWriter *gw, uint32_t s_empty)
 {
@@ -642,6 +657,7 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     now_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    qsort(m->attrs, m->nattrs, sizeof *m->attrs, attr_cmp); /* global id: the index */
     /* the timer resolution: rank 0's clock (the offsets map the others to it) */
     for (r = 0; r < m->nranks && rate == 0; r++)
         if (m->R[r].found)
@@ -773,8 +789,8 @@ static OTF2_ErrorCode write_globals(merger *m, OTF2_GlobalDefWriter *gw)
                                            (OTF2_RegionRole)g->role, (OTF2_Paradigm)g->paradigm,
                                            OTF2_REGION_FLAG_NONE, g->file, g->line, 0));
     }
-    for (i = 0; i < m->nattrs; i++)
-        W(OTF2_GlobalDefWriter_WriteAttribute(gw, m->attrs[i].id,
+    for (i = 0; i < m->nattrs; i++) /* (ids dense: attr_map) */
+        W(OTF2_GlobalDefWriter_WriteAttribute(gw, (uint32_t)i,
                                               (uint32_t)intern(&m->strings, m->attrs[i].name),
                                               (uint32_t)intern(&m->strings, m->attrs[i].desc),
                                               (OTF2_Type)m->attrs[i].type));
@@ -877,6 +893,20 @@ static OTF2_IdMap *idmap(const idpair *p, size_t n)
     return idmap_offset(p, n, 0);
 }
 
+static OTF2_IdMap *attr_map(merger *m)
+{
+    idpair *p = malloc(m->nattrs * sizeof *p);
+    OTF2_IdMap *map;
+    size_t i;
+    if (!p)
+        return NULL;
+    for (i = 0; i < m->nattrs; i++)
+        p[i] = (idpair){m->attrs[i].id, (uint32_t)i};
+    map = idmap(p, m->nattrs);
+    free(p);
+    return map;
+}
+
 /* Location loc's local definitions: its rank d's mapping tables and clock
  * offsets (every thread of a rank shares them) */
 static OTF2_ErrorCode write_local(merger *m, OTF2_Archive *ar, rankdefs *d, uint64_t loc)
@@ -906,6 +936,10 @@ static OTF2_ErrorCode write_local(merger *m, OTF2_Archive *ar, rankdefs *d, uint
     if (rc == OTF2_SUCCESS && d->ngroups &&
         (map = idmap_offset(d->groups, d->ngroups, rma_group0(m)))) {
         rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_GROUP, map);
+        OTF2_IdMap_Free(map);
+    }
+    if (rc == OTF2_SUCCESS && m->nattrs && (map = attr_map(m))) {
+        rc = OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_ATTRIBUTE, map);
         OTF2_IdMap_Free(map);
     }
     for (i = 0; i < d->noffs && rc == OTF2_SUCCESS; i++)
