@@ -27,51 +27,108 @@
 
 #define LOCK 1 /* the mutex's number (lockID) */
 
-/* pthread_create (its Enter, ThreadCreate(s), its Leave) on thread l */
-static void p_create(tt_writer *o, unsigned l, uint64_t t, uint64_t s)
-{
-    tt_enter(o, l, t, TT_P_CREATE);
-    OTF2_EvtWriter_ThreadCreate(tt_rec(o, l), NULL, t + 10, TT_CONTINGENT, s);
-    tt_leave(o, l, t + 20, TT_P_CREATE);
-}
+/* One record of a test trace, on thread l at time t */
+enum {
+    P_ENTER, P_LEAVE, /* a: the region */
+    P_WORK,           /* a short work pairs from t (tt_short_work) */
+    P_CREATE,         /* pthread_create of thread a: Enter t, ThreadCreate t + 10, Leave t + 20 */
+    P_BEGIN, P_END, P_WAIT, /* ThreadBegin, ThreadEnd, ThreadWait of thread a */
+    P_ACQ, P_REL,     /* mutex LOCK (model PTHREAD), acquisition a */
+    P_BAR             /* pthread_barrier_wait's Enter: barrier a, count b */
+};
+typedef struct prec {
+    unsigned l, what;
+    uint64_t t;
+    uint32_t a, b;
+} prec;
 
 /* pthread_join of thread s: Enter at t, ThreadWait at w, Leave 10 later */
-static void p_join(tt_writer *o, unsigned l, uint64_t t, uint64_t w, uint64_t s)
+#define JOIN(l, t, w, s) \
+    {l, P_ENTER, t, TT_P_JOIN, 0}, {l, P_WAIT, w, s, 0}, {l, P_LEAVE, (w) + 10, TT_P_JOIN, 0}
+/* Enter and Leave of region r */
+#define IN(l, t0, t1, r) {l, P_ENTER, t0, r, 0}, {l, P_LEAVE, t1, r, 0}
+
+static void write_rec(tt_writer *o, const prec *p)
 {
-    tt_enter(o, l, t, TT_P_JOIN);
-    OTF2_EvtWriter_ThreadWait(tt_rec(o, l), NULL, w, TT_CONTINGENT, s);
-    tt_leave(o, l, w + 10, TT_P_JOIN);
+    switch (p->what) {
+    case P_ENTER:
+        tt_enter(o, p->l, p->t, p->a);
+        break;
+    case P_LEAVE:
+        tt_leave(o, p->l, p->t, p->a);
+        break;
+    case P_WORK:
+        tt_short_work(o, p->l, p->t, p->a);
+        break;
+    case P_CREATE:
+        tt_enter(o, p->l, p->t, TT_P_CREATE);
+        OTF2_EvtWriter_ThreadCreate(tt_rec(o, p->l), NULL, p->t + 10, TT_CONTINGENT, p->a);
+        tt_leave(o, p->l, p->t + 20, TT_P_CREATE);
+        break;
+    case P_BEGIN:
+        OTF2_EvtWriter_ThreadBegin(tt_rec(o, p->l), NULL, p->t, TT_CONTINGENT, p->a);
+        break;
+    case P_END:
+        OTF2_EvtWriter_ThreadEnd(tt_rec(o, p->l), NULL, p->t, TT_CONTINGENT, p->a);
+        break;
+    case P_WAIT:
+        OTF2_EvtWriter_ThreadWait(tt_rec(o, p->l), NULL, p->t, TT_CONTINGENT, p->a);
+        break;
+    case P_ACQ:
+        OTF2_EvtWriter_ThreadAcquireLock(tt_rec(o, p->l), NULL, p->t, OTF2_PARADIGM_PTHREAD, LOCK,
+                                         p->a);
+        break;
+    case P_REL:
+        OTF2_EvtWriter_ThreadReleaseLock(tt_rec(o, p->l), NULL, p->t, OTF2_PARADIGM_PTHREAD, LOCK,
+                                         p->a);
+        break;
+    default:
+        tt_enter_pbar(o, p->l, p->t, p->a, p->b);
+        break;
+    }
 }
 
-static void p_begin(tt_writer *o, unsigned l, uint64_t t, uint64_t s)
-{
-    OTF2_EvtWriter_ThreadBegin(tt_rec(o, l), NULL, t, TT_CONTINGENT, s);
-}
+/* What thread l's records must be compensated to */
+typedef struct want {
+    const uint64_t *t;
+    size_t n;
+} want;
+#define W(a) {a, sizeof(a) / sizeof(a)[0]}
 
-static void p_end(tt_writer *o, unsigned l, uint64_t t, uint64_t s)
+/* The trace of records p[0..n) (each thread's in time order) on nw
+ * threads, compensated (O = 10): thread l's times must be w[l]; the same
+ * under the replay's other schedules and by two parts.  Fills *res; 0, or
+ * -1 (said, nothing to free). */
+static int run(const char *file, int line, const char *what, const prec *p, size_t n,
+               const want *w, unsigned nw, up_replay_result *res)
 {
-    OTF2_EvtWriter_ThreadEnd(tt_rec(o, l), NULL, t, TT_CONTINGENT, s);
-}
-
-static void p_lock(tt_writer *o, unsigned l, uint64_t t, bool acquire, uint32_t order)
-{
-    if (acquire)
-        OTF2_EvtWriter_ThreadAcquireLock(tt_rec(o, l), NULL, t, OTF2_PARADIGM_PTHREAD, LOCK, order);
-    else
-        OTF2_EvtWriter_ThreadReleaseLock(tt_rec(o, l), NULL, t, OTF2_PARADIGM_PTHREAD, LOCK, order);
-}
-
-/* The trace in `in` compensated (O = 10), read back into *r; and the same
- * under the other schedules and by two parts */
-static int run(const char *what, const char *in, tt_times *r, up_replay_result *res)
-{
-    up_comp_params p = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
-    if (tt_compensate(in, r, res) != 0)
+    up_comp_params cp = t_params(10, UP_MODE_LOWER, UP_COLLECTIVE_INDIVIDUAL);
+    char in[4096];
+    tt_writer o;
+    tt_times r;
+    size_t i;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    if (tt_open(&o, in, nw) != 0) {
+        t_fail(file, line, "%s: cannot write the trace", what);
         return -1;
-    t_check_schedules(what, in, &p);
-    CHECK(t_check_partition(what, in, &p) >= 0);
+    }
+    for (i = 0; i < n; i++)
+        write_rec(&o, &p[i]);
+    if (tt_close(&o, 1000) != 0) {
+        t_fail(file, line, "%s: cannot write the trace", what);
+        return -1;
+    }
+    if (tt_compensate(in, &r, res) != 0)
+        return -1;
+    for (i = 0; i < nw; i++)
+        tt_check_loc(file, line, &r, (unsigned)i, w[i].t, w[i].n);
+    t_check_schedules(what, in, &cp);
+    if (t_check_partition(what, in, &cp) < 0)
+        t_fail(file, line, "%s: the partitioned replay differs", what);
     return 0;
 }
+#define RUN(what, p, w, res) \
+    run(__FILE__, __LINE__, what, p, sizeof(p) / sizeof(p)[0], w, sizeof(w) / sizeof(w)[0], res)
 
 /* ---- create and begin, end and join -------------------------------------------------- */
 
@@ -94,31 +151,17 @@ TEST(pthread_begin_follows_its_create_and_join_its_end)
      *   keeps the wait thread 1's overhead made), Leave(join) 410 -> 250,
      *   Leave(main) 420 -> 250.  With the begin rule taken out, thread 1 is
      *   125, 125, 315, 315 and the wait 315 + 45 = 360, Leave 360, 360. */
+    static const prec tr[] = {
+        {0, P_ENTER, 0, TT_MAIN, 0}, {0, P_WORK, 10, 4, 0}, {0, P_CREATE, 100, 1, 0},
+        JOIN(0, 140, 400, 1), {0, P_LEAVE, 420, TT_MAIN, 0},
+        {1, P_BEGIN, 125, 1, 0}, IN(1, 135, 335, TT_WORK), {1, P_END, 345, 1, 0},
+    };
     static const uint64_t t0[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 10, 10, 20, 250, 250, 250},
                           t1[] = {15, 15, 205, 205};
-    char in[4096];
-    tt_writer o;
-    tt_times r;
+    static const want w[] = {W(t0), W(t1)};
     up_replay_result res;
-    snprintf(in, sizeof in, "%s", t_dir("in"));
-    if (tt_open(&o, in, 2) != 0) {
-        t_fail(__FILE__, __LINE__, "cannot write the trace");
+    if (RUN("pthread create/join", tr, w, &res) != 0)
         return;
-    }
-    tt_enter(&o, 0, 0, TT_MAIN);
-    tt_short_work(&o, 0, 10, 4);
-    p_create(&o, 0, 100, 1);
-    p_join(&o, 0, 140, 400, 1);
-    tt_leave(&o, 0, 420, TT_MAIN);
-    p_begin(&o, 1, 125, 1);
-    tt_enter(&o, 1, 135, TT_WORK);
-    tt_leave(&o, 1, 335, TT_WORK);
-    p_end(&o, 1, 345, 1);
-    CHECK(tt_close(&o, 500) == 0);
-    if (run("pthread create/join", in, &r, &res) != 0)
-        return;
-    TT_CHECK_LOC(&r, 0, t0);
-    TT_CHECK_LOC(&r, 1, t1);
     CHECK_EQ(res.repairs[UP_REPAIR_pthread_unpaired], 0);
     up_replay_result_free(&res);
 }
@@ -136,32 +179,18 @@ TEST(pthread_join_of_an_ended_thread_no_earlier_than_its_end)
      *   record (280): no wait; locally 0 + 10 - 10 = 0, raised to the end,
      *   195 (without the rule 0: before the thread ended), Leave(join) 300
      *   -> 195, Leave(main) 310 -> 195. */
+    static const prec tr[] = {
+        {0, P_ENTER, 0, TT_MAIN, 0}, {0, P_CREATE, 10, 1, 0}, {0, P_WORK, 40, 12, 0},
+        JOIN(0, 280, 290, 1), {0, P_LEAVE, 310, TT_MAIN, 0},
+        {1, P_BEGIN, 35, 1, 0}, IN(1, 45, 245, TT_WORK), {1, P_END, 255, 1, 0},
+    };
     static const uint64_t t0[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                   0, 0, 0, 0, 0, 0, 0, 0, 0, 195, 195, 195},
                           t1[] = {5, 5, 195, 195};
-    char in[4096];
-    tt_writer o;
-    tt_times r;
+    static const want w[] = {W(t0), W(t1)};
     up_replay_result res;
-    snprintf(in, sizeof in, "%s", t_dir("in"));
-    if (tt_open(&o, in, 2) != 0) {
-        t_fail(__FILE__, __LINE__, "cannot write the trace");
+    if (RUN("pthread join after the end", tr, w, &res) != 0)
         return;
-    }
-    tt_enter(&o, 0, 0, TT_MAIN);
-    p_create(&o, 0, 10, 1);
-    tt_short_work(&o, 0, 40, 12);
-    p_join(&o, 0, 280, 290, 1);
-    tt_leave(&o, 0, 310, TT_MAIN);
-    p_begin(&o, 1, 35, 1);
-    tt_enter(&o, 1, 45, TT_WORK);
-    tt_leave(&o, 1, 245, TT_WORK);
-    p_end(&o, 1, 255, 1);
-    CHECK(tt_close(&o, 500) == 0);
-    if (run("pthread join after the end", in, &r, &res) != 0)
-        return;
-    TT_CHECK_LOC(&r, 0, t0);
-    TT_CHECK_LOC(&r, 1, t1);
     CHECK_EQ(res.repairs[UP_REPAIR_pthread_unpaired], 0);
     up_replay_result_free(&res);
 }
@@ -176,29 +205,17 @@ TEST(pthread_begin_without_create_and_join_without_end_released)
      *   Leave(work) 160 -> 140, ThreadEnd 170 -> 140.
      * Thread 0: Enter(main) 0 -> 0, Enter(pthread_join) 100 -> 90,
      *   ThreadWait 300 -> 90 + 200 - 10 = 280, Leave(join) 310 -> 280,
-     *   Leave(main) 320 -> 280. */
+     *   Leave(main) 320 -> 280.  Without the rule (neither waits nor is
+     *   counted) the times are the same, and the count 0. */
+    static const prec tr[] = {
+        {0, P_ENTER, 0, TT_MAIN, 0}, JOIN(0, 100, 300, 9), {0, P_LEAVE, 320, TT_MAIN, 0},
+        {1, P_BEGIN, 50, 7, 0}, IN(1, 60, 160, TT_WORK), {1, P_END, 170, 7, 0},
+    };
     static const uint64_t t0[] = {0, 90, 280, 280, 280}, t1[] = {50, 50, 140, 140};
-    char in[4096];
-    tt_writer o;
-    tt_times r;
+    static const want w[] = {W(t0), W(t1)};
     up_replay_result res;
-    snprintf(in, sizeof in, "%s", t_dir("in"));
-    if (tt_open(&o, in, 2) != 0) {
-        t_fail(__FILE__, __LINE__, "cannot write the trace");
+    if (RUN("pthread unpaired", tr, w, &res) != 0)
         return;
-    }
-    tt_enter(&o, 0, 0, TT_MAIN);
-    p_join(&o, 0, 100, 300, 9);
-    tt_leave(&o, 0, 320, TT_MAIN);
-    p_begin(&o, 1, 50, 7);
-    tt_enter(&o, 1, 60, TT_WORK);
-    tt_leave(&o, 1, 160, TT_WORK);
-    p_end(&o, 1, 170, 7);
-    CHECK(tt_close(&o, 500) == 0);
-    if (run("pthread unpaired", in, &r, &res) != 0)
-        return;
-    TT_CHECK_LOC(&r, 0, t0);
-    TT_CHECK_LOC(&r, 1, t1);
     CHECK_EQ(res.repairs[UP_REPAIR_pthread_unpaired], 2);
     up_replay_result_free(&res);
 }
@@ -224,41 +241,21 @@ TEST(pthread_barrier_of_two_exits_after_the_last_enter)
      *   thread 0 365 + (500 - 500) = 365.  Leave(main): thread 0 510 ->
      *   365, thread 1 505 -> 365.  With the rule taken out, thread 0 is
      *   210 after instance 0, then 210, 300, 300, 360, 360. */
+    static const prec tr[] = {
+        {0, P_ENTER, 0, TT_MAIN, 0}, {0, P_WORK, 10, 4, 0}, {0, P_BAR, 200, 1, 2},
+        {0, P_LEAVE, 310, TT_P_BAR, 0}, IN(0, 320, 420, TT_WORK), {0, P_BAR, 430, 1, 2},
+        {0, P_LEAVE, 500, TT_P_BAR, 0}, {0, P_LEAVE, 510, TT_MAIN, 0},
+        {1, P_ENTER, 0, TT_MAIN, 0}, IN(1, 10, 290, TT_WORK), {1, P_BAR, 300, 1, 2},
+        {1, P_LEAVE, 305, TT_P_BAR, 0}, {1, P_WORK, 315, 4, 0}, {1, P_BAR, 490, 1, 2},
+        {1, P_LEAVE, 495, TT_P_BAR, 0}, {1, P_LEAVE, 505, TT_MAIN, 0},
+    };
     static const uint64_t t0[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 110, 270, 270, 360, 360, 365, 365},
                           t1[] = {0, 0, 270, 270, 270, 270, 270, 270, 270, 270, 270, 270, 270,
                                   365, 365, 365};
-    char in[4096];
-    tt_writer o;
-    tt_times r;
+    static const want w[] = {W(t0), W(t1)};
     up_replay_result res;
-    snprintf(in, sizeof in, "%s", t_dir("in"));
-    if (tt_open(&o, in, 2) != 0) {
-        t_fail(__FILE__, __LINE__, "cannot write the trace");
+    if (RUN("pthread barrier of two", tr, w, &res) != 0)
         return;
-    }
-    tt_enter(&o, 0, 0, TT_MAIN);
-    tt_short_work(&o, 0, 10, 4);
-    tt_enter_pbar(&o, 0, 200, 1, 2);
-    tt_leave(&o, 0, 310, TT_P_BAR);
-    tt_enter(&o, 0, 320, TT_WORK);
-    tt_leave(&o, 0, 420, TT_WORK);
-    tt_enter_pbar(&o, 0, 430, 1, 2);
-    tt_leave(&o, 0, 500, TT_P_BAR);
-    tt_leave(&o, 0, 510, TT_MAIN);
-    tt_enter(&o, 1, 0, TT_MAIN);
-    tt_enter(&o, 1, 10, TT_WORK);
-    tt_leave(&o, 1, 290, TT_WORK);
-    tt_enter_pbar(&o, 1, 300, 1, 2);
-    tt_leave(&o, 1, 305, TT_P_BAR);
-    tt_short_work(&o, 1, 315, 4);
-    tt_enter_pbar(&o, 1, 490, 1, 2);
-    tt_leave(&o, 1, 495, TT_P_BAR);
-    tt_leave(&o, 1, 505, TT_MAIN);
-    CHECK(tt_close(&o, 600) == 0);
-    if (run("pthread barrier of two", in, &r, &res) != 0)
-        return;
-    TT_CHECK_LOC(&r, 0, t0);
-    TT_CHECK_LOC(&r, 1, t1);
     CHECK_EQ(res.repairs[UP_REPAIR_pthread_barrier_released], 0);
     CHECK_EQ(res.repairs[UP_REPAIR_pthread_barrier_local], 0);
     up_replay_result_free(&res);
@@ -281,43 +278,22 @@ TEST(pthread_barrier_of_three_exits_after_the_last_enter)
      * thread 2 420 -> 280.  With the rule taken out the exits are local:
      * thread 0 60 + 270 - 10 = 320, thread 1 280 + 105 - 10 = 375, thread 2
      * 210 (before thread 1 entered). */
+    static const prec tr[] = {
+        {0, P_ENTER, 0, TT_MAIN, 0}, {0, P_WORK, 10, 4, 0}, {0, P_BAR, 150, 4, 3},
+        {0, P_LEAVE, 420, TT_P_BAR, 0}, {0, P_LEAVE, 430, TT_MAIN, 0},
+        {1, P_ENTER, 0, TT_MAIN, 0}, IN(1, 10, 300, TT_WORK), {1, P_BAR, 310, 4, 3},
+        {1, P_LEAVE, 415, TT_P_BAR, 0}, {1, P_LEAVE, 425, TT_MAIN, 0},
+        {2, P_ENTER, 0, TT_MAIN, 0}, {2, P_WORK, 10, 8, 0}, IN(2, 170, 390, TT_WORK),
+        {2, P_BAR, 400, 4, 3}, {2, P_LEAVE, 410, TT_P_BAR, 0}, {2, P_LEAVE, 420, TT_MAIN, 0},
+    };
     static const uint64_t t0[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 60, 290, 290},
                           t1[] = {0, 0, 280, 280, 285, 285},
                           t2[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 210, 210,
                                   280, 280};
-    char in[4096];
-    tt_writer o;
-    tt_times r;
+    static const want w[] = {W(t0), W(t1), W(t2)};
     up_replay_result res;
-    snprintf(in, sizeof in, "%s", t_dir("in"));
-    if (tt_open(&o, in, 3) != 0) {
-        t_fail(__FILE__, __LINE__, "cannot write the trace");
+    if (RUN("pthread barrier of three", tr, w, &res) != 0)
         return;
-    }
-    tt_enter(&o, 0, 0, TT_MAIN);
-    tt_short_work(&o, 0, 10, 4);
-    tt_enter_pbar(&o, 0, 150, 4, 3);
-    tt_leave(&o, 0, 420, TT_P_BAR);
-    tt_leave(&o, 0, 430, TT_MAIN);
-    tt_enter(&o, 1, 0, TT_MAIN);
-    tt_enter(&o, 1, 10, TT_WORK);
-    tt_leave(&o, 1, 300, TT_WORK);
-    tt_enter_pbar(&o, 1, 310, 4, 3);
-    tt_leave(&o, 1, 415, TT_P_BAR);
-    tt_leave(&o, 1, 425, TT_MAIN);
-    tt_enter(&o, 2, 0, TT_MAIN);
-    tt_short_work(&o, 2, 10, 8);
-    tt_enter(&o, 2, 170, TT_WORK);
-    tt_leave(&o, 2, 390, TT_WORK);
-    tt_enter_pbar(&o, 2, 400, 4, 3);
-    tt_leave(&o, 2, 410, TT_P_BAR);
-    tt_leave(&o, 2, 420, TT_MAIN);
-    CHECK(tt_close(&o, 600) == 0);
-    if (run("pthread barrier of three", in, &r, &res) != 0)
-        return;
-    TT_CHECK_LOC(&r, 0, t0);
-    TT_CHECK_LOC(&r, 1, t1);
-    TT_CHECK_LOC(&r, 2, t2);
     CHECK_EQ(res.repairs[UP_REPAIR_pthread_barrier_released], 0);
     CHECK_EQ(res.repairs[UP_REPAIR_pthread_barrier_local], 0);
     up_replay_result_free(&res);
@@ -326,41 +302,26 @@ TEST(pthread_barrier_of_three_exits_after_the_last_enter)
 TEST(pthread_barrier_without_count_is_local)
 {
     /* pthread_barrier_wait regions whose Enter names no barrier (a trace
-     * without our attributes): local records, each counted; nothing waits.
-     * O = 10.  Thread 0: Enter(main) 0, 4 short work pairs -> 0,
-     * Enter(barrier) 200 -> 110, Leave 310 -> 210 (before thread 1
-     * entered: nothing knows it waited for it), Leave(main) 320 -> 210.
-     * Thread 1: Enter(main) 0, Enter(work) 10 -> 0, Leave(work) 290 ->
-     * 270, Enter(barrier) 300 -> 270, Leave 305 -> 270, Leave(main) 315 ->
-     * 270.  With waits for an unknown count (the rule taken out), the
-     * exits would be released, not local, and counted so. */
+     * without our attributes), or a count of 0 (unknown): local records,
+     * each counted; nothing waits.  O = 10.  Thread 0: Enter(main) 0, 4
+     * short work pairs -> 0, Enter(barrier) 200 -> 110, Leave 310 -> 210
+     * (before thread 1 entered: nothing says it waited for it), Leave(main)
+     * 320 -> 210.  Thread 1: Enter(main) 0, Enter(work) 10 -> 0,
+     * Leave(work) 290 -> 270, Enter(barrier) 300 -> 270, Leave 305 -> 270,
+     * Leave(main) 315 -> 270.  With a count of 0 taken for a count, thread
+     * 1's wait is an instance of its own, not counted. */
+    static const prec tr[] = {
+        {0, P_ENTER, 0, TT_MAIN, 0}, {0, P_WORK, 10, 4, 0}, IN(0, 200, 310, TT_P_BAR),
+        {0, P_LEAVE, 320, TT_MAIN, 0},
+        {1, P_ENTER, 0, TT_MAIN, 0}, IN(1, 10, 290, TT_WORK), {1, P_BAR, 300, 1, 0},
+        {1, P_LEAVE, 305, TT_P_BAR, 0}, {1, P_LEAVE, 315, TT_MAIN, 0},
+    };
     static const uint64_t t0[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 110, 210, 210},
                           t1[] = {0, 0, 270, 270, 270, 270};
-    char in[4096];
-    tt_writer o;
-    tt_times r;
+    static const want w[] = {W(t0), W(t1)};
     up_replay_result res;
-    snprintf(in, sizeof in, "%s", t_dir("in"));
-    if (tt_open(&o, in, 2) != 0) {
-        t_fail(__FILE__, __LINE__, "cannot write the trace");
+    if (RUN("pthread barrier without count", tr, w, &res) != 0)
         return;
-    }
-    tt_enter(&o, 0, 0, TT_MAIN);
-    tt_short_work(&o, 0, 10, 4);
-    tt_enter(&o, 0, 200, TT_P_BAR);
-    tt_leave(&o, 0, 310, TT_P_BAR);
-    tt_leave(&o, 0, 320, TT_MAIN);
-    tt_enter(&o, 1, 0, TT_MAIN);
-    tt_enter(&o, 1, 10, TT_WORK);
-    tt_leave(&o, 1, 290, TT_WORK);
-    tt_enter_pbar(&o, 1, 300, 1, 0); /* a count of 0: unknown */
-    tt_leave(&o, 1, 305, TT_P_BAR);
-    tt_leave(&o, 1, 315, TT_MAIN);
-    CHECK(tt_close(&o, 600) == 0);
-    if (run("pthread barrier without count", in, &r, &res) != 0)
-        return;
-    TT_CHECK_LOC(&r, 0, t0);
-    TT_CHECK_LOC(&r, 1, t1);
     CHECK_EQ(res.repairs[UP_REPAIR_pthread_barrier_local], 2);
     CHECK_EQ(res.repairs[UP_REPAIR_pthread_barrier_released], 0);
     up_replay_result_free(&res);
@@ -391,48 +352,24 @@ TEST(pthread_cond_wait_reacquires_after_the_signallers_unlock)
      *   (locally 0 + 190 - 10 = 180: before thread 1 let go of the mutex).
      *   Leave(cond_wait) 410, Enter(mutex_unlock) 420, Release(3) 430,
      *   Leave 440, Leave(main) 450: 300. */
+    static const prec tr[] = {
+        {0, P_ENTER, 0, TT_MAIN, 0}, {0, P_WORK, 10, 8, 0}, {0, P_ENTER, 170, TT_P_LOCK, 0},
+        {0, P_ACQ, 180, 1, 0}, {0, P_LEAVE, 190, TT_P_LOCK, 0},
+        {0, P_ENTER, 200, TT_P_CONDWAIT, 0}, {0, P_REL, 210, 1, 0}, {0, P_ACQ, 400, 3, 0},
+        {0, P_LEAVE, 410, TT_P_CONDWAIT, 0}, {0, P_ENTER, 420, TT_P_UNLOCK, 0},
+        {0, P_REL, 430, 3, 0}, {0, P_LEAVE, 440, TT_P_UNLOCK, 0}, {0, P_LEAVE, 450, TT_MAIN, 0},
+        {1, P_ENTER, 0, TT_MAIN, 0}, IN(1, 10, 230, TT_WORK), {1, P_ENTER, 240, TT_P_LOCK, 0},
+        {1, P_ACQ, 250, 2, 0}, {1, P_LEAVE, 260, TT_P_LOCK, 0}, IN(1, 270, 280, TT_P_SIGNAL),
+        {1, P_ENTER, 290, TT_P_UNLOCK, 0}, {1, P_REL, 300, 2, 0}, {1, P_LEAVE, 310, TT_P_UNLOCK, 0},
+        {1, P_LEAVE, 320, TT_MAIN, 0},
+    };
     static const uint64_t t0[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                   0, 0, 0, 0, 300, 300, 300, 300, 300, 300},
                           t1[] = {0, 0, 210, 210, 210, 210, 210, 210, 210, 210, 210, 210};
-    char in[4096];
-    tt_writer o;
-    tt_times r;
+    static const want w[] = {W(t0), W(t1)};
     up_replay_result res;
-    snprintf(in, sizeof in, "%s", t_dir("in"));
-    if (tt_open(&o, in, 2) != 0) {
-        t_fail(__FILE__, __LINE__, "cannot write the trace");
+    if (RUN("pthread cond_wait", tr, w, &res) != 0)
         return;
-    }
-    tt_enter(&o, 0, 0, TT_MAIN);
-    tt_short_work(&o, 0, 10, 8);
-    tt_enter(&o, 0, 170, TT_P_LOCK);
-    p_lock(&o, 0, 180, true, 1);
-    tt_leave(&o, 0, 190, TT_P_LOCK);
-    tt_enter(&o, 0, 200, TT_P_CONDWAIT);
-    p_lock(&o, 0, 210, false, 1);
-    p_lock(&o, 0, 400, true, 3);
-    tt_leave(&o, 0, 410, TT_P_CONDWAIT);
-    tt_enter(&o, 0, 420, TT_P_UNLOCK);
-    p_lock(&o, 0, 430, false, 3);
-    tt_leave(&o, 0, 440, TT_P_UNLOCK);
-    tt_leave(&o, 0, 450, TT_MAIN);
-    tt_enter(&o, 1, 0, TT_MAIN);
-    tt_enter(&o, 1, 10, TT_WORK);
-    tt_leave(&o, 1, 230, TT_WORK);
-    tt_enter(&o, 1, 240, TT_P_LOCK);
-    p_lock(&o, 1, 250, true, 2);
-    tt_leave(&o, 1, 260, TT_P_LOCK);
-    tt_enter(&o, 1, 270, TT_P_SIGNAL);
-    tt_leave(&o, 1, 280, TT_P_SIGNAL);
-    tt_enter(&o, 1, 290, TT_P_UNLOCK);
-    p_lock(&o, 1, 300, false, 2);
-    tt_leave(&o, 1, 310, TT_P_UNLOCK);
-    tt_leave(&o, 1, 320, TT_MAIN);
-    CHECK(tt_close(&o, 600) == 0);
-    if (run("pthread cond_wait", in, &r, &res) != 0)
-        return;
-    TT_CHECK_LOC(&r, 0, t0);
-    TT_CHECK_LOC(&r, 1, t1);
     CHECK_EQ(res.repairs[UP_REPAIR_omp_lock_released], 0);
     up_replay_result_free(&res);
 }

@@ -1325,16 +1325,8 @@ static OTF2_CallbackCode on_ThreadTeamEnd(EV_HDR, OTF2_CommRef team)
 static uint32_t bar_visit(trace *tr, uint32_t li, uint8_t mode, uint64_t a, uint64_t b,
                           uint64_t idx, uint64_t t)
 {
-    bar *x;
     GROW(tr->bars, tr->nbars, tr->capbars);
-    x = &tr->bars[tr->nbars];
-    memset(x, 0, sizeof *x);
-    x->mode = mode;
-    x->a = a;
-    x->b = b;
-    x->loc = li;
-    x->ie = idx;
-    x->te = t;
+    tr->bars[tr->nbars] = (bar){.mode = mode, .loc = li, .a = a, .b = b, .ie = idx, .te = t};
     return (uint32_t)tr->nbars++;
 }
 
