@@ -87,7 +87,7 @@ typedef struct ocreator {
     uint64_t done_m;      /* ... and measured, after its record's overhead */
 } ocreator;
 
- /* ---- waiting -------------------------------------------------------------------- */
+/* ---- waiting -------------------------------------------------------------------- */
 
 int up_eng_omp_wait(engine *E, rloc *L)
 {
