@@ -110,6 +110,27 @@ void *up_eng_map_obj(up_map *m, uint64_t k0, uint64_t k1, size_t size, bool crea
     return o;
 }
 
+/* The counter of (k0, k1) in map m, made 0 when first asked for (NULL: out
+ * of memory) */
+uint64_t *up_eng_map_counter(up_map *m, uint64_t k0, uint64_t k1)
+{
+    uint64_t *v = up_map_get(m, k0, k1);
+    if (!v && up_map_put(m, k0, k1, 0))
+        v = up_map_get(m, k0, k1);
+    return v;
+}
+
+/* Frees every object of map m (made by up_eng_map_obj), and the map */
+void up_eng_map_free_objs(up_map *m)
+{
+    uint64_t k0, k1, v;
+    size_t i;
+    for (i = 0; i < m->cap; i++)
+        if (up_map_at(m, i, &k0, &k1, &v))
+            up_free((void *)(uintptr_t)v);
+    up_map_free(m);
+}
+
 /* for the engine's other files (engine_int.h); its own calls stay static
  * and inlined */
 int up_eng_make_runnable(engine *E, uint32_t li) { return make_runnable(E, li); }
@@ -447,7 +468,7 @@ int up_eng_finish_record(engine *E, uint32_t li, up_event *ev, bool direct)
 static int step_record(engine *E, uint32_t li);
 
 /* The regions whose Enter or Leave depends on other locations of its
- * process (UP_REGION_OMP_MASK, UP_REGION_DEV_MASK): E->slow by region id,
+ * process (UP_REGION_THREAD_MASK, UP_REGION_DEV_MASK): E->slow by region id,
  * NULL when the trace has none (the direct paths then test nothing more) */
 static up_status slow_init(engine *E)
 {
@@ -455,7 +476,7 @@ static up_status slow_init(engine *E)
     size_t i;
     for (i = 0; i < d->nregion_ids; i++) {
         const up_region_def *rg = up_defs_region(d, (OTF2_RegionRef)i);
-        if (!rg || !(rg->flags & (UP_REGION_OMP_MASK | UP_REGION_DEV_MASK)))
+        if (!rg || !(rg->flags & (UP_REGION_THREAD_MASK | UP_REGION_DEV_MASK)))
             continue;
         if (!E->slow && !(E->slow = up_calloc(d->nregion_ids, 1)))
             return UP_ERR(E->err, UP_ENOMEM, "out of memory");
@@ -465,8 +486,9 @@ static up_status slow_init(engine *E)
 }
 
 /* The Enter or Leave of a region whose timing depends on other locations
- * of its process (E->slow): an OpenMP construct (engine_threads.c) or a
- * device call (engine_dev.c).  STEP_DECLINED: a local record after all. */
+ * of its process (E->slow): an OpenMP construct or a pthread barrier
+ * (engine_omp.c) or a device call (engine_dev.c).  STEP_DECLINED: a local
+ * record after all. */
 static int region_rule(engine *E, uint32_t li, up_event **evp)
 {
     OTF2_RegionRef r = (*evp)->kind == UP_EV_Enter ? (*evp)->u.Enter.region : (*evp)->u.Leave.region;
@@ -525,7 +547,12 @@ static const rec_kind REC[UP_EV_COUNT_] = {
     [UP_EV_ThreadTeamBegin] = {up_eng_team, DIRECT_NEVER, false},
     [UP_EV_ThreadTeamEnd] = {up_eng_team, DIRECT_NEVER, false},
     [UP_EV_ThreadJoin] = {up_eng_join, DIRECT_NEVER, false},
-    /* OpenMP locks and tasks (engine_omp.c) */
+    /* POSIX threads (engine_pthr.c) */
+    [UP_EV_ThreadCreate] = {up_eng_pthr, DIRECT_NEVER, false},
+    [UP_EV_ThreadBegin] = {up_eng_pthr, DIRECT_NEVER, false},
+    [UP_EV_ThreadWait] = {up_eng_pthr, DIRECT_NEVER, false},
+    [UP_EV_ThreadEnd] = {up_eng_pthr, DIRECT_NEVER, false},
+    /* OpenMP locks (and pthread mutexes) and tasks (engine_omp.c) */
     [UP_EV_ThreadAcquireLock] = {up_eng_omp_lock, DIRECT_NEVER, false},
     [UP_EV_ThreadReleaseLock] = {up_eng_omp_lock, DIRECT_NEVER, false},
     [UP_EV_OmpAcquireLock] = {up_eng_omp_lock, DIRECT_NEVER, false},
@@ -1058,6 +1085,7 @@ up_status up_eng_init(engine *E, up_trace *in, up_writer *out, const up_model_op
     if (slow_init(E) != UP_OK || up_eng_dev_init(E) != UP_OK || up_eng_mates_init(E) != UP_OK)
         return err->status;
     up_eng_omp_init(E);
+    up_eng_pthr_init(E);
     for (i = 0; i < E->n; i++)
         if (up_eng_holds(E, (uint32_t)i))
             E->total += E->d->locs[i].nevents;

@@ -13,7 +13,11 @@
  *   engine_rma.c      RMA: general active target synchronisation and locks
  *   engine_threads.c  threads around fork and join
  *   engine_omp.c      OpenMP: barriers of a team, locks and critical
- *                     sections, tasks and taskwait
+ *                     sections, tasks and taskwait (and the barrier and
+ *                     lock rules POSIX threads share)
+ *   engine_pthr.c     POSIX threads: a thread begins after its
+ *                     pthread_create, pthread_join returns after its end,
+ *                     which instance of a pthread barrier a wait is
  *   engine_dev.c      devices: accelerator streams follow the host that
  *                     drives them (launches, copies, synchronisations)
  *   engine_poll.c     polling: spins collapsed, completions held
@@ -56,17 +60,29 @@ typedef struct team {
     uint64_t max_end_a;   /* the latest ThreadTeamEnd, approximated */
     uint64_t max_end_m;   /* ... measured, after its record's overhead */
     /* OpenMP (engine_omp.c): the team's barrier instances, by their number
-     * j on each member within this team instance */
+     * j on each member within this team instance: bars[0] is number bar0
+     * (a pthread barrier drops its finished instances from the front) */
     struct obar *bars;
-    uint32_t nbars;
+    uint32_t nbars, bar0;
     bool ompt;            /* a team of OMPT_PARALLEL_REGION_ID (no
                            * communicator: its members are those that
                            * joined, begun) */
+    bool pbar;            /* a pthread barrier (engine_pthr.c): no members,
+                           * each instance waits for its count (obar.need) */
 } team;
+
+/* The keys of the teams no communicator names, in E->teams: an OMPT team
+ * (TEAM_OMPT | process, parallel region id), a pthread barrier (TEAM_PBAR |
+ * process, object).  A fork/join team's key is its communicator (32 bits)
+ * or a location and a communicator, below bit 62. */
+#define TEAM_OMPT ((uint64_t)1 << 63)
+#define TEAM_PBAR ((uint64_t)1 << 62)
 
 /* One barrier instance of a team (engine_omp.c; docs/models.md, "OpenMP") */
 typedef struct obar {
-    uint32_t entered, left;
+    uint32_t entered;         /* members that entered, here or in other parts */
+    uint32_t here;            /* ... held here, not left yet */
+    uint32_t need;            /* a pthread barrier's count (0: the team's members) */
     uint64_t last_m, last_a;  /* the latest Enter: measured, approximated */
     uint64_t last_o;          /* ... its record's overhead (up_eng_rec_ovh) */
     uint64_t first_m;         /* the earliest measured exit of the members
@@ -253,7 +269,8 @@ typedef struct rloc {
     up_map nbc;          /* request id -> its nonblocking collective */
     up_map nbpend;       /* request id -> coll_arrival of a request whose
                           * completion was out of reach */
-    up_map teamseq;      /* team comm -> its ThreadTeamBegins so far */
+    up_map teamseq;      /* (team comm, 0) -> its ThreadTeamBegins so far;
+                          * (object, 1) -> its waits at that pthread barrier */
     /* a location another part of a partitioned replay holds (engine_seam.c):
      * never run here; what finish() needs of it, copied at the merge */
     bool away, away_ended;
@@ -415,6 +432,10 @@ typedef struct engine {
     uint32_t omp_waits; /* locations waiting W_OMP */
     bool has_ompt_attr;
     OTF2_AttributeRef ompt_attr; /* OMPT_PARALLEL_REGION_ID (UINT64) */
+    /* POSIX threads (engine_pthr.c) */
+    up_map pthreads;  /* (process, s) -> pthr: the s-th pthread_create's thread */
+    bool has_pobj_attr, has_pcount_attr;
+    OTF2_AttributeRef pobj_attr, pcount_attr; /* unperturb::object, ::count (UINT32) */
 } engine;
 
 /* Does this engine hold location l (always, unless it is a part)? */
@@ -450,6 +471,22 @@ typedef struct coll_arrival {
     bool nonblocking;
 } coll_arrival;
 
+/* A change to the state the thread rules share, crossing to the other parts
+ * of a partitioned replay (X_OMP, engine_seam.c; made by up_eng_omp_cross) */
+enum { OX_BAR_ENTER = 1, OX_BAR_FIRST = 2, OX_JOIN = 3, OX_LOCK = 4, OX_TASK_NEW = 5,
+       OX_TASK_DONE = 6, OX_PCREATE = 7, OX_PEND = 8 };
+typedef struct xomp {
+    uint32_t kind, comm, loc;
+    uint32_t need;        /* OX_BAR_ENTER: a pthread barrier's count */
+    uint64_t key, seq;    /* the team (OX_BAR_*, OX_JOIN), the lock (key:
+                           * process, seq: lock id), the task (seq: creator
+                           * << 32 | generation), the thread (OX_PCREATE,
+                           * OX_PEND; key: process, seq: s) */
+    uint64_t j, m, a, x;  /* the barrier number; times; x: a measured exit,
+                           * a lock's acquisition order */
+    uint64_t o;           /* the record's overhead (OX_BAR_ENTER) */
+} xomp;
+
 /* ---- shared between the engine's files ------------------------------------- */
 
 /* A record kind's handler (engine.c, the record table): times the head
@@ -473,6 +510,8 @@ void up_eng_counts(const engine *E, up_replay_result *res);
 bool up_eng_comm_held(const engine *E, OTF2_CommRef comm);
 int up_eng_make_runnable(engine *E, uint32_t li);
 void *up_eng_map_obj(up_map *m, uint64_t k0, uint64_t k1, size_t size, bool create);
+void up_eng_map_free_objs(up_map *m);
+uint64_t *up_eng_map_counter(up_map *m, uint64_t k0, uint64_t k1);
 int up_eng_rank_of(engine *E, OTF2_CommRef comm, uint32_t li, uint32_t *rank);
 void up_eng_ch_note(engine *E, uint32_t loc);
 bool up_eng_lagging(engine *E, uint32_t li, OTF2_CommRef comm, uint64_t until, uint64_t *key);
@@ -590,8 +629,12 @@ void up_eng_threads_free(engine *E);
 team *up_eng_team_get(engine *E, const up_comm_def *cd, OTF2_CommRef comm, uint64_t key,
                       uint64_t seq);
 
-/* engine_omp.c */
+/* engine_omp.c (and the waits of engine_pthr.c) */
 void up_eng_omp_init(engine *E);
+int up_eng_omp_wait(engine *E, rloc *L);
+void up_eng_omp_wake(engine *E);
+bool up_eng_omp_released(engine *E, rloc *L, unsigned repair);
+int up_eng_omp_cross(engine *E, uint32_t from, OTF2_CommRef comm, xomp *o);
 int up_eng_omp_lock(engine *E, uint32_t li, up_event **evp, bool direct);
 int up_eng_omp_task(engine *E, uint32_t li, up_event **evp, bool direct);
 void up_eng_omp_team_begin(engine *E, uint32_t li, team *tm);
@@ -599,6 +642,14 @@ void up_eng_omp_team_end(engine *E, uint32_t li, team *tm);
 void up_eng_omp_team_free(team *tm);
 void up_eng_omp_free(engine *E);
 int up_eng_omp_crossed(engine *E, const void *x, size_t len);
+
+/* engine_pthr.c */
+void up_eng_pthr_init(engine *E);
+int up_eng_pthr(engine *E, uint32_t li, up_event **evp, bool direct);
+int up_eng_pthr_bar(engine *E, uint32_t li, const up_event *ev, uint64_t *key, uint64_t *obj,
+                    uint64_t *j, uint32_t *need);
+int up_eng_pthr_crossed(engine *E, const xomp *o);
+void up_eng_pthr_free(engine *E);
 
 /* ---- small helpers on the hot path, inlined wherever they are used ------------ */
 
@@ -719,6 +770,38 @@ static inline void recv_fields(const up_event *ev, uint32_t *rank, OTF2_CommRef 
 static inline uint64_t up_eng_rec_ovh(const engine *E, uint32_t li, const up_event *ev)
 {
     return E->ops->record_ovh ? E->ops->record_ovh(E->model, li, ev) : 0;
+}
+
+/* Record ev of location L waited for a dependency another thread satisfied
+ * at (dep_m, dep_a), dep_m after that record's overhead (docs/models.md,
+ * "OpenMP").  idle: L was waiting when it came, and follows it by the
+ * measured latency, no earlier than L's previous record ([M] Section 4: the
+ * approximated event of a waiting thread is its signal's plus the
+ * latency; its local time would keep the wait the others' overhead made):
+ *     t_a = max(t_a(prev), dep_a + max(0, t_m - dep_m))
+ * else L came later, and keeps its local time, raised to the dependency:
+ *     t_a = max(t_local, dep_a)
+ * (A location's first record has t_a(prev) = 0.) */
+static inline void up_eng_follow(const rloc *L, up_event *ev, bool idle, uint64_t dep_m,
+                                 uint64_t dep_a)
+{
+    if (idle) {
+        uint64_t t = dep_a + sub0(ev->time, dep_m);
+        ev->t_out = t > L->ls.prev_a ? t : L->ls.prev_a;
+    } else if (ev->t_out < dep_a) {
+        ev->t_out = dep_a;
+    }
+}
+
+/* The value of attribute a of type `type` on record ev (NULL: none) */
+static inline const OTF2_AttributeValue *up_eng_attr(const up_event *ev, OTF2_AttributeRef a,
+                                                     OTF2_Type type)
+{
+    uint32_t i;
+    for (i = 0; i < ev->nattrs; i++)
+        if (ev->attrs[i].id == a && ev->attrs[i].type == type)
+            return &ev->attrs[i].value;
+    return NULL;
 }
 
 /* Region flags of an Enter/Leave, looked up once for engine and model;

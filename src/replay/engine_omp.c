@@ -34,6 +34,11 @@
  *             instance (the runtime let the thread go: LLVM's join barrier
  *             releases its workers at once, only the master waits) keeps
  *             its local time, and is counted: the measured order is kept.
+ *             A pthread barrier (role BARRIER, paradigm PTHREAD) is timed
+ *             by the same rule, its instance and count chosen by
+ *             engine_pthr.c (up_eng_pthr_bar): the instance waits for
+ *             `count` members, not a team's; its finished instances are
+ *             dropped (a barrier in a loop would keep one per iteration).
  *   locks     ThreadAcquireLock/ThreadReleaseLock (and the older
  *             OmpAcquireLock/OmpReleaseLock): per process and lock id the
  *             acquisitions are numbered (acquisitionOrder, from 1); the
@@ -41,7 +46,9 @@
  *             single-V semaphore, the measured order kept):
  *                 t_a(acq) = max(t_local, t_a(rel_k) + max(0, t_m(acq) - t_m(rel_k)))
  *             Score-P records critical sections and ordered regions as
- *             such locks.
+ *             such locks; our tracer, pthread mutexes (model PTHREAD), and
+ *             pthread_cond_wait as a release and a new acquisition of its
+ *             mutex.
  *   tasks     ThreadTaskCreate/Switch/Complete, keyed by (team
  *             communicator, creating thread, generation): the first
  *             switch into a task is no earlier than its creation, and the
@@ -52,16 +59,13 @@
  * the trace never satisfies), never an error.  In a partitioned replay
  * each part keeps a copy of the state these rules share, and every change
  * crosses (X_OMP) to the parts with members of the team (every part, for
- * locks and OMPT teams).
+ * locks, OMPT teams and pthread barriers).  engine_pthr.c's waits and
+ * crossings are these (up_eng_omp_wait, _wake, _released, _cross).
  */
 #include <string.h>
 
 #include "replay/engine_int.h"
 
-/* OMPT teams live in E->teams under (OMPT_KEY | process, parallel id); a
- * fork/join team's key is its communicator (32 bits) or a location and a
- * communicator, below bit 63 */
-#define OMPT_KEY ((uint64_t)1 << 63)
 #define LOOKAHEAD 64 /* records read ahead for a barrier's own exit */
 
 /* The lock state of (process, lock id) */
@@ -83,21 +87,9 @@ typedef struct ocreator {
     uint64_t done_m;      /* ... and measured, after its record's overhead */
 } ocreator;
 
-/* What crosses (X_OMP, engine_seam.c): */
-enum { OX_BAR_ENTER = 1, OX_BAR_FIRST = 2, OX_JOIN = 3, OX_LOCK = 4, OX_TASK_NEW = 5,
-       OX_TASK_DONE = 6 };
-typedef struct xomp {
-    uint32_t kind, comm, loc, pad_;
-    uint64_t key, seq;    /* the team (OX_BAR_*, OX_JOIN), the lock (key:
-                           * process, seq: lock id), the task (seq: creator
-                           * << 32 | generation) */
-    uint64_t j, m, a, x;  /* the barrier number; times; x: a measured exit */
-    uint64_t o;           /* the record's overhead (OX_BAR_ENTER) */
-} xomp;
-
 /* ---- waiting -------------------------------------------------------------------- */
 
-static int omp_wait(engine *E, rloc *L)
+int up_eng_omp_wait(engine *E, rloc *L)
 {
     L->wait = W_OMP;
     E->omp_waits++;
@@ -105,7 +97,7 @@ static int omp_wait(engine *E, rloc *L)
 }
 
 /* Something the rules share changed: the waiting locations look again */
-static void omp_wake(engine *E)
+void up_eng_omp_wake(engine *E)
 {
     size_t i;
     if (!E->omp_waits)
@@ -117,7 +109,7 @@ static void omp_wake(engine *E)
 }
 
 /* Released without its dependency: counted; true when it was */
-static bool released(engine *E, rloc *L, unsigned repair)
+bool up_eng_omp_released(engine *E, rloc *L, unsigned repair)
 {
     if (!L->force)
         return false;
@@ -126,16 +118,14 @@ static bool released(engine *E, rloc *L, unsigned repair)
     return true;
 }
 
-static int cross(engine *E, uint32_t from, OTF2_CommRef comm, unsigned kind, uint64_t key,
-                 uint64_t seq, uint64_t j, uint64_t m, uint64_t a, uint64_t x, uint64_t ovh)
+/* Change *o of location `from` to the other parts with members of comm
+ * (OTF2_UNDEFINED_COMM: every part); o's other fields are the caller's */
+int up_eng_omp_cross(engine *E, uint32_t from, OTF2_CommRef comm, xomp *o)
 {
-    xomp o;
     if (!E->part)
         return STEP_OK;
-    memset(&o, 0, sizeof o);
-    o.kind = kind, o.comm = comm, o.loc = from;
-    o.key = key, o.seq = seq, o.j = j, o.m = m, o.a = a, o.x = x, o.o = ovh;
-    return up_eng_x_omp(E, from, comm, &o, sizeof o);
+    o->comm = comm, o->loc = from;
+    return up_eng_x_omp(E, from, comm, o, sizeof *o);
 }
 
 void up_eng_omp_init(engine *E)
@@ -172,20 +162,23 @@ void up_eng_omp_team_free(team *tm)
     tm->nbars = 0;
 }
 
-/* The OMPT team `id` of process p (NULL: out of memory) */
-static team *ompt_team(engine *E, uint32_t p, uint64_t id)
+/* A team that no communicator names (NULL: out of memory): an OMPT team
+ * (TEAM_OMPT | process, parallel region id) or a pthread barrier (TEAM_PBAR
+ * | process, object) */
+static team *keyed_team(engine *E, uint64_t key, uint64_t seq)
 {
-    uint64_t *v = up_map_get(&E->teams, OMPT_KEY | p, id);
+    uint64_t *v = up_map_get(&E->teams, key, seq);
     team *tm;
     if (v)
         return (team *)(uintptr_t)*v;
     if (!(tm = up_calloc(1, sizeof *tm)))
         return NULL;
-    tm->key = OMPT_KEY | p;
-    tm->seq = id;
-    tm->ompt = true;
+    tm->key = key;
+    tm->seq = seq;
+    tm->ompt = (key & TEAM_OMPT) != 0;
+    tm->pbar = (key & TEAM_PBAR) != 0;
     tm->comm = OTF2_UNDEFINED_COMM;
-    if (!up_map_put(&E->teams, tm->key, id, (uint64_t)(uintptr_t)tm)) {
+    if (!up_map_put(&E->teams, key, seq, (uint64_t)(uintptr_t)tm)) {
         up_free(tm);
         return NULL;
     }
@@ -196,43 +189,68 @@ static team *ompt_team(engine *E, uint32_t p, uint64_t id)
 static team *x_team(engine *E, const xomp *o)
 {
     const up_comm_def *cd;
-    if (o->key & OMPT_KEY)
-        return ompt_team(E, (uint32_t)(o->key & 0xffffffffu), o->seq);
+    if (o->key & (TEAM_OMPT | TEAM_PBAR))
+        return keyed_team(E, o->key, o->seq);
     cd = up_defs_comm(E->d, o->comm);
     if (!cd || !cd->resolved)
         return NULL;
     return up_eng_team_get(E, cd, o->comm, o->key, o->seq);
 }
 
-/* Barrier j of team tm, made when first named (NULL: out of memory) */
+static void bars_init(obar *b, size_t n)
+{
+    memset(b, 0, n * sizeof *b);
+    for (; n--; b++) {
+        b->first_loc = UINT32_MAX;
+        b->first_m = UINT64_MAX;
+    }
+}
+
+/* Barrier j of team tm, made when first named (NULL: out of memory); j is
+ * at least tm->bar0 (the callers leave out instances dropped already) */
 static obar *bar_get(team *tm, uint64_t j)
 {
-    if (j >= tm->nbars) {
-        uint32_t n = tm->nbars ? tm->nbars : 4, k;
+    uint64_t k = j - tm->bar0;
+    if (k >= tm->nbars) {
+        uint32_t n = tm->nbars ? tm->nbars : 4;
         obar *b;
-        if (j >= UINT32_MAX / 2)
+        if (k >= UINT32_MAX / 2)
             return NULL;
-        while (n <= j)
+        while (n <= k)
             n *= 2;
         if (!(b = up_reallocarray(tm->bars, n, sizeof *b)))
             return NULL;
-        for (k = tm->nbars; k < n; k++) {
-            memset(&b[k], 0, sizeof b[k]);
-            b[k].first_loc = UINT32_MAX;
-            b[k].first_m = UINT64_MAX;
-        }
+        bars_init(b + tm->nbars, n - tm->nbars);
         tm->bars = b;
         tm->nbars = n;
     }
-    return &tm->bars[j];
+    return &tm->bars[k];
+}
+
+/* A pthread barrier's first instances that all its count entered and every
+ * member held here left are dropped: no member here needs them again (a
+ * member that still comes to one is more than its count: timed locally) */
+static void bars_trim(team *tm)
+{
+    uint32_t k = 0;
+    while (k < tm->nbars && tm->bars[k].need && tm->bars[k].entered >= tm->bars[k].need &&
+           !tm->bars[k].here)
+        k++;
+    if (!k)
+        return;
+    memmove(tm->bars, tm->bars + k, (tm->nbars - k) * sizeof *tm->bars);
+    bars_init(tm->bars + tm->nbars - k, k);
+    tm->bar0 += k;
 }
 
 /* ---- barriers ------------------------------------------------------------------- */
 
 static void bar_entered(obar *b, uint32_t loc, uint64_t m, uint64_t o, uint64_t a,
-                        uint64_t exit_m)
+                        uint64_t exit_m, uint32_t need)
 {
     b->entered++;
+    if (need > b->need)
+        b->need = need;
     if (m > b->last_m || (m == b->last_m && o > b->last_o))
         b->last_m = m, b->last_o = o;
     if (a > b->last_a)
@@ -265,35 +283,74 @@ static int own_exit(engine *E, uint32_t li, uint64_t *exit_m)
     return STEP_OK;
 }
 
-static int bar_enter(engine *E, uint32_t li, up_event *ev)
+/* The instance the barrier Enter ev of li opens (region flags fl): the
+ * j-th barrier of its innermost team, or a pthread barrier's instance
+ * (engine_pthr.c).  STEP_DECLINED: none, a local record. */
+static int bar_instance(engine *E, uint32_t li, const up_event *ev, unsigned fl, team **tm,
+                        uint64_t *j, uint32_t *need)
 {
     rloc *L = &E->L[li];
-    team *tm = L->omp_tm[L->omp_nt - 1];
-    uint64_t j = L->omp_nbar[L->omp_nt - 1]++;
+    uint64_t key, obj;
+    int r;
+    if (!(fl & UP_REGION_PTHREAD_BARRIER)) {
+        if (!L->omp_nt || L->omp_nt > OMP_NEST)
+            return STEP_DECLINED;
+        *tm = L->omp_tm[L->omp_nt - 1];
+        *j = L->omp_nbar[L->omp_nt - 1]++;
+        *need = 0;
+        return STEP_OK;
+    }
+    if ((r = up_eng_pthr_bar(E, li, ev, &key, &obj, j, need)) != STEP_OK)
+        return r;
+    if (!(*tm = keyed_team(E, key, obj))) {
+        UP_ERR(E->err, UP_ENOMEM, "out of memory for a barrier");
+        return STEP_ERROR;
+    }
+    if (*j < (*tm)->bar0) { /* its instance is done: one member more than its count */
+        E->repairs[UP_REPAIR_pthread_barrier_local]++;
+        return STEP_DECLINED;
+    }
+    return STEP_OK;
+}
+
+static int bar_enter(engine *E, uint32_t li, up_event *ev, unsigned fl)
+{
+    rloc *L = &E->L[li];
+    team *tm;
+    uint64_t j;
+    uint32_t need;
     obar *b;
+    xomp o;
+    int r = bar_instance(E, li, ev, fl, &tm, &j, &need);
+    if (r != STEP_OK)
+        return r;
     E->ops->local(E->model, li, &L->ls, ev);
     if (!(b = bar_get(tm, j)) || own_exit(E, li, &L->omp_exit_m) != STEP_OK) {
         if (!b)
             UP_ERR(E->err, UP_ENOMEM, "out of memory for a barrier");
         return STEP_ERROR;
     }
-    bar_entered(b, li, ev->time, up_eng_rec_ovh(E, li, ev), ev->t_out, L->omp_exit_m);
+    bar_entered(b, li, ev->time, up_eng_rec_ovh(E, li, ev), ev->t_out, L->omp_exit_m, need);
+    b->here++;
     L->omp_bar_on = true;
     L->omp_btm = tm;
     L->omp_bj = (uint32_t)j;
-    omp_wake(E);
-    return cross(E, li, tm->comm, OX_BAR_ENTER, tm->key, tm->seq, j, ev->time, ev->t_out,
-                 L->omp_exit_m, up_eng_rec_ovh(E, li, ev));
+    up_eng_omp_wake(E);
+    o = (xomp){.kind = OX_BAR_ENTER, .need = need, .key = tm->key, .seq = tm->seq, .j = j,
+               .m = ev->time, .a = ev->t_out, .x = L->omp_exit_m, .o = up_eng_rec_ovh(E, li, ev)};
+    return up_eng_omp_cross(E, li, tm->comm, &o);
 }
 
 static int bar_leave(engine *E, uint32_t li, up_event *ev)
 {
     rloc *L = &E->L[li];
     team *tm = L->omp_btm;
-    obar *b = &tm->bars[L->omp_bj];
-    uint32_t n = tm->ompt ? tm->begun : tm->n;
+    obar *b = &tm->bars[L->omp_bj - tm->bar0];
+    uint32_t n = b->need ? b->need : tm->ompt ? tm->begun : tm->n;
+    unsigned rel = tm->pbar ? UP_REPAIR_pthread_barrier_released : UP_REPAIR_omp_barrier_released;
     uint64_t t;
     bool first, unordered;
+    xomp o;
     if (tm->ompt && !L->force) {
         /* who joined an OMPT team is known once no location is behind
          * this exit in measured time (the seam: every part quiet) */
@@ -309,15 +366,14 @@ static int bar_leave(engine *E, uint32_t li, up_event *ev)
      * not hold this member (LLVM's join barrier lets its workers go), and
      * neither does the replay (the measured order is kept, [M] Section 4) */
     unordered = ev->time < b->last_m;
-    if (!unordered && b->entered < n && !released(E, L, UP_REPAIR_omp_barrier_released))
-        return omp_wait(E, L);
+    if (!unordered && b->entered < n && !up_eng_omp_released(E, L, rel))
+        return up_eng_omp_wait(E, L);
     first = b->first_loc == li || b->first_loc == UINT32_MAX;
-    if (!unordered && !first && !b->first_done &&
-        !released(E, L, UP_REPAIR_omp_barrier_released))
-        return omp_wait(E, L);
+    if (!unordered && !first && !b->first_done && !up_eng_omp_released(E, L, rel))
+        return up_eng_omp_wait(E, L);
     E->ops->local(E->model, li, &L->ls, ev);
     if (unordered) {
-        E->repairs[UP_REPAIR_omp_barrier_unordered]++;
+        E->repairs[tm->pbar ? UP_REPAIR_pthread_barrier_local : UP_REPAIR_omp_barrier_unordered]++;
     } else {
         /* Malony and Reed, Section 4.2.2: from the last approximated enter,
          * by the measured exit latency, which starts once the last Enter's
@@ -329,15 +385,19 @@ static int bar_leave(engine *E, uint32_t li, up_event *ev)
          * time would keep the wait the others' overhead made ([M] 4.2) */
         ev->t_out = t > L->ls.prev_a ? t : L->ls.prev_a;
     }
-    b->left++;
+    b->here--;
     L->omp_bar_on = false;
     if (b->first_loc == li) {
         b->first_done = true;
         b->first_a = ev->t_out;
-        omp_wake(E);
-        return cross(E, li, tm->comm, OX_BAR_FIRST, tm->key, tm->seq, L->omp_bj, ev->time,
-                     ev->t_out, 0, 0);
+        up_eng_omp_wake(E);
+        o = (xomp){.kind = OX_BAR_FIRST, .key = tm->key, .seq = tm->seq, .j = L->omp_bj,
+                   .m = ev->time, .a = ev->t_out};
+        if (up_eng_omp_cross(E, li, tm->comm, &o) != STEP_OK)
+            return STEP_ERROR;
     }
+    if (tm->pbar)
+        bars_trim(tm);
     return STEP_OK;
 }
 
@@ -369,18 +429,11 @@ static int taskwait_leave(engine *E, uint32_t li, up_event *ev)
     ocreator *oc = NULL;
     if (own_rank(E, li, &comm, &rank))
         oc = creator_get(E, comm, rank, false);
-    if (oc && oc->completed < oc->created && !released(E, L, UP_REPAIR_omp_task_unpaired))
-        return omp_wait(E, L);
+    if (oc && oc->completed < oc->created && !up_eng_omp_released(E, L, UP_REPAIR_omp_task_unpaired))
+        return up_eng_omp_wait(E, L);
     E->ops->local(E->model, li, &L->ls, ev);
-    if (oc && oc->done_m > L->omp_tw_enter_m) {
-        /* it waited for its tasks, idle: from the last completion, by the
-         * measured return latency ([M] Section 4: a waiting event follows
-         * what it waited for, not its own local time) */
-        uint64_t t = oc->done_a + sub0(ev->time, oc->done_m);
-        ev->t_out = t > L->ls.prev_a ? t : L->ls.prev_a;
-    } else if (oc && ev->t_out < oc->done_a) {
-        ev->t_out = oc->done_a;
-    }
+    if (oc) /* idle: its tasks' last completion came after its Enter */
+        up_eng_follow(L, ev, oc->done_m > L->omp_tw_enter_m, oc->done_m, oc->done_a);
     return STEP_OK;
 }
 
@@ -389,18 +442,15 @@ static int taskwait_leave(engine *E, uint32_t li, up_event *ev)
 /* The parallel id an Enter carries (OMPT), or false */
 static bool ompt_id(const engine *E, const up_event *ev, uint64_t *id)
 {
-    uint32_t i;
-    if (!E->has_ompt_attr)
-        return false;
-    for (i = 0; i < ev->nattrs; i++)
-        if (ev->attrs[i].id == E->ompt_attr && ev->attrs[i].type == OTF2_TYPE_UINT64) {
-            *id = ev->attrs[i].value.uint64;
-            return true;
-        }
-    return false;
+    const OTF2_AttributeValue *v =
+        E->has_ompt_attr ? up_eng_attr(ev, E->ompt_attr, OTF2_TYPE_UINT64) : NULL;
+    if (v)
+        *id = v->uint64;
+    return v != NULL;
 }
 
-/* The Enter or Leave of an OpenMP construct (UP_REGION_OMP_MASK flags fl) */
+/* The Enter or Leave of an OpenMP construct or a pthread barrier
+ * (UP_REGION_THREAD_MASK flags fl) */
 int up_eng_omp_region(engine *E, uint32_t li, up_event **evp, unsigned fl)
 {
     up_event *ev = *evp;
@@ -412,7 +462,8 @@ int up_eng_omp_region(engine *E, uint32_t li, up_event **evp, unsigned fl)
         if (enter) {
             uint32_t p = E->d->locs[li].process;
             if (ompt_id(E, ev, &id) && p != UP_NO_PROCESS) { /* joins OMPT team id */
-                team *tm = ompt_team(E, p, id);
+                team *tm = keyed_team(E, TEAM_OMPT | p, id);
+                xomp o;
                 if (!tm) {
                     UP_ERR(E->err, UP_ENOMEM, "out of memory for a thread team");
                     return STEP_ERROR;
@@ -421,9 +472,9 @@ int up_eng_omp_region(engine *E, uint32_t li, up_event **evp, unsigned fl)
                 up_eng_omp_team_begin(E, li, tm);
                 if (L->omp_nt <= OMP_NEST)
                     L->omp_tdepth[L->omp_nt - 1] = L->omp_pdepth;
-                omp_wake(E);
-                if (cross(E, li, OTF2_UNDEFINED_COMM, OX_JOIN, tm->key, tm->seq, 0, 0, 0, 0, 0) !=
-                    STEP_OK)
+                up_eng_omp_wake(E);
+                o = (xomp){.kind = OX_JOIN, .key = tm->key, .seq = tm->seq};
+                if (up_eng_omp_cross(E, li, OTF2_UNDEFINED_COMM, &o) != STEP_OK)
                     return STEP_ERROR;
             }
             L->omp_pdepth++;
@@ -434,12 +485,9 @@ int up_eng_omp_region(engine *E, uint32_t li, up_event **evp, unsigned fl)
         }
         return STEP_DECLINED;
     }
-    if (fl & UP_REGION_OMP_BARRIER) {
-        if (enter) {
-            if (L->omp_bdepth++ == 0 && L->omp_nt && L->omp_nt <= OMP_NEST)
-                return bar_enter(E, li, ev);
-            return STEP_DECLINED;
-        }
+    if (fl & (UP_REGION_OMP_BARRIER | UP_REGION_PTHREAD_BARRIER)) {
+        if (enter) /* the outermost barrier region is the barrier */
+            return L->omp_bdepth++ == 0 ? bar_enter(E, li, ev, fl) : STEP_DECLINED;
         if (L->omp_bdepth && --L->omp_bdepth == 0 && L->omp_bar_on) {
             int r = bar_leave(E, li, ev);
             if (r != STEP_OK)
@@ -493,7 +541,7 @@ static void lock_released(engine *E, olock *ol, uint64_t order, uint64_t m, uint
         ol->rel_m = m;
         ol->rel_a = a;
     }
-    omp_wake(E);
+    up_eng_omp_wake(E);
 }
 
 int up_eng_omp_lock(engine *E, uint32_t li, up_event **evp, bool direct)
@@ -504,6 +552,7 @@ int up_eng_omp_lock(engine *E, uint32_t li, up_event **evp, bool direct)
     bool acquire;
     uint64_t id, order;
     olock *ol;
+    xomp o;
     (void)direct; /* never on the direct path (the record table) */
     switch (ev->kind) {
     case UP_EV_ThreadAcquireLock:
@@ -533,28 +582,24 @@ int up_eng_omp_lock(engine *E, uint32_t li, up_event **evp, bool direct)
     }
     if (acquire) {
         /* acquisition k+1 waits for release k (numbered from 1) */
-        if (order >= 2 && ol->order < order - 1 && !released(E, L, UP_REPAIR_omp_lock_released))
-            return omp_wait(E, L);
+        if (order >= 2 && ol->order < order - 1 && !up_eng_omp_released(E, L, UP_REPAIR_omp_lock_released))
+            return up_eng_omp_wait(E, L);
         E->ops->local(E->model, li, &L->ls, ev);
-        if (order >= 2 && ol->order == order - 1) {
-            /* Section 4.3.2: the hand-off's measured latency after the
-             * approximated release, never before it.  A thread that asked
-             * before the release (its record before it came before) waited
-             * idle: its local time would keep the wait the holder's
-             * overhead made, so the release alone times it */
-            uint64_t t = ol->rel_a + sub0(ev->time, ol->rel_m);
-            if (L->ls.prev_m + prev_ovh(E, li) < ol->rel_m)
-                ev->t_out = t > L->ls.prev_a ? t : L->ls.prev_a;
-            else if (ev->t_out < ol->rel_a) /* it found the lock free */
-                ev->t_out = ol->rel_a;
-        }
+        /* Section 4.3.2: the hand-off's measured latency after the
+         * approximated release, never before it.  A thread that asked
+         * before the release (its record before it came before) waited
+         * idle (case B): the release alone times it; one that found the
+         * lock free (case A) keeps its local time, raised to the release */
+        if (order >= 2 && ol->order == order - 1)
+            up_eng_follow(L, ev, L->ls.prev_m + prev_ovh(E, li) < ol->rel_m, ol->rel_m, ol->rel_a);
         return STEP_OK;
     }
     E->ops->local(E->model, li, &L->ls, ev);
     /* the lock is free once the release record's overhead is over */
     lock_released(E, ol, order, ev->time + up_eng_rec_ovh(E, li, ev), ev->t_out);
-    return cross(E, li, OTF2_UNDEFINED_COMM, OX_LOCK, p, id, 0,
-                 ev->time + up_eng_rec_ovh(E, li, ev), ev->t_out, order, 0);
+    o = (xomp){.kind = OX_LOCK, .key = p, .seq = id, .m = ev->time + up_eng_rec_ovh(E, li, ev),
+               .a = ev->t_out, .x = order};
+    return up_eng_omp_cross(E, li, OTF2_UNDEFINED_COMM, &o);
 }
 
 /* ---- tasks ------------------------------------------------------------------------- */
@@ -572,7 +617,7 @@ static void task_created(engine *E, OTF2_CommRef comm, uint32_t creator, uint32_
     oc->created++;
     if (gen > oc->max_gen)
         oc->max_gen = gen;
-    omp_wake(E);
+    up_eng_omp_wake(E);
 }
 
 static void task_done(engine *E, OTF2_CommRef comm, uint32_t creator, uint32_t gen, uint64_t m,
@@ -593,7 +638,7 @@ static void task_done(engine *E, OTF2_CommRef comm, uint32_t creator, uint32_t g
         oc->done_a = a;
     if (m > oc->done_m)
         oc->done_m = m;
-    omp_wake(E);
+    up_eng_omp_wake(E);
 }
 
 int up_eng_omp_task(engine *E, uint32_t li, up_event **evp, bool direct)
@@ -628,8 +673,8 @@ int up_eng_omp_task(engine *E, uint32_t li, up_event **evp, bool direct)
             const up_comm_def *cd = up_defs_comm(E->d, comm);
             bool may = cd && cd->resolved && !cd->self && creator < cd->size &&
                        cd->members[creator] < E->n && up_eng_may_come(E, cd->members[creator]);
-            if ((!oc || oc->max_gen < gen) && may && !released(E, L, UP_REPAIR_omp_task_unpaired))
-                return omp_wait(E, L);
+            if ((!oc || oc->max_gen < gen) && may && !up_eng_omp_released(E, L, UP_REPAIR_omp_task_unpaired))
+                return up_eng_omp_wait(E, L);
         }
         E->ops->local(E->model, li, &L->ls, ev);
         if (t && !t->switched) {
@@ -648,12 +693,14 @@ int up_eng_omp_task(engine *E, uint32_t li, up_event **evp, bool direct)
         UP_ERR(E->err, UP_ENOMEM, "out of memory for a task");
         return STEP_ERROR;
     }
-    if (kind == UP_EV_ThreadTaskCreate || kind == UP_EV_ThreadTaskComplete)
-        return cross(E, li, comm, kind == UP_EV_ThreadTaskCreate ? OX_TASK_NEW : OX_TASK_DONE, 0,
-                     (uint64_t)creator << 32 | gen, 0,
-                     kind == UP_EV_ThreadTaskCreate ? ev->time
-                                                    : ev->time + up_eng_rec_ovh(E, li, ev),
-                     ev->t_out, 0, 0);
+    if (kind == UP_EV_ThreadTaskCreate || kind == UP_EV_ThreadTaskComplete) {
+        xomp o = {.kind = kind == UP_EV_ThreadTaskCreate ? OX_TASK_NEW : OX_TASK_DONE,
+                  .seq = (uint64_t)creator << 32 | gen,
+                  .m = kind == UP_EV_ThreadTaskCreate ? ev->time
+                                                      : ev->time + up_eng_rec_ovh(E, li, ev),
+                  .a = ev->t_out};
+        return up_eng_omp_cross(E, li, comm, &o);
+    }
     return STEP_OK;
 }
 
@@ -675,6 +722,8 @@ int up_eng_omp_crossed(engine *E, const void *pl, size_t len)
     case OX_JOIN: {
         team *tm = x_team(E, &o);
         obar *b = NULL;
+        if (tm && o.kind != OX_JOIN && o.j < tm->bar0)
+            break; /* an instance every member here is done with */
         if (!tm || (o.kind != OX_JOIN && !(b = bar_get(tm, o.j)))) {
             nomem = true;
             break;
@@ -682,12 +731,12 @@ int up_eng_omp_crossed(engine *E, const void *pl, size_t len)
         if (o.kind == OX_JOIN) {
             tm->begun++;
         } else if (o.kind == OX_BAR_ENTER) {
-            bar_entered(b, o.loc, o.m, o.o, o.a, o.x);
+            bar_entered(b, o.loc, o.m, o.o, o.a, o.x, o.need);
         } else {
             b->first_done = true;
             b->first_a = o.a;
         }
-        omp_wake(E);
+        up_eng_omp_wake(E);
         break;
     }
     case OX_LOCK: {
@@ -704,6 +753,9 @@ int up_eng_omp_crossed(engine *E, const void *pl, size_t len)
     case OX_TASK_DONE:
         task_done(E, o.comm, (uint32_t)(o.seq >> 32), (uint32_t)o.seq, o.m, o.a, &nomem);
         break;
+    case OX_PCREATE:
+    case OX_PEND:
+        return up_eng_pthr_crossed(E, &o);
     default:
         UP_ERR(E->err, UP_EINTERNAL, "partitioned replay: an OpenMP crossing of unknown kind");
         return STEP_ERROR;
@@ -718,18 +770,7 @@ int up_eng_omp_crossed(engine *E, const void *pl, size_t len)
 /* What the rules hold (the teams are engine_threads.c's) */
 void up_eng_omp_free(engine *E)
 {
-    uint64_t k0, k1, v;
-    size_t i;
-    for (i = 0; i < E->olocks.cap; i++)
-        if (up_map_at(&E->olocks, i, &k0, &k1, &v))
-            up_free((void *)(uintptr_t)v);
-    for (i = 0; i < E->otasks.cap; i++)
-        if (up_map_at(&E->otasks, i, &k0, &k1, &v))
-            up_free((void *)(uintptr_t)v);
-    for (i = 0; i < E->ocreators.cap; i++)
-        if (up_map_at(&E->ocreators, i, &k0, &k1, &v))
-            up_free((void *)(uintptr_t)v);
-    up_map_free(&E->olocks);
-    up_map_free(&E->otasks);
-    up_map_free(&E->ocreators);
+    up_eng_map_free_objs(&E->olocks);
+    up_eng_map_free_objs(&E->otasks);
+    up_eng_map_free_objs(&E->ocreators);
 }

@@ -25,9 +25,11 @@
  *   X_TEAM    a thread team member's begin or end
  *   X_OMP     OpenMP (engine_omp.c): a barrier's enter or first exit, a
  *             member joining an OMPT team, a lock's release, a task's
- *             creation or completion; to the parts with members of the
- *             team (every part for locks and OMPT teams); counted with
- *             the teams' crossings
+ *             creation or completion; POSIX threads (engine_pthr.c): a
+ *             pthread barrier's as a barrier's, a thread's create and end;
+ *             to the parts with members of the team (every part for locks,
+ *             OMPT teams and POSIX threads); counted with the teams'
+ *             crossings
  *   X_DEVQ    a host's launch or copy call reaches its stream's part;
  *   X_DEVD    the end of the activity paired with it reaches the host's
  *             (both go to the part's first location, as X_END does, so

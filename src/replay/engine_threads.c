@@ -1,7 +1,7 @@
 /*
  * engine_threads.c - the replay engine's thread rules (engine_int.h): the
- * threads of a process around fork and join (OpenMP and pthreads in Score-P
- * traces).
+ * threads of a process around fork and join (OpenMP in Score-P traces; the
+ * create and join of POSIX threads are engine_pthr.c's).
  */
 #include "replay/engine_int.h"
 
@@ -128,10 +128,8 @@ int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct)
     }
     cd = up_defs_comm(E->d, comm);
     key = team_key(cd, comm, li);
-    if (!(seqp = up_map_get(&L->teamseq, comm, 0))) {
-        if (!up_map_put(&L->teamseq, comm, 0, 0) || !(seqp = up_map_get(&L->teamseq, comm, 0)))
-            goto nomem;
-    }
+    if (!(seqp = up_eng_map_counter(&L->teamseq, comm, 0)))
+        goto nomem;
     if (!begin && *seqp == 0) { /* an end without a begin */
         E->repairs[UP_REPAIR_thread_unpaired]++;
         E->ops->local(E->model, li, &L->ls, ev);
@@ -152,17 +150,12 @@ int up_eng_team(engine *E, uint32_t li, up_event **evp, bool direct)
             L->forked = false;
         } else {
             team_began(E, tm, false, 0, 0);
-            if (!L->ls.started && tm->root_begun) {
-                /* a thread's first record: its measured distance from the
-                 * master's fork (the time the thread took to start) */
-                ev->t_out = tm->root_a + (ev->time > tm->root_m ? ev->time - tm->root_m : 0);
-            } else if (tm->root_begun) {
-                /* a thread waits idle for its team's fork ([M] Section 4:
-                 * a waiting event follows what it waited for): from the
-                 * fork, by the measured start latency */
-                uint64_t t = tm->root_a + sub0(ev->time, tm->root_m);
-                ev->t_out = t > L->ls.prev_a ? t : L->ls.prev_a;
-            }
+            /* a thread waits idle for its team's fork ([M] Section 4: a
+             * waiting event follows what it waited for): from the fork, by
+             * the measured start latency (a thread's first record: the
+             * time the thread took to start) */
+            if (tm->root_begun)
+                up_eng_follow(L, ev, true, tm->root_m, tm->root_a);
         }
         if (!up_eng_comm_held(E, comm) && /* to the other parts' copies */
             up_eng_x_team(E, li, comm, key, seq, rank == 0 ? 1 : 0, tm->root_m, tm->root_a) != STEP_OK)
@@ -219,14 +212,9 @@ int up_eng_join(engine *E, uint32_t li, up_event **evp, bool direct)
         return STEP_BLOCKED;
     E->ops->local(E->model, li, &L->ls, ev);
     if (tm) {
-        if (tm->max_end_m > L->ls.prev_m) {
-            /* the master waited idle for its team's last end: from it, by
-             * the measured join latency */
-            uint64_t t = tm->max_end_a + sub0(ev->time, tm->max_end_m);
-            ev->t_out = t > L->ls.prev_a ? t : L->ls.prev_a;
-        } else if (ev->t_out < tm->max_end_a) {
-            ev->t_out = tm->max_end_a;
-        }
+        /* idle: the master waited for its team's last end (it came after
+         * the master's previous record) */
+        up_eng_follow(L, ev, tm->max_end_m > L->ls.prev_m, tm->max_end_m, tm->max_end_a);
         L->join_team = NULL;
         if (tm->ended == tm->n && tm->begun == tm->n)
             team_free(E, tm);
@@ -258,4 +246,5 @@ void up_eng_threads_free(engine *E)
             up_free((team *)(uintptr_t)v);
         }
     up_eng_omp_free(E);
+    up_eng_pthr_free(E);
 }

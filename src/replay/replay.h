@@ -63,6 +63,9 @@ typedef struct up_repair_kind {
     X(omp_barrier_unordered, "OpenMP barrier exits measured before the team's last enter (timed locally)", 1) \
     X(omp_lock_released, "OpenMP lock acquisitions released without the previous release", 1) \
     X(omp_task_unpaired, "OpenMP task switches and taskwaits released without their task's creation or completion", 1) \
+    X(pthread_unpaired, "POSIX thread begins and joins released without their pthread_create or the thread's end", 1) \
+    X(pthread_barrier_released, "pthread barrier exits released before the barrier's count of threads entered", 1) \
+    X(pthread_barrier_local, "pthread barrier waits timed as local records: no barrier or count named, or an exit measured before the instance's last enter", 0) \
     X(output_clamped, "output timestamps raised to keep a location monotonic", 0)              \
     X(progress_unknown, "rendezvous sends whose receiver's MPI calls were not known, timed from the post", 0)
 

@@ -295,6 +295,10 @@ static void region_flags(up_region_def *rg)
         else if (rg->role == OTF2_REGION_ROLE_TASK_WAIT)
             rg->flags |= UP_REGION_OMP_TASKWAIT;
     }
+    /* our tracer's pthread_barrier_wait (its Enter names the barrier and
+     * its count in attributes, docs/tracer.md) */
+    if (paradigm == OTF2_PARADIGM_PTHREAD && rg->role == OTF2_REGION_ROLE_BARRIER)
+        rg->flags |= UP_REGION_PTHREAD_BARRIER;
     /* CUDA's driver and runtime calls by name (Score-P's CUDA adapter
      * records them as WRAPPER or FUNCTION regions of paradigm CUDA) */
     if (paradigm == OTF2_PARADIGM_CUDA) {

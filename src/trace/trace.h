@@ -117,7 +117,10 @@ enum {
                                        * region of the same definition: "!$omp target",
                                        * "!$omp targetmap", "!$omp targetupdate" (Score-P's
                                        * offload adapter), not "!$omp targetdata..." */
+    UP_REGION_PTHREAD_BARRIER = 1u << 21, /* pthread_barrier_wait: role BARRIER, paradigm
+                                           * PTHREAD (docs/tracer.md, "POSIX threads") */
     UP_REGION_OMP_MASK = UP_REGION_OMP_BARRIER | UP_REGION_OMP_PARALLEL | UP_REGION_OMP_TASKWAIT,
+    UP_REGION_THREAD_MASK = UP_REGION_OMP_MASK | UP_REGION_PTHREAD_BARRIER,
     UP_REGION_DEV_MASK = UP_REGION_DEV_LAUNCH | UP_REGION_DEV_COPY | UP_REGION_DEV_SYNC |
                          UP_REGION_DEV_TARGET
 };

@@ -34,6 +34,14 @@
  *               a targetupdate whose copy is lost; consistent, with warnings
  *               device-early 1, device-unpaired 1
  *   badoffload  offload's records at other times: against offload device 2
+ *   pthreads    one process recorded as our tracer records POSIX threads
+ *               (docs/tracer.md): two pthread_creates, a mutex and a
+ *               pthread_cond_wait, a barrier of count 3 (unperturb::object,
+ *               ::count), two joins; consistent, and written so that
+ *               compensating it with O = 100 ns breaks the begin, join,
+ *               lock and barrier orders unless the replay keeps them
+ *   badpthreads pthreads with one thread leaving the barrier before the
+ *               last thread entered it: barrier 1
  */
 #include <otf2/otf2.h>
 
@@ -57,7 +65,8 @@ static const OTF2_LocationRef loc_ids[NLOCS_MAX] = {0, 1, 2, UINT64_C(1) << 32, 
 
 /* regions: 0 main; the hybrid scenarios' (check 6) */
 enum { R_MAIN, R_IBAR, R_CUSYNC, R_LAUNCH, R_MEMCPY, R_KERNEL, R_BAR, R_WAITBAR, R_ITASK, R_TDATA,
-       R_TMAP, R_TUPD, R_TARGET, R_DPAR, N_REGIONS };
+       R_TMAP, R_TUPD, R_TARGET, R_DPAR, R_WORK, R_PCREATE, R_PJOIN, R_PBAR, R_PLOCK, R_PUNLOCK,
+       R_PCOND, R_PSIGNAL, N_REGIONS };
 
 /* communicators */
 enum { WORLD, SELF, SUB, TEAM, CONTINGENT, INTER };
@@ -65,7 +74,9 @@ enum { WORLD, SELF, SUB, TEAM, CONTINGENT, INTER };
 enum {
     ENTER, LEAVE, SEND, ISEND, ISEND_DONE, IRECV_REQ, RECV, IRECV, CBEGIN, CEND, NBREQ, NBDONE,
     FORK, JOIN, TBEGIN, TEND, CREATE, BEGIN, WAIT, END, FLUSH, RBEGIN, REND,
-    ACQ, REL, OACQ, OREL, RGET, RPUT, RDONE
+    ACQ, REL, OACQ, OREL, RGET, RPUT, RDONE,
+    PACQ, PREL,  /* ThreadAcquireLock/ReleaseLock of model PTHREAD */
+    PBENTER      /* the Enter of pthread_barrier_wait on barrier b of count c */
 };
 
 #define WIN 0   /* an RMA window on MPI_COMM_WORLD (fences: RBEGIN, REND) */
@@ -355,6 +366,62 @@ static const ev badompt[] = {
     {0, LEAVE, 210, R_ITASK, 0, 0, 0}, {0, LEAVE, 1000, R_MAIN, 0, 0, 0},
 };
 
+/* pthreads: main (location 0) creates threads 1 (L_PTH) and 2 (L_OMP),
+ * waits on a condition variable that thread 1 signals, meets both at
+ * barrier 1 of count 3 and joins them.  Main's records before pthread_create
+ * are 10 ticks apart: compensated with O = 100 they shrink to nothing, and
+ * without the replay's rules its reacquisition of the mutex, its barrier
+ * exit and its first join would come before what they waited for. */
+#define PTH_CONT {0, ENTER, 10, R_MAIN, 0, 0, 0}, \
+    {0, ENTER, 20, R_WORK, 0, 0, 0}, {0, LEAVE, 30, R_WORK, 0, 0, 0}, \
+    {0, ENTER, 40, R_WORK, 0, 0, 0}, {0, LEAVE, 50, R_WORK, 0, 0, 0}, \
+    {0, ENTER, 60, R_WORK, 0, 0, 0}, {0, LEAVE, 70, R_WORK, 0, 0, 0}, \
+    {0, ENTER, 120, R_PCREATE, 0, 0, 0}, {0, CREATE, 125, 0, CONTINGENT, 0, 1}, \
+    {0, LEAVE, 130, R_PCREATE, 0, 0, 0}, \
+    {L_PTH, BEGIN, 130, 0, CONTINGENT, 0, 1}, {L_PTH, ENTER, 140, R_WORK, 0, 0, 0}, \
+    {0, ENTER, 140, R_PCREATE, 0, 0, 0}, {0, CREATE, 145, 0, CONTINGENT, 0, 2}, \
+    {0, LEAVE, 150, R_PCREATE, 0, 0, 0}, \
+    {L_OMP, BEGIN, 150, 0, CONTINGENT, 0, 2}, {L_OMP, ENTER, 160, R_WORK, 0, 0, 0}, \
+    /* mutex 1: main (1), in pthread_cond_wait lets go (1) and takes it again (3) \
+     * after thread 1 took it (2), signalled and let go (2) */ \
+    {0, ENTER, 160, R_PLOCK, 0, 0, 0}, {0, PACQ, 165, 1, 0, 0, 1}, {0, LEAVE, 170, R_PLOCK, 0, 0, 0}, \
+    {0, ENTER, 180, R_PCOND, 0, 0, 0}, {0, PREL, 185, 1, 0, 0, 1}, \
+    {L_PTH, LEAVE, 500, R_WORK, 0, 0, 0}, \
+    {L_PTH, ENTER, 510, R_PLOCK, 0, 0, 0}, {L_PTH, PACQ, 515, 1, 0, 0, 2}, \
+    {L_PTH, LEAVE, 520, R_PLOCK, 0, 0, 0}, \
+    {L_PTH, ENTER, 530, R_PSIGNAL, 0, 0, 0}, {L_PTH, LEAVE, 535, R_PSIGNAL, 0, 0, 0}, \
+    {L_PTH, ENTER, 540, R_PUNLOCK, 0, 0, 0}, {L_PTH, PREL, 545, 1, 0, 0, 2}, \
+    {L_PTH, LEAVE, 550, R_PUNLOCK, 0, 0, 0}, \
+    {0, PACQ, 600, 1, 0, 0, 3}, {0, LEAVE, 605, R_PCOND, 0, 0, 0}, \
+    {0, ENTER, 610, R_PUNLOCK, 0, 0, 0}, {0, PREL, 615, 1, 0, 0, 3}, \
+    {0, LEAVE, 620, R_PUNLOCK, 0, 0, 0}, \
+    /* barrier 1 of count 3: entered by main, thread 2, thread 1 */ \
+    {0, PBENTER, 700, R_PBAR, 1, 3, 0}, \
+    {L_OMP, LEAVE, 750, R_WORK, 0, 0, 0}, {L_OMP, PBENTER, 760, R_PBAR, 1, 3, 0}
+#define PTH_END \
+    {L_PTH, END, 820, 0, CONTINGENT, 0, 1}, \
+    {0, LEAVE, 820, R_PBAR, 0, 0, 0}, \
+    {0, ENTER, 830, R_PJOIN, 0, 0, 0}, {0, WAIT, 835, 0, CONTINGENT, 0, 1}, \
+    {0, LEAVE, 840, R_PJOIN, 0, 0, 0}, \
+    {L_OMP, END, 895, 0, CONTINGENT, 0, 2}, \
+    {0, ENTER, 850, R_PJOIN, 0, 0, 0}, {0, WAIT, 900, 0, CONTINGENT, 0, 2}, \
+    {0, LEAVE, 905, R_PJOIN, 0, 0, 0}, \
+    {0, LEAVE, 1000, R_MAIN, 0, 0, 0}
+static const ev pthreads[] = {
+    PTH_CONT,
+    {L_PTH, PBENTER, 800, R_PBAR, 1, 3, 0}, {L_PTH, LEAVE, 810, R_PBAR, 0, 0, 0},
+    {L_OMP, LEAVE, 815, R_PBAR, 0, 0, 0},
+    PTH_END,
+};
+
+/* badpthreads: pthreads, but thread 2 leaves the barrier before thread 1 enters it */
+static const ev badpthreads[] = {
+    PTH_CONT,
+    {L_OMP, LEAVE, 790, R_PBAR, 0, 0, 0},
+    {L_PTH, PBENTER, 800, R_PBAR, 1, 3, 0}, {L_PTH, LEAVE, 810, R_PBAR, 0, 0, 0},
+    PTH_END,
+};
+
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool final)
 {
     (void)ud, (void)ft, (void)l, (void)c, (void)final;
@@ -363,7 +430,8 @@ static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef l, 
 
 static const OTF2_FlushCallbacks flush_cb = {pre_flush, NULL};
 
-enum { A_STREAM, A_OMPT };  /* attributes CUDA_STREAM_REF, OMPT_PARALLEL_REGION_ID */
+/* attributes CUDA_STREAM_REF, OMPT_PARALLEL_REGION_ID, unperturb::object, unperturb::count */
+enum { A_STREAM, A_OMPT, A_POBJ, A_PCOUNT };
 
 static OTF2_ErrorCode write_ev(OTF2_EvtWriter *w, OTF2_AttributeList *al, const ev *e)
 {
@@ -382,9 +450,19 @@ static OTF2_ErrorCode write_ev(OTF2_EvtWriter *w, OTF2_AttributeList *al, const 
                 return rc;
         }
         return OTF2_EvtWriter_Enter(w, al, e->t, e->a);
+    case PBENTER:
+        v.uint32 = e->b;
+        if ((rc = OTF2_AttributeList_AddAttribute(al, A_POBJ, OTF2_TYPE_UINT32, v)) != OTF2_SUCCESS)
+            return rc;
+        v.uint32 = e->c;
+        if ((rc = OTF2_AttributeList_AddAttribute(al, A_PCOUNT, OTF2_TYPE_UINT32, v)) != OTF2_SUCCESS)
+            return rc;
+        return OTF2_EvtWriter_Enter(w, al, e->t, e->a);
     case LEAVE: return OTF2_EvtWriter_Leave(w, NULL, e->t, e->a);
     case ACQ: return OTF2_EvtWriter_ThreadAcquireLock(w, NULL, e->t, OTF2_PARADIGM_OPENMP, e->a, (uint32_t)e->d);
     case REL: return OTF2_EvtWriter_ThreadReleaseLock(w, NULL, e->t, OTF2_PARADIGM_OPENMP, e->a, (uint32_t)e->d);
+    case PACQ: return OTF2_EvtWriter_ThreadAcquireLock(w, NULL, e->t, OTF2_PARADIGM_PTHREAD, e->a, (uint32_t)e->d);
+    case PREL: return OTF2_EvtWriter_ThreadReleaseLock(w, NULL, e->t, OTF2_PARADIGM_PTHREAD, e->a, (uint32_t)e->d);
 /* OTF2 3 deprecates the OpenMP records, but older traces have them */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -446,7 +524,8 @@ static int write_defs(const char *dir, OTF2_GlobalDefWriter *gw, int nranks, uns
 {
     enum { S_EMPTY, S_MAIN, S_MACHINE, S_RANK0, S_RANK1, S_RANK2, S_MASTER, S_OMP, S_PTH, S_WORLD,
            S_IBAR, S_CUSYNC, S_LAUNCH, S_MEMCPY, S_KERNEL, S_BAR, S_WAITBAR, S_ITASK, S_STREAMREF,
-           S_OMPTID, S_GPU, S_TDATA, S_TMAP, S_TUPD, S_TARGET, S_DPAR, S_MIC, S_RDMA };
+           S_OMPTID, S_GPU, S_TDATA, S_TMAP, S_TUPD, S_TARGET, S_DPAR, S_MIC, S_RDMA, S_WORK,
+           S_PCREATE, S_PJOIN, S_PBAR, S_PLOCK, S_PUNLOCK, S_PCOND, S_PSIGNAL, S_POBJ, S_PCOUNT };
     static const char *const strings[] = {"", "main", "machine", "MPI Rank 0", "MPI Rank 1",
                                           "MPI Rank 2", "Master thread", "OMP thread 1",
                                           "Pthread 1", "MPI_COMM_WORLD", "!$omp implicit barrier",
@@ -458,7 +537,12 @@ static int write_defs(const char *dir, OTF2_GlobalDefWriter *gw, int nranks, uns
                                           "!$omp targetmap @offload.c:20",
                                           "!$omp targetupdate @offload.c:30",
                                           "!$omp target @offload.c:40",
-                                          "!$omp parallel @offload.c:41", "MIC [0:1]", "MIC [0:RDMA]"};
+                                          "!$omp parallel @offload.c:41", "MIC [0:1]", "MIC [0:RDMA]",
+                                          "work", "pthread_create", "pthread_join",
+                                          "pthread_barrier_wait", "pthread_mutex_lock",
+                                          "pthread_mutex_unlock", "pthread_cond_wait",
+                                          "pthread_cond_signal", "unperturb::object",
+                                          "unperturb::count"};
     static const struct {
         uint32_t name;
         OTF2_RegionRole role;
@@ -479,6 +563,15 @@ static int write_defs(const char *dir, OTF2_GlobalDefWriter *gw, int nranks, uns
         [R_TUPD] = {S_TUPD, OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_OPENMP},
         [R_TARGET] = {S_TARGET, OTF2_REGION_ROLE_CODE, OTF2_PARADIGM_WINTHREAD},
         [R_DPAR] = {S_DPAR, OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_WINTHREAD},
+        [R_WORK] = {S_WORK, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER},
+        /* our tracer's POSIX threads (docs/tracer.md) */
+        [R_PCREATE] = {S_PCREATE, OTF2_REGION_ROLE_THREAD_CREATE, OTF2_PARADIGM_PTHREAD},
+        [R_PJOIN] = {S_PJOIN, OTF2_REGION_ROLE_THREAD_WAIT, OTF2_PARADIGM_PTHREAD},
+        [R_PBAR] = {S_PBAR, OTF2_REGION_ROLE_BARRIER, OTF2_PARADIGM_PTHREAD},
+        [R_PLOCK] = {S_PLOCK, OTF2_REGION_ROLE_WRAPPER, OTF2_PARADIGM_PTHREAD},
+        [R_PUNLOCK] = {S_PUNLOCK, OTF2_REGION_ROLE_WRAPPER, OTF2_PARADIGM_PTHREAD},
+        [R_PCOND] = {S_PCOND, OTF2_REGION_ROLE_WRAPPER, OTF2_PARADIGM_PTHREAD},
+        [R_PSIGNAL] = {S_PSIGNAL, OTF2_REGION_ROLE_WRAPPER, OTF2_PARADIGM_PTHREAD},
     };
     uint64_t all[NLOCS_MAX], idx[NLOCS_MAX];
     uint32_t i;
@@ -490,6 +583,8 @@ static int write_defs(const char *dir, OTF2_GlobalDefWriter *gw, int nranks, uns
                                              OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0));
     TRY(OTF2_GlobalDefWriter_WriteAttribute(gw, A_STREAM, S_STREAMREF, S_EMPTY, OTF2_TYPE_LOCATION));
     TRY(OTF2_GlobalDefWriter_WriteAttribute(gw, A_OMPT, S_OMPTID, S_EMPTY, OTF2_TYPE_UINT64));
+    TRY(OTF2_GlobalDefWriter_WriteAttribute(gw, A_POBJ, S_POBJ, S_EMPTY, OTF2_TYPE_UINT32));
+    TRY(OTF2_GlobalDefWriter_WriteAttribute(gw, A_PCOUNT, S_PCOUNT, S_EMPTY, OTF2_TYPE_UINT32));
     TRY(OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, S_MACHINE, S_MACHINE,
                                                  OTF2_UNDEFINED_SYSTEM_TREE_NODE));
     for (i = 0; i < (uint32_t)nranks; i++)
@@ -645,7 +740,7 @@ int main(int argc, char **argv)
     const char *dir, *s;
     if (argc != 3) {
         fprintf(stderr, "usage: up-check-gen DIR good|bad|badcoll|badthreads|altered|hybrid|badhybrid|"
-                        "ompt|badompt|offload|badoffload\n");
+                        "ompt|badompt|offload|badoffload|pthreads|badpthreads\n");
         return 2;
     }
     dir = argv[1];
@@ -674,6 +769,10 @@ int main(int argc, char **argv)
         return generate(dir, offload, N(offload), 1, OFFLOAD, false, false);
     if (!strcmp(s, "badoffload"))
         return generate(dir, badoffload, N(badoffload), 1, OFFLOAD, false, false);
+    if (!strcmp(s, "pthreads"))
+        return generate(dir, pthreads, N(pthreads), 1, RANKS(1) | THREADS, false, false);
+    if (!strcmp(s, "badpthreads"))
+        return generate(dir, badpthreads, N(badpthreads), 1, RANKS(1) | THREADS, false, false);
     fprintf(stderr, "up-check-gen: unknown scenario '%s'\n", s);
     return 2;
 }

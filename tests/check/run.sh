@@ -7,8 +7,10 @@
 #      give exactly their violation classes; a consistent one must pass.
 #   2. The inputs, tests/data/*/traces.otf2, for information: violations there
 #      are the measured run's (clock skew) and do not fail this test.
-#   3. Every input compensated in --mode lower, upper and network (latency
-#      1000 ns) with --overhead-ns 100, then `up-check OUT --against IN`.
+#   3. Every input, and the hand-made pthreads trace (POSIX threads as our
+#      tracer records them: no input has them yet), compensated in --mode
+#      lower, upper and network (latency 1000 ns) with --overhead-ns 100,
+#      then `up-check OUT --against IN`.
 #      Any violation fails the test, the rules of hybrid programs (barrier,
 #      lock, device, device-overhead, issue 35) included.  BASELINE below may
 #      list violations a change of the engine knowingly leaves (none now).
@@ -62,7 +64,8 @@ expect_check() {
 
 # ---- 1. up-check on hand-made traces ------------------------------------------
 echo "== up-check on hand-made traces (tests/check/badgen.c)"
-for s in good bad badcoll badthreads altered hybrid badhybrid ompt badompt offload badoffload; do
+for s in good bad badcoll badthreads altered hybrid badhybrid ompt badompt offload badoffload \
+    pthreads badpthreads; do
     "$GEN" "$T/$s" "$s" || { bad "up-check-gen $s" "could not write the trace"; }
 done
 expect_check "a consistent trace passes" 0 "" -- "$T/good"
@@ -140,6 +143,14 @@ if grep -q "(target region) t=28 < its host Enter t=30 .*, in IN not early" "$T/
 else
     bad "badoffload against offload: new and larger leads" "$(cat "$T/out")"
 fi
+# POSIX threads as our tracer records them (docs/tracer.md)
+expect_check "pthreads: create/join, a mutex with cond_wait, a barrier of 3, consistent" 0 "" -- "$T/pthreads"
+grep -q ": 3 locations, 52 records, 0 messages, 0 collectives, 2 threads, 1 barriers, 3 lock acquisitions: ok$" "$T/out" &&
+    ok "pthreads: 2 threads, 1 barrier instance, 3 lock acquisitions, no warning" ||
+    bad "pthreads: 2 threads, 1 barrier instance, 3 lock acquisitions, no warning" "$(cat "$T/out")"
+expect_check "badpthreads: a thread leaves the pthread barrier early" 1 "barrier" -- "$T/badpthreads"
+expect_counts "badpthreads: exactly 1" "$T/out" "barrier 1"
+expect_check "badpthreads against pthreads: the early leave is new" 1 "barrier" -- "$T/badpthreads" --against "$T/pthreads"
 expect_check "altered against good: record count and kinds" 1 "count kinds" -- "$T/altered" --against "$T/good"
 expect_check "different location sets" 1 "count kinds locations" -- "$T/good" --against "$T/bad"
 expect_check "no trace is a usage error" 2 "" --
@@ -182,7 +193,7 @@ echo "== up-check OUT --against IN, OUT = unperturb compensate IN --overhead-ns 
 printf '%-36s %-8s %9s %9s %11s  %s\n' trace mode records messages collectives violations
 nviol=0
 nknown=0
-for anchor in "$DATA"/*/traces.otf2; do
+for anchor in "$DATA"/*/traces.otf2 "$T/pthreads/traces.otf2"; do
     dir=$(dirname "$anchor")
     name=$(basename "$dir")
     for mode in lower upper network; do

@@ -23,7 +23,9 @@
  *      barrier: no thread leaves an OpenMP team barrier (role BARRIER or
  *        IMPLICIT_BARRIER, paradigm OPENMP) before the team's last thread
  *        entered it; teams from ThreadTeamBegin/End, else (OMPT) from the
- *        attribute OMPT_PARALLEL_REGION_ID;
+ *        attribute OMPT_PARALLEL_REGION_ID; nor a pthread barrier (role
+ *        BARRIER, paradigm PTHREAD) before its instance's last enter, the
+ *        barrier named by the attribute unperturb::object;
  *      lock: per process and lock, acquisition k+1 >= release k (Thread- and
  *        OmpAcquireLock/ReleaseLock, in acquisition order);
  *      device: a kernel or copy on an accelerator stream starts at or after
@@ -179,7 +181,7 @@ static const struct {
     [V_TEAM_JOIN] = {"team-join", "thread joins before a team member's end"},
     [V_THREAD_BEGIN] = {"thread-begin", "thread begins before their create"},
     [V_THREAD_WAIT] = {"thread-wait", "thread waits before the thread's end"},
-    [V_BARRIER] = {"barrier", "threads that leave an OpenMP barrier before a team member enters it"},
+    [V_BARRIER] = {"barrier", "threads that leave an OpenMP or pthread barrier before a member enters it"},
     [V_LOCK] = {"lock", "lock acquisitions before the previous holder's release"},
     [V_DEVICE] = {"device", "device activities that start before their launch (earlier than in IN)"},
     [V_DEVICE_OVERHEAD] = {"device-overhead", "device activities whose duration differs from IN"},
@@ -193,8 +195,8 @@ static const struct {
     [W_COLL_INTER] = {"coll-inter", "collectives on intercommunicators (not checked)"},
     [W_TEAM] = {"team", "thread fork/team records that cannot be matched unambiguously"},
     [W_THREAD_UNMATCHED] = {"thread-unmatched", "thread create/begin/wait records without their partner"},
-    [W_BARRIER_TEAM] = {"barrier-team", "OpenMP barriers that cannot be grouped with their team's"},
-    [W_BARRIER_AS_IN] = {"barrier-as-in", "threads that leave an OpenMP barrier before a team member enters it, as in IN"},
+    [W_BARRIER_TEAM] = {"barrier-team", "barriers that cannot be grouped with their team's or barrier's"},
+    [W_BARRIER_AS_IN] = {"barrier-as-in", "threads that leave an OpenMP or pthread barrier before a member enters it, as in IN"},
     [W_LOCK_UNPAIRED] = {"lock-unpaired", "lock acquisitions without their release, or acquired twice"},
     [W_DEVICE_EARLY] = {"device-early", "device activities that start before their launch (clock skew, as in IN)"},
     [W_DEVICE_UNPAIRED] = {"device-unpaired", "kernel launches and device activities left unpaired (lost records)"},
@@ -324,7 +326,8 @@ typedef struct strdef {
     char *s;
 } strdef;
 
-enum { R_BARRIER = 1, R_LAUNCH = 2, R_MEMCPY = 4, R_H2D = 8, R_D2H = 16, R_TARGET = 32 };
+enum { R_BARRIER = 1, R_LAUNCH = 2, R_MEMCPY = 4, R_H2D = 8, R_D2H = 16, R_TARGET = 32,
+       R_PBARRIER = 64 };
 
 typedef struct regdef {
     uint64_t id, name;
@@ -336,11 +339,12 @@ typedef struct attrdef {
     uint8_t type;
 } attrdef;
 
-enum { BM_TEAM, BM_OMPT };
+enum { BM_TEAM, BM_OMPT, BM_PTHREAD };
 
-typedef struct bar {        /* one thread's visit of an OpenMP barrier */
+typedef struct bar {        /* one thread's visit of an OpenMP or pthread barrier */
     uint8_t mode;           /* BM_TEAM: team communicator a, instance b; BM_OMPT:
-                             * process a (location group), parallel region id b */
+                             * process a (location group), parallel region id b;
+                             * BM_PTHREAD: process a, barrier (unperturb::object) b */
     bool left;
     uint32_t loc;
     uint64_t a, b, j;       /* j: the location's j-th barrier in that team */
@@ -412,8 +416,8 @@ typedef struct trace {
     size_t nregs, capregs;
     attrdef *attrs;
     size_t nattrs, capattrs;
-    bool has_ompt, has_stream;
-    OTF2_AttributeRef ompt_attr, stream_attr;
+    bool has_ompt, has_stream, has_pobj;
+    OTF2_AttributeRef ompt_attr, stream_attr, pobj_attr;
     uint32_t *rep;       /* per location: the location that stands for its process
                           * in MPI communicators (itself, or its process's MPI location) */
     bar *bars;
@@ -630,6 +634,8 @@ static void resolve_hybrid_defs(trace *tr)
         if ((r->role == OTF2_REGION_ROLE_BARRIER || r->role == OTF2_REGION_ROLE_IMPLICIT_BARRIER) &&
             r->paradigm == OTF2_PARADIGM_OPENMP)
             r->flags |= R_BARRIER;
+        if (r->role == OTF2_REGION_ROLE_BARRIER && r->paradigm == OTF2_PARADIGM_PTHREAD)
+            r->flags |= R_PBARRIER;  /* pthread_barrier_wait (docs/tracer.md) */
         if (r->paradigm == OTF2_PARADIGM_CUDA && strstr(name, "Launch"))
             r->flags |= R_LAUNCH;
         if (r->paradigm == OTF2_PARADIGM_CUDA && strstr(name, "Memcpy")) {
@@ -652,6 +658,8 @@ static void resolve_hybrid_defs(trace *tr)
             tr->has_ompt = true, tr->ompt_attr = (OTF2_AttributeRef)a->id;
         if (!tr->has_stream && a->type == OTF2_TYPE_LOCATION && !strcmp(name, "CUDA_STREAM_REF"))
             tr->has_stream = true, tr->stream_attr = (OTF2_AttributeRef)a->id;
+        if (!tr->has_pobj && a->type == OTF2_TYPE_UINT32 && !strcmp(name, "unperturb::object"))
+            tr->has_pobj = true, tr->pobj_attr = (OTF2_AttributeRef)a->id;
     }
 }
 
@@ -1313,6 +1321,15 @@ static OTF2_CallbackCode on_ThreadTeamEnd(EV_HDR, OTF2_CommRef team)
 /* ---- hybrid programs: barriers, locks, devices (check 6) -------------------- */
 #define NO_ID UINT64_MAX
 
+/* A barrier visit of location li opened by its Enter (idx, t): its index */
+static uint32_t bar_visit(trace *tr, uint32_t li, uint8_t mode, uint64_t a, uint64_t b,
+                          uint64_t idx, uint64_t t)
+{
+    GROW(tr->bars, tr->nbars, tr->capbars);
+    tr->bars[tr->nbars] = (bar){.mode = mode, .loc = li, .a = a, .b = b, .ie = idx, .te = t};
+    return (uint32_t)tr->nbars++;
+}
+
 static void hybrid_enter(trace *tr, uint32_t li, uint64_t idx, uint64_t t, uint64_t gseq,
                          OTF2_RegionRef region, const OTF2_AttributeList *al)
 {
@@ -1321,6 +1338,7 @@ static void hybrid_enter(trace *tr, uint32_t li, uint64_t idx, uint64_t t, uint6
     const frame *up = l->nstk ? &l->stk[l->nstk - 1] : NULL;
     frame f;
     uint64_t v;
+    uint32_t obj;
     f.ompt = up ? up->ompt : NO_ID;
     f.bar = f.act = NONE;
     f.region = region;
@@ -1341,26 +1359,15 @@ static void hybrid_enter(trace *tr, uint32_t li, uint64_t idx, uint64_t t, uint6
             f.act = (uint32_t)tr->nacts++;
         }
     } else {
-        if ((fl & R_BARRIER) && !f.inbar && (l->nteam || f.ompt != NO_ID)) {
-            bar *b;
-            GROW(tr->bars, tr->nbars, tr->capbars);
-            b = &tr->bars[tr->nbars];
-            memset(b, 0, sizeof *b);
-            if (l->nteam) {
-                b->mode = BM_TEAM;
-                b->a = l->team[l->nteam - 1].comm;
-                b->b = l->team[l->nteam - 1].inst;
-            } else {
-                b->mode = BM_OMPT;
-                b->a = l->group;
-                b->b = f.ompt;
-            }
-            b->loc = li;
-            b->ie = idx;
-            b->te = t;
-            f.bar = (uint32_t)tr->nbars++;
-        }
-        if (fl & R_BARRIER)
+        if ((fl & R_BARRIER) && !f.inbar && l->nteam)
+            f.bar = bar_visit(tr, li, BM_TEAM, l->team[l->nteam - 1].comm,
+                              l->team[l->nteam - 1].inst, idx, t);
+        else if ((fl & R_BARRIER) && !f.inbar && f.ompt != NO_ID)
+            f.bar = bar_visit(tr, li, BM_OMPT, l->group, f.ompt, idx, t);
+        else if ((fl & R_PBARRIER) && !f.inbar && tr->has_pobj && al &&
+                 OTF2_AttributeList_GetUint32(al, tr->pobj_attr, &obj) == OTF2_SUCCESS)
+            f.bar = bar_visit(tr, li, BM_PTHREAD, l->group, obj, idx, t);
+        if (fl & (R_BARRIER | R_PBARRIER))
             f.inbar = true;
         if (fl & (R_LAUNCH | R_MEMCPY)) {
             OTF2_LocationRef sl = 0;
@@ -2524,8 +2531,10 @@ static void bar_team_name(const bar *b, char *buf, size_t n)
 {
     if (b->mode == BM_TEAM)
         snprintf(buf, n, "team %" PRIu64 " instance %" PRIu64, b->a, b->b);
-    else
+    else if (b->mode == BM_OMPT)
         snprintf(buf, n, "process %" PRIu64 " OMPT parallel region %" PRIu64, b->a, b->b);
+    else
+        snprintf(buf, n, "process %" PRIu64 " pthread barrier %" PRIu64, b->a, b->b);
 }
 
 /* Did IN's barrier visit like b (same team, barrier and location) break the rule? */
@@ -2540,9 +2549,11 @@ static bool bar_broken_in(const trace *in, const bar *b)
 }
 
 /* OpenMP barriers: no thread leaves one before the last of its team entered
- * it; with IN (checked first), a visit that broke the rule in IN too is a
- * warning (LLVM's join barrier lets the workers leave at once, as the OMPT
- * trace casita-1_scorep-ompt-host-nested measured them) */
+ * it; pthread barriers: no thread leaves an instance (the j-th wait of each
+ * thread on the barrier) before its last enter.  With IN (checked first), a
+ * visit that broke the rule in IN too is a warning (LLVM's join barrier lets
+ * the workers leave at once, as the OMPT trace
+ * casita-1_scorep-ompt-host-nested measured them) */
 static void check_barriers(trace *tr, const trace *in)
 {
     size_t i, j, k, t0, nmem;
