@@ -482,18 +482,31 @@ TEST(run_validate_oversubscribed)
 TEST(run_validate_argv)
 {
     char *mpirun[] = {"/usr/bin/mpirun", "--bind-to", "core"}, *srun[] = {"srun"},
-         *over[] = {"mpiexec", "--oversubscribe", "--allow-run-as-root"},
-         *prog[] = {"./app", "a b", NULL}, *argv[UP_VAL_MAXARGV], np[16];
-    CHECK_EQ(up_run_val_launch_argv(mpirun, 3, prog, 4, 2, true, argv, np, sizeof np), 9);
+         *over[] = {"mpiexec", "--oversubscribe", "--allow-run-as-root"}, *plain[] = {"mpirun"},
+         *prog[] = {"./app", "a b", NULL}, *argv[UP_VAL_MAXARGV], np[16], pe[16];
+    CHECK_EQ(up_run_val_launch_argv(mpirun, 3, prog, 4, 0, 2, true, argv, np, pe, sizeof np), 9);
     CHECK(words(argv, "/usr/bin/mpirun --bind-to core --allow-run-as-root --oversubscribe -np 4 ./app a b"));
-    CHECK_EQ(up_run_val_launch_argv(mpirun, 3, prog, 2, 2, false, argv, np, sizeof np), 7);
+    CHECK_EQ(up_run_val_launch_argv(mpirun, 3, prog, 2, 0, 2, false, argv, np, pe, sizeof np), 7);
     CHECK(words(argv, "/usr/bin/mpirun --bind-to core -np 2 ./app a b"));
     /* not mpirun: no flags of its own */
-    up_run_val_launch_argv(srun, 1, prog, 8, 2, true, argv, np, sizeof np);
+    up_run_val_launch_argv(srun, 1, prog, 8, 4, 2, true, argv, np, pe, sizeof np);
     CHECK(words(argv, "srun -np 8 ./app a b"));
     /* the flags given already are not repeated */
-    up_run_val_launch_argv(over, 3, prog, 8, 2, true, argv, np, sizeof np);
+    up_run_val_launch_argv(over, 3, prog, 8, 0, 2, true, argv, np, pe, sizeof np);
     CHECK(words(argv, "mpiexec --oversubscribe --allow-run-as-root -np 8 ./app a b"));
+    /* threads: each rank on cores of its own while 1 x 2, 2 x 2 fit in 4
+     * cores; 2 x 2 on 2 cores bound nowhere; 1 thread, or a binding given
+     * (--bind-to core), nothing added */
+    up_run_val_launch_argv(plain, 1, prog, 1, 2, 2, false, argv, np, pe, sizeof np);
+    CHECK(words(argv, "mpirun --map-by slot:PE=2 -np 1 ./app a b"));
+    up_run_val_launch_argv(plain, 1, prog, 2, 2, 4, false, argv, np, pe, sizeof np);
+    CHECK(words(argv, "mpirun --map-by slot:PE=2 -np 2 ./app a b"));
+    up_run_val_launch_argv(plain, 1, prog, 2, 2, 2, false, argv, np, pe, sizeof np);
+    CHECK(words(argv, "mpirun --bind-to none -np 2 ./app a b"));
+    up_run_val_launch_argv(plain, 1, prog, 2, 1, 2, false, argv, np, pe, sizeof np);
+    CHECK(words(argv, "mpirun -np 2 ./app a b"));
+    up_run_val_launch_argv(mpirun, 3, prog, 1, 2, 2, false, argv, np, pe, sizeof np);
+    CHECK(words(argv, "/usr/bin/mpirun --bind-to core -np 1 ./app a b"));
 }
 
 /* a table of counts: names[i] entered n[i] times */

@@ -304,11 +304,16 @@ void up_run_val_paired(const up_run_val_row *r, unsigned n, double out[3]);
 /* round k's order of the n kinds of run of rank count i (validate.c) */
 void up_run_val_order(uint64_t seed, unsigned i, unsigned k, unsigned n, unsigned char *order);
 /* The words that launch the program on np ranks: the launcher's, then for
- * mpirun (mpiexec, orterun) --allow-run-as-root as root and --oversubscribe
- * past `cores`, then -np N (N written to npbuf) and the program's words;
- * NULL-terminated in argv (UP_VAL_MAXARGV words); returns their number. */
+ * mpirun (mpiexec, orterun) --allow-run-as-root as root, --oversubscribe
+ * past `cores`, and with threads > 1 (--threads) unless the launcher's
+ * words bind already (--map-by, --bind-to, --cpus-per-proc): --map-by
+ * slot:PE=T when np * T cores are there, else --bind-to none; then -np N
+ * and the program's words; NULL-terminated in argv (UP_VAL_MAXARGV words;
+ * N written to npbuf, slot:PE=T to pebuf, each of cap bytes); returns
+ * their number. */
 int up_run_val_launch_argv(char *const *launcher, int nlauncher, char *const *prog, unsigned np,
-                       unsigned cores, bool root, char **argv, char *npbuf, size_t npcap);
+                           unsigned threads, unsigned cores, bool root, char **argv, char *npbuf,
+                           char *pebuf, size_t cap);
 /* The rows of runs.csv (header:
  * np,extra_ns,run,kind,window_s,Ta_network_s,threads,openmp); rep counts
  * from 0, threads 0 is left empty; omp: the OpenMP runtime of the run. */

@@ -79,23 +79,36 @@ void up_run_val_paired(const up_run_val_row *r, unsigned n, double out[3])
 }
 
 int up_run_val_launch_argv(char *const *launcher, int nlauncher, char *const *prog, unsigned np,
-                       unsigned cores, bool root, char **argv, char *npbuf, size_t npcap)
+                           unsigned threads, unsigned cores, bool root, char **argv, char *npbuf,
+                           char *pebuf, size_t cap)
 {
     int n = 0, i;
     const char *base = strrchr(launcher[0], '/');
-    bool mpirun, over = false, asroot = false;
+    bool mpirun, over = false, asroot = false, bound = false;
     base = base ? base + 1 : launcher[0];
     mpirun = !strcmp(base, "mpirun") || !strcmp(base, "mpiexec") || !strcmp(base, "orterun");
     for (i = 0; i < nlauncher; i++) {
         over |= !strcmp(launcher[i], "--oversubscribe");
         asroot |= !strcmp(launcher[i], "--allow-run-as-root");
+        bound |= !strncmp(launcher[i], "--map-by", 8) || !strncmp(launcher[i], "--bind-to", 9) ||
+                 !strncmp(launcher[i], "-bind-to", 8) || !strncmp(launcher[i], "--cpus-per-proc", 15);
         argv[n++] = launcher[i];
     }
     if (mpirun && !asroot && root)
         argv[n++] = "--allow-run-as-root";
     if (mpirun && !over && np > cores)
         argv[n++] = "--oversubscribe";
-    snprintf(npbuf, npcap, "%u", np);
+    /* a rank's threads on cores of their own (Open MPI binds a rank to one
+     * core by default when np <= 2), or, past the cores, anywhere */
+    if (mpirun && !bound && threads > 1 && np * threads <= cores) {
+        snprintf(pebuf, cap, "slot:PE=%u", threads);
+        argv[n++] = "--map-by";
+        argv[n++] = pebuf;
+    } else if (mpirun && !bound && threads > 1) {
+        argv[n++] = "--bind-to";
+        argv[n++] = "none";
+    }
+    snprintf(npbuf, cap, "%u", np);
     argv[n++] = "-np";
     argv[n++] = npbuf;
     for (i = 0; prog[i] && n < UP_VAL_MAXARGV - 1; i++)
@@ -524,17 +537,17 @@ static void run_env(up_run_val *v, unsigned i, char *e_tf, char *e_thr, size_t c
 
 /* The words that run configuration i into argv (room for UP_VAL_MAXARGV):
  * the program's with {threads} replaced (kept in store), after the
- * launcher's with MPI */
+ * launcher's with MPI (its numbers in nums, of ncap bytes, halved) */
 static up_status run_words(up_run_val *v, const up_run_val_opts *o, unsigned i, char **argv,
-                           char *npbuf, size_t npcap, char *store, size_t cap, up_err *err)
+                           char *nums, size_t ncap, char *store, size_t cap, up_err *err)
 {
     char *prog[UP_VAL_MAXARGV];
     int n;
     if ((n = up_run_val_subst(v->prog, v->thr[i], prog, UP_VAL_MAXARGV, store, cap)) < 0)
         return UP_ERR(err, UP_EUSAGE, "the program's command line is too long");
     if (v->mpi)
-        up_run_val_launch_argv(v->launcher, v->nlauncher, prog, v->np[i], o->cores, o->root, argv,
-                               npbuf, npcap);
+        up_run_val_launch_argv(v->launcher, v->nlauncher, prog, v->np[i], v->thr[i], o->cores,
+                               o->root, argv, nums, nums + ncap / 2, ncap / 2);
     else
         memcpy(argv, prog, ((size_t)n + 1) * sizeof *prog);
     return UP_OK;
@@ -543,7 +556,7 @@ static up_status run_words(up_run_val *v, const up_run_val_opts *o, unsigned i, 
 static up_status untraced(up_run_val *v, const up_run_val_opts *o, unsigned i, unsigned rep,
                           double *T, up_err *err)
 {
-    char *argv[UP_VAL_MAXARGV], store[8192], npbuf[16], tf[PATH_MAX + 64], e_tf[PATH_MAX + 96],
+    char *argv[UP_VAL_MAXARGV], store[8192], npbuf[64], tf[PATH_MAX + 64], e_tf[PATH_MAX + 96],
         e_thr[40], *env[8], what[96], cfg[48], name[32];
     const char *seen;
     int rc;
@@ -655,7 +668,7 @@ static up_status compensate(up_run_val *v, const up_run_val_opts *o, const char 
 static up_status traced(up_run_val *v, const up_run_val_opts *o, unsigned i, up_run_val_row *r,
                         unsigned rep, up_err *err)
 {
-    char *argv[UP_VAL_MAXARGV + 12], store[8192], npbuf[16], out[PATH_MAX + 96], comp[PATH_MAX + 128],
+    char *argv[UP_VAL_MAXARGV + 12], store[8192], npbuf[64], out[PATH_MAX + 96], comp[PATH_MAX + 128],
         xb[24], what[128], cfg[48], e_thr[40], *env[8];
     int n = 0, rc;
     double Ta;
