@@ -406,23 +406,27 @@ TEST(run_validate_read_openmp)
 /* Configurations named: folders and text, with and without MPI and --threads */
 TEST(run_validate_cfg_names)
 {
-    char b[48];
-    up_run_val_cfg_name(true, 2, 0, b, sizeof b);
-    CHECK(!strcmp(b, "np2"));
-    up_run_val_cfg_name(true, 1, 2, b, sizeof b);
-    CHECK(!strcmp(b, "np1-t2"));
-    up_run_val_cfg_name(false, 1, 4, b, sizeof b);
-    CHECK(!strcmp(b, "t4"));
-    up_run_val_cfg_name(false, 1, 0, b, sizeof b);
-    CHECK(!strcmp(b, "alone"));
-    up_run_val_cfg_text(true, 2, 0, b, sizeof b);
-    CHECK(!strcmp(b, "np 2"));
-    up_run_val_cfg_text(true, 2, 2, b, sizeof b);
-    CHECK(!strcmp(b, "np 2, 2 threads"));
-    up_run_val_cfg_text(false, 1, 1, b, sizeof b);
-    CHECK(!strcmp(b, "1 thread"));
-    up_run_val_cfg_text(false, 1, 0, b, sizeof b);
-    CHECK(!strcmp(b, "alone"));
+    static const struct {
+        bool mpi;
+        unsigned np, threads;
+        const char *name, *text;
+    } c[] = {
+        {true, 2, 0, "np2", "np 2"},
+        {true, 1, 2, "np1-t2", "np 1, 2 threads"},
+        {true, 2, 1, "np2-t1", "np 2, 1 thread"},
+        {false, 1, 4, "t4", "4 threads"},
+        {false, 1, 1, "t1", "1 thread"},
+        {false, 1, 0, "alone", "alone"},
+    };
+    char name[48], text[48];
+    size_t i;
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        up_run_val_cfg_name(c[i].mpi, c[i].np, c[i].threads, name, sizeof name);
+        up_run_val_cfg_text(c[i].mpi, c[i].np, c[i].threads, text, sizeof text);
+        if (strcmp(name, c[i].name) || strcmp(text, c[i].text))
+            t_fail(__FILE__, __LINE__, "case %zu: '%s', '%s'; want '%s', '%s'", i, name, text, c[i].name,
+                   c[i].text);
+    }
 }
 
 /* {threads} in the program's words: every occurrence, inside a word too;
@@ -479,34 +483,44 @@ TEST(run_validate_oversubscribed)
     CHECK(up_run_val_oversubscribed(&v, &r));
 }
 
+/* The words that launch a run: mpirun's flags as root and past the cores,
+ * not for another launcher, not repeated; with threads each rank on cores
+ * of its own while ranks x threads fit (1 x 2 on 2 cores, 2 x 2 on 4), past
+ * them bound nowhere (2 x 2 on 2); 1 thread, or a binding given (--bind-to
+ * core), nothing added */
 TEST(run_validate_argv)
 {
-    char *mpirun[] = {"/usr/bin/mpirun", "--bind-to", "core"}, *srun[] = {"srun"},
-         *over[] = {"mpiexec", "--oversubscribe", "--allow-run-as-root"}, *plain[] = {"mpirun"},
-         *prog[] = {"./app", "a b", NULL}, *argv[UP_VAL_MAXARGV], np[16], pe[16];
-    CHECK_EQ(up_run_val_launch_argv(mpirun, 3, prog, 4, 0, 2, true, argv, np, pe, sizeof np), 9);
-    CHECK(words(argv, "/usr/bin/mpirun --bind-to core --allow-run-as-root --oversubscribe -np 4 ./app a b"));
-    CHECK_EQ(up_run_val_launch_argv(mpirun, 3, prog, 2, 0, 2, false, argv, np, pe, sizeof np), 7);
-    CHECK(words(argv, "/usr/bin/mpirun --bind-to core -np 2 ./app a b"));
-    /* not mpirun: no flags of its own */
-    up_run_val_launch_argv(srun, 1, prog, 8, 4, 2, true, argv, np, pe, sizeof np);
-    CHECK(words(argv, "srun -np 8 ./app a b"));
-    /* the flags given already are not repeated */
-    up_run_val_launch_argv(over, 3, prog, 8, 0, 2, true, argv, np, pe, sizeof np);
-    CHECK(words(argv, "mpiexec --oversubscribe --allow-run-as-root -np 8 ./app a b"));
-    /* threads: each rank on cores of its own while 1 x 2, 2 x 2 fit in 4
-     * cores; 2 x 2 on 2 cores bound nowhere; 1 thread, or a binding given
-     * (--bind-to core), nothing added */
-    up_run_val_launch_argv(plain, 1, prog, 1, 2, 2, false, argv, np, pe, sizeof np);
-    CHECK(words(argv, "mpirun --map-by slot:PE=2 -np 1 ./app a b"));
-    up_run_val_launch_argv(plain, 1, prog, 2, 2, 4, false, argv, np, pe, sizeof np);
-    CHECK(words(argv, "mpirun --map-by slot:PE=2 -np 2 ./app a b"));
-    up_run_val_launch_argv(plain, 1, prog, 2, 2, 2, false, argv, np, pe, sizeof np);
-    CHECK(words(argv, "mpirun --bind-to none -np 2 ./app a b"));
-    up_run_val_launch_argv(plain, 1, prog, 2, 1, 2, false, argv, np, pe, sizeof np);
-    CHECK(words(argv, "mpirun -np 2 ./app a b"));
-    up_run_val_launch_argv(mpirun, 3, prog, 1, 2, 2, false, argv, np, pe, sizeof np);
-    CHECK(words(argv, "/usr/bin/mpirun --bind-to core -np 1 ./app a b"));
+    static char *mpirun[] = {"/usr/bin/mpirun", "--bind-to", "core"}, *srun[] = {"srun"},
+                *over[] = {"mpiexec", "--oversubscribe", "--allow-run-as-root"}, *plain[] = {"mpirun"};
+    static const struct {
+        char **launcher;
+        int nl;
+        unsigned np, threads, cores;
+        bool root;
+        const char *want;
+    } c[] = {
+        {mpirun, 3, 4, 0, 2, true, "/usr/bin/mpirun --bind-to core --allow-run-as-root --oversubscribe -np 4 ./app a b"},
+        {mpirun, 3, 2, 0, 2, false, "/usr/bin/mpirun --bind-to core -np 2 ./app a b"},
+        {srun, 1, 8, 4, 2, true, "srun -np 8 ./app a b"},
+        {over, 3, 8, 0, 2, true, "mpiexec --oversubscribe --allow-run-as-root -np 8 ./app a b"},
+        {plain, 1, 1, 2, 2, false, "mpirun --map-by slot:PE=2 -np 1 ./app a b"},
+        {plain, 1, 2, 2, 4, false, "mpirun --map-by slot:PE=2 -np 2 ./app a b"},
+        {plain, 1, 2, 2, 2, false, "mpirun --bind-to none -np 2 ./app a b"},
+        {plain, 1, 2, 1, 2, false, "mpirun -np 2 ./app a b"},
+        {mpirun, 3, 1, 2, 2, false, "/usr/bin/mpirun --bind-to core -np 1 ./app a b"},
+    };
+    char *prog[] = {"./app", "a b", NULL}, *argv[UP_VAL_MAXARGV], np[16], pe[16];
+    size_t i;
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        int n = up_run_val_launch_argv(c[i].launcher, c[i].nl, prog, c[i].np, c[i].threads, c[i].cores,
+                                       c[i].root, argv, np, pe, sizeof np);
+        const char *w;
+        int spaces = 0;
+        CHECK(words(argv, c[i].want));
+        for (w = c[i].want; *w; w++) /* the words but for "a b", one word */
+            spaces += *w == ' ';
+        CHECK_EQ(n, spaces);
+    }
 }
 
 /* a table of counts: names[i] entered n[i] times */
