@@ -21,12 +21,21 @@
 # ARGS_<example> gives an example's arguments (ARGS_farm defaults to
 # "20000 50 200 2000": a master-bound farm).  NP4=0 leaves out the 4-rank runs; FINST_NP="2" the 4-rank run with
 # functions (FINST_NP="" both; the default when EXAMPLES is empty).
+# THREADS: the threaded examples of examples/threads (issue 36), run without
+# MPI on 2 threads pinned to 2 cores (validate --no-mpi --threads 2), the
+# gcc-built omp_loop on LLVM's libomp in both kinds of run; each probed like
+# the MPI examples (records of its busiest thread, the traced time) for
+# extra costs that dilate it by about 50% and 150%, and validated at no
+# extra cost and at those; OUT/<name>-t2.json, and a table of its own.
+# ARGS_<name> gives their arguments too (default: the program's own).
 # One part alone: EXAMPLES= REAL=hpcc scripts/accuracy.sh build out
+#                 EXAMPLES= REAL= THREADS="pth_barrier" scripts/accuracy.sh build out
 set -eu
 BUILD=${1:-build}
 OUT=${2:-accuracy}
 REPEAT=${REPEAT:-5}
 EXAMPLES=${EXAMPLES-"montecarlo barrier transpose transpose-any ring halo farm cg"}
+THREADS=${THREADS-"pth_barrier pth_mutex omp_loop"}
 REAL=${REAL-"poll-spin poll-work hpcc netpipe lammps petsc-cg hypre-amg fftw-mpi"}
 [ -n "$EXAMPLES" ] || FINST_NP=${FINST_NP-""}
 UP=$BUILD/bin/unperturb
@@ -64,6 +73,28 @@ for np in ${FINST_NP-2 4}; do
         -o "$OUT/finst-np$np" --force --json "$OUT/montecarlo-finst-np$np.json" \
         -- "$BUILD/examples/montecarlo-finst" > /dev/null
     rm -rf "$OUT/finst-np$np"
+done
+
+# ---- threaded programs without MPI (issue 36) -------------------------------------
+# probe: the records of the busiest location (a thread) and the traced time
+# at 2 threads, run as validate runs them (unperturb trace of the program
+# alone), then extra costs for dilations of about 50% and 150% on that
+# thread's path, with the tracer's own ~15 ns per record counted in
+for ex in $THREADS; do
+    eval "args=\${ARGS_$(echo "$ex" | tr - _)-}"
+    rm -rf "$OUT/probe"
+    # shellcheck disable=SC2086
+    OMP_NUM_THREADS=2 "$UP" trace -q -o "$OUT/probe" -- "$BUILD/examples/$ex" -t 2 $args > /dev/null
+    recs=$(otf2-print "$OUT/probe/traces.otf2" | awk '$2 ~ /^[0-9]+$/ { n[$2]++ } END { m = 0; for (l in n) if (n[l] > m) m = n[l]; print m }')
+    tm=$("$UP" compensate "$OUT/probe" -o "$OUT/probe-c" --force -q --json "$OUT/probe.json" && jq .measured_time_s "$OUT/probe.json")
+    extras=$(awk -v r="$recs" -v t="$tm" 'BEGIN { c = 15e-9; printf "0"
+        for (i = 1; i <= 2; i++) { d = i == 1 ? 0.5 : 1.5
+            e = d * t / r - c; if (e >= 1e-9) printf ",%d", e * 1e9 } }')
+    echo "$ex: $recs records on its busiest thread, traced $tm s: --extra-ns $extras" >&2
+    # shellcheck disable=SC2086
+    "$UP" validate -q --no-mpi --threads 2 --repeat "$REPEAT" --extra-ns "$extras" \
+        -o "$OUT/$ex-t2" --force --json "$OUT/$ex-t2.json" -- "$BUILD/examples/$ex" -t '{threads}' $args > /dev/null
+    rm -rf "$OUT/$ex-t2"
 done
 
 # ---- the real programs ------------------------------------------------------
@@ -239,3 +270,16 @@ for np in 2 4; do
         jq -r --arg n "$n" -f "$(dirname "$0")/accuracy-rows.jq" "$f"
     done
 done
+# the threaded programs' table (docs/accuracy.md, "Threaded programs"): the
+# OpenMP runtime that ran both kinds of run named beside a program that has one
+[ -z "$THREADS" ] || {
+    echo
+    echo "| program (2 threads, no MPI) | extra ns | T s: min (median, max) | Tm s: min (median, max) | delta_m | Ta lower | Ta upper | Ta network | network, every run: min (median, max) | network error (Ta − T)/T | noise | width | inside | same execution |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    for ex in $THREADS; do
+        f=$OUT/$ex-t2.json
+        [ -f "$f" ] || continue
+        n=$(jq -r --arg n "$ex" 'if .openmp.runs_on == "none" then $n else "\($n) (on \(.openmp.runs_on))" end' "$f")
+        jq -r --arg n "$n" -f "$(dirname "$0")/accuracy-rows.jq" "$f"
+    done
+}

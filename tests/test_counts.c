@@ -254,6 +254,26 @@ TEST(counts_same_name_one_entry)
     up_counts_free(c);
 }
 
+/* A trace without MPI (one location of no rank, as `unperturb trace` writes
+ * a program run alone) is counted as any other; the tracer's window marks
+ * are overhead and left out: work 2, nothing else. */
+TEST(counts_without_mpi)
+{
+    static const char *const names[] = {"work", UP_WINDOW_BEGIN, "work", UP_WINDOW_END};
+    char in[4096];
+    up_counts *c = NULL;
+    up_err err = {0};
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    CHECK(t_write_named_regions(in, names, 4, 5, 100, "node", "Master thread") == 0);
+    CHECK(up_counts_read(in, &c, &err) == UP_OK);
+    if (!c)
+        return;
+    CHECK_EQ(c->n, 1);
+    CHECK(c->n == 1 && !strcmp(c->v[0].name, "work") && c->v[0].n == 2);
+    CHECK_EQ(c->total, 2);
+    up_counts_free(c);
+}
+
 /* Allocation failures: an error with a message, never a crash or a leak. */
 TEST(counts_out_of_memory)
 {

@@ -330,6 +330,11 @@ TEST(defs_region_flags_by_name)
         /* overhead, user, other */
         {"TRACE BUFFER FLUSH", OTF2_PARADIGM_MEASUREMENT_SYSTEM, O},
         {"UNPERTURB flush", OTF2_PARADIGM_USER, O},
+        /* the tracer's window marks without MPI (trace.h): overhead that
+         * opens and closes the window as MPI_Init and MPI_Finalize do */
+        {"UNPERTURB window begin", OTF2_PARADIGM_MEASUREMENT_SYSTEM, O | I},
+        {"UNPERTURB window end", OTF2_PARADIGM_MEASUREMENT_SYSTEM, O | F},
+        {"UNPERTURB window", OTF2_PARADIGM_MEASUREMENT_SYSTEM, O},
         {"MPI_Test", OTF2_PARADIGM_USER, U},
         {"compute", OTF2_PARADIGM_COMPILER, U},
         /* device calls (engine_dev.c), by name in paradigm CUDA only */

@@ -2006,3 +2006,32 @@ TEST(repairs_listed_in_the_order_of_the_reports)
         }
     }
 }
+
+/* The window of a program traced without MPI: the tracer's marks (trace.h)
+ * open and close it as MPI_Init and MPI_Finalize do.  Regions of 5 ns, one
+ * every 10 ns from 100: before (100-105), UNPERTURB window begin (110-115),
+ * work (120-125), UNPERTURB window end (130-135), after (140-145).  The
+ * window is 115 (the Leave of the begin mark) .. 130 (the Enter of the end
+ * mark); the two marks are overhead, removed whole: with no overhead per
+ * record the begin mark's 5 ns go, so the approximated window is 110 ..
+ * 125, 15 ns as measured. */
+TEST(window_marked_without_mpi)
+{
+    static const char *const names[] = {"before", UP_WINDOW_BEGIN, "work", UP_WINDOW_END, "after"};
+    char in[4096], out[4096];
+    up_comp_params p = t_params(0, UP_MODE_NETWORK, UP_COLLECTIVE_INDIVIDUAL);
+    up_replay_result res;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    snprintf(out, sizeof out, "%s", t_dir("out"));
+    CHECK(t_write_named_regions(in, names, 5, 5, 100, "node", "Master thread") == 0);
+    if (t_compensate(in, out, &p, &res, NULL) != UP_OK) {
+        CHECK(!"compensation failed");
+        return;
+    }
+    CHECK(res.window_marked);
+    CHECK_EQ(res.start_m, 115);
+    CHECK_EQ(res.end_m, 130);
+    CHECK_EQ(res.start_a, 110);
+    CHECK_EQ(res.end_a, 125);
+    up_replay_result_free(&res);
+}

@@ -568,3 +568,50 @@ TEST(omp_runtime_out_of_memory)
     CHECK(n > 1); /* the first allocations failed */
     CHECK(st == UP_OK && p.route == UP_OMP_LINK);
 }
+
+/* The plan as the environment of a run (validate's uninstrumented runs take
+ * it too): the variable each route sets, its folder or library first and
+ * this process's old value after a colon; nothing for a program run as it
+ * is, or when the buffer is too small */
+TEST(omp_runtime_env)
+{
+    up_omp_plan p;
+    char v[64] = "untouched", small[20];
+    const char *val, *was_ld = getenv("LD_LIBRARY_PATH"), *was_pre = getenv("LD_PRELOAD");
+    char *keep_ld = was_ld ? strdup(was_ld) : NULL, *keep_pre = was_pre ? strdup(was_pre) : NULL;
+    memset(&p, 0, sizeof p);
+    snprintf(p.libomp, sizeof p.libomp, "/l/libomp.so.5");
+    p.kind = UP_OMP_LIBGOMP, p.route = UP_OMP_LINK;
+    unsetenv("LD_LIBRARY_PATH");
+    val = up_omp_env(&p, "/s/omp", v, sizeof v);
+    CHECK_EQ(strcmp(v, "LD_LIBRARY_PATH=/s/omp"), 0);
+    CHECK(val == v + 16);
+    setenv("LD_LIBRARY_PATH", "", 1);
+    up_omp_env(&p, "/s/omp", v, sizeof v);
+    CHECK_EQ(strcmp(v, "LD_LIBRARY_PATH=/s/omp"), 0);
+    setenv("LD_LIBRARY_PATH", "/a:/b", 1);
+    CHECK(strcmp(up_omp_env(&p, "/s/omp", v, sizeof v), "/s/omp:/a:/b") == 0);
+    CHECK_EQ(strcmp(v, "LD_LIBRARY_PATH=/s/omp:/a:/b"), 0);
+    CHECK(up_omp_env(&p, "/s/omp", small, sizeof small) == NULL); /* 28 characters */
+    CHECK_EQ(strcmp(up_omp_runs(&p), "libomp"), 0);
+    p.route = UP_OMP_PRELOAD;
+    setenv("LD_PRELOAD", "/x/shim.so", 1);
+    CHECK(strcmp(up_omp_env(&p, "/s/omp", v, sizeof v), "/l/libomp.so.5:/x/shim.so") == 0);
+    CHECK_EQ(strcmp(v, "LD_PRELOAD=/l/libomp.so.5:/x/shim.so"), 0);
+    CHECK_EQ(strcmp(up_omp_runs(&p), "libomp"), 0);
+    /* libomp cannot stand in: libgomp runs, nothing is set */
+    p.route = UP_OMP_AS_IS, p.lost = true;
+    snprintf(v, sizeof v, "untouched");
+    CHECK(up_omp_env(&p, "/s/omp", v, sizeof v) == NULL);
+    CHECK_EQ(strcmp(v, "untouched"), 0);
+    CHECK_EQ(strcmp(up_omp_runs(&p), "libgomp"), 0);
+    p.kind = UP_OMP_NONE, p.lost = false;
+    CHECK_EQ(strcmp(up_omp_runs(&p), "none"), 0);
+    p.kind = UP_OMP_LIBOMP;
+    CHECK_EQ(strcmp(up_omp_runs(&p), "libomp"), 0);
+    /* this process's environment as it was (later tests start programs) */
+    keep_ld ? setenv("LD_LIBRARY_PATH", keep_ld, 1) : unsetenv("LD_LIBRARY_PATH");
+    keep_pre ? setenv("LD_PRELOAD", keep_pre, 1) : unsetenv("LD_PRELOAD");
+    free(keep_ld);
+    free(keep_pre);
+}

@@ -329,32 +329,6 @@ static char *file_text(const char *path)
     return buf;
 }
 
-TEST(run_validate_csv)
-{
-    const char *d = mkd("run_validate_csv");
-    char path[512];
-    FILE *f;
-    snprintf(path, sizeof path, "%s/runs.csv", d);
-    CHECK((f = fopen(path, "w")) != NULL);
-    up_run_val_csv_header(f);
-    up_run_val_csv_untraced(f, 2, 0, 1.5);
-    up_run_val_csv_traced(f, 2, 1000, 0, 2.25, 1.125);
-    up_run_val_csv_traced(f, 4, 0, 2, 0.1234567891, 0.0000000004);
-    fclose(f);
-    CHECK(!strcmp(file_text(path), "np,extra_ns,run,kind,window_s,Ta_network_s\n"
-                                   "2,,1,uninstrumented,1.500000000,\n"
-                                   "2,1000,1,traced,2.250000000,1.125000000\n"
-                                   "4,0,3,traced,0.123456789,0.000000000\n"));
-    /* the shim's time file: the last window_s line; none: NAN */
-    snprintf(path, sizeof path, "%s/t.time", d);
-    CHECK((f = fopen(path, "w")) != NULL);
-    fputs("ranks=2\nwindow_s=0.25\nwindow_s=0.75\n", f);
-    fclose(f);
-    CHECK(up_run_val_read_window(path) == 0.75);
-    snprintf(path, sizeof path, "%s/none.time", d);
-    CHECK(isnan(up_run_val_read_window(path)));
-}
-
 static int words(char **argv, const char *want)
 {
     char got[1024] = "";
@@ -366,21 +340,187 @@ static int words(char **argv, const char *want)
     return !strcmp(got, want);
 }
 
+TEST(run_validate_csv)
+{
+    const char *d = mkd("run_validate_csv");
+    char path[512];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/runs.csv", d);
+    CHECK((f = fopen(path, "w")) != NULL);
+    up_run_val_csv_header(f);
+    up_run_val_csv_untraced(f, 2, 0, 0, 1.5, "none");
+    up_run_val_csv_traced(f, 2, 0, 1000, 0, 2.25, 1.125, "none");
+    up_run_val_csv_traced(f, 4, 0, 0, 2, 0.1234567891, 0.0000000004, "libgomp");
+    up_run_val_csv_untraced(f, 1, 2, 1, 0.5, "libomp"); /* --threads 2 */
+    up_run_val_csv_traced(f, 1, 16, 0, 0, 0.75, 0.625, "libomp");
+    fclose(f);
+    CHECK(!strcmp(file_text(path), "np,extra_ns,run,kind,window_s,Ta_network_s,threads,openmp\n"
+                                   "2,,1,uninstrumented,1.500000000,,,none\n"
+                                   "2,1000,1,traced,2.250000000,1.125000000,,none\n"
+                                   "4,0,3,traced,0.123456789,0.000000000,,libgomp\n"
+                                   "1,,2,uninstrumented,0.500000000,,2,libomp\n"
+                                   "1,0,1,traced,0.750000000,0.625000000,16,libomp\n"));
+    /* the shim's time file: the last window_s line; none: NAN */
+    snprintf(path, sizeof path, "%s/t.time", d);
+    CHECK((f = fopen(path, "w")) != NULL);
+    fputs("ranks=2\nwindow_s=0.25\nwindow_s=0.75\n", f);
+    fclose(f);
+    CHECK(up_run_val_read_window(path) == 0.75);
+    CHECK(!strcmp(up_run_val_read_openmp(path), "")); /* an older shim names none */
+    snprintf(path, sizeof path, "%s/none.time", d);
+    CHECK(isnan(up_run_val_read_window(path)));
+    CHECK(!strcmp(up_run_val_read_openmp(path), ""));
+}
+
+/* The OpenMP runtime a time file names, by the library's file name: LLVM's
+ * and Intel's runtimes are libomp, GCC's libgomp; a link's target is what
+ * the shim writes, so libgomp.so.1 seen there is GCC's */
+TEST(run_validate_read_openmp)
+{
+    static const struct {
+        const char *line, *want;
+    } c[] = {
+        {"openmp=none\n", "none"},
+        {"openmp=/usr/lib/llvm-14/lib/libomp.so.5\n", "libomp"},
+        {"openmp=/opt/intel/lib/libiomp5.so\n", "libomp"},
+        {"openmp=/usr/lib/x86_64-linux-gnu/libgomp.so.1.0.0\n", "libgomp"},
+        {"openmp=/usr/lib/libompx.so\n", "other"},
+        {"openmp=libgomp.so.1", "libgomp"}, /* no newline, no folder */
+        {"openmp_x=none\n", ""},            /* another key */
+    };
+    const char *d = mkd("run_validate_read_openmp");
+    char path[512];
+    size_t i;
+    FILE *f;
+    snprintf(path, sizeof path, "%s/t.time", d);
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        CHECK((f = fopen(path, "w")) != NULL);
+        fprintf(f, "# unperturb-time 1\nranks=1\nwindow_s=0.5\nrank0_s=0.5\n%s", c[i].line);
+        fclose(f);
+        if (strcmp(up_run_val_read_openmp(path), c[i].want))
+            t_fail(__FILE__, __LINE__, "'%s': '%s', want '%s'", c[i].line, up_run_val_read_openmp(path), c[i].want);
+        CHECK(up_run_val_read_window(path) == 0.5);
+    }
+}
+
+/* Configurations named: folders and text, with and without MPI and --threads */
+TEST(run_validate_cfg_names)
+{
+    static const struct {
+        bool mpi;
+        unsigned np, threads;
+        const char *name, *text;
+    } c[] = {
+        {true, 2, 0, "np2", "np 2"},
+        {true, 1, 2, "np1-t2", "np 1, 2 threads"},
+        {true, 2, 1, "np2-t1", "np 2, 1 thread"},
+        {false, 1, 4, "t4", "4 threads"},
+        {false, 1, 1, "t1", "1 thread"},
+        {false, 1, 0, "alone", "alone"},
+    };
+    char name[48], text[48];
+    size_t i;
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        up_run_val_cfg_name(c[i].mpi, c[i].np, c[i].threads, name, sizeof name);
+        up_run_val_cfg_text(c[i].mpi, c[i].np, c[i].threads, text, sizeof text);
+        if (strcmp(name, c[i].name) || strcmp(text, c[i].text))
+            t_fail(__FILE__, __LINE__, "case %zu: '%s', '%s'; want '%s', '%s'", i, name, text, c[i].name,
+                   c[i].text);
+    }
+}
+
+/* {threads} in the program's words: every occurrence, inside a word too;
+ * without --threads the words as given; too small a store or word list */
+TEST(run_validate_subst)
+{
+    char *prog[] = {"./app", "-t", "{threads}", "--x={threads}x{threads}", "{thread}", NULL};
+    char *out[8], store[64], tiny[8];
+    CHECK_EQ(up_run_val_subst(prog, 12, out, 8, store, sizeof store), 5);
+    CHECK(words(out, "./app -t 12 --x=12x12 {thread}"));
+    CHECK(out[0] == prog[0] && out[4] == prog[4]); /* words without it: the same */
+    CHECK_EQ(up_run_val_subst(prog, 0, out, 8, store, sizeof store), 5);
+    CHECK(words(out, "./app -t {threads} --x={threads}x{threads} {thread}"));
+    /* "12\0" fits in 8 bytes, "--x=12x12\0" (10) does not */
+    CHECK_EQ(up_run_val_subst(prog, 12, out, 8, tiny, sizeof tiny), -1);
+    CHECK_EQ(up_run_val_subst(prog, 12, out, 5, store, sizeof store), -1); /* 5 words + NULL */
+    CHECK_EQ(up_run_val_subst(prog, 12, out, 6, store, sizeof store), 5);
+}
+
+/* Pinning without MPI: the first n CPUs validate may use */
+TEST(run_validate_cpus)
+{
+    cpu_set_t a, out;
+    CPU_ZERO(&a);
+    CPU_SET(1, &a), CPU_SET(3, &a), CPU_SET(4, &a);
+    CHECK(up_run_val_cpus(&a, 2, &out));
+    CHECK_EQ(CPU_COUNT(&out), 2);
+    CHECK(CPU_ISSET(1, &out) && CPU_ISSET(3, &out) && !CPU_ISSET(4, &out));
+    CHECK(up_run_val_cpus(&a, 3, &out));
+    CHECK_EQ(CPU_COUNT(&out), 3);
+    CHECK(!up_run_val_cpus(&a, 4, &out)); /* more threads than CPUs: not pinned */
+    CHECK_EQ(CPU_COUNT(&out), 0);
+    CHECK(!up_run_val_cpus(&a, 0, &out)); /* no --threads */
+    CHECK_EQ(CPU_COUNT(&out), 0);
+}
+
+/* More ranks x threads than cores */
+TEST(run_validate_oversubscribed)
+{
+    up_run_val v;
+    up_run_val_row r;
+    memset(&v, 0, sizeof v);
+    memset(&r, 0, sizeof r);
+    v.cores = 2;
+    r.np = 2, r.threads = 0;
+    CHECK(!up_run_val_oversubscribed(&v, &r));
+    r.threads = 1;
+    CHECK(!up_run_val_oversubscribed(&v, &r));
+    r.threads = 2; /* 2 x 2 on 2 cores */
+    CHECK(up_run_val_oversubscribed(&v, &r));
+    r.np = 1;
+    CHECK(!up_run_val_oversubscribed(&v, &r));
+    r.np = 3, r.threads = 0;
+    CHECK(up_run_val_oversubscribed(&v, &r));
+}
+
+/* The words that launch a run: mpirun's flags as root and past the cores,
+ * not for another launcher, not repeated; with threads each rank on cores
+ * of its own while ranks x threads fit (1 x 2 on 2 cores, 2 x 2 on 4), past
+ * them bound nowhere (2 x 2 on 2); 1 thread, or a binding given (--bind-to
+ * core), nothing added */
 TEST(run_validate_argv)
 {
-    char *mpirun[] = {"/usr/bin/mpirun", "--bind-to", "core"}, *srun[] = {"srun"},
-         *over[] = {"mpiexec", "--oversubscribe", "--allow-run-as-root"},
-         *prog[] = {"./app", "a b", NULL}, *argv[UP_VAL_MAXARGV], np[16];
-    CHECK_EQ(up_run_val_launch_argv(mpirun, 3, prog, 4, 2, true, argv, np, sizeof np), 9);
-    CHECK(words(argv, "/usr/bin/mpirun --bind-to core --allow-run-as-root --oversubscribe -np 4 ./app a b"));
-    CHECK_EQ(up_run_val_launch_argv(mpirun, 3, prog, 2, 2, false, argv, np, sizeof np), 7);
-    CHECK(words(argv, "/usr/bin/mpirun --bind-to core -np 2 ./app a b"));
-    /* not mpirun: no flags of its own */
-    up_run_val_launch_argv(srun, 1, prog, 8, 2, true, argv, np, sizeof np);
-    CHECK(words(argv, "srun -np 8 ./app a b"));
-    /* the flags given already are not repeated */
-    up_run_val_launch_argv(over, 3, prog, 8, 2, true, argv, np, sizeof np);
-    CHECK(words(argv, "mpiexec --oversubscribe --allow-run-as-root -np 8 ./app a b"));
+    static char *mpirun[] = {"/usr/bin/mpirun", "--bind-to", "core"}, *srun[] = {"srun"},
+                *over[] = {"mpiexec", "--oversubscribe", "--allow-run-as-root"}, *plain[] = {"mpirun"};
+    static const struct {
+        char **launcher;
+        int nl;
+        unsigned np, threads, cores;
+        bool root;
+        const char *want;
+    } c[] = {
+        {mpirun, 3, 4, 0, 2, true, "/usr/bin/mpirun --bind-to core --allow-run-as-root --oversubscribe -np 4 ./app a b"},
+        {mpirun, 3, 2, 0, 2, false, "/usr/bin/mpirun --bind-to core -np 2 ./app a b"},
+        {srun, 1, 8, 4, 2, true, "srun -np 8 ./app a b"},
+        {over, 3, 8, 0, 2, true, "mpiexec --oversubscribe --allow-run-as-root -np 8 ./app a b"},
+        {plain, 1, 1, 2, 2, false, "mpirun --map-by slot:PE=2 -np 1 ./app a b"},
+        {plain, 1, 2, 2, 4, false, "mpirun --map-by slot:PE=2 -np 2 ./app a b"},
+        {plain, 1, 2, 2, 2, false, "mpirun --bind-to none -np 2 ./app a b"},
+        {plain, 1, 2, 1, 2, false, "mpirun -np 2 ./app a b"},
+        {mpirun, 3, 1, 2, 2, false, "/usr/bin/mpirun --bind-to core -np 1 ./app a b"},
+    };
+    char *prog[] = {"./app", "a b", NULL}, *argv[UP_VAL_MAXARGV], np[16], pe[16];
+    size_t i;
+    for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+        int n = up_run_val_launch_argv(c[i].launcher, c[i].nl, prog, c[i].np, c[i].threads, c[i].cores,
+                                       c[i].root, argv, np, pe, sizeof np);
+        const char *w;
+        int spaces = 0;
+        CHECK(words(argv, c[i].want));
+        for (w = c[i].want; *w; w++) /* the words but for "a b", one word */
+            spaces += *w == ' ';
+        CHECK_EQ(n, spaces);
+    }
 }
 
 /* a table of counts: names[i] entered n[i] times */

@@ -19,10 +19,11 @@
 
 static const char usage_head[] =
     "usage: unperturb validate -o DIR [options] -- PROGRAM [ARGS]\n"
-    "Runs an MPI program uninstrumented and traced, keeps the fastest run of each,\n"
-    "compensates the traced run in lower, upper and network mode, and compares.\n"
-    "A row whose traced runs' records per region differ by more than 1% from the\n"
-    "first traced run at the smallest extra cost is flagged: a different execution.\n";
+    "Runs a program (MPI, or alone with --no-mpi) uninstrumented and traced, keeps\n"
+    "the fastest run of each, compensates the traced run in lower, upper and\n"
+    "network mode, and compares.  A row whose traced runs' records per region\n"
+    "differ by more than 1% from the first traced run at the smallest extra cost\n"
+    "is flagged: a different execution.\n";
 
 static const cmd_opt opts[] = {
     CMD_OPT_OUTPUT("DIR", "results (written as DIR.tmp-HOST-PID, then renamed)"),
@@ -34,6 +35,11 @@ static const cmd_opt opts[] = {
     {"launcher", 0, "CMD", 'l', "how to start MPI programs (default \"mpirun\"; -np N is\n"
                                 "added, and --oversubscribe / --allow-run-as-root for\n"
                                 "mpirun when needed)"},
+    {"no-mpi", 0, NULL, 'M', "run the program alone, without MPI: its window is\n"
+                             "the tracer's start to its end (docs/validate.md)"},
+    {"threads", 0, "LIST", 'T', "thread counts, e.g. 1,2: OMP_NUM_THREADS and the\n"
+                                "word {threads} in ARGS; without MPI pinned to the\n"
+                                "first cores"},
     {"functions", 0, NULL, 'F', "trace with --functions (program built with\n"
                                 "-finstrument-functions)"},
     {"timeout", 0, "S", 't', "give up on a run after S seconds (default 600)"},
@@ -49,6 +55,7 @@ static const cmd_spec spec = {
 };
 
 static const up_range R_NP = {1, 100000, true, "ranks"};
+static const up_range R_THREADS = {1, 100000, true, "threads"};
 static const up_range R_SEED = {0, 4294967295.0, true, ""};
 static const up_range R_REPEAT = {1, UP_VAL_MAXREP, true, "runs"};
 static const up_range R_TIMEOUT = {1, 604800, true, "s"}; /* a week */
@@ -110,7 +117,7 @@ int cmd_validate(int argc, char **argv)
     up_run_val_opts o;
     up_run_val v;
     up_err err = {0};
-    bool quiet = false;
+    bool quiet = false, mpi_opt = false;
     ssize_t len;
     int c, rc = 1;
     double n;
@@ -125,7 +132,13 @@ int cmd_validate(int argc, char **argv)
         case 'n':
             if (!parse_list("--np", optarg, &R_NP, o.np, &o.nnp))
                 return 2;
+            mpi_opt = true;
             break;
+        case 'T':
+            if (!parse_list("--threads", optarg, &R_THREADS, o.threads, &o.nthreads))
+                return 2;
+            break;
+        case 'M': o.no_mpi = true; break;
         case 'x':
             if (!parse_list("--extra-ns", optarg, &cmd_range_extra_ns, o.extra, &o.nx))
                 return 2;
@@ -145,7 +158,7 @@ int cmd_validate(int argc, char **argv)
                 return rc;
             o.seed = (uint64_t)n;
             break;
-        case 'l': o.launcher = optarg; break;
+        case 'l': o.launcher = optarg, mpi_opt = true; break;
         case 'F': o.functions = true; break;
         case 'j': o.json = optarg; break;
         case 'f': o.force = true; break;
@@ -159,6 +172,8 @@ int cmd_validate(int argc, char **argv)
     if (optind >= argc)
         return cmd_usage("validate", "no program given (-- PROGRAM [ARGS])%s", "");
     o.prog = argv + optind;
+    if (o.no_mpi && mpi_opt)
+        return cmd_usage("validate", "--no-mpi runs the program alone: --np and --launcher are for MPI%s", "");
     if (!o.launcher[strspn(o.launcher, " \t")])
         return cmd_fail("validate", 2, "--launcher is empty");
     o.cores = (unsigned)online_cores();

@@ -33,8 +33,7 @@ void up_report_estimate_text(FILE *f, const up_estimate_report *r, bool per_loc)
         fprintf(f, " %s %g", up_rk_name(k), p->overhead_ns[k]);
     fprintf(f, " [%s]\n", r->params_source);
     fprintf(f, "  window       %s\n",
-            e->window_marked ? "end of MPI_Init .. start of MPI_Finalize (marked in the trace)"
-                             : "first .. last record over all locations (no MPI_Init/MPI_Finalize marks)");
+            e->window_marked ? UP_WINDOW_TEXT_MARKED : UP_WINDOW_TEXT_UNMARKED);
     fprintf(f, "  measured     T_m %.9f s; %llu records in the window on %zu locations "
                "(%llu in all), mean O (alpha) %.4g ns\n",
             tm, (unsigned long long)e->records, e->nlocs,
@@ -150,8 +149,7 @@ up_status up_report_estimate_json(const up_estimate_report *r, const char *path,
     put(root, "unknown_records", json_integer((json_int_t)e->unknown_records));
     put(win, "marked", json_boolean(e->window_marked));
     put(win, "description",
-        json_string(e->window_marked ? "end of MPI_Init .. start of MPI_Finalize (marked in the trace)"
-                                     : "first .. last record over all locations (no MPI_Init/MPI_Finalize marks)"));
+        json_string(e->window_marked ? UP_WINDOW_TEXT_MARKED : UP_WINDOW_TEXT_UNMARKED));
     put(win, "resolution_ticks_per_s", json_integer((json_int_t)e->resolution));
     put(win, "start_ticks", json_integer((json_int_t)e->start_m));
     put(win, "end_ticks", json_integer((json_int_t)e->end_m));

@@ -25,4 +25,12 @@ struct json_t *up_report_json_text(const char *s);
 void up_report_xml_name(FILE *f, const char *s);
 void up_report_xml_text(FILE *f, const char *s);
 
+/* The analysis window as the outputs name it: marked in the trace (by
+ * MPI_Init and MPI_Finalize, or without MPI by the tracer's marks of its
+ * start and end: trace.h), or first .. last record */
+#define UP_WINDOW_TEXT_MARKED                                                                      \
+    "end of MPI_Init .. start of MPI_Finalize, or the tracer's start .. end without MPI (marked in " \
+    "the trace)"
+#define UP_WINDOW_TEXT_UNMARKED "first .. last record over all locations (no MPI_Init/MPI_Finalize marks)"
+
 #endif /* UNPERTURB_NAMES_H */

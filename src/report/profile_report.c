@@ -401,7 +401,7 @@ void up_report_profile_text(FILE *f, const up_html_input *in)
         fprintf(f, " vs %s (%s)", in->path_b, in->label_b);
     fputc('\n', f);
     fprintf(f, "  window       %s\n",
-            a->window_marked ? "end of MPI_Init .. start of MPI_Finalize (marked in the trace)"
+            a->window_marked ? UP_WINDOW_TEXT_MARKED
                              : "first .. last record over all locations");
     if (b) {
         double ta = run_s(a), tb = run_s(b);

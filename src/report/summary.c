@@ -38,8 +38,7 @@ static const char *poll_cost_text(const up_comp_params *p)
 
 static const char *window_text(const up_replay_result *r)
 {
-    return r->window_marked ? "end of MPI_Init .. start of MPI_Finalize (marked in the trace)"
-                            : "first .. last record over all locations (no MPI_Init/MPI_Finalize marks)";
+    return r->window_marked ? UP_WINDOW_TEXT_MARKED : UP_WINDOW_TEXT_UNMARKED;
 }
 
 json_t *up_report_damage_json(const up_trace *t)

@@ -69,7 +69,8 @@ static void print_differences(FILE *f, const up_run_val *v)
             continue;
         d = r->diff[shown];
         n = r->ndiff[shown];
-        fprintf(f, "np %u, extra %u ns: a different execution: ", r->np, r->extra);
+        up_run_val_cfg_text(v->mpi, r->np, r->threads, buf, sizeof buf);
+        fprintf(f, "%s, extra %u ns: a different execution: ", buf, r->extra);
         for (j = 0; j < n && j < TOP_TEXT; j++) {
             diff_text(buf, sizeof buf, &d[j]);
             fprintf(f, "%s%s", j ? ", " : "", buf);
@@ -93,22 +94,39 @@ static void print_paired(FILE *f, const up_run_val *v)
     for (i = 0; i < v->nnp; i++) {
         const up_run_val_row *r = &v->rows[i * v->nx], *best = r;
         double d[3], t[3];
+        char cfg[48];
         for (e = 1; e < v->nx; e++)
             if (r[e].extra < best->extra)
                 best = &r[e];
         up_run_val_paired(best, v->repeat, d);
         up_run_val_spread(best->T, v->repeat, t);
-        fprintf(f, "np %u, extra %u ns: paired dilation %+.1f%% median (min %+.1f%%, max %+.1f%%) "
+        up_run_val_cfg_text(v->mpi, best->np, best->threads, cfg, sizeof cfg);
+        fprintf(f, "%s, extra %u ns: paired dilation %+.1f%% median (min %+.1f%%, max %+.1f%%) "
                    "over %u rounds; noise %.1f%%\n",
-                best->np, best->extra, 100 * d[1], 100 * d[0], 100 * d[2], v->repeat,
+                cfg, best->extra, 100 * d[1], 100 * d[0], 100 * d[2], v->repeat,
                 100 * (t[1] - t[0]) / t[0]);
     }
+}
+
+/* The first columns of a row: np as ever, and with --threads or without
+ * MPI the thread count ("-": not given) and np ("-": no MPI) */
+static void put_cfg(FILE *f, const up_run_val *v, const char *np, const char *thr)
+{
+    fprintf(f, "%4s ", np);
+    if (v->threads_given || !v->mpi)
+        fprintf(f, "%7s ", thr);
 }
 
 void up_report_validate_table(FILE *f, const up_run_val *v)
 {
     unsigned i;
-    fprintf(f, "Fastest of %u runs each; times in seconds over the window MPI_Init..MPI_Finalize;\n"
+    if (!v->mpi)
+        fprintf(f, "Without MPI: the window is the tracer's start to its end (the timing shim's, uninstrumented);\n"
+                   "the OpenMP runtime of every run: %s.\n",
+                v->omp_runs);
+    else if (v->threads_given)
+        fprintf(f, "The OpenMP runtime of every run: %s.\n", v->omp_runs);
+    fprintf(f, "Fastest of %u runs each; times in seconds over the window %s;\n"
                "(median, max) of the runs in brackets.  delta_m = (Tm-T)/T, delta_a = |Ta-T|/T;\n"
                "noise = (median T - T)/T, how far apart the uninstrumented runs themselves are;\n"
                "netw runs: Ta_netw of every traced run, min (median, max);\n"
@@ -116,15 +134,17 @@ void up_report_validate_table(FILE *f, const up_run_val *v)
                "[Ta_lower - s, Ta_upper + s], s = max - min of the uninstrumented runs;\n"
                "(different execution): a traced run's records per region differ from the reference\n"
                "run's by more than %d%% (lines below the table).\n\n",
-            v->repeat, UP_COUNTS_TOL_PCT);
-    fprintf(f, "%4s %8s  %-26s %-26s %9s %9s %9s %-26s %8s %8s %8s %8s %8s %8s  %s\n", "np",
+            v->repeat, v->mpi ? "MPI_Init..MPI_Finalize" : "of the tracer (constructor..destructor)",
+            UP_COUNTS_TOL_PCT);
+    put_cfg(f, v, "np", "threads");
+    fprintf(f, "%8s  %-26s %-26s %9s %9s %9s %-26s %8s %8s %8s %8s %8s %8s  %s\n",
             "extra_ns", "T (median, max)", "Tm (median, max)", "Ta_lower", "Ta_upper", "Ta_netw",
             "netw runs (median, max)", "delta_m", "da_lower", "da_upper", "da_netw", "noise",
             "width", "inside");
     for (i = 0; i < v->nrows; i++) {
         const up_run_val_row *r = &v->rows[i];
         double t[3], m[3], n[3], T;
-        char ts[64], ms[64], ns[64];
+        char ts[64], ms[64], ns[64], np[16], thr[16];
         int shown;
         bool different = up_run_val_differing(r, v->repeat, &shown) > 0;
         up_run_val_spread(r->T, v->repeat, t);
@@ -134,12 +154,15 @@ void up_report_validate_table(FILE *f, const up_run_val *v)
         snprintf(ts, sizeof ts, "%.4f (%.4f, %.4f)", t[0], t[1], t[2]);
         snprintf(ms, sizeof ms, "%.4f (%.4f, %.4f)", m[0], m[1], m[2]);
         snprintf(ns, sizeof ns, "%.4f (%.4f, %.4f)", n[0], n[1], n[2]);
-        fprintf(f, "%4u %8u  %-26s %-26s %9.4f %9.4f %9.4f %-26s %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%  %s%s%s\n",
-                r->np, r->extra, ts, ms, r->Ta[0], r->Ta[1], r->Ta[2], ns, 100 * (m[0] - T) / T,
+        snprintf(np, sizeof np, "%u", r->np);
+        snprintf(thr, sizeof thr, "%u", r->threads);
+        put_cfg(f, v, v->mpi ? np : "-", r->threads ? thr : "-");
+        fprintf(f, "%8u  %-26s %-26s %9.4f %9.4f %9.4f %-26s %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%% %7.1f%%  %s%s%s\n",
+                r->extra, ts, ms, r->Ta[0], r->Ta[1], r->Ta[2], ns, 100 * (m[0] - T) / T,
                 100 * fabs(r->Ta[0] - T) / T, 100 * fabs(r->Ta[1] - T) / T,
                 100 * fabs(r->Ta[2] - T) / T, 100 * (t[1] - T) / T,
                 100 * (r->Ta[1] - r->Ta[0]) / t[1], up_run_val_inside(r, t) ? "yes" : "no",
-                r->np > v->cores ? "  (oversubscribed)" : "",
+                up_run_val_oversubscribed(v, r) ? "  (oversubscribed)" : "",
                 different ? "  (different execution)" : "");
     }
     print_paired(f, v);
@@ -194,6 +217,20 @@ static json_t *json_order(const up_run_val *v, const up_run_val_row *r)
     return a;
 }
 
+/* The CPUs configuration i was pinned to, or null: not pinned by validate */
+static json_t *json_cpus(const up_run_val *v, unsigned i)
+{
+    json_t *a;
+    int c;
+    if (!v->pinned[i])
+        return json_null();
+    a = json_array();
+    for (c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &v->cpus[i]))
+            json_array_append_new(a, json_integer(c));
+    return a;
+}
+
 static json_t *json_table(const up_run_val *v)
 {
     json_t *root = json_object(), *arr = json_array(), *prog = json_array(), *l = json_array();
@@ -209,6 +246,11 @@ static json_t *json_table(const up_run_val *v)
     json_object_set_new(root, "seed", json_integer((json_int_t)v->seed));
     json_object_set_new(root, "cores", json_integer(v->cores));
     json_object_set_new(root, "functions", json_boolean(v->functions));
+    json_object_set_new(root, "mpi", json_boolean(v->mpi));
+    json_object_set_new(root, "openmp",
+                        json_pack("{s:s, s:s, s:s, s:b, s:o}", "runs_on", v->omp_runs, "route",
+                                  v->omp_route, "uninstrumented_ran", v->omp_seen, "events_lost",
+                                  v->omp_lost, "message", up_report_json_text(v->omp_msg)));
     json_object_set_new(root, "count_rule",
                         json_pack("{s:s, s:f, s:i}", "reference",
                                   "the first traced run at the smallest extra_ns of its np",
@@ -220,7 +262,6 @@ static json_t *json_table(const up_run_val *v)
                *runs_n = json_array();
         double t[3], m[3], n[3], d[3];
         unsigned k2;
-        char path[64];
         up_run_val_spread(r->T, v->repeat, t);
         up_run_val_spread(r->Tm, v->repeat, m);
         up_run_val_spread(r->Tn, v->repeat, n);
@@ -229,10 +270,11 @@ static json_t *json_table(const up_run_val *v)
             json_array_append_new(runs_m, json_real(r->Tm[k2]));
             json_array_append_new(runs_n, json_real(r->Tn[k2]));
         }
-        snprintf(path, sizeof path, "np%u-x%u", r->np, r->extra);
         json_object_set_new(o, "np", json_integer(r->np));
         json_object_set_new(o, "extra_ns", json_integer(r->extra));
-        json_object_set_new(o, "oversubscribed", json_boolean(r->np > v->cores));
+        json_object_set_new(o, "threads", r->threads ? json_integer(r->threads) : json_null());
+        json_object_set_new(o, "pinned_cpus", json_cpus(v, (unsigned)(r - v->rows) / v->nx));
+        json_object_set_new(o, "oversubscribed", json_boolean(up_run_val_oversubscribed(v, r)));
         json_object_set_new(o, "T_s", json_real(t[0]));
         json_object_set_new(o, "T_median_s", json_real(t[1]));
         json_object_set_new(o, "T_max_s", json_real(t[2]));
@@ -262,7 +304,7 @@ static json_t *json_table(const up_run_val *v)
         json_object_set_new(o, "runs_T_s", runs_t);
         json_object_set_new(o, "runs_Tm_s", runs_m);
         json_object_set_new(o, "runs_Ta_network_s", runs_n);
-        json_object_set_new(o, "folder", up_report_json_text(path));
+        json_object_set_new(o, "folder", up_report_json_text(r->name));
         json_counts(o, v, r);
         json_array_append_new(arr, o);
     }
@@ -270,7 +312,8 @@ static json_t *json_table(const up_run_val *v)
     return root;
 }
 
-/* Fig. 1 of [W]: time against rank count, one panel per extra cost */
+/* Fig. 1 of [W]: time against rank count (without MPI the thread count, with
+ * both ranks x threads), one panel per extra cost */
 static int write_plot(const char *path, const up_run_val *v)
 {
     static const char *const names[5] = {"uninstrumented T", "measured Tm", "lower Ta",
@@ -281,29 +324,25 @@ static int write_plot(const char *path, const up_run_val *v)
     char titles[UP_VAL_MAXV][64];
     up_plot p;
     FILE *f;
-    unsigned e, i, k, s;
+    unsigned e, i, s;
     for (i = 0; i < v->nnp; i++)
-        x[i] = v->np[i];
+        x[i] = v->np[i] * (v->thr[i] ? v->thr[i] : 1);
     for (e = 0; e < v->nx; e++) {
-        for (i = 0; i < v->nnp; i++) {
-            for (s = 0; s < 5; s++)
-                y[e][s][i] = NAN;
-            for (k = 0; k < v->nrows; k++)
-                if (v->rows[k].np == v->np[i] && v->rows[k].extra == v->extra[e]) {
-                    double t[3], m[3];
-                    up_run_val_spread(v->rows[k].T, v->repeat, t);
-                    up_run_val_spread(v->rows[k].Tm, v->repeat, m);
-                    y[e][0][i] = t[0], y[e][1][i] = m[0];
-                    y[e][2][i] = v->rows[k].Ta[0], y[e][3][i] = v->rows[k].Ta[1];
-                    y[e][4][i] = v->rows[k].Ta[2];
-                }
+        for (i = 0; i < v->nnp; i++) { /* rows are configuration-major */
+            const up_run_val_row *r = &v->rows[i * v->nx + e];
+            double t[3], m[3];
+            up_run_val_spread(r->T, v->repeat, t);
+            up_run_val_spread(r->Tm, v->repeat, m);
+            y[e][0][i] = t[0], y[e][1][i] = m[0];
+            y[e][2][i] = r->Ta[0], y[e][3][i] = r->Ta[1], y[e][4][i] = r->Ta[2];
         }
         for (s = 0; s < 5; s++)
             series[e][s] = (up_series){names[s], y[e][s]};
         snprintf(titles[e], sizeof titles[e], "extra cost %u ns per record", v->extra[e]);
         panels[e] = (up_panel){titles[e], v->nnp, x, 5, series[e]};
     }
-    p = (up_plot){"Measured and approximated run time (fastest of each)", "MPI ranks",
+    p = (up_plot){"Measured and approximated run time (fastest of each)",
+                  !v->mpi ? "threads" : v->threads_given ? "MPI ranks x threads" : "MPI ranks",
                   "time, s", v->nx, panels};
     if (!(f = fopen(path, "w")))
         return -1;

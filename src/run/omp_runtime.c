@@ -705,3 +705,23 @@ up_status up_omp_link(const up_omp_plan *p, const char *dir, up_err *err)
     }
     return UP_OK;
 }
+
+const char *up_omp_env(const up_omp_plan *p, const char *dir, char *out, size_t cap)
+{
+    const char *name, *first, *old;
+    int n;
+    if (p->route == UP_OMP_LINK)
+        name = "LD_LIBRARY_PATH", first = dir;
+    else if (p->route == UP_OMP_PRELOAD)
+        name = "LD_PRELOAD", first = p->libomp;
+    else
+        return NULL;
+    old = getenv(name);
+    n = snprintf(out, cap, "%s=%s%s%s", name, first, old && *old ? ":" : "", old ? old : "");
+    return n > 0 && (size_t)n < cap ? out + strlen(name) + 1 : NULL;
+}
+
+const char *up_omp_runs(const up_omp_plan *p)
+{
+    return p->route == UP_OMP_AS_IS ? up_omp_kind_name(p->kind) : "libomp";
+}

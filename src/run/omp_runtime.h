@@ -91,4 +91,16 @@ up_status up_omp_link(const up_omp_plan *p, const char *dir, up_err *err);
 
 const char *up_omp_kind_name(up_omp_kind k); /* "not checked", "none", "libomp", "libgomp" */
 
+/* The plan as an environment entry, for every program started with it
+ * (validate's uninstrumented runs too, so that they run the traced runs'
+ * runtime): "LD_LIBRARY_PATH=dir[:old]" for UP_OMP_LINK (dir: the folder of
+ * up_omp_link), "LD_PRELOAD=libomp[:old]" for UP_OMP_PRELOAD, old being
+ * the variable's value in this process (unset or empty: none).  Returns
+ * where the value begins in out; NULL for UP_OMP_AS_IS (out untouched) or
+ * when out is too small. */
+const char *up_omp_env(const up_omp_plan *p, const char *dir, char *out, size_t cap);
+/* The runtime the program runs on with the plan applied: "libomp" for the
+ * link and preload routes, else up_omp_kind_name(p->kind). */
+const char *up_omp_runs(const up_omp_plan *p);
+
 #endif /* UNPERTURB_OMP_RUNTIME_H */

@@ -17,6 +17,7 @@
 #define UNPERTURB_PIPELINE_H
 
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 
 #include "analysis/counts.h"
@@ -187,6 +188,13 @@ typedef struct up_run_val_opts {
     unsigned repeat, timeout;            /* --repeat, --timeout (s) */
     uint64_t seed;           /* --seed: the order of the kinds of run in each round */
     const char *launcher;    /* --launcher: words separated by blanks */
+    bool no_mpi;             /* --no-mpi: the program runs alone, its window
+                              * from the tracer's start to its end
+                              * (docs/validate.md, "Programs without MPI") */
+    unsigned threads[UP_VAL_MAXV], nthreads; /* --threads (nthreads 0: not given):
+                              * OMP_NUM_THREADS and the word {threads} of the
+                              * program's arguments; a row per rank count and
+                              * thread count */
     char **prog;             /* PROGRAM ARGS, NULL-terminated */
     bool functions, force;
     const char *exe;         /* this command, run as `trace` */
@@ -209,6 +217,9 @@ void up_run_val_opts_init(up_run_val_opts *o);
 /* One configuration (rank count, extra cost): every run of it. */
 typedef struct up_run_val_row {
     unsigned np, extra;
+    unsigned threads;          /* --threads' value of the row (0: not given) */
+    char name[48];             /* its folder: npN-xE, npN-tT-xE, tT-xE, alone-xE
+                                * (up_run_val_cfg_name, then -xE) */
     double T[UP_VAL_MAXREP], Tm[UP_VAL_MAXREP]; /* every run's window, s */
     double Tn[UP_VAL_MAXREP];  /* every traced run's network-mode Ta, s */
     int best_traced;           /* repetition kept (fastest Tm) */
@@ -234,7 +245,23 @@ typedef struct up_run_val {
     /* per rank count and round, the kinds of run in the order they ran:
      * 0 uninstrumented, e + 1 traced at extra[e] */
     unsigned char order[UP_VAL_MAXV][UP_VAL_MAXREP][UP_VAL_MAXV + 1];
-    unsigned np[UP_VAL_MAXV], nnp, extra[UP_VAL_MAXV], nx;
+    /* the configurations i: every rank count of --np (1 without MPI) with
+     * every thread count of --threads (thr[i] 0: not given) */
+    unsigned np[UP_VAL_MAXV], thr[UP_VAL_MAXV], nnp, extra[UP_VAL_MAXV], nx;
+    bool mpi;                  /* launched by MPI (not --no-mpi) */
+    bool threads_given;        /* --threads */
+    /* configuration i's CPU set, when validate pins it (without MPI, the
+     * first thr[i] cores it may use): pinned[i] */
+    cpu_set_t cpus[UP_VAL_MAXV];
+    bool pinned[UP_VAL_MAXV];
+    /* the OpenMP runtime of every run, uninstrumented or traced
+     * (run/omp_runtime.h): the plan's message, what runs ("libomp",
+     * "libgomp", "none", "not checked") and how ("link", "preload", "as is");
+     * omp_seen: what the timing shim found loaded in the uninstrumented
+     * runs ("": not yet) */
+    char omp_msg[1024], omp_seen[16];
+    const char *omp_runs, *omp_route;
+    bool omp_lost;             /* the program's OpenMP events are not recorded */
     up_run_val_row *rows;          /* np-major: row i * nx + e */
     unsigned nrows;
     unsigned long compared;    /* traced runs compared with a reference run */
@@ -249,6 +276,10 @@ typedef struct up_run_val {
     unsigned timeout;
     const char *exe, *shim;
     FILE *log, *csv;
+    /* the environment of every run: NAME=VALUE of the OpenMP plan ("": none),
+     * LD_PRELOAD with the shim first, OMP_PROC_BIND and OMP_PLACES ("":
+     * the user's own) */
+    char e_omp[2 * PATH_MAX + 32], e_shim[3 * PATH_MAX + 32], e_bind[32], e_places[32];
 } up_run_val;
 
 /* The experiment (docs/validate.md): per rank count, `repeat` times the
@@ -273,18 +304,46 @@ void up_run_val_paired(const up_run_val_row *r, unsigned n, double out[3]);
 /* round k's order of the n kinds of run of rank count i (validate.c) */
 void up_run_val_order(uint64_t seed, unsigned i, unsigned k, unsigned n, unsigned char *order);
 /* The words that launch the program on np ranks: the launcher's, then for
- * mpirun (mpiexec, orterun) --allow-run-as-root as root and --oversubscribe
- * past `cores`, then -np N (N written to npbuf) and the program's words;
- * NULL-terminated in argv (UP_VAL_MAXARGV words); returns their number. */
+ * mpirun (mpiexec, orterun) --allow-run-as-root as root, --oversubscribe
+ * past `cores`, and with threads > 1 (--threads) unless the launcher's
+ * words bind already (--map-by, --bind-to, --cpus-per-proc): --map-by
+ * slot:PE=T when np * T cores are there, else --bind-to none; then -np N
+ * and the program's words; NULL-terminated in argv (UP_VAL_MAXARGV words;
+ * N written to npbuf, slot:PE=T to pebuf, each of cap bytes); returns
+ * their number. */
 int up_run_val_launch_argv(char *const *launcher, int nlauncher, char *const *prog, unsigned np,
-                       unsigned cores, bool root, char **argv, char *npbuf, size_t npcap);
-/* The rows of runs.csv (header: np,extra_ns,run,kind,window_s,Ta_network_s);
- * rep counts from 0. */
+                           unsigned threads, unsigned cores, bool root, char **argv, char *npbuf,
+                           char *pebuf, size_t cap);
+/* The rows of runs.csv (header:
+ * np,extra_ns,run,kind,window_s,Ta_network_s,threads,openmp); rep counts
+ * from 0, threads 0 is left empty; omp: the OpenMP runtime of the run. */
 void up_run_val_csv_header(FILE *f);
-void up_run_val_csv_untraced(FILE *f, unsigned np, unsigned rep, double T);
-void up_run_val_csv_traced(FILE *f, unsigned np, unsigned extra, unsigned rep, double Tm, double Ta);
+void up_run_val_csv_untraced(FILE *f, unsigned np, unsigned threads, unsigned rep, double T,
+                             const char *omp);
+void up_run_val_csv_traced(FILE *f, unsigned np, unsigned threads, unsigned extra, unsigned rep,
+                           double Tm, double Ta, const char *omp);
 /* window_s= of the timing shim's file; NAN if there is none */
 double up_run_val_read_window(const char *path);
+/* The OpenMP runtime the timing shim's file names (openmp=PATH): "libomp"
+ * for LLVM's libomp or Intel's libiomp5, "libgomp", "none", "other" for
+ * another library; "" when the file names none (an older shim). */
+const char *up_run_val_read_openmp(const char *path);
+/* A configuration's folder name (mpi: launched by MPI; threads 0: no
+ * --threads): npN, npN-tT, tT, alone; and its name in the text: "np N",
+ * "np N, T threads", "T threads", "alone". */
+void up_run_val_cfg_name(bool mpi, unsigned np, unsigned threads, char *buf, size_t cap);
+void up_run_val_cfg_text(bool mpi, unsigned np, unsigned threads, char *buf, size_t cap);
+/* The program's words for `threads` (0: as given): every "{threads}" in an
+ * argument replaced by the number, the new words kept in store; NULL-ended
+ * in out (at most max words with the NULL).  -1 when out or store is too
+ * small, else the number of words. */
+int up_run_val_subst(char *const *prog, unsigned threads, char **out, int max, char *store, size_t cap);
+/* The CPU set of a run of n threads pinned without MPI: the first n CPUs of
+ * `allowed` (the set validate itself may run on).  false (out empty) when
+ * allowed has fewer than n, or n is 0: the run is not pinned. */
+bool up_run_val_cpus(const cpu_set_t *allowed, unsigned n, cpu_set_t *out);
+/* More ranks x threads than cores: the row is oversubscribed. */
+bool up_run_val_oversubscribed(const up_run_val *v, const up_run_val_row *r);
 /* Honest bounds (issue 20, item 5): the median T (t: min, median, max of the
  * uninstrumented runs) lies in [lower - s, upper + s], s = max - min. */
 bool up_run_val_inside(const up_run_val_row *r, const double t[3]);

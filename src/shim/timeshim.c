@@ -22,6 +22,7 @@
  *   window_s=S.SSSSSSSSS   max finalize start - min init end, in seconds
  *   rank0_s=...            that rank's finalize start - min init end
  *   ...
+ *   openmp=PATH            the OpenMP runtime loaded (none: none)
  *
  * through a temporary file in the same directory and rename(), so a reader
  * never sees half a file.  With UNPERTURB_TIME_FILE unset (or empty) the shim
@@ -36,11 +37,22 @@
  * four spellings libmpi_mpifh exports (mpi_init_, mpi_init__, mpi_init,
  * MPI_INIT), and call their pmpi_xxx_ twins.
  *
- * Processes that never call MPI_Init (mpirun itself, when the preload is set
- * for the whole command) never enter this code: there is no constructor.
+ * Programs without MPI (docs/validate.md, "Programs without MPI"): in the
+ * process the tracer would trace alone (UNPERTURB_SOLO_PID is its pid, or
+ * UNPERTURB_SOLO=1: the tracer's rule, src/tracer/life.c) the window runs
+ * from this library's constructor to its destructor, as the tracer's does,
+ * and the file says ranks=1.  Any other process that never calls MPI_Init
+ * (mpirun itself, when the preload is set for the whole command) does
+ * nothing in either.
+ *
+ * The file also names the OpenMP runtime the process had loaded when it was
+ * written (openmp=PATH, the library's real path; "none"), so validate can
+ * show that its uninstrumented runs ran the runtime of its traced ones.
  * Built with -fvisibility=hidden; only the wrappers are exported.
  */
 #include <errno.h>
+#include <limits.h>
+#include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +75,8 @@ static uint64_t shim_now_ns(void)
 static uint64_t init_end_ns; /* end of MPI_Init; valid when have_init */
 static int have_init;        /* MPI_Init(_thread) returned MPI_SUCCESS */
 static int reported;         /* the report ran (once per process) */
+static uint64_t solo_start_ns; /* without MPI: our constructor's time, when solo */
+static int solo;             /* timed alone (its MPI_Init, if any, is a singleton's) */
 
 static void shim_init_end(uint64_t t)
 {
@@ -78,12 +92,27 @@ static void shim_put_seconds(FILE *f, const char *key, int64_t ns)
             (unsigned long long)(a % 1000000000u));
 }
 
+/* dl_iterate_phdr: the real path of a loaded OpenMP runtime (GCC's libgomp,
+ * LLVM's libomp, Intel's libiomp5) into data; 1 stops at the first */
+static int shim_find_openmp(struct dl_phdr_info *info, size_t size, void *data)
+{
+    static const char *const names[] = {"libgomp.so", "libomp.so", "libiomp5.so"};
+    const char *base = strrchr(info->dlpi_name, '/');
+    size_t i;
+    (void)size;
+    base = base ? base + 1 : info->dlpi_name;
+    for (i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strncmp(base, names[i], strlen(names[i])))
+            return realpath(info->dlpi_name, data) != NULL;
+    return 0;
+}
+
 /* rank 0: write the file from the gathered pairs (init end, finalize start) */
 static void shim_write(const char *path, const uint64_t *pairs, int size)
 {
     uint64_t t0 = pairs[0], t1 = pairs[1];
     size_t len = strlen(path);
-    char *tmp = malloc(len + 16);
+    char *tmp = malloc(len + 16), omp[PATH_MAX] = "none";
     FILE *f;
     int fd, i, bad;
     for (i = 1; i < size; i++) {
@@ -116,6 +145,8 @@ static void shim_write(const char *path, const uint64_t *pairs, int size)
             snprintf(key, sizeof key, "rank%d_s", i);
             shim_put_seconds(f, key, (int64_t)(pairs[2 * i + 1] - t0));
         }
+        dl_iterate_phdr(shim_find_openmp, omp);
+        fprintf(f, "openmp=%s\n", omp);
         bad = ferror(f) != 0;
         bad |= fflush(f) != 0;
         bad |= fsync(fileno(f)) != 0;
@@ -135,7 +166,7 @@ static void shim_report(uint64_t finalize_start_ns)
     uint64_t mine[2];
     uint64_t *pairs = NULL;
     int rank = 0, size = 1;
-    if (reported || !have_init || !path || !*path)
+    if (reported || solo || !have_init || !path || !*path)
         return;
     reported = 1;
     mine[0] = init_end_ns;
@@ -156,6 +187,40 @@ static void shim_report(uint64_t finalize_start_ns)
         shim_write(path, pairs, size);
         free(pairs);
     }
+}
+
+/* ---- without MPI ------------------------------------------------------------------ */
+
+/* the tracer's rule (src/tracer/life.c, solo_wanted): the process named by
+ * UNPERTURB_SOLO_PID, not what it starts (a shell, mpirun), or any process
+ * with UNPERTURB_SOLO=1 */
+static int shim_solo_wanted(void)
+{
+    const char *pid = getenv("UNPERTURB_SOLO_PID"), *on = getenv("UNPERTURB_SOLO");
+    if (pid && *pid)
+        return atol(pid) == (long)getpid();
+    return on && !strcmp(on, "1");
+}
+
+__attribute__((constructor(110))) static void shim_solo_start(void)
+{
+    if (!shim_solo_wanted())
+        return;
+    solo = 1;
+    solo_start_ns = shim_now_ns(); /* the window opens: our last act here */
+}
+
+__attribute__((destructor)) static void shim_solo_end(void)
+{
+    uint64_t pair[2];
+    const char *path;
+    if (!solo)
+        return;
+    pair[1] = shim_now_ns(); /* the window closes: our first act here */
+    pair[0] = solo_start_ns;
+    path = getenv("UNPERTURB_TIME_FILE");
+    if (path && *path)
+        shim_write(path, pair, 1);
 }
 
 /* ---- C ------------------------------------------------------------------------ */

@@ -269,6 +269,11 @@ static void region_flags(up_region_def *rg)
     rg->flags |= classes & (UP_REGION_MPI_INIT | UP_REGION_MPI_FINALIZE | UP_REGION_SSEND |
                             UP_REGION_PROBE | UP_REGION_COLL | UP_REGION_WIN_POST |
                             UP_REGION_WIN_START | UP_REGION_WIN_COMPLETE | UP_REGION_WIN_WAIT);
+    /* the window of a program traced without MPI, marked like MPI's (trace.h) */
+    if (!strcmp(rg->name, UP_WINDOW_BEGIN))
+        rg->flags |= UP_REGION_MPI_INIT;
+    else if (!strcmp(rg->name, UP_WINDOW_END))
+        rg->flags |= UP_REGION_MPI_FINALIZE;
     /* Score-P encloses buffer flushes in "TRACE BUFFER FLUSH"; our tracer
      * names every overhead region "UNPERTURB <what>" (docs/models.md). */
     if (!strcmp(rg->name, "TRACE BUFFER FLUSH") || !strncmp(rg->name, "UNPERTURB ", 10))

@@ -75,6 +75,13 @@ typedef struct up_event {
     size_t xcap;
 } up_event;
 
+/* The tracer's marks of the analysis window of a program traced without
+ * MPI (src/tracer/life.c): overhead regions whose Leave (UP_WINDOW_BEGIN)
+ * opens the window as MPI_Init's does and whose Enter (UP_WINDOW_END)
+ * closes it as MPI_Finalize's; defs.c gives them those regions' flags. */
+#define UP_WINDOW_BEGIN "UNPERTURB window begin"
+#define UP_WINDOW_END "UNPERTURB window end"
+
 /* "MpiSend", "Enter", ... */
 const char *up_ev_kind_name(unsigned kind);
 

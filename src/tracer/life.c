@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trace/trace.h"
 #include "tracer/calib.h"
 #include "tracer/funcs.h"
 #include "tracer/upt.h"
@@ -46,13 +47,30 @@ void upt_finalize(void)
  * (the program it runs, not whatever that starts: a shell, mpirun), or a
  * user sets UNPERTURB_SOLO=1.  Recording runs from our constructor, after
  * the clock's and the hooks', to our destructor, which runs after the
- * program's own (it was loaded first). */
+ * program's own (it was loaded first).  The analysis window is marked as
+ * MPI_Init and MPI_Finalize mark it: the Leave of UP_WINDOW_BEGIN after the
+ * calibration, the Enter of UP_WINDOW_END first thing in the destructor
+ * (trace.h), so the compensated trace has the window that
+ * libunperturb-time.so times from its own constructor to its destructor in
+ * the uninstrumented run (docs/validate.md, "Programs without MPI"). */
 static int solo_wanted(void)
 {
     const char *pid = getenv("UNPERTURB_SOLO_PID"), *on = getenv("UNPERTURB_SOLO");
     if (pid && *pid)
         return atol(pid) == (long)getpid();
     return on && !strcmp(on, "1");
+}
+
+/* A mark of the window: an overhead region entered and left at once (the
+ * analysis removes the tracer's time between the two) */
+static void solo_mark(const char *name)
+{
+    uint32_t r = upt_region_define_as(name, NULL, 0, OTF2_REGION_ROLE_ARTIFICIAL,
+                                      OTF2_PARADIGM_MEASUREMENT_SYSTEM);
+    if (r == UINT32_MAX)
+        return;
+    upt_enter(r);
+    upt_leave(r);
 }
 
 __attribute__((constructor(110))) static void solo_start(void)
@@ -67,12 +85,14 @@ __attribute__((constructor(110))) static void solo_start(void)
         return;
     upt_start(upt_calibrate(UPT_CALIB_FAST, ini, sizeof ini) == 0 ? ini : NULL);
     upt_funcs_init();
+    solo_mark(UP_WINDOW_BEGIN);
 }
 
 __attribute__((destructor)) static void solo_end(void)
 {
     if (!upt_solo)
         return;
+    solo_mark(UP_WINDOW_END);
     upt_pthreads_report();
     upt_funcs_fini();
     upt_close();

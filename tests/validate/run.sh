@@ -17,6 +17,7 @@
 # MPI_Sendrecv calls when traced with an extra cost; validate flags the 1.1%
 # row only, in the table, the JSON and scripts/accuracy-rows.jq's Markdown,
 # and the counts are those of otf2-print over the kept traces.
+# Then tests/validate/threads.sh: programs without MPI, and hybrid ones.
 set -eu
 BUILD=${1:-build}
 UNPERTURB=${UNPERTURB:-$BUILD/bin/unperturb}
@@ -203,3 +204,6 @@ size=$(wc -c < "$T/chat/log.txt")
 [ "$(grep -c '^chatty-end$' "$T/chat/log.txt")" -ge 2 ] || fail "log.txt of a chatty program: the end of each run's output is not kept"
 ok "log.txt keeps the start and the end of a chatty program's output ($size bytes for 12 MB)"
 echo "validate tests: $pass passed"
+
+# threaded programs, without MPI and hybrid (make test runs this file only)
+UNPERTURB=$UNPERTURB "$(dirname "$0")/threads.sh" "$BUILD"
