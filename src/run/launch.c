@@ -128,13 +128,13 @@ static const char *launched_program(char *const *prog)
 
 /* OpenMP through OMPT (docs/tracer-openmp.md): a program built for GCC's
  * libgomp runs on LLVM's libomp, which `dir` (a scratch folder) then holds
- * as libgomp.so.1, first on LD_LIBRARY_PATH; or libomp is preloaded after
- * the tracer.  A program whose OpenMP events will be lost says so. */
+ * as libgomp.so.1, first on LD_LIBRARY_PATH; or libomp is preloaded (the
+ * plan's environment, up_omp_env, as validate's runs have it).  A program
+ * whose OpenMP events will be lost says so. */
 static up_status omp_env(const up_run_tr_opts *o, const char *dir, up_err *err)
 {
-    const char *prog = is_launcher(o->prog[0]) ? launched_program(o->prog) : o->prog[0];
-    const char *old;
-    char val[2 * PATH_MAX + 2];
+    const char *prog = is_launcher(o->prog[0]) ? launched_program(o->prog) : o->prog[0], *val;
+    char entry[3 * PATH_MAX];
     up_omp_plan plan;
     up_status s;
     if (!prog)
@@ -143,19 +143,14 @@ static up_status omp_env(const up_run_tr_opts *o, const char *dir, up_err *err)
         return s;
     if (plan.lost && o->warn)
         o->warn(o->warn_ctx, plan.msg);
-    if (plan.route == UP_OMP_LINK) {
-        if ((s = up_omp_link(&plan, dir, err)) != UP_OK)
-            return s;
-        old = getenv("LD_LIBRARY_PATH");
-        snprintf(val, sizeof val, "%s%s%s", dir, old && *old ? ":" : "", old ? old : "");
-        return set_env("LD_LIBRARY_PATH", val, err);
-    }
-    if (plan.route == UP_OMP_PRELOAD) { /* after the tracer, which tracer_env put first */
-        old = getenv("LD_PRELOAD");
-        snprintf(val, sizeof val, "%s:%s", old ? old : "", plan.libomp);
-        return set_env("LD_PRELOAD", val, err);
-    }
-    return UP_OK;
+    if (plan.route == UP_OMP_AS_IS)
+        return UP_OK;
+    if (plan.route == UP_OMP_LINK && (s = up_omp_link(&plan, dir, err)) != UP_OK)
+        return s;
+    if (!(val = up_omp_env(&plan, dir, entry, sizeof entry)))
+        return UP_ERR(err, UP_EIO, "the OpenMP runtime's environment is too long");
+    entry[val - entry - 1] = '\0'; /* NAME=value: the name alone */
+    return set_env(entry, val, err);
 }
 
 /* Runs the program with the signals above; its wait status in *status. */

@@ -29,7 +29,7 @@ static int rank;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int b_done;
-static atomic_int finalized;
+static atomic_int b_out, finalized;
 
 static void messages(int n, int tag)
 {
@@ -59,6 +59,7 @@ static void *thread_b(void *arg)
     b_done = 1;
     pthread_cond_broadcast(&cv);
     pthread_mutex_unlock(&mu);
+    atomic_store(&b_out, 1); /* its unlock's Leave written */
     while (!atomic_load(&finalized)) /* alive until the run's archive closed */
         sched_yield();
     return NULL;
@@ -83,6 +84,8 @@ int main(int argc, char **argv)
     while (!b_done)
         pthread_cond_wait(&cv, &mu);
     pthread_mutex_unlock(&mu);
+    while (!atomic_load(&b_out)) /* B may still be inside its unlock */
+        sched_yield();
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
     atomic_store(&finalized, 1);

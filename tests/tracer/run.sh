@@ -434,7 +434,7 @@ else
         fail "threads: compensate failed"
     grep -q '"unmatched_recv": 0' "$T/thr.json" && grep -q '"unresolved_peer": 0' "$T/thr.json" ||
         fail "threads: the replay did not match the threads' messages: $(cat "$T/thr.json")"
-    ok "threads: 2 ranks x 2 MPI threads, a location each (34 and 15 records), matched"
+    ok "threads: 2 ranks x 2 MPI threads, a location each (36 and 24 records), matched"
 fi
 
 # every generated Fortran wrapper records as its C twin; sizes by hand
