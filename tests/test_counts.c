@@ -13,6 +13,7 @@
 #include "tutil.h"
 #include "analysis/counts.h"
 #include "tracegen/tracegen.h"
+#include "tthreads.h"
 
 /* A table of n entries, given sorted by name as up_counts_read makes them
  * (names copied: the test frees them to show the list owns its own). */
@@ -272,6 +273,72 @@ TEST(counts_without_mpi)
     CHECK(c->n == 1 && !strcmp(c->v[0].name, "work") && c->v[0].n == 2);
     CHECK_EQ(c->total, 2);
     up_counts_free(c);
+}
+
+/* One process of three threads entering "work" a, b and c times, in dir */
+static void write_shares(const char *dir, unsigned a, unsigned b, unsigned c)
+{
+    const unsigned k[3] = {a, b, c};
+    tt_writer o;
+    uint64_t end = 0;
+    unsigned l, i;
+    CHECK(tt_open(&o, dir, 3) == 0);
+    for (l = 0; l < 3; l++) {
+        uint64_t t = 10;
+        for (i = 0; i < k[l]; i++, t += 20) {
+            tt_enter(&o, l, t, TT_WORK);
+            tt_leave(&o, l, t + 10, TT_WORK);
+        }
+        end = t > end ? t : end;
+    }
+    CHECK(tt_close(&o, end) == 0);
+}
+
+/* The threads' schedule: a process of three threads whose "work" counts are
+ * 120, 80 and 0 has the entries work 200, "work [thread 1 by count]" 120
+ * and "[thread 2 by count]" 80 (no third: it is 0), and a total of 200 (the
+ * shares are not counted twice).  The same counts on other threads (80,
+ * 0, 120) are the same schedule; 100, 100, 0 is another: both shares differ
+ * (20 / 120 = 16.7%, 20 / 80 = 25%), the total does not. */
+TEST(counts_threads_schedule)
+{
+    char a[4096], b[4096], c[4096];
+    up_counts *ca = NULL, *cb = NULL, *cc = NULL;
+    up_count_diff *d = NULL;
+    size_t n = 99;
+    up_err err = {0};
+    snprintf(a, sizeof a, "%s", t_dir("a"));
+    snprintf(b, sizeof b, "%s", t_dir("b"));
+    snprintf(c, sizeof c, "%s", t_dir("c"));
+    write_shares(a, 120, 80, 0);
+    write_shares(b, 80, 0, 120);
+    write_shares(c, 100, 100, 0);
+    CHECK(up_counts_read(a, &ca, &err) == UP_OK);
+    CHECK(up_counts_read(b, &cb, &err) == UP_OK);
+    CHECK(up_counts_read(c, &cc, &err) == UP_OK);
+    if (!ca || !cb || !cc)
+        goto out;
+    CHECK_EQ(ca->n, 3);
+    CHECK_EQ(ca->total, 200);
+    if (ca->n == 3) {
+        CHECK(!strcmp(ca->v[0].name, "work") && ca->v[0].n == 200);
+        CHECK(!strcmp(ca->v[1].name, "work [thread 1 by count]") && ca->v[1].n == 120);
+        CHECK(!strcmp(ca->v[2].name, "work [thread 2 by count]") && ca->v[2].n == 80);
+    }
+    CHECK(up_counts_compare(ca, cb, &d, &n, &err) == UP_OK);
+    CHECK_EQ(n, 0);
+    up_free(d);
+    CHECK(up_counts_compare(ca, cc, &d, &n, &err) == UP_OK);
+    CHECK_EQ(n, 2);
+    if (n == 2) {
+        CHECK(!strcmp(d[0].name, "work [thread 2 by count]") && d[0].ref == 80 && d[0].n == 100);
+        CHECK(!strcmp(d[1].name, "work [thread 1 by count]") && d[1].ref == 120 && d[1].n == 100);
+    }
+    up_free(d);
+out:
+    up_counts_free(ca);
+    up_counts_free(cb);
+    up_counts_free(cc);
 }
 
 /* Allocation failures: an error with a message, never a crash or a leak. */

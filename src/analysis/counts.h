@@ -33,11 +33,15 @@ typedef struct up_region_count {
  * are left out: they are the measurement, not the program.  So are poll
  * regions (UP_REGION_POLL: MPI_Test, MPI_Iprobe, ...): a program polls as
  * long as it waits, and the tracer changes how long that is (issue 21).
- * Regions never entered are left out too. */
+ * Regions never entered are left out too.  In a process of two or more CPU
+ * threads, how its records of a region split among them is compared too:
+ * entries "NAME [thread K by count]", the K-th largest of its threads'
+ * counts (summed over such processes; counts.c, schedule_entries), for
+ * traces of at most 2^22 locations x regions. */
 typedef struct up_counts {
     size_t n;
     up_region_count *v;  /* sorted by name (strcmp), names unique, every n > 0 */
-    uint64_t total;      /* sum of v[].n */
+    uint64_t total;      /* sum of the regions' v[].n (not the threads' shares) */
 } up_counts;
 
 /* Counts the Enter records of trace `path` (an anchor file or a folder
