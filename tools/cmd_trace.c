@@ -14,9 +14,14 @@
 
 static const char usage_head[] =
     "usage: unperturb trace -o DIR [options] -- LAUNCHER... PROGRAM [ARGS]\n"
+    "       unperturb trace -o DIR [options] -- PROGRAM [ARGS]\n"
     "       unperturb trace --recover DIR\n"
-    "Runs an MPI program with libunperturb-trace.so preloaded; writes one OTF2\n"
-    "archive with the calibration compensate needs.\n";
+    "Runs a program with libunperturb-trace.so preloaded; writes one OTF2\n"
+    "archive with the calibration compensate needs.  Under an MPI launcher\n"
+    "(mpirun, mpiexec, srun, ...) every rank from MPI_Init to MPI_Finalize;\n"
+    "without one, the program from its start to its exit.  Every thread:\n"
+    "MPI calls, POSIX-thread calls, OpenMP through OMPT (a libgomp program\n"
+    "is run on LLVM's libomp; docs/tracer.md).\n";
 
 static const cmd_opt opts[] = {
     CMD_OPT_OUTPUT("DIR", "the archive folder (written as DIR.tmp-HOST-PID, then renamed)"),
