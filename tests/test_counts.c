@@ -275,7 +275,9 @@ TEST(counts_without_mpi)
     up_counts_free(c);
 }
 
-/* One process of three threads entering "work" a, b and c times, in dir */
+/* One process of three threads running a, b and c tasks ("!$omp task",
+ * role TASK), and "work" (a plain function) 100 times on thread 0 in dir a
+ * and on thread 1 elsewhere: its place is not compared */
 static void write_shares(const char *dir, unsigned a, unsigned b, unsigned c)
 {
     const unsigned k[3] = {a, b, c};
@@ -286,6 +288,10 @@ static void write_shares(const char *dir, unsigned a, unsigned b, unsigned c)
     for (l = 0; l < 3; l++) {
         uint64_t t = 10;
         for (i = 0; i < k[l]; i++, t += 20) {
+            tt_enter(&o, l, t, TT_OMP_TASK);
+            tt_leave(&o, l, t + 10, TT_OMP_TASK);
+        }
+        for (i = 0; i < 100 && l == (a == 120 ? 0u : 1u); i++, t += 20) {
             tt_enter(&o, l, t, TT_WORK);
             tt_leave(&o, l, t + 10, TT_WORK);
         }
@@ -294,12 +300,14 @@ static void write_shares(const char *dir, unsigned a, unsigned b, unsigned c)
     CHECK(tt_close(&o, end) == 0);
 }
 
-/* The threads' schedule: a process of three threads whose "work" counts are
- * 120, 80 and 0 has the entries work 200, "work [thread 1 by count]" 120
- * and "[thread 2 by count]" 80 (no third: it is 0), and a total of 200 (the
- * shares are not counted twice).  The same counts on other threads (80,
- * 0, 120) are the same schedule; 100, 100, 0 is another: both shares differ
- * (20 / 120 = 16.7%, 20 / 80 = 25%), the total does not. */
+/* The threads' schedule: a process of three threads that ran 120, 80 and
+ * 0 tasks has the entries "!$omp task" 200, "!$omp task [thread 1 by
+ * count]" 120 and "[thread 2 by count]" 80 (no third: it is 0), work 100
+ * (no shares: not a task), and a total of 300 (the shares are not counted
+ * twice).  The same counts on other threads (80, 0, 120) are the same
+ * schedule; 100, 100, 0 is another: both shares differ (20 / 120 = 16.7%,
+ * 20 / 80 = 25%), the total does not; work on another thread is no
+ * difference. */
 TEST(counts_threads_schedule)
 {
     char a[4096], b[4096], c[4096];
@@ -318,12 +326,13 @@ TEST(counts_threads_schedule)
     CHECK(up_counts_read(c, &cc, &err) == UP_OK);
     if (!ca || !cb || !cc)
         goto out;
-    CHECK_EQ(ca->n, 3);
-    CHECK_EQ(ca->total, 200);
-    if (ca->n == 3) {
-        CHECK(!strcmp(ca->v[0].name, "work") && ca->v[0].n == 200);
-        CHECK(!strcmp(ca->v[1].name, "work [thread 1 by count]") && ca->v[1].n == 120);
-        CHECK(!strcmp(ca->v[2].name, "work [thread 2 by count]") && ca->v[2].n == 80);
+    CHECK_EQ(ca->n, 4);
+    CHECK_EQ(ca->total, 300);
+    if (ca->n == 4) {
+        CHECK(!strcmp(ca->v[0].name, "!$omp task") && ca->v[0].n == 200);
+        CHECK(!strcmp(ca->v[1].name, "!$omp task [thread 1 by count]") && ca->v[1].n == 120);
+        CHECK(!strcmp(ca->v[2].name, "!$omp task [thread 2 by count]") && ca->v[2].n == 80);
+        CHECK(!strcmp(ca->v[3].name, "work") && ca->v[3].n == 100);
     }
     CHECK(up_counts_compare(ca, cb, &d, &n, &err) == UP_OK);
     CHECK_EQ(n, 0);
@@ -331,8 +340,8 @@ TEST(counts_threads_schedule)
     CHECK(up_counts_compare(ca, cc, &d, &n, &err) == UP_OK);
     CHECK_EQ(n, 2);
     if (n == 2) {
-        CHECK(!strcmp(d[0].name, "work [thread 2 by count]") && d[0].ref == 80 && d[0].n == 100);
-        CHECK(!strcmp(d[1].name, "work [thread 1 by count]") && d[1].ref == 120 && d[1].n == 100);
+        CHECK(!strcmp(d[0].name, "!$omp task [thread 2 by count]") && d[0].ref == 80 && d[0].n == 100);
+        CHECK(!strcmp(d[1].name, "!$omp task [thread 1 by count]") && d[1].ref == 120 && d[1].n == 100);
     }
     up_free(d);
 out:

@@ -336,3 +336,44 @@ TEST(omp_ompt_team_from_the_parallel_region_id)
     CHECK_EQ(res.repairs[UP_REPAIR_omp_barrier_released], 0);
     up_replay_result_free(&res);
 }
+
+/* Our OMPT tool names each thread's place in its team (unperturb::team_index)
+ * and the records it wrote after the fork with earlier times
+ * (unperturb::late_records): a worker waited idle in the runtime for its
+ * master's Enter (the fork) and follows it by its measured start latency
+ * less those records' overhead (docs/models.md, "OpenMP").  O = 10.
+ * Thread 0 (master): Enter(work) 0 -> 0, Leave(work) 50 -> 40,
+ * Enter(implicit_task, index 0) 100 -> 40 + 50 - 10 = 80: the fork, at
+ * 110 measured after its overhead, 80 approximated; Leave 200 -> 170.
+ * Thread 1: Enter(work) 0 -> 0, Leave(work) 10 -> 0, Enter(implicit_task,
+ * index 1, 2 late records) 150: locally 0 + 140 - 10 = 130; it follows the
+ * fork: 80 + (150 - (110 + 2 x 10)) = 100 (120 without the late records'
+ * overhead; 130 as a local record); Leave 250 -> 100 + 90 = 190. */
+TEST(omp_ompt_worker_follows_its_master)
+{
+    static const uint64_t m0[] = {0, 40, 80, 170}, t1[] = {0, 0, 100, 190};
+    char in[4096];
+    tt_writer o;
+    tt_times r;
+    up_replay_result res;
+    snprintf(in, sizeof in, "%s", t_dir("in"));
+    if (tt_open(&o, in, 2) != 0) {
+        t_fail(__FILE__, __LINE__, "cannot write the trace");
+        return;
+    }
+    tt_enter(&o, 0, 0, TT_WORK);
+    tt_leave(&o, 0, 50, TT_WORK);
+    tt_enter_ompt_as(&o, 0, 100, 3, 0, 0);
+    tt_leave(&o, 0, 200, TT_OMP_ITASK);
+    tt_enter(&o, 1, 0, TT_WORK);
+    tt_leave(&o, 1, 10, TT_WORK);
+    tt_enter_ompt_as(&o, 1, 150, 3, 1, 2);
+    tt_leave(&o, 1, 250, TT_OMP_ITASK);
+    CHECK(tt_close(&o, 300) == 0);
+    if (tt_compensate(in, &r, &res) != 0)
+        return;
+    TT_CHECK_LOC(&r, 0, m0);
+    TT_CHECK_LOC(&r, 1, t1);
+    CHECK_EQ(res.repairs[UP_REPAIR_thread_unpaired], 0);
+    up_replay_result_free(&res);
+}

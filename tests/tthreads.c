@@ -50,6 +50,17 @@ void tt_enter_ompt(tt_writer *o, unsigned l, uint64_t t, uint64_t id)
     OTF2_AttributeList_Delete(al);
 }
 
+void tt_enter_ompt_as(tt_writer *o, unsigned l, uint64_t t, uint64_t id, uint32_t index,
+                      uint32_t late)
+{
+    OTF2_AttributeList *al = OTF2_AttributeList_New();
+    OTF2_AttributeList_AddUint64(al, TT_ATTR_OMPT, id);
+    OTF2_AttributeList_AddUint32(al, TT_ATTR_TINDEX, index);
+    OTF2_AttributeList_AddUint32(al, TT_ATTR_LATE, late);
+    OTF2_EvtWriter_Enter(tt_rec(o, l), al, t, TT_OMP_ITASK);
+    OTF2_AttributeList_Delete(al);
+}
+
 void tt_enter_pbar(tt_writer *o, unsigned l, uint64_t t, uint32_t object, uint32_t count)
 {
     OTF2_AttributeList *al = OTF2_AttributeList_New();
@@ -85,6 +96,7 @@ int tt_close(tt_writer *o, uint64_t length)
         [TT_OMP_CRIT] = {"!$omp critical", OTF2_REGION_ROLE_CRITICAL, OTF2_PARADIGM_OPENMP},
         [TT_OMP_SBLOCK] = {"!$omp critical sblock", OTF2_REGION_ROLE_CRITICAL_SBLOCK,
                            OTF2_PARADIGM_OPENMP},
+        [TT_OMP_TASK] = {"!$omp task", OTF2_REGION_ROLE_TASK, OTF2_PARADIGM_OPENMP},
         [TT_P_CREATE] = {"pthread_create", OTF2_REGION_ROLE_THREAD_CREATE, OTF2_PARADIGM_PTHREAD},
         [TT_P_JOIN] = {"pthread_join", OTF2_REGION_ROLE_THREAD_WAIT, OTF2_PARADIGM_PTHREAD},
         [TT_P_BAR] = {"pthread_barrier_wait", OTF2_REGION_ROLE_BARRIER, OTF2_PARADIGM_PTHREAD},
@@ -100,6 +112,8 @@ int tt_close(tt_writer *o, uint64_t length)
         [TT_ATTR_OMPT] = {"OMPT_PARALLEL_REGION_ID", OTF2_TYPE_UINT64},
         [TT_ATTR_OBJECT] = {"unperturb::object", OTF2_TYPE_UINT32},
         [TT_ATTR_COUNT] = {"unperturb::count", OTF2_TYPE_UINT32},
+        [TT_ATTR_TINDEX] = {"unperturb::team_index", OTF2_TYPE_UINT32},
+        [TT_ATTR_LATE] = {"unperturb::late_records", OTF2_TYPE_UINT32},
     };
     enum { S_EMPTY = TT_NREGIONS, S_NODE, S_PROC, S_THREAD, S_CONTINGENT, S_ATTR };
     OTF2_GlobalDefWriter *gw;

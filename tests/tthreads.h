@@ -25,7 +25,7 @@
 typedef enum tt_region {
     TT_MAIN, TT_WORK,
     /* OpenMP (Score-P's roles) */
-    TT_OMP_BAR, TT_OMP_TW, TT_OMP_ITASK, TT_OMP_CRIT, TT_OMP_SBLOCK,
+    TT_OMP_BAR, TT_OMP_TW, TT_OMP_ITASK, TT_OMP_CRIT, TT_OMP_SBLOCK, TT_OMP_TASK,
     /* POSIX threads (our tracer's roles) */
     TT_P_CREATE, TT_P_JOIN, TT_P_BAR, TT_P_LOCK, TT_P_UNLOCK, TT_P_CONDWAIT, TT_P_SIGNAL,
     TT_NREGIONS
@@ -34,8 +34,9 @@ typedef enum tt_region {
 #define TT_TEAM 0
 #define TT_CONTINGENT 1
 
-/* OMPT_PARALLEL_REGION_ID (UINT64), unperturb::object, unperturb::count (UINT32) */
-typedef enum tt_attr { TT_ATTR_OMPT, TT_ATTR_OBJECT, TT_ATTR_COUNT } tt_attr;
+/* OMPT_PARALLEL_REGION_ID (UINT64), unperturb::object, unperturb::count,
+ * unperturb::team_index, unperturb::late_records (UINT32) */
+typedef enum tt_attr { TT_ATTR_OMPT, TT_ATTR_OBJECT, TT_ATTR_COUNT, TT_ATTR_TINDEX, TT_ATTR_LATE } tt_attr;
 
 typedef struct tt_writer {
     OTF2_Archive *ar;
@@ -54,6 +55,10 @@ void tt_enter(tt_writer *o, unsigned l, uint64_t t, tt_region r);
 void tt_leave(tt_writer *o, unsigned l, uint64_t t, tt_region r);
 /* The Enter of an OMPT implicit task of parallel region `id` */
 void tt_enter_ompt(tt_writer *o, unsigned l, uint64_t t, uint64_t id);
+/* The same as our OMPT tool writes it: with the thread's number in the
+ * team (0: the master) and its late records (docs/tracer-openmp.md) */
+void tt_enter_ompt_as(tt_writer *o, unsigned l, uint64_t t, uint64_t id, uint32_t index,
+                      uint32_t late);
 /* The Enter of pthread_barrier_wait on barrier `object` of count `count`,
  * as our tracer writes it */
 void tt_enter_pbar(tt_writer *o, unsigned l, uint64_t t, uint32_t object, uint32_t count);

@@ -106,9 +106,13 @@ static pl *threaded(const up_defs *d, size_t *n)
 }
 
 /* The threads' schedule (docs/validate.md, "Different executions"): in a
- * process of several CPU threads, how its Enter records of region i split
- * among them, as entries "NAME [thread k by count]": the k-th largest of
- * its threads' counts, summed over the processes.  Threads are numbered by
+ * process of several CPU threads, how the executions of task region i
+ * (role TASK: which thread ran which task) split among them, as entries
+ * "NAME [thread k by count]": the k-th largest of its threads' counts,
+ * summed over the processes.  (Other regions whose place moves, a single,
+ * a critical section's turn, are not compared: a trivial single moves from
+ * run to run and costs nothing, and the records do not say what is
+ * trivial.)  Threads are numbered by
  * their first records, which may come in another order in another run; the
  * sorted shares do not.  Two runs whose shares differ ran another schedule
  * (tasks or a dynamic loop's iterations went to other threads), which a
@@ -177,7 +181,7 @@ static up_status table(const tally *c, up_counts **out, up_err *err)
             goto nomem;
         t->v[t->n++].n = c->n[i];
         total += c->n[i];
-        if (v && !schedule_entries(c, v, nv, t, i))
+        if (v && d->regions[i].role == OTF2_REGION_ROLE_TASK && !schedule_entries(c, v, nv, t, i))
             goto nomem;
     }
     up_free(v);

@@ -430,8 +430,10 @@ typedef struct engine {
     up_map otasks;    /* (team comm, creator << 32 | generation) -> otask */
     up_map ocreators; /* (team comm, creator) -> ocreator */
     uint32_t omp_waits; /* locations waiting W_OMP */
-    bool has_ompt_attr;
+    bool has_ompt_attr, has_tindex_attr, has_late_attr;
     OTF2_AttributeRef ompt_attr; /* OMPT_PARALLEL_REGION_ID (UINT64) */
+    OTF2_AttributeRef tindex_attr; /* unperturb::team_index (UINT32; our OMPT tool's) */
+    OTF2_AttributeRef late_attr;   /* unperturb::late_records (UINT32; likewise) */
     /* POSIX threads (engine_pthr.c) */
     up_map pthreads;  /* (process, s) -> pthr: the s-th pthread_create's thread */
     bool has_pobj_attr, has_pcount_attr;

@@ -131,6 +131,8 @@ int up_eng_omp_cross(engine *E, uint32_t from, OTF2_CommRef comm, xomp *o)
 void up_eng_omp_init(engine *E)
 {
     E->has_ompt_attr = up_defs_attr(E->d, "OMPT_PARALLEL_REGION_ID", OTF2_TYPE_UINT64, &E->ompt_attr);
+    E->has_tindex_attr = up_defs_attr(E->d, "unperturb::team_index", OTF2_TYPE_UINT32, &E->tindex_attr);
+    E->has_late_attr = up_defs_attr(E->d, "unperturb::late_records", OTF2_TYPE_UINT32, &E->late_attr);
 }
 
 /* ---- teams ------------------------------------------------------------------------ */
@@ -449,6 +451,63 @@ static bool ompt_id(const engine *E, const up_event *ev, uint64_t *id)
     return v != NULL;
 }
 
+/* A thread's place in its OMPT team, where the trace names it (our OMPT
+ * tool writes unperturb::team_index on the implicit task's Enter: 0 the
+ * master; Score-P's adapter writes none): 0, 1 (a worker), or -1 */
+static int ompt_index(const engine *E, const up_event *ev)
+{
+    const OTF2_AttributeValue *v =
+        E->has_tindex_attr ? up_eng_attr(ev, E->tindex_attr, OTF2_TYPE_UINT32) : NULL;
+    return v ? v->uint32 != 0 : -1;
+}
+
+/* The overhead of the records a worker wrote after the fork with earlier
+ * times (unperturb::late_records on its Enter: the previous region's
+ * barrier and implicit-task ends, which libomp reports at the next fork and
+ * the tool stamps at the master's times, docs/tracer-openmp.md): they lie
+ * in its measured start latency, which is not the runtime's.  Each costs a
+ * Leave's O. */
+static uint64_t ompt_late_ovh(const engine *E, uint32_t li, const up_event *ev)
+{
+    const OTF2_AttributeValue *v =
+        E->has_late_attr ? up_eng_attr(ev, E->late_attr, OTF2_TYPE_UINT32) : NULL;
+    up_event leave;
+    if (!v || !v->uint32)
+        return 0;
+    memset(&leave, 0, sizeof leave);
+    leave.kind = UP_EV_Leave;
+    return v->uint32 * up_eng_rec_ovh(E, li, &leave);
+}
+
+/* The Enter of OMPT team tm's implicit task on L, its place `index`
+ * (ompt_index): the master's begins the team (its fork: after its record's
+ * overhead); a worker waits idle in the runtime for it, and follows it by
+ * its measured start latency, less its late records' overhead
+ * (ompt_late_ovh), as a fork/join team's member does (engine_threads.c;
+ * [M] Section 4):
+ *     t_a(begin_w) = max(t_a(prev_w), t_a(fork) + max(0, t_m(begin_w) - t_m(fork) - O_late))
+ * A worker whose master's Enter never comes is released and counted
+ * (thread_unpaired).  Without index, the Enter is a local record. */
+static int ompt_begin(engine *E, uint32_t li, up_event *ev, team *tm, int index)
+{
+    rloc *L = &E->L[li];
+    bool follow = index == 1 && tm->root_begun;
+    if (index == 1 && !tm->root_begun && !up_eng_omp_released(E, L, UP_REPAIR_thread_unpaired))
+        return up_eng_omp_wait(E, L);
+    E->ops->local(E->model, li, &L->ls, ev);
+    if (follow)
+        up_eng_follow(L, ev, true, tm->root_m + ompt_late_ovh(E, li, ev), tm->root_a);
+    if (index == 0) {
+        xomp o = {.kind = OX_JOIN, .key = tm->key, .seq = tm->seq, .x = 1};
+        tm->root_begun = true;
+        o.m = tm->root_m = ev->time + up_eng_rec_ovh(E, li, ev);
+        o.a = tm->root_a = ev->t_out;
+        up_eng_omp_wake(E);
+        return up_eng_omp_cross(E, li, OTF2_UNDEFINED_COMM, &o);
+    }
+    return STEP_OK;
+}
+
 /* The Enter or Leave of an OpenMP construct or a pthread barrier
  * (UP_REGION_THREAD_MASK flags fl) */
 int up_eng_omp_region(engine *E, uint32_t li, up_event **evp, unsigned fl)
@@ -459,15 +518,19 @@ int up_eng_omp_region(engine *E, uint32_t li, up_event **evp, unsigned fl)
     uint64_t id;
 
     if (fl & UP_REGION_OMP_PARALLEL) {
+        int timed = STEP_DECLINED; /* STEP_OK: ompt_begin timed it */
         if (enter) {
             uint32_t p = E->d->locs[li].process;
             if (ompt_id(E, ev, &id) && p != UP_NO_PROCESS) { /* joins OMPT team id */
                 team *tm = keyed_team(E, TEAM_OMPT | p, id);
+                int index = ompt_index(E, ev);
                 xomp o;
                 if (!tm) {
                     UP_ERR(E->err, UP_ENOMEM, "out of memory for a thread team");
                     return STEP_ERROR;
                 }
+                if (index >= 0 && (timed = ompt_begin(E, li, ev, tm, index)) != STEP_OK)
+                    return timed; /* (waiting for the master: nothing of it done yet) */
                 tm->begun++;
                 up_eng_omp_team_begin(E, li, tm);
                 if (L->omp_nt <= OMP_NEST)
@@ -483,7 +546,7 @@ int up_eng_omp_region(engine *E, uint32_t li, up_event **evp, unsigned fl)
             if (L->omp_nt && L->omp_nt <= OMP_NEST && L->omp_tdepth[L->omp_nt - 1] == L->omp_pdepth)
                 L->omp_nt--; /* its OMPT team ends */
         }
-        return STEP_DECLINED;
+        return timed;
     }
     if (fl & (UP_REGION_OMP_BARRIER | UP_REGION_PTHREAD_BARRIER)) {
         if (enter) /* the outermost barrier region is the barrier */
@@ -728,7 +791,10 @@ int up_eng_omp_crossed(engine *E, const void *pl, size_t len)
             nomem = true;
             break;
         }
-        if (o.kind == OX_JOIN) {
+        if (o.kind == OX_JOIN && o.x == 1) { /* the master's Enter (ompt_begin) */
+            tm->root_begun = true;
+            tm->root_m = o.m, tm->root_a = o.a;
+        } else if (o.kind == OX_JOIN) {
             tm->begun++;
         } else if (o.kind == OX_BAR_ENTER) {
             bar_entered(b, o.loc, o.m, o.o, o.a, o.x, o.need);

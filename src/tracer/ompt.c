@@ -216,9 +216,15 @@ static team *team_new(uint32_t region)
 {
     team *tm;
     pthread_mutex_lock(&teams_mu);
-    if (!nteams)
+    if (!nteams) {
         upt_attr_define(UPT_ATTR_OMPT_, OTF2_TYPE_UINT64, "OMPT_PARALLEL_REGION_ID",
                         "OMPT parallel ID");
+        upt_attr_define(UPT_ATTR_OMPT_ + 1, OTF2_TYPE_UINT32, "unperturb::team_index",
+                        "the thread's number in its team (0: the master, whose Enter is the fork)");
+        upt_attr_define(UPT_ATTR_OMPT_ + 2, OTF2_TYPE_UINT32, "unperturb::late_records",
+                        "records the thread wrote after the fork with earlier times (the "
+                        "previous region's ends, which libomp reports at the next fork)");
+    }
     if ((tm = free_teams) != NULL)
         free_teams = tm->next;
     else
@@ -277,6 +283,7 @@ static _Thread_local struct thr {
     uint64_t acq_t;
     uint32_t acq_region, acq_inner;
     uint64_t last; /* the time of this file's latest record on the thread */
+    uint32_t late; /* records written late (late()) since its last team's Enter */
     bool hooked;   /* close_open registered for its location */
 } th __attribute__((tls_model("initial-exec")));
 
@@ -341,6 +348,7 @@ static void rec_leave(uint32_t region, uint64_t t)
  * (0: not known), never before the thread's latest record */
 static uint64_t late(uint64_t master, uint64_t now)
 {
+    th.late++; /* written after the next fork: rec_enter_team says how many */
     return master && master >= th.last ? master : now;
 }
 
@@ -376,18 +384,25 @@ static void close_open(OTF2_EvtWriter *w, void *arg)
     t->depth = 0;
 }
 
-/* Enter the parallel region of team tm, with its id */
-static void rec_enter_team(const team *tm, uint64_t t)
+/* Enter the parallel region of team tm, with its id and the thread's
+ * number in the team (the replay's workers follow the master's Enter:
+ * docs/models.md, "OpenMP") */
+static void rec_enter_team(const team *tm, unsigned index, uint64_t t)
 {
     OTF2_EvtWriter *w = upt_rec_open();
     OTF2_AttributeList *a;
     if (!w)
         return;
     a = upt_rec_attrs();
-    if (a && OTF2_AttributeList_AddUint64(a, UPT_ATTR_OMPT_, tm->id) != OTF2_SUCCESS)
+    if (a && (OTF2_AttributeList_AddUint64(a, UPT_ATTR_OMPT_, tm->id) != OTF2_SUCCESS ||
+              OTF2_AttributeList_AddUint32(a, UPT_ATTR_OMPT_ + 1, index) != OTF2_SUCCESS ||
+              OTF2_AttributeList_AddUint32(a, UPT_ATTR_OMPT_ + 2, th.late) != OTF2_SUCCESS)) {
+        OTF2_AttributeList_RemoveAllAttributes(a); /* (not half a list on the next record) */
         a = NULL;
+    }
     upt_rec_close(OTF2_EvtWriter_Enter(w, a, t, tm->region));
     th.last = t;
+    th.late = 0;
     if (!th.hooked) /* (its location exists now) */
         th.hooked = true, upt_rec_atclose(close_open, &th);
 }
@@ -474,7 +489,7 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *par, ompt_da
             return;
         atomic_fetch_add(&tm->refs, 1);
         fr->region = tm->region, fr->master = index == 0, fr->tm = tm;
-        rec_enter_team(tm, upt_now());
+        rec_enter_team(tm, index, upt_now());
         return;
     }
     close_single();
