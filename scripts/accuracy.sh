@@ -28,6 +28,8 @@
 # extra costs that dilate it by about 50% and 150%, and validated at no
 # extra cost and at those; OUT/<name>-t2.json, and a table of its own.
 # ARGS_<name> gives their arguments too (default: the program's own).
+# HYBRID: rounds of tests/validate/hybrid.c (MPI + OpenMP) validated at 1
+# rank x 2 threads the same way, a row of the same table (HYBRID= none).
 # One part alone: EXAMPLES= REAL=hpcc scripts/accuracy.sh build out
 #                 EXAMPLES= REAL= THREADS="pth_barrier" scripts/accuracy.sh build out
 set -eu
@@ -36,6 +38,7 @@ OUT=${2:-accuracy}
 REPEAT=${REPEAT:-5}
 EXAMPLES=${EXAMPLES-"montecarlo barrier transpose transpose-any ring halo farm cg"}
 THREADS=${THREADS-"pth_barrier pth_mutex omp_loop"}
+HYBRID=${HYBRID-5000} # rounds of tests/validate/hybrid.c ("": none)
 REAL=${REAL-"poll-spin poll-work hpcc netpipe lammps petsc-cg hypre-amg fftw-mpi"}
 [ -n "$EXAMPLES" ] || FINST_NP=${FINST_NP-""}
 UP=$BUILD/bin/unperturb
@@ -96,6 +99,25 @@ for ex in $THREADS; do
         -o "$OUT/$ex-t2" --force --json "$OUT/$ex-t2.json" -- "$BUILD/examples/$ex" -t '{threads}' $args > /dev/null
     rm -rf "$OUT/$ex-t2"
 done
+
+# ---- a hybrid program: 1 rank x 2 threads, MPI + OpenMP (issue 36) ---------------
+# tests/validate/hybrid.c (5 000 short parallel regions, an MPI_Allreduce
+# after each), built here with mpicc -fopenmp (gcc: run on libomp in both
+# kinds of run), probed like the threaded programs through mpirun
+if [ -n "$HYBRID" ]; then
+    mpicc -O2 -fopenmp -o "$OUT/hybrid" tests/validate/hybrid.c
+    rm -rf "$OUT/probe"
+    OMP_NUM_THREADS=2 "$UP" trace -q -o "$OUT/probe" -- mpirun $ROOT -np 1 --map-by slot:PE=2 "$OUT/hybrid" "$HYBRID" > /dev/null
+    recs=$(otf2-print "$OUT/probe/traces.otf2" | awk '$2 ~ /^[0-9]+$/ { n[$2]++ } END { m = 0; for (l in n) if (n[l] > m) m = n[l]; print m }')
+    tm=$("$UP" compensate "$OUT/probe" -o "$OUT/probe-c" --force -q --json "$OUT/probe.json" && jq .measured_time_s "$OUT/probe.json")
+    extras=$(awk -v r="$recs" -v t="$tm" 'BEGIN { c = 15e-9; printf "0"
+        for (i = 1; i <= 2; i++) { d = i == 1 ? 0.5 : 1.5
+            e = d * t / r - c; if (e >= 1e-9) printf ",%d", e * 1e9 } }')
+    echo "hybrid: $recs records on its busiest thread, traced $tm s: --extra-ns $extras" >&2
+    "$UP" validate -q --np 1 --threads 2 --repeat "$REPEAT" --extra-ns "$extras" \
+        -o "$OUT/hybrid-np1-t2" --force --json "$OUT/hybrid-np1-t2.json" -- "$OUT/hybrid" "$HYBRID" > /dev/null
+    rm -rf "$OUT/hybrid-np1-t2"
+fi
 
 # ---- the real programs ------------------------------------------------------
 # real_info NAME: sets PKG (Debian package), BIN (its program), SRC (1 when
@@ -282,4 +304,7 @@ done
         n=$(jq -r --arg n "$ex" 'if .openmp.runs_on == "none" then $n else "\($n) (on \(.openmp.runs_on))" end' "$f")
         jq -r --arg n "$n" -f "$(dirname "$0")/accuracy-rows.jq" "$f"
     done
+    f=$OUT/hybrid-np1-t2.json
+    [ ! -f "$f" ] || jq -r --arg n "hybrid, 1 rank x 2 threads (MPI + OpenMP, on libomp)" \
+        -f "$(dirname "$0")/accuracy-rows.jq" "$f"
 }

@@ -471,11 +471,22 @@ nomem:
     return fail(m, "%s: out of memory", path);
 }
 
-/* A rank's stalls (DIR/.upt/<rank>.stalls, pairs of 64-bit words: start,
- * length, in its clock's units; tracer.c) stay a list, moved next to its
- * event file, unless OTF2 corrects its timestamps by clock offsets: the
- * list would then be in another time.  Such a rank's stalls are summed into
- * the mean of [overhead_by_location] instead, as ns per record. */
+/* The stalls of rank r's k-th location (loc_k): DIR/.upt/<rank>.stalls for
+ * its own thread, <rank>-<index>.stalls for another (tracer.c) */
+static void stall_path(char *p, size_t n, const char *dir, const rankdefs *R, int r, size_t k)
+{
+    if (k)
+        snprintf(p, n, "%s/.upt/%d-%u.stalls", dir, r, R->thr[k - 1].idx);
+    else
+        snprintf(p, n, "%s/.upt/%d.stalls", dir, r);
+}
+
+/* A rank's stalls (pairs of 64-bit words: start, length, in its clock's
+ * units; a list per thread: stall_path) stay lists, moved next to their
+ * locations' event files, unless OTF2 corrects the rank's timestamps by
+ * clock offsets: the lists would then be in another time.  Such a rank's
+ * stalls are summed into the mean of [overhead_by_location] instead, as ns
+ * per record. */
 static void fold_stalls(merger *m, int r)
 {
     rankdefs *R = &m->R[r];
@@ -484,15 +495,18 @@ static void fold_stalls(merger *m, int r)
     double rate = R->rate_end > 0 ? R->rate_end : R->rate_init, ticks = 0;
     char why[128];
     FILE *fp;
+    size_t k;
     if (!R->noffs)
         return;
-    snprintf(path, sizeof path, "%s/.upt/%d.stalls", m->dir, r);
-    if (!(fp = open_regular(path, "rb", (off_t)INT64_MAX, false, why, sizeof why)))
-        return; /* none (or not a file: left alone, the merge does not move it) */
-    while (fread(e, sizeof e, 1, fp) == 1)
-        ticks += (double)e[1];
-    fclose(fp);
-    remove(path);
+    for (k = 0; k <= R->nthr; k++) {
+        stall_path(path, sizeof path, m->dir, R, r, k);
+        if (!(fp = open_regular(path, "rb", (off_t)INT64_MAX, false, why, sizeof why)))
+            continue; /* none (or not a file: left alone, the merge does not move it) */
+        while (fread(e, sizeof e, 1, fp) == 1)
+            ticks += (double)e[1];
+        fclose(fp);
+        remove(path);
+    }
     if (R->events && (!R->tsc || rate > 0))
         R->stall_ns = (R->tsc ? ticks * 1e9 / rate : ticks) / (double)R->events;
 }
@@ -1177,12 +1191,12 @@ int up_merge(const char *dir, up_merge_info *info, char *err, size_t errcap)
                 fail(&m, "cannot move %s to %s: %s", path, dst, strerror(errno));
                 goto out;
             }
-        }
-        snprintf(path, sizeof path, "%s/.upt/%d.stalls", dir, r);
-        snprintf(dst, sizeof dst, "%s/traces/%d.stalls", dir, r);
-        if (stat(path, &st) == 0 && st.st_size > 0 && rename(path, dst) != 0) {
-            fail(&m, "cannot move %s to %s: %s", path, dst, strerror(errno));
-            goto out;
+            stall_path(path, sizeof path, dir, &m.R[r], r, k);
+            snprintf(dst, sizeof dst, "%s/traces/%llu.stalls", dir, (unsigned long long)loc);
+            if (stat(path, &st) == 0 && st.st_size > 0 && rename(path, dst) != 0) {
+                fail(&m, "cannot move %s to %s: %s", path, dst, strerror(errno));
+                goto out;
+            }
         }
     }
     snprintf(path, sizeof path, "%s/.upt", dir);

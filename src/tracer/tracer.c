@@ -326,7 +326,9 @@ static inline bool rec_begin(void)
  * thread is stalled inside it (preempted, an interrupt) and the stall lasts
  * past the deadline, it ends later.  A spin that ended more than STALL_NS
  * late is a stall: its interval, from the deadline to the end, goes to
- * DIR/.upt/<rank>.stalls, which compensate removes where it lies
+ * its thread's list, DIR/.upt/<rank>.stalls for the rank's own thread and
+ * <rank>-<index>.stalls for another (the merge moves each next to its
+ * location's events), which compensate removes where it lies
  * (docs/tracer.md).  The other spins' mean, against the calibration's, gives
  * [overhead_by_location]. */
 #define STALL_NS 1000
@@ -335,6 +337,7 @@ static uint64_t spin_ticks, spins;
 static double spin_cal_ticks; /* the calibration's mean spin, as counted here */
 static uint64_t stall_min;    /* STALL_NS in clock units; 0 before the run */
 static uint64_t stall_buf[STALL_BUF][2]; /* start, length, in clock units */
+static uint32_t stall_idx[STALL_BUF];    /* the thread's index (tslot) */
 static unsigned nstall;
 static uint64_t stall_total, stall_count;
 static int stall_fd = -1;
@@ -350,21 +353,50 @@ __attribute__((destructor)) static void spin_report(void)
                  (unsigned long long)stall_count, (double)stall_total);
 }
 
-/* The buffered stalls to DIR/.upt/<rank>.stalls (pairs of 64-bit words in
- * host byte order: start, length).  false if they could not be written: the
- * merge then sees fewer stalls, and removes less. */
+/* n stalls of thread idx to its list (pairs of 64-bit words in host byte
+ * order: start, length): the rank's own thread's file stays open, another
+ * thread's is opened for each flush (stalls are rare) */
+static bool stall_write(uint32_t idx, const uint64_t (*e)[2], unsigned n)
+{
+    char path[PATH_MAX + 64];
+    size_t len = n * sizeof *e;
+    int fd = idx ? -1 : stall_fd;
+    bool ok;
+    if (fd < 0) {
+        if (idx)
+            snprintf(path, sizeof path, "%s/.upt/%d-%u.stalls", T.dir, upt_rank, idx);
+        else
+            snprintf(path, sizeof path, "%s/.upt/%d.stalls", T.dir, upt_rank);
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+        if (!idx)
+            stall_fd = fd;
+    }
+    ok = fd >= 0 && write(fd, e, len) == (ssize_t)len;
+    if (idx && fd >= 0)
+        close(fd);
+    return ok;
+}
+
+/* The buffered stalls to their threads' lists.  false if some could not be
+ * written: the merge then sees fewer stalls, and removes less. */
 static bool stall_flush(void)
 {
-    size_t len = nstall * sizeof stall_buf[0];
-    nstall = 0;
-    if (!len)
-        return true;
-    if (stall_fd < 0) {
-        char path[PATH_MAX + 64];
-        snprintf(path, sizeof path, "%s/.upt/%d.stalls", T.dir, upt_rank);
-        stall_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+    uint64_t e[STALL_BUF][2];
+    unsigned i, j, n;
+    bool ok = true;
+    for (i = 0; i < nstall; i++) {
+        uint32_t idx = stall_idx[i];
+        if (idx == UINT32_MAX)
+            continue; /* written with an earlier one's thread */
+        for (n = 0, j = i; j < nstall; j++)
+            if (stall_idx[j] == idx) {
+                memcpy(e[n++], stall_buf[j], sizeof e[0]);
+                stall_idx[j] = UINT32_MAX;
+            }
+        ok &= stall_write(idx, (const uint64_t(*)[2])e, n);
     }
-    return stall_fd >= 0 && write(stall_fd, stall_buf, len) == (ssize_t)len;
+    nstall = 0;
+    return ok;
 }
 
 /* A spin that should have ended at `deadline` ended at `end` (any thread:
@@ -381,7 +413,7 @@ static void stall_note(uint64_t deadline, uint64_t end)
     }
     stall_buf[nstall][0] = deadline;
     stall_buf[nstall][1] = end - deadline;
-    nstall++;
+    stall_idx[nstall++] = me ? me->idx : 0;
     stall_total += end - deadline;
     stall_count++;
     pthread_mutex_unlock(&stall_mu);

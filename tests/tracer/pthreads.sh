@@ -123,6 +123,34 @@ if trace $name "$T/c_cond" 200 && threads_ok $name 2; then
     fi
 fi
 
+# stalls of the --extra-ns spins, per thread: both threads on one core, a
+# spin of 20 us is often interrupted; each thread's stalls are its own
+# location's list (traces/<location>.stalls), in time order (a list that
+# two threads wrote into would not be), and compensate reads every list
+# whole (no "damaged" warning) and removes them
+rm -rf "$T/stall"
+if taskset -c 0 $UNPERTURB trace -q --extra-ns 20000 -o "$T/stall" -- "$T/pth_barrier" -t 2 -n 200 -w 500 > /dev/null; then
+    locs=$(otf2-print "$T/stall/traces.otf2" | awk 'NR > 5 && $2 ~ /^[0-9]+$/ { print $2 }' | sort -u | tr '\n' ' ')
+    bad_list="" thread_list=0
+    for f in "$T"/stall/traces/*.stalls; do
+        [ -f "$f" ] || continue
+        loc=$(basename "$f" .stalls)
+        case " $locs" in *" $loc "*) ;; *) bad_list="$bad_list $loc(no such location)" ;; esac
+        [ "$loc" -ge 4294967296 ] && thread_list=1
+        od -An -v -t u8 -w16 "$f" | awk '{ if ($1 < p) bad = 1; p = $1 + $2 } END { exit bad }' ||
+            bad_list="$bad_list $loc(out of order)"
+    done
+    $UNPERTURB compensate "$T/stall" -o "$T/stall-c" --json "$T/stall-c.json" > "$T/stall-c.txt" 2>&1
+    if [ -n "$bad_list" ] || [ $thread_list = 0 ] || grep -q damaged "$T/stall-c.txt" ||
+       [ "$(jq .parameters.stalls "$T/stall-c.json")" -lt 1 ]; then
+        bad "stalls per thread:$bad_list (a worker's list: $thread_list) $(grep -i 'stall\|damaged' "$T/stall-c.txt")"
+    else
+        ok "stalls of --extra-ns spins: a list per thread, each in order, $(jq .parameters.stalls "$T/stall-c.json") removed"
+    fi
+else
+    bad "stalls: the traced run failed"
+fi
+
 # fork() without exec: the children (one ends by _exit, one by returning
 # from main, which runs the destructors) record nothing and leave the
 # parent's files alone; the parent's two acquisitions are the trace's
