@@ -79,21 +79,29 @@ for np in ${FINST_NP-2 4}; do
 done
 
 # ---- threaded programs without MPI (issue 36) -------------------------------------
-# probe: the records of the busiest location (a thread) and the traced time
-# at 2 threads, run as validate runs them (unperturb trace of the program
-# alone), then extra costs for dilations of about 50% and 150% on that
-# thread's path, with the tracer's own ~15 ns per record counted in
-for ex in $THREADS; do
-    eval "args=\${ARGS_$(echo "$ex" | tr - _)-}"
+# thread_extras NAME COMMAND...: the probe of a threaded program, COMMAND
+# traced at 2 threads: the records of its busiest location (a thread) and
+# its traced time give $extras, 0 and the extra costs for dilations of about
+# 50% and 150% on that thread's path, the tracer's own ~15 ns per record
+# counted in
+thread_extras() {
+    name=$1
+    shift
     rm -rf "$OUT/probe"
-    # shellcheck disable=SC2086
-    OMP_NUM_THREADS=2 "$UP" trace -q -o "$OUT/probe" -- "$BUILD/examples/$ex" -t 2 $args > /dev/null
+    OMP_NUM_THREADS=2 "$UP" trace -q -o "$OUT/probe" -- "$@" > /dev/null
     recs=$(otf2-print "$OUT/probe/traces.otf2" | awk '$2 ~ /^[0-9]+$/ { n[$2]++ } END { m = 0; for (l in n) if (n[l] > m) m = n[l]; print m }')
     tm=$("$UP" compensate "$OUT/probe" -o "$OUT/probe-c" --force -q --json "$OUT/probe.json" && jq .measured_time_s "$OUT/probe.json")
     extras=$(awk -v r="$recs" -v t="$tm" 'BEGIN { c = 15e-9; printf "0"
         for (i = 1; i <= 2; i++) { d = i == 1 ? 0.5 : 1.5
             e = d * t / r - c; if (e >= 1e-9) printf ",%d", e * 1e9 } }')
-    echo "$ex: $recs records on its busiest thread, traced $tm s: --extra-ns $extras" >&2
+    echo "$name: $recs records on its busiest thread, traced $tm s: --extra-ns $extras" >&2
+}
+
+# each probed as validate runs it (unperturb trace of the program alone)
+for ex in $THREADS; do
+    eval "args=\${ARGS_$(echo "$ex" | tr - _)-}"
+    # shellcheck disable=SC2086
+    thread_extras "$ex" "$BUILD/examples/$ex" -t 2 $args
     # shellcheck disable=SC2086
     "$UP" validate -q --no-mpi --threads 2 --repeat "$REPEAT" --extra-ns "$extras" \
         -o "$OUT/$ex-t2" --force --json "$OUT/$ex-t2.json" -- "$BUILD/examples/$ex" -t '{threads}' $args > /dev/null
@@ -106,14 +114,7 @@ done
 # kinds of run), probed like the threaded programs through mpirun
 if [ -n "$HYBRID" ]; then
     mpicc -O2 -fopenmp -o "$OUT/hybrid" tests/validate/hybrid.c
-    rm -rf "$OUT/probe"
-    OMP_NUM_THREADS=2 "$UP" trace -q -o "$OUT/probe" -- mpirun $ROOT -np 1 --map-by slot:PE=2 "$OUT/hybrid" "$HYBRID" > /dev/null
-    recs=$(otf2-print "$OUT/probe/traces.otf2" | awk '$2 ~ /^[0-9]+$/ { n[$2]++ } END { m = 0; for (l in n) if (n[l] > m) m = n[l]; print m }')
-    tm=$("$UP" compensate "$OUT/probe" -o "$OUT/probe-c" --force -q --json "$OUT/probe.json" && jq .measured_time_s "$OUT/probe.json")
-    extras=$(awk -v r="$recs" -v t="$tm" 'BEGIN { c = 15e-9; printf "0"
-        for (i = 1; i <= 2; i++) { d = i == 1 ? 0.5 : 1.5
-            e = d * t / r - c; if (e >= 1e-9) printf ",%d", e * 1e9 } }')
-    echo "hybrid: $recs records on its busiest thread, traced $tm s: --extra-ns $extras" >&2
+    thread_extras hybrid mpirun $ROOT -np 1 --map-by slot:PE=2 "$OUT/hybrid" "$HYBRID"
     "$UP" validate -q --np 1 --threads 2 --repeat "$REPEAT" --extra-ns "$extras" \
         -o "$OUT/hybrid-np1-t2" --force --json "$OUT/hybrid-np1-t2.json" -- "$OUT/hybrid" "$HYBRID" > /dev/null
     rm -rf "$OUT/hybrid-np1-t2"
