@@ -109,7 +109,7 @@ for ex in $THREADS; do
 done
 
 # ---- a hybrid program: 1 rank x 2 threads, MPI + OpenMP (issue 36) ---------------
-# tests/validate/hybrid.c (5 000 short parallel regions, an MPI_Allreduce
+# tests/validate/hybrid.c (HYBRID short parallel regions, an MPI_Allreduce
 # after each), built here with mpicc -fopenmp (gcc: run on libomp in both
 # kinds of run), probed like the threaded programs through mpirun
 if [ -n "$HYBRID" ]; then
