@@ -89,7 +89,7 @@ nonroot() {
     cat "$LOGS/nonroot.log"
     in_root rm -rf /tmp/nonroot
     want="unperturb: install them with:  sudo apt-get install pkg-config libopen-trace-format2-dev"
-    want="$want libjansson-dev libinih-dev libopenmpi-dev openmpi-bin libdw-dev otf2-tools"
+    want="$want libjansson-dev libinih-dev libopenmpi-dev openmpi-bin libdw-dev libomp-14-dev otf2-tools"
     if [ "$rc" = 0 ] || ! grep -qxF "$want" "$LOGS/nonroot.log" || grep -q ' -c ' "$LOGS/nonroot.log"; then
         echo "$ME: expected a failure with the line: $want" >&2
         return 1
