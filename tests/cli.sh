@@ -261,7 +261,7 @@ same_err "simulate --machine of 1 MiB + 1: the limit" "unperturb simulate: canno
 # bytes that do not print are escaped; a long line names its own line
 printf '[overhead]\nent\033[2Jer\001 = 5\n' >"$T/esc.ini"
 expect 1 "calibration with control bytes" -- "$UP" compensate "$PP" -o "$T/x" --calibration "$T/esc.ini"
-same_err "calibration with control bytes: escaped" "unperturb compensate: $T/esc.ini:2: [overhead] unknown key 'ent\\\\x1b[2Jer\\\\x01' (expected all, enter, leave, send, recv, coll_begin, coll_end, other, metric, fn_enter, fn_leave, poll_enter or poll_leave)\n"
+same_err "calibration with control bytes: escaped" "unperturb compensate: $T/esc.ini:2: [overhead] unknown key 'ent\\\\x1b[2Jer\\\\x01' (expected all, enter, leave, send, recv, coll_begin, coll_end, other, metric, fn_enter, fn_leave, poll_enter, poll_leave, thread or lock)\n"
 printf '[network]\nlatency_ns = \377\376\n' >"$T/escm.ini"
 expect 1 "machine file with bytes that are not UTF-8" -- "$UP" simulate "$PP" --machine "$T/escm.ini"
 same_err "machine file with bytes that are not UTF-8: escaped" "unperturb simulate: $T/escm.ini:2: latency_ns = \\\\xff\\\\xfe: not a number (must be between 0 and 1e9 ns)\n"
