@@ -47,8 +47,9 @@ check_time() {
                 if (!(k in v) || !(v[k] ~ sec)) { print "bad or missing " k; exit 1 }
                 if (v[k] + 0 > v["window_s"] + 0) { print k "=" v[k] " > window_s=" v["window_s"]; exit 1 }
             }
+            if (v["openmp"] != "none") { print "openmp=" v["openmp"] ", expected none"; exit 1 }
             n = 0; for (k in v) n++
-            if (n != np + 2) { print "unexpected lines"; exit 1 }
+            if (n != np + 3) { print "unexpected lines"; exit 1 }
         }' "$1" || fail "$3: time file $1"
 }
 
