@@ -18,8 +18,9 @@
  * was running, the other begins from an empty stack).  Every other thread
  * gets a stack of its own at its first hook while recording, and records
  * from there (docs/tracer.md, "Threads"); it is freed when the thread ends.
- * Each stack, with its caches, belongs to one thread: no locks on the hot
- * path (naming a function takes one: symbols.c is not thread-safe).
+ * Each stack, with its cache of addresses, belongs to one thread: no locks
+ * on the hot path.  A thread's first sight of an address takes one: the
+ * process's names (`named`) are shared, and symbols.c is not thread-safe.
  *
  * Each function address is named once, the first time it is seen while
  * recording: symbols.c resolves it, enclosed in the "UNPERTURB tracer" region
@@ -98,13 +99,17 @@ struct pslot {
     struct mreg *m;
 };
 
+/* function address -> region: open addressing, grows at half load */
+struct fntab {
+    struct fslot *tab;
+    size_t cap, used;
+};
+
 struct shadow {
     uint32_t depth; /* may exceed STACK_MAX: those frames are only counted */
     int recording;  /* this is the MPI thread's stack, between init and fini */
     struct frame f[STACK_MAX];
-    /* function address -> region: open addressing, grows at half load */
-    struct fslot *fn_tab;
-    size_t fn_cap, fn_used;
+    struct fntab fns; /* this thread's cache of `named` (no lock) */
     /* manual names by content (grows with distinct names only) ... */
     struct mreg **nm_tab;
     size_t nm_cap, nm_used;
@@ -172,7 +177,7 @@ static NOINST void shadow_free(struct shadow *s)
     for (size_t i = 0; i < s->nm_cap; i++)
         free(s->nm_tab[i]);
     free(s->nm_tab);
-    free(s->fn_tab);
+    free(s->fns.tab);
     free(s);
 }
 
@@ -239,50 +244,73 @@ static inline NOINST size_t ptr_hash(const void *p)
     return (size_t)(h ^ (h >> 29));
 }
 
-static NOINST int fn_grow(struct shadow *s)
+static NOINST int fn_grow(struct fntab *f)
 {
-    size_t ncap = s->fn_cap ? s->fn_cap * 2 : 256;
+    size_t ncap = f->cap ? f->cap * 2 : 256;
     struct fslot *t = calloc(ncap, sizeof *t);
     if (!t)
         return -1;
-    for (size_t i = 0; i < s->fn_cap; i++) {
-        if (!s->fn_tab[i].fn)
+    for (size_t i = 0; i < f->cap; i++) {
+        if (!f->tab[i].fn)
             continue;
-        size_t j = ptr_hash(s->fn_tab[i].fn) & (ncap - 1);
+        size_t j = ptr_hash(f->tab[i].fn) & (ncap - 1);
         while (t[j].fn)
             j = (j + 1) & (ncap - 1);
-        t[j] = s->fn_tab[i];
+        t[j] = f->tab[i];
     }
-    free(s->fn_tab);
-    s->fn_tab = t;
-    s->fn_cap = ncap;
+    free(f->tab);
+    f->tab = t;
+    f->cap = ncap;
     return 0;
 }
 
-static NOINST void fn_insert(struct shadow *s, const void *fn, uint32_t region)
+static NOINST void fn_insert(struct fntab *f, const void *fn, uint32_t region)
 {
     /* Grow at half load; if memory is short, fill up to 7/8 and then stop
      * caching (the function is then resolved again each time it is seen,
      * which is slow but still right). */
-    if ((s->fn_used + 1) * 2 > s->fn_cap && fn_grow(s) != 0 &&
-        (s->fn_used + 1) * 8 > s->fn_cap * 7)
+    if ((f->used + 1) * 2 > f->cap && fn_grow(f) != 0 && (f->used + 1) * 8 > f->cap * 7)
         return;
-    size_t mask = s->fn_cap - 1, i = ptr_hash(fn) & mask;
-    while (s->fn_tab[i].fn)
+    size_t mask = f->cap - 1, i = ptr_hash(fn) & mask;
+    while (f->tab[i].fn)
         i = (i + 1) & mask;
-    s->fn_tab[i].fn = fn;
-    s->fn_tab[i].region = region;
-    s->fn_used++;
+    f->tab[i].fn = fn;
+    f->tab[i].region = region;
+    f->used++;
 }
 
-/* Name `fn`, apply the filter, define its region. */
+/* The region of `fn` in an address table, if it is there. */
+static inline NOINST bool fn_lookup(const struct fntab *f, const void *fn, uint32_t *region)
+{
+    if (f->cap) {
+        size_t mask = f->cap - 1;
+        for (size_t i = ptr_hash(fn) & mask;; i = (i + 1) & mask) {
+            if (f->tab[i].fn == fn) {
+                *region = f->tab[i].region;
+                return true;
+            }
+            if (!f->tab[i].fn)
+                break;
+        }
+    }
+    return false;
+}
+
+/* Every address named in the process, shared by the threads' caches (under
+ * names_mu): a thread's first sight of a function another thread named
+ * costs a lookup here, not a symbol lookup */
+static struct fntab named;
+
+/* Name `fn`, apply the filter, define its region, and keep it in `named`
+ * (names_mu held; a thread that named it meanwhile is taken at its word) */
 static NOINST uint32_t define_function(struct shadow *s, const void *fn)
 {
     const char *file;
     uint32_t line, r;
     const char *name;
     char buf[2 + 16 + 1];
-    pthread_mutex_lock(&names_mu);
+    if (fn_lookup(&named, fn, &r))
+        return r;
     name = upt_sym_name(fn, &file, &line);
     if (!name) {
         /* in no mapped file (we could not read /proc/self/maps?) */
@@ -298,46 +326,39 @@ static NOINST uint32_t define_function(struct shadow *s, const void *fn)
     } else {
         r = upt_region_define(name, file, line);
     }
-    pthread_mutex_unlock(&names_mu);
+    fn_insert(&named, fn, r);
     return r;
 }
 
-/* First sight of `fn` while recording.  `overhead`: enclose the lookup in the
- * tracer's own region (not from upt_funcs_init: its Enter records carry
- * earlier times and must come first). */
+/* First sight of `fn` on this thread while recording: another thread's
+ * name for it, or its own, named now.  `overhead`: enclose the naming in
+ * the tracer's own region (not from upt_funcs_init: its Enter records
+ * carry earlier times and must come first). */
 static NOINST __attribute__((noinline, cold)) uint32_t fn_resolve(struct shadow *s,
                                                                   const void *fn, int overhead)
 {
-    if (overhead)
-        upt_overhead_begin();
-    uint32_t r = define_function(s, fn);
-    if (overhead)
-        upt_overhead_end();
-    fn_insert(s, fn, r);
-    return r;
-}
-
-/* The region of `fn` in the address table, if it is there. */
-static inline NOINST bool fn_lookup(const struct shadow *s, const void *fn, uint32_t *region)
-{
-    if (s->fn_cap) {
-        size_t mask = s->fn_cap - 1;
-        for (size_t i = ptr_hash(fn) & mask;; i = (i + 1) & mask) {
-            if (s->fn_tab[i].fn == fn) {
-                *region = s->fn_tab[i].region;
-                return true;
-            }
-            if (!s->fn_tab[i].fn)
-                break;
-        }
+    uint32_t r;
+    bool known;
+    pthread_mutex_lock(&names_mu);
+    known = fn_lookup(&named, fn, &r);
+    pthread_mutex_unlock(&names_mu);
+    if (!known) {
+        if (overhead)
+            upt_overhead_begin();
+        pthread_mutex_lock(&names_mu);
+        r = define_function(s, fn);
+        pthread_mutex_unlock(&names_mu);
+        if (overhead)
+            upt_overhead_end();
     }
-    return false;
+    fn_insert(&s->fns, fn, r);
+    return r;
 }
 
 static inline NOINST uint32_t fn_region(struct shadow *s, const void *fn, int overhead)
 {
     uint32_t r;
-    return fn_lookup(s, fn, &r) ? r : fn_resolve(s, fn, overhead);
+    return fn_lookup(&s->fns, fn, &r) ? r : fn_resolve(s, fn, overhead);
 }
 
 /* ---- the hooks ---------------------------------------------------------------- */
@@ -470,9 +491,9 @@ NOINST double upt_funcs_measure(unsigned n)
     if (!s || in_hook)
         return -1;
     uint32_t r;
-    if (!fn_lookup(s, fn, &r)) { /* first time: the tracer's own region, no definition */
-        fn_insert(s, fn, UPT_R_OVERHEAD);
-        if (!fn_lookup(s, fn, &r)) /* the table is full */
+    if (!fn_lookup(&s->fns, fn, &r)) { /* first time: the tracer's own region, no definition */
+        fn_insert(&s->fns, fn, UPT_R_OVERHEAD);
+        if (!fn_lookup(&s->fns, fn, &r)) /* the table is full */
             return -1;
     }
     saved_rec = s->recording;
@@ -746,12 +767,13 @@ NOINST void upt_funcs_free(void)
         return;
     /* Only what recording needed.  The interned manual names stay: frames
      * still open (a region begun in main) point at them. */
-    struct shadow *sh[2] = {&initial, &other};
-    for (int i = 0; i < 2; i++) {
-        free(sh[i]->fn_tab);
-        sh[i]->fn_tab = NULL;
-        sh[i]->fn_cap = sh[i]->fn_used = 0;
+    struct fntab *t[3] = {&initial.fns, &other.fns, &named};
+    pthread_mutex_lock(&names_mu); /* (other threads record no more: phase 2) */
+    for (int i = 0; i < 3; i++) {
+        free(t[i]->tab);
+        memset(t[i], 0, sizeof *t[i]);
     }
+    pthread_mutex_unlock(&names_mu);
     filter_clear();
     upt_sym_fini();
 }
